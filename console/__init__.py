@@ -1,0 +1,1 @@
+"""gatepost's people's side: the CLI and the Textual console. Never writes SQL."""

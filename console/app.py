@@ -1,0 +1,107 @@
+"""GatepostApp: the review console. One store, one person, one screen per list."""
+
+import importlib
+import importlib.util
+from pathlib import Path
+
+from textual.app import App
+from textual.binding import Binding
+
+from store.actors import get_actor
+from store.db import open_store
+
+# (mode, key, label, "module:Class"); a screen whose module is not there is left out.
+SCREENS = [
+    ("overview", "1", "Overview", "console.screens.overview:OverviewScreen"),
+    ("cases", "2", "Cases", "console.screens.cases:CasesScreen"),
+    ("results", "3", "Results", "console.screens.results:ResultsScreen"),
+    ("regressions", "4", "Regressions", "console.screens.regressions:RegressionsScreen"),
+    ("manifests", "5", "Manifests", "console.screens.manifests:ManifestsScreen"),
+    ("proposals", "6", "Proposals", "console.screens.proposals:ProposalsScreen"),
+    ("audit", "7", "Audit", "console.screens.audit:AuditScreen"),
+]
+
+
+def _available() -> list[tuple[str, str, str, str]]:
+    return [s for s in SCREENS if importlib.util.find_spec(s[3].split(":")[0]) is not None]
+
+
+def _loader(target: str):
+    module_name, class_name = target.split(":")
+
+    def make():
+        return getattr(importlib.import_module(module_name), class_name)()
+
+    return make
+
+
+class GatepostApp(App):
+    """The console. `person` decides; an unknown person can browse but not decide."""
+
+    TITLE = "gatepost"
+    CSS_PATH = "gatepost.tcss"
+    ENABLE_COMMAND_PALETTE = True
+
+    def __init__(self, db_path: str | Path, *, person: str) -> None:
+        self.screen_specs = _available()
+        self.MODES = {mode: _loader(target) for mode, _key, _label, target in self.screen_specs}
+        super().__init__()
+        self.db_path = Path(db_path)
+        self.db = open_store(self.db_path, create=False)
+        self.person = person
+        actor = get_actor(self.db, person)
+        self.actor_kind = actor["kind"] if actor else None
+        self.capabilities: list[str] = actor["capabilities"] if actor and actor["kind"] == "person" else []
+        for mode, key, label, _target in self.screen_specs:
+            self.bind(key, f"switch_mode('{mode}')", description=label)
+        self.bind("question_mark", "help", description="Help", key_display="?")
+
+    BINDINGS = [
+        Binding("escape", "back", "Back", show=False),
+        Binding("q", "quit", "Quit", show=False),
+        Binding("ctrl+t", "toggle_dark", "Theme", show=False),
+    ]
+
+    def on_mount(self) -> None:
+        if self.capabilities:
+            self.sub_title = f"{self.person} · {' '.join(self.capabilities)}"
+        elif self.actor_kind == "producer":
+            self.sub_title = f"{self.person} · a producer: browsing only"
+        else:
+            self.sub_title = f"{self.person} · unknown person: browsing only"
+        self.switch_mode("overview")
+
+    def on_unmount(self) -> None:
+        self.db.close()
+
+    # --- navigation -----------------------------------------------------------------
+    def open_list(self, mode: str, **filters: str) -> None:
+        """Switch to a list screen and filter it (the overview's lines and the palette use this)."""
+        if mode not in self.MODES:
+            self.notify(f"The {mode} screen is not part of this console.", severity="warning")
+            return
+        self.switch_mode(mode)
+        if filters:
+            self.screen.apply_filter(**filters)
+
+    def open_item(self, mode: str, key: str) -> None:
+        """Switch to a list screen and show one item's detail."""
+        if mode not in self.MODES:
+            self.notify(f"The {mode} screen is not part of this console.", severity="warning")
+            return
+        self.switch_mode(mode)
+        self.screen.open_item(key)
+
+    def action_back(self) -> None:
+        if len(self.screen_stack) > 1:
+            self.pop_screen()
+        elif self.current_mode != "overview":
+            self.switch_mode("overview")
+
+    def action_help(self) -> None:
+        from .screens.help import HelpScreen
+
+        self.push_screen(HelpScreen())
+
+    def action_toggle_dark(self) -> None:
+        self.theme = "textual-light" if self.theme == "textual-dark" else "textual-dark"

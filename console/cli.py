@@ -1,0 +1,65 @@
+"""The `gatepost` command. Each area's commands live in console/commands/<area>.py.
+
+Every module there exposes COMMANDS, a list of click commands or groups;
+they are registered here, so adding an area never edits this file.
+"""
+
+import importlib
+import pkgutil
+import sys
+
+import click
+
+from store.errors import GatepostError
+
+from . import commands
+
+
+class GatepostGroup(click.Group):
+    """Turns gatepost's errors into one line and an exit code (2 bad input, 3 refused)."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except GatepostError as exc:
+            click.echo(f"gatepost: {exc}", err=True)
+            sys.exit(exc.exit_code)
+        except click.exceptions.Exit:
+            raise
+        except click.ClickException:
+            raise
+        except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+            click.echo(f"gatepost: {exc.filename}: {exc.strerror}", err=True)
+            sys.exit(2)
+        except BrokenPipeError:
+            sys.exit(0)
+
+
+@click.group(cls=GatepostGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--db",
+    "db_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="The store file. Default: $GATEPOST_DB, else ./gatepost.db.",
+)
+@click.version_option(package_name="gatepost")
+@click.pass_context
+def main(ctx: click.Context, db_path: str | None) -> None:
+    """gatepost: the review console and store at the gate of an agent's self-improvement loop.
+
+    Start with `gatepost demo` to build a demo store and open the console on it,
+    or `gatepost init` for an empty store. Every command takes --help.
+    """
+    ctx.ensure_object(dict)
+    ctx.obj["db_path"] = db_path
+
+
+def _register() -> None:
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
+        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+        for command in getattr(module, "COMMANDS", []):
+            main.add_command(command)
+
+
+_register()

@@ -1,0 +1,92 @@
+"""Store-wide commands: init, actors, console, demo."""
+
+import click
+
+from store import actors as actors_mod
+from store.db import schema_version
+
+from ._common import as_option, echo_json, open_ctx_store, person, store_path
+
+
+@click.command()
+@click.pass_context
+def init(ctx: click.Context) -> None:
+    """Create an empty store (or migrate an existing one) at the --db location."""
+    db = open_ctx_store(ctx, create=True)
+    click.echo(f"store ready: {store_path(ctx)} (schema version {schema_version(db)})")
+
+
+@click.group()
+def actors() -> None:
+    """People and producers of the store, and their capabilities."""
+
+
+@actors.command("add")
+@click.argument("name")
+@click.option("--kind", type=click.Choice(actors_mod.KINDS), default="person", show_default=True,
+              help="person: a reviewer; producer: an agent run or CI job that records evidence.")
+@click.option("--capability", "caps", multiple=True, metavar="CAP",
+              help="Grant a capability (repeat for several). Known: " + ", ".join(actors_mod.CAPABILITIES))
+@as_option
+@click.pass_context
+def actors_add(ctx: click.Context, name: str, kind: str, caps: tuple[str, ...], as_name: str | None) -> None:
+    """Add an actor NAME, or grant more capabilities to an existing one."""
+    db = open_ctx_store(ctx, create=True)
+    actor = actors_mod.add_actor(db, name, kind, caps, by=person(as_name))
+    click.echo(f"{actor['name']} ({actor['kind']}): {', '.join(actor['capabilities']) or 'no capabilities'}")
+
+
+@actors.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@click.pass_context
+def actors_list(ctx: click.Context, as_json: bool) -> None:
+    """List actors with their kind and capabilities."""
+    rows = actors_mod.list_actors(open_ctx_store(ctx))
+    if as_json:
+        echo_json([{"name": r["name"], "kind": r["kind"], "capabilities": r["capabilities"],
+                    "created_at": r["created_at"]} for r in rows])
+        return
+    if not rows:
+        click.echo("no actors yet: gatepost actors add NAME --capability CAP")
+    for r in rows:
+        click.echo(f"{r['name']:<20} {r['kind']:<9} {' '.join(r['capabilities'])}")
+
+
+@click.command()
+@as_option
+@click.pass_context
+def console(ctx: click.Context, as_name: str | None) -> None:
+    """Open the review console on the store."""
+    from ..app import GatepostApp
+
+    open_ctx_store(ctx).close()  # refuse a bad store with one line before the screen opens
+    GatepostApp(store_path(ctx), person=person(as_name)).run()
+
+
+@click.command()
+@click.option("--db", "db_opt", type=click.Path(dir_okay=False), default=None,
+              help="Where to build the demo store (default: the global --db rule).")
+@click.option("--no-console", is_flag=True, help="Build the store and exit without opening the console.")
+@click.option("--seed", type=int, default=7, show_default=True, help="Seed of the deterministic generator.")
+@as_option
+@click.pass_context
+def demo(ctx: click.Context, db_opt: str | None, no_console: bool, seed: int, as_name: str | None) -> None:
+    """Build a realistic demo store (replacing that file) and open the console on it.
+
+    The person running it becomes a reviewer holding every capability a person
+    may hold, so every decision of the demo can be taken.
+    """
+    from store.db import resolve_path
+    from store.demo import build_demo
+
+    path = resolve_path(db_opt) if db_opt else store_path(ctx)
+    who = person(as_name)
+    summary = build_demo(path, seed=seed, person=who)
+    click.echo(f"demo store built: {path} ({summary})")
+    if not no_console:
+        from ..app import GatepostApp
+
+        GatepostApp(path, person=who).run()
+
+
+COMMANDS = [init, actors, console, demo]

@@ -1,0 +1,81 @@
+"""The audit log: every event, who did what on which revision, when, with its note."""
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Select, Static
+
+from store.events import count_events, event_actors, event_kinds, list_events
+
+from ..safe import literal, one_line
+from ..widgets.paged_list import PagedList
+from .base import GatepostScreen
+
+COLUMNS = [("seq", 7), ("at (UTC)", 20), ("who", 12), ("what", 22), ("on", 22), ("rev", 8), ("note", 40)]
+
+
+class AuditScreen(GatepostScreen):
+    """Filter by actor and by kind of event; `/` searches subjects, kinds and notes."""
+
+    DEFAULT_CSS = """
+    AuditScreen .filters Select { width: 1fr; }
+    AuditScreen #audit-detail { height: auto; max-height: 12; border: round $secondary; padding: 0 1; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.actor: str | None = None
+        self.kind: str | None = None
+
+    def body(self) -> ComposeResult:
+        with Vertical():
+            with Horizontal(classes="filters"):
+                yield Select([], prompt="any actor", id="audit-actor", allow_blank=True)
+                yield Select([], prompt="any kind of event", id="audit-kind", allow_blank=True)
+            yield PagedList(COLUMNS, self._fetch, empty="No events match.", id="audit-list")
+            yield Static("", id="audit-detail")
+
+    def on_mount(self) -> None:
+        self.query_one("#audit-actor", Select).set_options([(a, a) for a in event_actors(self.db)])
+        self.query_one("#audit-kind", Select).set_options([(k, k) for k in event_kinds(self.db)])
+        self.query_one(PagedList).table.focus()
+
+    def _fetch(self, search: str, offset: int, limit: int):
+        filters = {"actor": self.actor, "kind": self.kind, "search": search or None}
+        rows = list_events(self.db, limit=limit, offset=offset, **filters)
+        self._rows = {str(r["seq"]): r for r in rows}
+        return [
+            (str(r["seq"]), [r["seq"], r["at"][:19].replace("T", " "), r["actor"] or "—", r["kind"],
+                             f"{r['subject_type']} {one_line(r['subject_id'], 30)}", (r["revision"] or "")[:7],
+                             one_line(r["note"], 60)])
+            for r in rows
+        ], count_events(self.db, **filters)
+
+    @on(Select.Changed)
+    def _filter_changed(self, event: Select.Changed) -> None:
+        value = None if event.value is Select.BLANK else str(event.value)
+        if event.select.id == "audit-actor":
+            self.actor = value
+        else:
+            self.kind = value
+        self.query_one(PagedList).reload()
+
+    def apply_filter(self, **filters: str) -> None:
+        if "actor" in filters:
+            self.query_one("#audit-actor", Select).value = filters["actor"]
+        if "kind" in filters:
+            self.query_one("#audit-kind", Select).value = filters["kind"]
+
+    @on(PagedList.Highlighted)
+    def _show(self, event: PagedList.Highlighted) -> None:
+        row = getattr(self, "_rows", {}).get(event.key or "")
+        detail = self.query_one("#audit-detail", Static)
+        if not row:
+            detail.update(literal("Nothing selected."))
+            return
+        text = literal(f"#{row['seq']} {row['at']} · {row['actor'] or '—'} · {row['kind']}\n"
+                       f"on {row['subject_type']} {row['subject_id']}"
+                       + (f" at revision {row['revision']}" if row["revision"] else "")
+                       + (f"\nnote: {row['note']}" if row["note"] else "")
+                       + (f"\n{row['payload']}" if row["payload"] else ""))
+        detail.update(text)

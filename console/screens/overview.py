@@ -1,0 +1,92 @@
+"""The overview: what waits for whom, each line opening its list already filtered."""
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from store.overview import counts
+
+from .base import GatepostScreen
+
+# (mode, filter key, filter value, label, counts group, counts key, symbol)
+LINES = [
+    ("Waiting for a decision", [
+        ("cases", "status", "needs_decision", "cases a reviewer can decide now", "cases", "needs_decision", "◆"),
+        ("cases", "status", "open", "open cases", "cases", "open", "○"),
+        ("proposals", "status", "waiting", "proposals waiting for a person", "proposals", "waiting", "✉"),
+        ("manifests", "status", "pending", "manifest drafts waiting for review", "drafts", "pending", "✎"),
+    ]),
+    ("Regressions", [
+        ("regressions", "state", "NEW_FAIL", "NEW_FAIL: passing last run, failing now", "regressions", "NEW_FAIL", "✘"),
+        ("regressions", "state", "CHRONIC", "CHRONIC: failing more than 3 runs in a row", "regressions", "CHRONIC", "‼"),
+        ("regressions", "state", "STABLE_FAIL", "STABLE_FAIL: manifest may mismatch", "regressions", "STABLE_FAIL", "≈"),
+        ("regressions", "state", "NEW_PASS", "NEW_PASS: failing last run, passing now", "regressions", "NEW_PASS", "↑"),
+        ("regressions", "state", "PASS", "PASS", "regressions", "PASS", "✔"),
+    ]),
+    ("Closed cases", [
+        ("cases", "outcome", "kept", "kept", "outcomes", "kept", "✔"),
+        ("cases", "outcome", "rejected", "rejected", "outcomes", "rejected", "✘"),
+        ("cases", "outcome", "proposed", "proposed to a person", "outcomes", "proposed", "→"),
+        ("cases", "outcome", "inconclusive", "inconclusive", "outcomes", "inconclusive", "?"),
+    ]),
+    ("Proposals and evaluations", [
+        ("proposals", "status", "needs_changes", "proposals sent back for changes", "proposals", "needs_changes", "↺"),
+        ("results", "", "", "evaluation runs", "runs", "evaluation_runs", "▤"),
+    ]),
+]
+
+
+class OverviewScreen(GatepostScreen):
+    """Counts from the store, grouped by who must act; Enter opens the filtered list."""
+
+    DEFAULT_CSS = """
+    OverviewScreen #overview-intro { padding: 1 2 0 2; }
+    OverviewScreen OptionList { height: 1fr; margin: 1 2; border: round $primary; }
+    """
+
+    def body(self) -> ComposeResult:
+        with Vertical():
+            yield Static(id="overview-intro")
+            yield OptionList(id="overview-lines")
+
+    def on_mount(self) -> None:
+        self.refresh_data()
+
+    def on_screen_resume(self) -> None:
+        self.refresh_data()
+
+    def refresh_data(self) -> None:
+        data = counts(self.db)
+        who = self.app.person
+        caps = self.app.capabilities
+        intro = Text()
+        intro.append("gatepost", style="bold")
+        intro.append(f" · store {self.app.db_path}\n")
+        intro.append(f"You are {who}: ")
+        intro.append(", ".join(caps) if caps else "not a known actor of this store, so you can browse but not decide",
+                     style="italic" if not caps else "")
+        self.query_one("#overview-intro", Static).update(intro)
+        options = self.query_one("#overview-lines", OptionList)
+        highlighted = options.highlighted
+        options.clear_options()
+        for heading, lines in LINES:
+            options.add_option(Option(Text(heading, style="bold underline"), disabled=True))
+            for mode, key, value, label, group, count_key, symbol in lines:
+                n = data[group].get(count_key, 0)
+                line = Text(f"  {symbol} ")
+                line.append(f"{n:>6,}", style="bold" if n else "dim")
+                line.append(f"  {label}", style="" if n else "dim")
+                options.add_option(Option(line, id=f"{mode}|{key}|{value}"))
+            options.add_option(Option(Text(""), disabled=True))
+        if highlighted is not None and highlighted < options.option_count:
+            options.highlighted = highlighted
+        elif options.option_count > 1:
+            options.highlighted = 1
+
+    @on(OptionList.OptionSelected, "#overview-lines")
+    def _open(self, event: OptionList.OptionSelected) -> None:
+        mode, key, value = (event.option.id or "||").split("|")
+        self.app.open_list(mode, **({key: value} if key else {}))

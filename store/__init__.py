@@ -1,0 +1,1 @@
+"""gatepost's system of record: the SQLite store and the rules over it (no Textual here)."""

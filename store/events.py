@@ -1,0 +1,115 @@
+"""The append-only audit trail: every act of a person or a producer is one event."""
+
+import json
+from typing import Any
+
+from sqlite_utils import Database
+
+from .clock import now_iso
+
+
+def append_event(
+    db: Database,
+    kind: str,
+    *,
+    actor: str | None,
+    subject_type: str,
+    subject_id: str,
+    revision: str | None = None,
+    note: str | None = None,
+    payload: dict[str, Any] | None = None,
+    at: str | None = None,
+) -> int:
+    """Append one event and return its sequence number; call inside the write's transaction."""
+    cursor = db.execute(
+        "INSERT INTO events (at, actor, kind, subject_type, subject_id, revision, note, payload)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            at or now_iso(),
+            actor,
+            kind,
+            subject_type,
+            subject_id,
+            revision,
+            note,
+            json.dumps(payload, ensure_ascii=False, sort_keys=True) if payload is not None else None,
+        ],
+    )
+    return cursor.lastrowid
+
+
+def last_seq(db: Database, subject_type: str, subject_id: str) -> int:
+    """The newest event's seq about one subject (0 if none): the token of optimistic concurrency."""
+    row = db.execute(
+        "SELECT MAX(seq) FROM events WHERE subject_type = ? AND subject_id = ?",
+        [subject_type, subject_id],
+    ).fetchone()
+    return row[0] or 0
+
+
+def _where(actor: str | None, kind: str | None, subject_type: str | None, subject_id: str | None,
+           search: str | None) -> tuple[str, list]:
+    clauses, params = [], []
+    if actor:
+        clauses.append("actor = ?")
+        params.append(actor)
+    if kind:
+        if kind.endswith("*") or kind.endswith("."):
+            clauses.append("kind LIKE ?")
+            params.append(kind.rstrip("*") + "%")
+        else:
+            clauses.append("kind = ?")
+            params.append(kind)
+    if subject_type:
+        clauses.append("subject_type = ?")
+        params.append(subject_type)
+    if subject_id:
+        clauses.append("subject_id = ?")
+        params.append(subject_id)
+    if search:
+        clauses.append("(subject_id LIKE ? OR note LIKE ? OR kind LIKE ?)")
+        params.extend([f"%{search}%"] * 3)
+    return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+
+def list_events(
+    db: Database,
+    *,
+    actor: str | None = None,
+    kind: str | None = None,
+    subject_type: str | None = None,
+    subject_id: str | None = None,
+    search: str | None = None,
+    before_seq: int | None = None,
+    limit: int = 100,
+    offset: int = 0,
+) -> list[dict]:
+    """Events newest first, one page; `before_seq` pages by key instead of offset."""
+    where, params = _where(actor, kind, subject_type, subject_id, search)
+    if before_seq is not None:
+        where += (" AND " if where else " WHERE ") + "seq < ?"
+        params.append(before_seq)
+    rows = db.execute(
+        f"SELECT seq, at, actor, kind, subject_type, subject_id, revision, note, payload FROM events"
+        f"{where} ORDER BY seq DESC LIMIT ? OFFSET ?",
+        [*params, limit, offset],
+    )
+    cols = [c[0] for c in rows.description]
+    return [dict(zip(cols, row, strict=True)) for row in rows.fetchall()]
+
+
+def count_events(db: Database, *, actor: str | None = None, kind: str | None = None,
+                 subject_type: str | None = None, subject_id: str | None = None,
+                 search: str | None = None) -> int:
+    where, params = _where(actor, kind, subject_type, subject_id, search)
+    return db.execute(f"SELECT COUNT(*) FROM events{where}", params).fetchone()[0]
+
+
+def event_kinds(db: Database) -> list[str]:
+    """The distinct kinds of event in the store, for the audit log's filter."""
+    return [r[0] for r in db.execute("SELECT DISTINCT kind FROM events ORDER BY kind").fetchall()]
+
+
+def event_actors(db: Database) -> list[str]:
+    return [r[0] for r in db.execute(
+        "SELECT DISTINCT actor FROM events WHERE actor IS NOT NULL ORDER BY actor").fetchall()]

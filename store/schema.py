@@ -1,0 +1,389 @@
+"""Tables and indexes, declared once, as ordered sqlite-utils migrations.
+
+Tables named in the docstring of each group are either append-only records
+(events, evidence, decisions, assertion results, task results, gate results,
+manifest versions) or projections of those records kept in the same
+transaction as the event that changes them (cases.status, regression_states,
+manifest_drafts.status, proposals.status) so that lists can page from SQL.
+"""
+
+from sqlite_utils import Database
+from sqlite_utils.migrations import Migrations
+
+MIGRATION_SET = "gatepost"
+migrations = Migrations(MIGRATION_SET)
+
+# Tables whose rows are records: triggers refuse UPDATE and DELETE on them.
+APPEND_ONLY = (
+    "events",
+    "decisions",
+    "evidence",
+    "candidate_revisions",
+    "manifest_versions",
+    "skill_runs",
+    "skill_evals",
+    "assertion_results",
+    "task_results",
+    "gate_results",
+)
+
+
+def _append_only(db: Database, table: str) -> None:
+    for verb in ("UPDATE", "DELETE"):
+        db.execute(
+            f"""CREATE TRIGGER IF NOT EXISTS {table}_no_{verb.lower()}
+            BEFORE {verb} ON {table}
+            BEGIN SELECT RAISE(ABORT, '{table} is append-only: {verb} refused'); END"""
+        )
+
+
+@migrations(name="m001_initial")
+def m001_initial(db: Database) -> None:
+    # --- identities and authority -------------------------------------------------
+    db["actors"].create(
+        {"name": str, "kind": str, "created_at": str},
+        pk="name",
+        not_null={"kind", "created_at"},
+    )
+    db["capabilities"].create(
+        {"actor": str, "capability": str, "granted_by": str, "granted_at": str},
+        pk=("actor", "capability"),
+        foreign_keys=[("actor", "actors", "name")],
+    )
+    # --- the audit trail: every act of a person or a producer ----------------------
+    db["events"].create(
+        {
+            "seq": int,
+            "at": str,
+            "actor": str,
+            "kind": str,  # e.g. case.imported, evidence.added, case.decided, manifest.approved
+            "subject_type": str,  # case | skill | draft | proposal | run | actor | suite | state
+            "subject_id": str,
+            "revision": str,
+            "note": str,
+            "payload": str,  # JSON
+        },
+        pk="seq",
+        not_null={"at", "kind"},
+    )
+    db["events"].create_index(["subject_type", "subject_id", "seq"])
+    db["events"].create_index(["actor", "seq"])
+    db["events"].create_index(["kind", "seq"])
+    # --- eval.gated_change/1 cases -----------------------------------------------------
+    db["cases"].create(
+        {
+            "id": str,
+            "protocol": str,
+            "title": str,
+            "author": str,  # the agent run that wrote the candidate
+            "candidate_path": str,
+            "current_revision": str,
+            "independent": str,  # JSON {dimension: [producer, ...]}
+            "status": str,  # open | closed  (projection of decisions)
+            "outcome": str,  # null | kept | rejected | proposed | inconclusive
+            "claims": str,  # JSON {claim: TRUE|FALSE|UNKNOWN} cache for lists
+            "allowed": str,  # JSON [outcome, ...] the protocol allows now (cache for lists)
+            "needs_decision": int,  # 1 when open and an outcome other than inconclusive is allowed
+            "last_seq": int,  # seq of the newest event about this case
+            "created_at": str,
+            "updated_at": str,
+        },
+        pk="id",
+        not_null={"protocol", "title", "status", "created_at"},
+    )
+    db["cases"].create_index(["status", "updated_at"])
+    db["cases"].create_index(["outcome", "updated_at"])
+    db["cases"].create_index(["updated_at"])
+    db["cases"].create_index(["needs_decision", "updated_at"])
+    db["candidate_revisions"].create(
+        {
+            "case_id": str,
+            "revision": str,
+            "content": str,
+            "basis": str,  # JSON {baseline, question_set, data_revision, design}
+            "created_at": str,
+            "event_seq": int,
+        },
+        pk=("case_id", "revision"),
+        foreign_keys=[("case_id", "cases", "id")],
+    )
+    db["evidence"].create(
+        {
+            "id": int,
+            "case_id": str,
+            "kind": str,
+            "result": str,
+            "producer": str,
+            "artifact": str,  # candidate | eval_design | ...
+            "about": str,  # the artifact revision the record is about
+            "observed_at": str,
+            "details": str,  # JSON: what produced it (run ids, suite, ...)
+            "event_seq": int,
+        },
+        pk="id",
+        foreign_keys=[("case_id", "cases", "id")],
+        not_null={"case_id", "kind", "result", "artifact", "about", "observed_at"},
+    )
+    db["evidence"].create_index(["case_id", "kind", "observed_at"])
+    db["decisions"].create(
+        {
+            "id": int,
+            "case_id": str,
+            "outcome": str,
+            "actor": str,
+            "capability": str,
+            "revision": str,
+            "note": str,
+            "at": str,
+            "based_on_seq": int,
+            "event_seq": int,
+        },
+        pk="id",
+        foreign_keys=[("case_id", "cases", "id")],
+        not_null={"case_id", "outcome", "actor", "revision", "at"},
+    )
+    db["decisions"].create_index(["case_id", "at"])
+    # --- skill evals (aeon) ----------------------------------------------------------
+    db["skills"].create(
+        {"name": str, "family": str, "created_at": str},
+        pk="name",
+    )
+    db["skill_runs"].create(
+        {
+            "id": str,
+            "skill": str,
+            "at": str,
+            "status": str,  # ok | error
+            "output": str,
+            "word_count": int,
+            "recorded_at": str,
+            "event_seq": int,
+        },
+        pk="id",
+        foreign_keys=[("skill", "skills", "name")],
+        not_null={"skill", "at", "status"},
+    )
+    db["skill_runs"].create_index(["skill", "at"])
+    db["skill_runs"].create_index(["skill", "status", "at"])
+    db["manifest_versions"].create(
+        {
+            "id": int,
+            "skill": str,
+            "version": int,
+            "assertions": str,  # JSON {key: value}
+            "source": str,  # import | draft
+            "draft_id": str,
+            "author": str,
+            "created_at": str,
+            "event_seq": int,
+        },
+        pk="id",
+        foreign_keys=[("skill", "skills", "name")],
+        not_null={"skill", "version", "assertions", "created_at"},
+    )
+    db["manifest_versions"].create_index(["skill", "version"], unique=True)
+    db["manifests"].create(  # projection: the active version per skill
+        {"skill": str, "active_version_id": int, "updated_at": str},
+        pk="skill",
+        foreign_keys=[("skill", "skills", "name"), ("active_version_id", "manifest_versions", "id")],
+    )
+    db["manifest_drafts"].create(
+        {
+            "id": str,
+            "skill": str,
+            "assertions": str,  # JSON
+            "yaml": str,  # the draft as a person reads it
+            "evidence": str,  # JSON: runs sampled, word counts, headings found where
+            "author": str,
+            "origin": str,  # bootstrap | edit | mismatch
+            "parent_id": str,  # the draft an edit was made from
+            "based_on_version_id": int,  # the active version when drafted
+            "status": str,  # pending | approved | rejected | superseded (projection)
+            "created_at": str,
+            "decided_at": str,
+            "event_seq": int,
+        },
+        pk="id",
+        foreign_keys=[("skill", "skills", "name")],
+        not_null={"skill", "assertions", "status", "created_at"},
+    )
+    db["manifest_drafts"].create_index(["status", "created_at"])
+    db["manifest_drafts"].create_index(["skill", "created_at"])
+    db["skill_evals"].create(
+        {
+            "id": int,
+            "skill": str,
+            "run_id": str,
+            "manifest_version_id": int,
+            "passed": int,
+            "state": str,  # the regression state this eval led to
+            "severity": str,
+            "fail_streak": int,
+            "pass_streak": int,
+            "at": str,
+            "event_seq": int,
+        },
+        pk="id",
+        foreign_keys=[
+            ("skill", "skills", "name"),
+            ("run_id", "skill_runs", "id"),
+            ("manifest_version_id", "manifest_versions", "id"),
+        ],
+        not_null={"skill", "passed", "at"},
+    )
+    db["skill_evals"].create_index(["skill", "id"])
+    db["assertion_results"].create(
+        {
+            "id": int,
+            "eval_id": int,
+            "skill": str,
+            "run_id": str,
+            "assertion": str,
+            "passed": int,
+            "message": str,
+        },
+        pk="id",
+        foreign_keys=[("eval_id", "skill_evals", "id")],
+        not_null={"eval_id", "skill", "assertion", "passed"},
+    )
+    db["assertion_results"].create_index(["eval_id"])
+    db["assertion_results"].create_index(["skill", "assertion", "eval_id"])
+    db["regression_states"].create(  # projection of skill_evals, one row per skill
+        {
+            "skill": str,
+            "state": str,  # PASS | NEW_PASS | NEW_FAIL | STABLE_FAIL | CHRONIC
+            "severity": str,  # low | medium | high for NEW_FAIL, else null
+            "fail_streak": int,
+            "pass_streak": int,
+            "last_run": str,
+            "last_eval_id": int,
+            "failing": str,  # JSON [assertion, ...]
+            "urgency": int,  # sort key: lower is more urgent
+            "updated_at": str,
+        },
+        pk="skill",
+        foreign_keys=[("skill", "skills", "name")],
+    )
+    db["regression_states"].create_index(["urgency", "skill"])
+    db["regression_states"].create_index(["state", "skill"])
+    # --- task suites and evaluation runs ---------------------------------------------
+    db["task_suites"].create(
+        {
+            "id": str,  # sha256 of the suite file's content
+            "skill_id": str,
+            "version": str,
+            "path": str,
+            "yaml": str,
+            "task_count": int,
+            "loaded_at": str,
+        },
+        pk="id",
+    )
+    db["evaluation_runs"].create(
+        {
+            "id": str,
+            "suite_id": str,
+            "skill_id": str,
+            "candidate_path": str,
+            "candidate_hash": str,
+            "baseline_path": str,
+            "baseline_hash": str,
+            "executor": str,
+            "mock": int,
+            "pass_k": int,
+            "split": str,
+            "execution_pass_rate": float,
+            "baseline_pass_rate": float,
+            "delta": float,
+            "verdict": str,
+            "warnings": str,  # JSON
+            "baseline_health": str,  # JSON
+            "artifact": str,  # JSON: the seed's artifact, as written
+            "case_id": str,
+            "purpose": str,  # standalone | tuning-1 | tuning-2 | heldout
+            "started_at": str,
+            "finished_at": str,
+            "event_seq": int,
+        },
+        pk="id",
+        foreign_keys=[("suite_id", "task_suites", "id")],
+    )
+    db["evaluation_runs"].create_index(["started_at"])
+    db["evaluation_runs"].create_index(["suite_id", "skill_id", "started_at"])
+    db["evaluation_runs"].create_index(["case_id"])
+    db["task_results"].create(
+        {
+            "id": int,
+            "run_id": str,
+            "side": str,  # candidate | baseline
+            "task_id": str,
+            "attempt": int,
+            "passed": int,
+            "judged": int,  # 0 when no judge could judge it (llm-rubric without a command)
+            "score": float,
+            "duration_ms": int,
+            "output": str,
+            "reason": str,  # why an attempt failed: timeout, crash, exit code, ...
+            "mock": int,
+            "split": str,
+        },
+        pk="id",
+        foreign_keys=[("run_id", "evaluation_runs", "id")],
+        not_null={"run_id", "side", "task_id"},
+    )
+    db["task_results"].create_index(["run_id", "side", "task_id", "attempt"])
+    # --- proposals and the scorer gate --------------------------------------------------
+    db["proposals"].create(
+        {
+            "id": str,
+            "path": str,
+            "kind": str,
+            "operation": str,  # create | update
+            "edit_mode": str,  # full_page | patch
+            "title": str,
+            "confidence": float,
+            "rationale": str,
+            "before_body": str,
+            "after_body": str,
+            "expected_base_body_sha256": str,
+            "case_id": str,  # set when the proposal is a case whose outcome is proposed
+            "status": str,  # waiting | accepted | declined | needs_changes (projection)
+            "created_at": str,
+            "updated_at": str,
+            "event_seq": int,
+        },
+        pk="id",
+        not_null={"status", "created_at"},
+    )
+    db["proposals"].create_index(["status", "created_at"])
+    db["proposals"].create_index(["case_id"])
+    db["gate_results"].create(
+        {
+            "id": int,
+            "proposal_id": str,
+            "passed": int,
+            "score_before": float,
+            "score_after": float,
+            "reason": str,
+            "command": str,
+            "targeted": int,  # 0 when the proposal's path is outside the gate's targets
+            "duration_ms": int,
+            "at": str,
+            "event_seq": int,
+        },
+        pk="id",
+        foreign_keys=[("proposal_id", "proposals", "id")],
+        not_null={"proposal_id", "passed", "at"},
+    )
+    db["gate_results"].create_index(["proposal_id", "at"])
+    for table in APPEND_ONLY:
+        _append_only(db, table)
+
+
+def latest_version() -> int:
+    """The schema version this gatepost writes: the number of migrations it knows."""
+    return len(migrations._migrations)
+
+
+def known_migration_names() -> list[str]:
+    return [m.name for m in migrations._migrations]
