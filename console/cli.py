@@ -1,7 +1,9 @@
 """The `gatepost` command. Each area's commands live in console/commands/<area>.py.
 
-Every module there exposes COMMANDS, a list of click commands or groups;
-they are registered here, so adding an area never edits this file.
+Every module there exposes COMMANDS, a list of click commands or groups,
+and may expose SUBCOMMANDS, {group name: [commands]}, to add commands to a
+group another module owns (e.g. `case evaluate`); they are registered here,
+so adding an area never edits this file.
 """
 
 import importlib
@@ -56,10 +58,16 @@ def main(ctx: click.Context, db_path: str | None) -> None:
 
 
 def _register() -> None:
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
-        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+    modules = [importlib.import_module(f"{commands.__name__}.{info.name}")
+               for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name)]
+    for module in modules:
         for command in getattr(module, "COMMANDS", []):
             main.add_command(command)
+    for module in modules:
+        for group_name, subcommands in getattr(module, "SUBCOMMANDS", {}).items():
+            group = main.commands[group_name]
+            for command in subcommands:
+                group.add_command(command)
 
 
 _register()
