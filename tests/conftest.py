@@ -1,0 +1,47 @@
+"""Shared test helpers: a fresh store file per test, and the gatepost CLI as a user runs it."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from console.cli import main
+from store.db import open_store
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+@pytest.fixture
+def store_path(tmp_path: Path) -> Path:
+    return tmp_path / "store.db"
+
+
+@pytest.fixture
+def db(store_path: Path):
+    database = open_store(store_path)
+    yield database
+    database.close()
+
+
+@pytest.fixture
+def cli(store_path: Path):
+    """Invoke `gatepost --db <store> ARGS...` in-process; returns click's Result."""
+    runner = CliRunner()
+
+    def invoke(*args: str, input: str | None = None, env: dict | None = None):
+        return runner.invoke(main, ["--db", str(store_path), *args], input=input, env=env,
+                             catch_exceptions=False)
+
+    return invoke
+
+
+def run_gatepost(*args: str, cwd: Path | None = None, env: dict | None = None,
+                 timeout: float = 60) -> subprocess.CompletedProcess:
+    """Run the real `gatepost` entry point in a subprocess, as a user would."""
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run([sys.executable, "-m", "console", *args], cwd=cwd, env=full_env,
+                          capture_output=True, text=True, timeout=timeout)

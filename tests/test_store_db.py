@@ -1,0 +1,111 @@
+"""The store file: creation, migrations, refusals of foreign and newer files, append-only events."""
+
+import sqlite3
+
+import pytest
+
+from store import schema
+from store.db import open_store, resolve_path, schema_version, transaction
+from store.errors import StoreError
+from store.events import append_event, list_events
+
+EXPECTED_TABLES = {
+    "actors", "capabilities", "events", "cases", "candidate_revisions", "evidence", "decisions",
+    "skills", "skill_runs", "manifest_versions", "manifests", "manifest_drafts", "skill_evals",
+    "assertion_results", "regression_states", "task_suites", "evaluation_runs", "task_results",
+    "proposals", "gate_results",
+}
+
+
+def test_new_store_has_every_table_wal_and_foreign_keys(store_path):
+    db = open_store(store_path)
+    assert EXPECTED_TABLES <= set(db.table_names())
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert db.execute("PRAGMA busy_timeout").fetchone()[0] >= 5000
+    assert schema_version(db) == schema.latest_version() >= 1
+
+
+def test_reopening_applies_nothing_twice(store_path):
+    open_store(store_path).close()
+    db = open_store(store_path)
+    applied = [m.name for m in schema.migrations.applied(db)]
+    assert applied == schema.known_migration_names()
+
+
+def test_indexes_for_the_console_lists(db):
+    def indexed(table):
+        return {tuple(i.columns) for i in db[table].indexes}
+
+    assert ("status", "updated_at") in indexed("cases")
+    assert ("urgency", "skill") in indexed("regression_states")
+    assert ("run_id", "side", "task_id", "attempt") in indexed("task_results")
+    assert ("status", "created_at") in indexed("proposals")
+
+
+def test_file_that_is_not_sqlite_is_refused_in_one_line(tmp_path):
+    bogus = tmp_path / "notes.db"
+    bogus.write_text("these are my notes, not a database\n")
+    with pytest.raises(StoreError) as err:
+        open_store(bogus)
+    assert "not a SQLite database" in str(err.value)
+    assert str(bogus) in str(err.value)
+    assert "\n" not in str(err.value)
+    assert bogus.read_text() == "these are my notes, not a database\n"
+
+
+def test_sqlite_database_of_another_program_is_refused(tmp_path):
+    other = tmp_path / "other.db"
+    conn = sqlite3.connect(other)
+    conn.execute("CREATE TABLE recipes (name TEXT)")
+    conn.commit()
+    conn.close()
+    with pytest.raises(StoreError, match="not a gatepost store"):
+        open_store(other)
+
+
+def test_store_from_a_newer_gatepost_is_refused(store_path):
+    db = open_store(store_path)
+    db.execute(f"PRAGMA user_version = {schema.latest_version() + 1}")
+    db["_sqlite_migrations"].insert({"migration_set": schema.MIGRATION_SET, "name": "m999_future",
+                                     "applied_at": "2030-01-01"})
+    db.close()
+    with pytest.raises(StoreError, match="newer gatepost"):
+        open_store(store_path)
+
+
+def test_missing_store_is_not_created_when_not_asked(tmp_path):
+    with pytest.raises(StoreError, match="gatepost init"):
+        open_store(tmp_path / "absent.db", create=False)
+    assert not (tmp_path / "absent.db").exists()
+
+
+def test_events_are_append_only(db):
+    with transaction(db):
+        seq = append_event(db, "test.happened", actor="ana", subject_type="case", subject_id="c-1",
+                           note="first")
+    for statement in ("UPDATE events SET note = 'rewritten' WHERE seq = ?", "DELETE FROM events WHERE seq = ?"):
+        with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+            db.execute(statement, [seq])
+    assert [e["note"] for e in list_events(db)] == ["first"]
+
+
+def test_decisions_and_evidence_are_append_only_too(db):
+    for table in ("decisions", "evidence", "task_results", "manifest_versions"):
+        triggers = {t.name for t in db[table].triggers}
+        assert {f"{table}_no_update", f"{table}_no_delete"} <= triggers
+
+
+def test_transaction_rolls_back_everything_on_error(db):
+    with pytest.raises(RuntimeError), transaction(db):
+        append_event(db, "test.half", actor=None, subject_type="x", subject_id="1")
+        raise RuntimeError("crash midway")
+    assert list_events(db) == []
+
+
+def test_store_location_rules(tmp_path, monkeypatch):
+    monkeypatch.delenv("GATEPOST_DB", raising=False)
+    assert resolve_path(None).name == "gatepost.db"
+    monkeypatch.setenv("GATEPOST_DB", str(tmp_path / "env.db"))
+    assert resolve_path(None) == tmp_path / "env.db"
+    assert resolve_path(tmp_path / "given.db") == tmp_path / "given.db"
