@@ -10,6 +10,8 @@ from textual.binding import Binding
 from store.actors import get_actor
 from store.db import open_store
 
+from .palette import StoreItems
+
 # (mode, key, label, "module:Class"); a screen whose module is not there is left out.
 SCREENS = [
     ("overview", "1", "Overview", "console.screens.overview:OverviewScreen"),
@@ -41,6 +43,7 @@ class GatepostApp(App):
     TITLE = "gatepost"
     CSS_PATH = "gatepost.tcss"
     ENABLE_COMMAND_PALETTE = True
+    COMMANDS = App.COMMANDS | {StoreItems}
 
     def __init__(self, db_path: str | Path, *, person: str) -> None:
         self.screen_specs = _available()
@@ -64,7 +67,9 @@ class GatepostApp(App):
 
     def on_mount(self) -> None:
         if self.capabilities:
-            self.sub_title = f"{self.person} · {' '.join(self.capabilities)}"
+            caps = self.capabilities
+            shown = " ".join(caps) if len(caps) <= 3 else f"reviewer with {len(caps)} capabilities"
+            self.sub_title = f"{self.person} · {shown}"
         elif self.actor_kind == "producer":
             self.sub_title = f"{self.person} · a producer: browsing only"
         else:

@@ -156,6 +156,7 @@ def m001_initial(db: Database) -> None:
             "status": str,  # ok | error
             "output": str,
             "word_count": int,
+            "producer": str,  # the producer or person who recorded the run
             "recorded_at": str,
             "event_seq": int,
         },
@@ -220,6 +221,9 @@ def m001_initial(db: Database) -> None:
             "severity": str,
             "fail_streak": int,
             "pass_streak": int,
+            "broken_streak": int,  # the pass streak a NEW_FAIL broke
+            "base_fail_streak": int,  # the streaks this eval started from (a re-evaluation of
+            "base_pass_streak": int,  # the same run under a new manifest starts from them again)
             "at": str,
             "event_seq": int,
         },
@@ -255,8 +259,11 @@ def m001_initial(db: Database) -> None:
             "severity": str,  # low | medium | high for NEW_FAIL, else null
             "fail_streak": int,
             "pass_streak": int,
-            "last_run": str,
+            "broken_streak": int,  # the pass streak a NEW_FAIL broke (severity comes from it)
+            "last_run": str,  # the time of the run last evaluated
+            "last_run_id": str,
             "last_eval_id": int,
+            "acknowledged_eval_id": int,  # the eval a person acknowledged (triage)
             "failing": str,  # JSON [assertion, ...]
             "urgency": int,  # sort key: lower is more urgent
             "updated_at": str,
@@ -387,3 +394,22 @@ def latest_version() -> int:
 
 def known_migration_names() -> list[str]:
     return [m.name for m in migrations._migrations]
+
+
+@migrations(name="m002_leases")
+def m002_leases(db: Database) -> None:
+    """Leases: who is working an item of a queue, until when (issue 8). Each take/renew/release is an event."""
+    db["leases"].create(
+        {
+            "subject_type": str,  # case | proposal | draft | skill
+            "subject_id": str,
+            "holder": str,
+            "taken_at": str,
+            "expires_at": str,
+            "event_seq": int,
+        },
+        pk=("subject_type", "subject_id"),
+        not_null={"holder", "taken_at", "expires_at"},
+    )
+    db["leases"].create_index(["holder"])
+    db["leases"].create_index(["expires_at"])

@@ -17,7 +17,7 @@ async def test_opens_on_the_overview_for_a_known_person(db, store_path):
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         assert type(app.screen).__name__ == "OverviewScreen"
-        assert "ana · loop_change.keep" in app.sub_title
+        assert "ana · loop_change.keep" in app.sub_title  # few capabilities are listed
         text = _overview_text(app)
         assert "cases a reviewer can decide now" in text
         assert "NEW_FAIL" in text

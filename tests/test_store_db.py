@@ -109,3 +109,19 @@ def test_store_location_rules(tmp_path, monkeypatch):
     monkeypatch.setenv("GATEPOST_DB", str(tmp_path / "env.db"))
     assert resolve_path(None) == tmp_path / "env.db"
     assert resolve_path(tmp_path / "given.db") == tmp_path / "given.db"
+
+
+def test_an_older_store_is_migrated_in_order(store_path):
+    import sqlite3 as sq
+
+    from sqlite_utils import Database
+
+    old = Database(sq.connect(store_path))
+    schema.migrations.apply(old, stop_before="m002_leases")
+    old.execute("PRAGMA user_version = 1")
+    assert "leases" not in old.table_names()
+    old.close()
+    db = open_store(store_path)
+    assert "leases" in db.table_names()
+    assert schema_version(db) == schema.latest_version()
+    assert [m.name for m in schema.migrations.applied(db)] == schema.known_migration_names()

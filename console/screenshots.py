@@ -1,0 +1,54 @@
+"""Drive the console headless over a store and save an SVG of every screen and dialog.
+
+A screen class may list dialogs worth a picture as SCREENSHOT_STEPS:
+[(name, [keys pressed on that screen to open it])]; each is closed with Escape.
+"""
+
+import asyncio
+from pathlib import Path
+
+from .app import GatepostApp
+
+SIZE = (140, 42)
+
+
+async def _shoot(db_path: Path, person: str, out: Path) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    saved: list[Path] = []
+    app = GatepostApp(db_path, person=person)
+    async with app.run_test(size=SIZE) as pilot:
+
+        async def save(name: str) -> None:
+            await pilot.pause()
+            await pilot.wait_for_scheduled_animations()
+            path = out / f"{name}.svg"
+            app.save_screenshot(filename=path.name, path=str(out))
+            saved.append(path)
+
+        for mode, key, _label, _target in app.screen_specs:
+            await pilot.press(key)
+            await pilot.pause()
+            await save(f"{int(key):02d}-{mode}")
+            for step, keys in getattr(type(app.screen), "SCREENSHOT_STEPS", []):
+                for k in keys:
+                    await pilot.press(k)
+                    await pilot.pause()
+                await save(f"{int(key):02d}-{mode}-{step}")
+                await pilot.press("escape")
+                await pilot.pause()
+        await pilot.press("1")
+        await pilot.press("question_mark")
+        await save("90-help")
+        await pilot.press("escape")
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"case")
+        await pilot.pause(0.5)
+        await save("91-command-palette")
+        await pilot.press("escape")
+    return saved
+
+
+def take_screenshots(db_path: Path, person: str, out: Path) -> list[Path]:
+    """Save the SVGs into `out` and return their paths."""
+    return asyncio.run(_shoot(Path(db_path), person, Path(out)))

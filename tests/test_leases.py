@@ -1,0 +1,67 @@
+"""Leases: one person works a queue item at a time; others are refused until it expires."""
+
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from store import leases
+from store.errors import ConflictError
+from store.events import list_events
+
+
+def test_take_refuses_another_person_until_expiry(db):
+    t0 = datetime(2026, 12, 2, 10, 0, tzinfo=UTC)
+    leases.take(db, "case", "case-1", "ana", now=t0)
+    with pytest.raises(ConflictError, match="ana is working on it"):
+        leases.take(db, "case", "case-1", "bruno", now=t0 + timedelta(minutes=14))
+    lease = leases.take(db, "case", "case-1", "bruno", now=t0 + timedelta(minutes=16))
+    assert lease["holder"] == "bruno"
+    kinds = [e["kind"] for e in list_events(db, subject_type="case", subject_id="case-1")]
+    assert kinds == ["lease.taken", "lease.taken"]
+
+
+def test_renewal_keeps_the_holder_and_extends(db):
+    t0 = datetime(2026, 12, 2, 10, 0, tzinfo=UTC)
+    leases.take(db, "proposal", "p-1", "ana", now=t0)
+    leases.take(db, "proposal", "p-1", "ana", now=t0 + timedelta(minutes=10))
+    assert leases.holder(db, "proposal", "p-1", now=t0 + timedelta(minutes=20))["holder"] == "ana"
+    assert list_events(db)[0]["kind"] == "lease.renewed"
+
+
+def test_release_frees_the_item_and_only_the_holder_can(db):
+    leases.take(db, "draft", "d-1", "ana")
+    assert not leases.release(db, "draft", "d-1", "bruno")
+    assert leases.release(db, "draft", "d-1", "ana")
+    assert leases.holder(db, "draft", "d-1") is None
+    leases.check_free(db, "draft", "d-1", "bruno")
+
+
+def test_held_by_others_lists_what_a_queue_skips(db):
+    leases.take(db, "case", "c-1", "ana")
+    leases.take(db, "case", "c-2", "bruno")
+    assert set(leases.held_by_others(db, "case", "ana")) == {"c-2"}
+
+
+TAKE = """
+import sys
+from store.db import open_store
+from store import leases
+from store.errors import ConflictError
+db = open_store(sys.argv[1])
+try:
+    leases.take(db, "case", "case-9", sys.argv[2])
+    print("took")
+except ConflictError as exc:
+    print("refused:", exc)
+"""
+
+
+def test_two_processes_leasing_the_same_item(store_path, db):
+    procs = [subprocess.Popen([sys.executable, "-c", TAKE, str(store_path), who], stdout=subprocess.PIPE, text=True)
+             for who in ("ana", "bruno")]
+    outs = [p.communicate(timeout=60)[0].strip() for p in procs]
+    assert sorted(o.split(":")[0] for o in outs) == ["refused", "took"], outs
+    winner = "ana" if outs[0] == "took" else "bruno"
+    assert leases.holder(db, "case", "case-9")["holder"] == winner
