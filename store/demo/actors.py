@@ -24,4 +24,5 @@ def populate(db: Database, rng: random.Random, person: str) -> str:
             add_actor(db, name, "person", caps, by=person)
     for name in PRODUCERS:
         add_actor(db, name, "producer", ("evidence.record",), by=person)
-    return f"{len(PEOPLE) + 1} people, {len(PRODUCERS)} producers"
+    people = len(set(PEOPLE) | {person})
+    return f"{people} people, {len(PRODUCERS)} producers"

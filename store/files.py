@@ -1,0 +1,82 @@
+"""Reading foreign files safely: size limits, UTF-8 only, YAML without alias bombs, one-line errors."""
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import InputError
+
+MAX_FILE_BYTES = 64 * 1024 * 1024  # no importer needs more; a larger file is refused before it is read
+MAX_YAML_ALIASES = 20  # gatepost formats need none; 20 bounds any expansion to a few thousand nodes
+
+
+def read_text(path: str | Path, *, what: str = "file", max_bytes: int = MAX_FILE_BYTES) -> str:
+    """The file's text, or an InputError naming the file: missing, too large, binary or not UTF-8."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such {what}") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read this {what} ({exc.strerror})") from None
+    if path.is_dir():
+        raise InputError(f"{path}: is a folder, expected a {what}")
+    if size > max_bytes:
+        raise InputError(f"{path}: {size:,} bytes is larger than the {max_bytes:,}-byte limit for a {what}")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read this {what} ({exc.strerror})") from None
+    if b"\x00" in data:
+        raise InputError(f"{path}: binary data (a NUL byte), expected a UTF-8 text {what}")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not valid UTF-8 at byte {exc.start}, expected a UTF-8 text {what}") from None
+
+
+class _GuardedLoader(yaml.SafeLoader):
+    """SafeLoader that refuses documents with more aliases than any gatepost file needs."""
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self._aliases = 0
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            self._aliases += 1
+            if self._aliases > MAX_YAML_ALIASES:
+                raise yaml.YAMLError(f"more than {MAX_YAML_ALIASES} aliases (a YAML alias bomb?)")
+        return super().compose_node(parent, index)
+
+
+def parse_yaml(text: str, *, source: str) -> Any:
+    """One YAML document (safe types only); syntax errors become one line with the position."""
+    try:
+        return yaml.load(text, Loader=_GuardedLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise InputError(f"{source}: invalid YAML{where}: {exc.problem or exc.context}") from None
+    except (yaml.YAMLError, RecursionError, ValueError, TypeError) as exc:
+        raise InputError(f"{source}: invalid YAML: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+
+
+def parse_json(text: str, *, source: str) -> Any:
+    """One JSON document; errors become one line with the position."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{source}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise InputError(f"{source}: invalid JSON: nested too deeply") from None
+
+
+def load_yaml_file(path: str | Path, *, what: str = "YAML file") -> Any:
+    return parse_yaml(read_text(path, what=what), source=str(path))
+
+
+def load_json_file(path: str | Path, *, what: str = "JSON file") -> Any:
+    return parse_json(read_text(path, what=what), source=str(path))
