@@ -89,6 +89,7 @@ class PagedList(Vertical):
         self.total = 0
         self.search_text = ""
         self.keys: list[str] = []
+        self.loaded = False  # True once the first page has been fetched and shown
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="search… (Enter to apply, Escape to clear)", classes="paged-search")
@@ -121,6 +122,7 @@ class PagedList(Vertical):
         if keep_key in self.keys:
             table.move_cursor(row=self.keys.index(keep_key))
         self._status()
+        self.loaded = True
         self.post_message(self.Highlighted(self, self.current_key))
 
     def _status(self) -> None:
