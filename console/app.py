@@ -85,7 +85,10 @@ class GatepostApp(App):
         if mode not in self.MODES:
             self.notify(f"The {mode} screen is not part of this console.", severity="warning")
             return
-        self.switch_mode(mode)
+        self.call_later(self._open_list, mode, filters)
+
+    async def _open_list(self, mode: str, filters: dict[str, str]) -> None:
+        await self.switch_mode(mode)
         if filters:
             self.screen.apply_filter(**filters)
 
@@ -94,7 +97,10 @@ class GatepostApp(App):
         if mode not in self.MODES:
             self.notify(f"The {mode} screen is not part of this console.", severity="warning")
             return
-        self.switch_mode(mode)
+        self.call_later(self._open_item, mode, key)
+
+    async def _open_item(self, mode: str, key: str) -> None:
+        await self.switch_mode(mode)
         self.screen.open_item(key)
 
     def action_back(self) -> None:

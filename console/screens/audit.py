@@ -53,7 +53,7 @@ class AuditScreen(GatepostScreen):
 
     @on(Select.Changed)
     def _filter_changed(self, event: Select.Changed) -> None:
-        value = None if event.value is Select.BLANK else str(event.value)
+        value = None if event.value in (Select.NULL, Select.BLANK) else str(event.value)
         if event.select.id == "audit-actor":
             self.actor = value
         else:

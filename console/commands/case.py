@@ -1,0 +1,155 @@
+"""`gatepost case`: import case files, record evidence, show what a case allows, decide it."""
+
+import json
+
+import click
+
+from store import cases as cases_mod
+from store.overview import OUTCOMES
+
+from ..safe import clean
+from ._common import as_option, echo_json, open_ctx_store, person
+
+SYMBOL = {"TRUE": "✔", "FALSE": "✘", "UNKNOWN": "?"}
+
+
+def _say(text: str) -> None:
+    """Print a line made from data: escape sequences and control characters never reach the terminal."""
+    click.echo(clean(text))
+
+
+@click.group()
+def case() -> None:
+    """Cases of eval.gated_change/1: a loop's candidate change, its evidence, and the decision on it."""
+
+
+@case.command("import")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@as_option
+@click.pass_context
+def case_import(ctx: click.Context, files: tuple[str, ...], as_name: str | None) -> None:
+    """Import case FILES (YAML, format in DESIGN.md "Case file"); importing an id again moves its candidate."""
+    db = open_ctx_store(ctx, create=True)
+    who = person(as_name)
+    for path in files:
+        case_id = cases_mod.import_case(db, path, actor=who)
+        row = cases_mod.get_case(db, case_id)
+        _say(f"{case_id}: {row['status']} at revision {cases_mod.short_revision(row['current_revision'])} "
+                   f"({cases_mod.claim_strip(row['protocol'], row['claims'])})")
+
+
+@case.command("list")
+@click.option("--status", type=click.Choice(["open", "closed", "needs_decision"]), default=None,
+              help="Only open cases, closed ones, or open ones a reviewer can decide now.")
+@click.option("--outcome", type=click.Choice(OUTCOMES), default=None, help="Only cases closed with this outcome.")
+@click.option("--search", default=None, metavar="TEXT", help="Only cases whose id, title, author or path has TEXT.")
+@click.option("--limit", type=click.IntRange(1, 10_000), default=100, show_default=True, help="Cases per page.")
+@click.option("--offset", type=click.IntRange(0), default=0, show_default=True, help="Skip this many cases.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: {total, cases: [...]}.")
+@click.pass_context
+def case_list(ctx: click.Context, status: str | None, outcome: str | None, search: str | None, limit: int,
+              offset: int, as_json: bool) -> None:
+    """List cases, most recently active first: id, revision, claim strip (✔ ✘ ?), status, title."""
+    rows, total = cases_mod.list_cases(open_ctx_store(ctx), status=status, outcome=outcome, search=search,
+                                       limit=limit, offset=offset)
+    if as_json:
+        echo_json({"total": total, "cases": [
+            {k: r[k] for k in ("id", "title", "author", "status", "outcome", "claims", "allowed",
+                               "needs_decision", "last_seq", "updated_at")} | {"revision": r["current_revision"]}
+            for r in rows]})
+        return
+    if not rows:
+        _say("no cases match" if total or status or outcome or search else
+                   "no cases yet: gatepost case import FILE")
+        return
+    for r in rows:
+        state = r["outcome"] or ("open ◆" if r["needs_decision"] else "open")
+        _say(f"{r['id']:<14} {cases_mod.short_revision(r['current_revision'])} "
+                   f"{cases_mod.claim_strip(r['protocol'], r['claims']):<9} {state:<12} {r['title']}")
+    if total > offset + len(rows):
+        _say(f"… showing {offset + 1}–{offset + len(rows)} of {total} (--offset {offset + len(rows)})")
+
+
+@case.command("show")
+@click.argument("case_id")
+@click.option("--json", "as_json", is_flag=True,
+              help='Print {"id","revision","claims","actions","outcomes","outcome"} as JSON.')
+@as_option
+@click.pass_context
+def case_show(ctx: click.Context, case_id: str, as_json: bool, as_name: str | None) -> None:
+    """Show a case: its candidate, every claim with why, evidence, actions and outcomes (for --as NAME)."""
+    view = cases_mod.case_view(open_ctx_store(ctx), case_id, actor=person(as_name))
+    if as_json:
+        echo_json(cases_mod.show_json(view))
+        return
+    cand = view["candidate"]
+    _say(f"{view['id']} · {view['title']}  ({view['status']}{' · ' + view['outcome'] if view['outcome'] else ''})")
+    _say(f"author {view['author']} · protocol {view['protocol']} · revision {view['revision']}")
+    basis = cand["basis"]
+    _say(f"candidate {cand['path'] or '(no path)'} · basis " +
+               " ".join(f"{k}={basis[k]}" for k in sorted(basis)))
+    content = cand["content"]
+    text = content if isinstance(content, str) else json.dumps(content, indent=2, ensure_ascii=False)
+    _say("content:\n" + "\n".join(f"  | {line}" for line in text.splitlines()))
+    _say("claims:")
+    for name in view["claim_order"]:
+        _say(f"  {SYMBOL[view['claims'][name]]} {name:<24} {view['explanations'][name]}")
+    counts = view["evidence_counts"]
+    _say(f"evidence ({counts['counting']} counting, {counts['not independent']} not independent, "
+               f"{counts['stale']} stale):")
+    for e in view["evidence"]:
+        _say(f"  #{e['id']:<4} {e['kind']} {e['result']} · {e['producer']} about "
+                   f"{cases_mod.short_revision(e['about'], 7)} — {cases_mod.evidence_note(e)}"
+                   + (f"; decides {', '.join(e['decides'])}" if e["decides"] else ""))
+    _say("outcomes:")
+    for name, o in view["outcomes"].items():
+        _say(f"  {'allowed' if o['allowed'] else 'refused':<8} {name:<13} {o['why']}")
+    _say(f"actions (for {view['viewer']}):")
+    for name, a in view["actions"].items():
+        _say(f"  {a['status']:<18} {name:<28} {a['why']}")
+    for d in view["decisions"]:
+        _say(f"decided {d['outcome']} by {d['actor']} at {d['at']} on revision "
+                   f"{cases_mod.short_revision(d['revision'])}" + (f": {d['note']}" if d["note"] else ""))
+
+
+@case.command("evidence")
+@click.argument("case_id")
+@click.option("--kind", required=True, help="Evidence kind: guard_check, tuning_comparison, heldout_comparison, "
+                                            "design_review.")
+@click.option("--result", required=True, help="Its result, one the kind lists (e.g. clean, reproduced, held, passed).")
+@click.option("--producer", required=True, help="The run or person that produced it (independence is judged on it).")
+@click.option("--about", default="current", show_default=True,
+              help="current, or the revision it is about (for design_review, the design name).")
+@click.option("--at", default=None, metavar="TIME", help="When it was observed (ISO 8601, UTC). Default: now.")
+@as_option
+@click.pass_context
+def case_evidence(ctx: click.Context, case_id: str, kind: str, result: str, producer: str, about: str,
+                  at: str | None, as_name: str | None) -> None:
+    """Record one piece of evidence on a case and show the claims it leaves."""
+    db = open_ctx_store(ctx)
+    evidence_id = cases_mod.add_evidence(db, case_id, kind=kind, result=result, producer=producer, about=about,
+                                         at=at, actor=person(as_name))
+    row = cases_mod.get_case(db, case_id)
+    _say(f"evidence #{evidence_id} on {case_id}: {cases_mod.claim_strip(row['protocol'], row['claims'])}"
+               f" · outcomes allowed now: {', '.join(row['allowed']) or 'none (closed)'}")
+
+
+@case.command("decide")
+@click.argument("case_id")
+@click.argument("outcome", type=click.Choice(OUTCOMES))
+@click.option("--note", default=None, help="Why (required for inconclusive: the reason).")
+@click.option("--seq", "based_on_seq", type=int, default=None,
+              help="The case's event seq you decided on (from case show); refused if it changed since.")
+@as_option
+@click.pass_context
+def case_decide(ctx: click.Context, case_id: str, outcome: str, note: str | None, based_on_seq: int | None,
+                as_name: str | None) -> None:
+    """Close a case as kept, rejected, proposed or inconclusive; refused (exit 3) unless the protocol allows it."""
+    db = open_ctx_store(ctx)
+    who = person(as_name)
+    decision_id = cases_mod.decide(db, case_id, outcome, actor=who, note=note, based_on_seq=based_on_seq)
+    suffix = f"; proposal case:{case_id} waits for a person" if outcome == "proposed" else ""
+    _say(f"{case_id}: {outcome} by {who} (decision #{decision_id}){suffix}")
+
+
+COMMANDS = [case]

@@ -1,0 +1,47 @@
+"""`gatepost protocol`: validate protocol files and replay els fixtures against the interpreter."""
+
+import click
+
+from store.els_fixture import replay_fixture
+from store.protocol import load_protocol
+
+
+@click.group()
+def protocol() -> None:
+    """Protocol files (format protocol/1) and their fixtures (format els-fixture/1)."""
+
+
+@protocol.command("check")
+@click.argument("fixtures", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.pass_context
+def protocol_check(ctx: click.Context, fixtures: tuple[str, ...]) -> None:
+    """Replay each els-fixture/1 FIXTURE state by state; print every mismatch and exit 1 if any.
+
+    A fixture's protocol path is relative to its els root, the parent of the
+    `fixtures/` folder it sits in.
+    """
+    failed = 0
+    for path in fixtures:
+        mismatches = replay_fixture(path)
+        for mismatch in mismatches:
+            click.echo(str(mismatch))
+        if mismatches:
+            failed += 1
+        else:
+            click.echo(f"{path}: ok")
+    if failed:
+        click.echo(f"{failed} of {len(fixtures)} fixture(s) failed", err=True)
+        ctx.exit(1)
+
+
+@protocol.command("validate")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+def protocol_validate(files: tuple[str, ...]) -> None:
+    """Load protocol FILES and report the first error of each, naming its path inside the file."""
+    for path in files:
+        proto = load_protocol(path)
+        click.echo(f"{path}: {proto.key}: {len(proto.claims)} claims, {len(proto.actions)} actions, "
+                   f"{len(proto.outcomes)} outcomes, {len(proto.obligations)} obligations")
+
+
+COMMANDS = [protocol]

@@ -1,0 +1,32 @@
+"""The demo's cases cover every outcome and every way a claim can be UNKNOWN."""
+
+import random
+from collections import Counter
+
+from store import cases
+from store.demo import actors as demo_actors
+from store.demo import cases as demo_cases
+
+
+def test_demo_cases_cover_every_state(db):
+    rng = random.Random(7)
+    demo_actors.populate(db, rng, "me")
+    assert demo_cases.populate(db, rng, "me").endswith("cases")
+    rows, total = cases.list_cases(db, limit=1000)
+    assert total >= 36
+    outcomes = Counter(r["outcome"] for r in rows if r["status"] == "closed")
+    assert set(outcomes) == {"kept", "rejected", "proposed", "inconclusive"}
+    decidable = {o for r in rows if r["status"] == "open" for o in r["allowed"] if o != "inconclusive"}
+    assert decidable == {"kept", "rejected", "proposed"}
+    assert any(r["allowed"] == ["inconclusive"] for r in rows if r["status"] == "open")  # blocked ones
+    views = [cases.case_view(db, r["id"]) for r in rows]
+    whys = [w for v in views if v["status"] == "open" for n, w in v["explanations"].items()
+            if v["claims"][n] == "UNKNOWN"]
+    assert any("missing" in w for w in whys)
+    assert any("stale: about revision" in w for w in whys)
+    assert any("not independent on different_agent_run" in w for w in whys)
+    deciders = {d["actor"] for v in views for d in v["decisions"]}
+    assert {"ana", "bruno", "me"} <= deciders
+    assert db.execute("SELECT COUNT(*) FROM proposals WHERE kind = 'case'").fetchone()[0] == outcomes["proposed"]
+    late = [v for v in views if v["outcome"] == "kept" and v["claims"]["heldout.not_regressed"] == "FALSE"]
+    assert late and late[0]["status"] == "closed"  # evidence after the decision did not reopen it
