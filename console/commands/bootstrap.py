@@ -1,0 +1,43 @@
+"""`gatepost bootstrap`: a starter manifest for a skill, drawn from its recent successful runs."""
+
+import click
+
+from store import bootstrap as bootstrap_mod
+
+from ._common import as_option, echo_json, open_ctx_store, person
+
+
+@click.command("bootstrap")
+@click.option("--skill", required=True, metavar="NAME", help="The skill to draft a manifest for.")
+@click.option("--sample", type=int, default=bootstrap_mod.SAMPLE_SIZE, show_default=True,
+              help=f"How many of the newest successful runs to sample (at least {bootstrap_mod.MIN_SAMPLE}).")
+@click.option("--json", "as_json", is_flag=True, help="Print the draft and its evidence as JSON.")
+@as_option
+@click.pass_context
+def bootstrap(ctx: click.Context, skill: str, sample: int, as_json: bool, as_name: str | None) -> None:
+    """Store a DRAFT manifest for NAME from its last successful runs; a person must approve it.
+
+    \b
+    min_words          p25 of the sampled word counts (linear interpolation, rounded down)
+    required_patterns  headings present in at least 80% of the sampled runs
+    forbidden_patterns a short default list of refusals and hedging filler
+                       (minus any the sample itself contains)
+    Fewer successful runs than --sample: refused (exit 3), nothing stored.
+    Review it with `gatepost manifest show DRAFT_ID`, then approve or reject it.
+    """
+    draft = bootstrap_mod.bootstrap(open_ctx_store(ctx), skill, actor=person(as_name), sample=sample)
+    if as_json:
+        echo_json({"id": draft["id"], "skill": draft["skill"], "status": draft["status"],
+                   "assertions": draft["assertions"], "evidence": draft["evidence"]})
+        return
+    ev = draft["evidence"]
+    click.echo(f"draft {draft['id']} for {skill} (pending review; never active until approved)")
+    click.echo(f"sampled {', '.join(r['id'] for r in ev['runs'])}")
+    click.echo(f"word counts {ev['word_counts']} -> p25 {ev['min_words']['value']:g} -> min_words "
+               f"{draft['assertions']['min_words']}")
+    click.echo(draft["yaml"].rstrip())
+    click.echo(f"next: gatepost manifest approve {draft['id']} --as NAME  |  "
+               f"gatepost manifest reject {draft['id']} --as NAME --note …")
+
+
+COMMANDS = [bootstrap]

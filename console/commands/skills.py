@@ -1,0 +1,184 @@
+"""`gatepost skills`: record runs of installed skills, evaluate them, show their regression states."""
+
+import sys
+
+import click
+
+from store import regressions, skills
+from store.errors import InputError
+from store.files import read_text
+
+from ._common import as_option, echo_json, open_ctx_store, person
+
+STATES = regressions.STATES
+
+
+@click.group("skills")
+def skills_group() -> None:
+    """Installed skills: their runs, their evals against a manifest, their regression states.
+
+    \b
+    Typical loop:
+      gatepost manifest import evals.yaml --as ana
+      gatepost skills record token-movers --output out.md --as run-52
+      gatepost skills eval
+      gatepost skills show
+    """
+
+
+@skills_group.command("record")
+@click.argument("skill")
+@click.option("--output", "output_file", required=True, type=click.Path(dir_okay=False),
+              help="File holding the run's output (UTF-8 text; '-' reads stdin).")
+@click.option("--run-id", default=None, metavar="ID",
+              help="The run's id (default: SKILL-NNNN). An id already recorded is refused.")
+@click.option("--at", "at", default=None, metavar="ISO_TIME",
+              help="When the run happened, ISO 8601 (default: now). Naive times are UTC.")
+@click.option("--status", type=click.Choice(skills.RUN_STATUSES), default="ok", show_default=True,
+              help="ok: the skill produced its output; error: it failed (its eval fails, bootstrap skips it).")
+@as_option
+@click.pass_context
+def record(ctx: click.Context, skill: str, output_file: str, run_id: str | None, at: str | None, status: str,
+           as_name: str | None) -> None:
+    """Store one run's output of SKILL (needs evidence.record)."""
+    output = _read_text(output_file)
+    db = open_ctx_store(ctx)
+    run = skills.record_run(db, skill, output, actor=person(as_name), run_id=run_id, at=at, status=status)
+    click.echo(f"recorded {run['id']} of {skill}: {run['status']}, {run['word_count']} words, at {run['at']}")
+
+
+def _read_text(path: str) -> str:
+    if path != "-":
+        return read_text(path, what="run output")
+    try:
+        return sys.stdin.buffer.read().decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError("stdin: not UTF-8 text; expected the run's output") from None
+
+
+def _fail_on(value: str | None) -> set[str]:
+    if not value:
+        return set()
+    states = {s.strip().upper() for s in value.split(",") if s.strip()}
+    unknown = sorted(states - set(STATES))
+    if unknown:
+        raise click.BadParameter(f"unknown state {unknown[0]}; expected some of {','.join(STATES)}",
+                                 param_hint="--fail-on")
+    return states
+
+
+@skills_group.command("eval")
+@click.option("--skill", default=None, metavar="NAME", help="Evaluate only this skill (default: every skill "
+              "with an active manifest).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print JSON: per skill, each assertion's pass/fail/message and the new state.")
+@click.option("--fail-on", "fail_on", default=None, metavar="STATES",
+              help="Comma-separated states, e.g. NEW_FAIL,CHRONIC: exit 1 when any skill checked (evaluated now, "
+                   "or unchanged since its last eval) is in one of them (for CI). Without it, eval exits 0 "
+                   "whatever the states.")
+@as_option
+@click.pass_context
+def eval_cmd(ctx: click.Context, skill: str | None, as_json: bool, fail_on: str | None,
+             as_name: str | None) -> None:
+    """Check each skill's latest run against its active manifest and update its regression state.
+
+    Every assertion result is stored. A run already evaluated against the
+    active manifest is not evaluated again (reported as unchanged).
+
+    \b
+    Exit codes: 0 done; 1 a skill ended in a --fail-on state; 2 bad input.
+    """
+    wanted = _fail_on(fail_on)
+    db = open_ctx_store(ctx)
+    results = skills.evaluate(db, actor=person(as_name), skill=skill)
+    if as_json:
+        echo_json([_json(r) for r in results])
+    else:
+        _print(results)
+    hit = [r["skill"] for r in results if r.get("state") in wanted and r["status"] in ("evaluated", "unchanged")]
+    if hit:
+        if not as_json:
+            click.echo(f"--fail-on: {len(hit)} skill(s) in {','.join(sorted(wanted))}: {', '.join(hit)}", err=True)
+        ctx.exit(1)
+
+
+def _json(r: dict) -> dict:
+    return {"skill": r["skill"], "status": r["status"], "run_id": r.get("run_id"),
+            "manifest_version": r.get("manifest_version"), "passed": r.get("passed"),
+            "assertions": r.get("assertions", []), "state": r.get("state"),
+            "severity": r.get("severity") if r.get("state") == "NEW_FAIL" else None,
+            **({"why": r["why"]} if r.get("why") else {})}
+
+
+def _print(results: list[dict]) -> None:
+    if not results:
+        click.echo("no skill has an active manifest: gatepost manifest import FILE, or gatepost bootstrap --skill NAME")
+        return
+    for r in results:
+        if r["status"] in ("no_manifest", "no_runs"):
+            click.echo(f"- {r['skill']}: not evaluated: {r['why']}")
+            continue
+        sev = f" ({r['severity']})" if r.get("state") == "NEW_FAIL" else ""
+        mark = regressions.SYMBOLS.get(r["state"], "?")
+        tail = " · unchanged" if r["status"] == "unchanged" else ""
+        click.echo(f"{mark} {r['skill']}: {r['state']}{sev} · run {r['run_id']} · manifest v{r['manifest_version']}"
+                   f"{tail}")
+        for a in r["assertions"]:
+            if not a["passed"]:
+                click.echo(f"    ✘ {a['assertion']}: {a['message']}")
+        if r["state"] == "CHRONIC":
+            click.echo("    recommendation: operator review — fix the skill or relax the assertion (no new filing)")
+        elif r["state"] == "STABLE_FAIL":
+            click.echo(f"    the manifest may mismatch: gatepost skills mismatch {r['skill']} --note … starts a draft")
+
+
+@skills_group.command("show")
+@click.option("--skill", default=None, metavar="NAME", help="Show only this skill.")
+@click.option("--state", type=click.Choice(STATES), default=None, help="Show only skills in this state.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print JSON: skill, state, severity (NEW_FAIL only, else null), fail_streak, pass_streak, "
+                   "last_run, failing.")
+@click.pass_context
+def show(ctx: click.Context, skill: str | None, state: str | None, as_json: bool) -> None:
+    """Print every skill's regression state, most urgent first."""
+    rows = skills.show_states(open_ctx_store(ctx), skill=skill, state=state)
+    if as_json:
+        echo_json(rows)
+        return
+    if not rows:
+        click.echo("no skills yet: gatepost skills record SKILL --output FILE")
+    for r in rows:
+        state_text = r["state"] or "not evaluated"
+        sev = f" ({r['severity']})" if r["severity"] else ""
+        mark = regressions.SYMBOLS.get(r["state"], "·")
+        failing = f"  failing: {', '.join(r['failing'])}" if r["failing"] else ""
+        click.echo(f"{mark} {r['skill']:<28} {state_text + sev:<20} fails {r['fail_streak']:>2}  passes "
+                   f"{r['pass_streak']:>3}  last run {r['last_run'] or '—'}{failing}")
+
+
+@skills_group.command("acknowledge")
+@click.argument("skill")
+@click.option("--note", required=True, help="What you saw and what happens next (required).")
+@as_option
+@click.pass_context
+def acknowledge(ctx: click.Context, skill: str, note: str, as_name: str | None) -> None:
+    """Record that you have seen SKILL's failure and own it (needs regression.triage)."""
+    seq = regressions.acknowledge(open_ctx_store(ctx), skill, actor=person(as_name), note=note)
+    click.echo(f"acknowledged {skill} (event #{seq})")
+
+
+@skills_group.command("mismatch")
+@click.argument("skill")
+@click.option("--note", required=True, help="Why the manifest, not the skill, looks wrong (required).")
+@as_option
+@click.pass_context
+def mismatch(ctx: click.Context, skill: str, note: str, as_name: str | None) -> None:
+    """Flag that SKILL's manifest mismatches its output, and start a bootstrap draft (regression.triage)."""
+    seq, draft, why = regressions.flag_mismatch(open_ctx_store(ctx), skill, actor=person(as_name), note=note)
+    if draft:
+        click.echo(f"flagged {skill} (event #{seq}); bootstrap draft {draft['id']} waits for review")
+    else:
+        click.echo(f"flagged {skill} (event #{seq}); no draft: {why}")
+
+
+COMMANDS = [skills_group]

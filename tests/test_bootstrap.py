@@ -1,0 +1,120 @@
+"""Bootstrap drafts: the sample, p25 with linear interpolation, the 80% headings, refusals."""
+
+import json
+
+import pytest
+
+from store.actors import add_actor
+from store.bootstrap import DEFAULT_FORBIDDEN, bootstrap, percentile, propose
+from store.errors import RefusedError
+from store.manifests import active_version, list_drafts
+from store.skills import record_run
+
+
+@pytest.mark.parametrize("values,p,expected", [
+    ([100, 200, 300, 400, 500], 25, 200),
+    ([500, 100, 400, 200, 300], 25, 200),  # order does not matter
+    ([10, 20, 30, 40], 25, 17.5),  # rank 0.75 between 10 and 20
+    ([312, 401, 455, 460, 1000, 1200], 25, 414.5),  # rank 1.25: 401 + 0.25 * 54
+    ([7], 25, 7),
+    ([1, 2, 3], 0, 1),
+    ([1, 2, 3], 100, 3),
+    ([1, 3], 50, 2),
+])
+def test_percentile_linear_interpolation(values, p, expected):
+    assert percentile(values, p) == pytest.approx(expected)
+
+
+def _runs(db, skill, outputs, status="ok", start=1):
+    for i, text in enumerate(outputs, start=start):
+        record_run(db, skill, text, actor="run-52", status=status, at=f"2026-05-{i:02d}T08:00:00Z")
+
+
+@pytest.fixture
+def people(db):
+    add_actor(db, "run-52", "producer", ["evidence.record"])
+    add_actor(db, "bruno", "person", ["manifest.review"])
+    return db
+
+
+def _doc(words: int, *sections: str) -> str:
+    body = "\n".join(f"## {s}\n" + " ".join(["word"] * 3) for s in sections)
+    filler = " ".join(["word"] * (words - 3 * len(sections) - len(" ".join(sections).split())))
+    return body + "\n" + filler
+
+
+def test_bootstrap_samples_the_last_five_successful_runs(people):
+    db = people
+    _runs(db, "paper-pick", [_doc(900, "Central claim")] * 3)  # older: not sampled
+    _runs(db, "paper-pick", ["I cannot do that"] * 2, status="error", start=20)  # errors: never sampled
+    counts = [312, 401, 455, 460, 520]
+    sections = [("Central claim", "Read order", "Why it's worth it"), ("Central claim", "Read order"),
+                ("Central claim", "Read order", "Why it's worth it"), ("Central claim", "read order"),
+                ("Central claim", "Where it might be wrong")]
+    _runs(db, "paper-pick", [_doc(n, *s) for n, s in zip(counts, sections, strict=True)], start=10)
+    draft = bootstrap(db, "paper-pick", actor="bruno")
+    ev = draft["evidence"]
+    assert [r["id"] for r in ev["runs"]] == [f"paper-pick-{n:04d}" for n in (10, 9, 8, 7, 6)]
+    assert sorted(ev["word_counts"]) == counts
+    assert ev["min_words"]["value"] == 401 and draft["assertions"]["min_words"] == 401
+    # Central claim in 5/5, Read order in 4/5 (case-insensitive): 80% is enough, Why it's worth it in 2/5: below 80%
+    assert draft["assertions"]["required_patterns"] == ["Central claim", "Read order"]
+    assert ev["headings_needed"] == 4
+    assert len(ev["headings"]["Why it's worth it"]) == 2
+    assert draft["assertions"]["forbidden_patterns"] == list(DEFAULT_FORBIDDEN)
+    assert draft["status"] == "pending" and draft["origin"] == "bootstrap"
+    assert active_version(db, "paper-pick") is None  # never auto-approved
+    assert list_drafts(db)[1] == 1
+
+
+def test_p25_is_interpolated_and_rounded_down_with_a_smaller_sample(people):
+    db = people
+    _runs(db, "hn-digest", [_doc(n, "Top stories") for n in (10, 20, 30, 41)])
+    assertions, evidence = propose(db, "hn-digest", sample=4)
+    assert evidence["min_words"]["value"] == pytest.approx(17.5)
+    assert assertions["min_words"] == 17
+    assert assertions["required_patterns"] == ["Top stories"]
+
+
+def test_default_forbidden_patterns_seen_in_the_sample_are_left_out(people):
+    db = people
+    _runs(db, "rss-digest", ["It is important to note the feed moved. " + _doc(50, "Feeds")] + [_doc(50, "Feeds")] * 4)
+    assertions, evidence = propose(db, "rss-digest")
+    assert "it is important to note" not in assertions["forbidden_patterns"]
+    assert list(evidence["forbidden_dropped"]) == ["it is important to note"]
+    assert "as an AI" in assertions["forbidden_patterns"]
+
+
+def test_fewer_runs_than_needed_is_refused_and_stores_nothing(people):
+    db = people
+    _runs(db, "token-movers", [_doc(100, "Top movers")] * 4)
+    _runs(db, "token-movers", ["boom"], status="error", start=9)
+    with pytest.raises(RefusedError) as err:
+        bootstrap(db, "token-movers", actor="bruno")
+    assert str(err.value) == "bootstrap token-movers: refused: 4 successful runs recorded, bootstrap needs the last 5"
+    assert list_drafts(db, status=None)[1] == 0
+
+
+def test_unknown_skill_is_refused(people):
+    with pytest.raises(RefusedError, match="no skill 'nope'"):
+        bootstrap(people, "nope", actor="bruno")
+
+
+def test_cli_bootstrap_json_and_refusal(people, cli):
+    _runs(people, "hn-digest", [_doc(n, "Top stories", "Also") for n in (100, 120, 140, 160, 180)])
+    result = cli("bootstrap", "--skill", "hn-digest", "--json", "--as", "bruno")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["status"] == "pending" and data["assertions"]["min_words"] == 120
+    assert data["evidence"]["word_counts"] == [180, 160, 140, 120, 100]
+    refused = cli("bootstrap", "--skill", "hn-digest", "--sample", "9")
+    assert refused.exit_code == 3
+    assert "5 successful runs recorded, bootstrap needs the last 9" in refused.output
+
+
+def test_a_sample_too_small_to_mean_anything_is_bad_input(people, cli):
+    from store.errors import InputError
+
+    with pytest.raises(InputError, match="--sample: expected at least 3"):
+        propose(people, "hn-digest", sample=2)
+    assert cli("bootstrap", "--skill", "hn-digest", "--sample", "1").exit_code == 2
