@@ -1,0 +1,43 @@
+"""The demo's skills part: every regression state, realistic histories, drafts in every status."""
+
+import random
+
+from store.db import open_store
+from store.demo import actors as demo_actors
+from store.demo import skills as demo_skills
+from store.overview import counts
+
+
+def _build(path):
+    db = open_store(path)
+    rng = random.Random(7)
+    demo_actors.populate(db, rng, "tester")
+    summary = demo_skills.populate(db, rng, "tester")
+    return db, summary
+
+
+def test_demo_has_every_state_severity_and_draft_status(tmp_path):
+    db, summary = _build(tmp_path / "demo.db")
+    data = counts(db)
+    assert all(n >= 5 for n in data["regressions"].values()), data["regressions"]
+    assert all(n >= 3 for n in data["severity"].values()), data["severity"]
+    assert data["drafts"]["pending"] >= 8 and data["drafts"]["approved"] >= 3
+    assert data["drafts"]["rejected"] >= 3 and data["drafts"]["superseded"] >= 3
+    origins = {r[0] for r in db.execute("SELECT origin FROM manifest_drafts WHERE status = 'pending'")}
+    assert origins == {"bootstrap", "edit", "mismatch"}
+    lengths = [n for (n,) in db.execute("SELECT COUNT(*) FROM skill_evals GROUP BY skill")]
+    assert min(lengths) >= 6 and max(lengths) <= 16  # 6-15 runs, plus a re-evaluation after an approval
+    assert db.execute("SELECT COUNT(*) FROM skill_runs WHERE status = 'error'").fetchone()[0] > 0
+    assert db.execute("SELECT COUNT(*) FROM events WHERE kind = 'regression.acknowledged'").fetchone()[0] == 3
+    assert "skills" in summary and "pending" in summary
+    db.close()
+
+
+def test_demo_is_deterministic(tmp_path):
+    states = []
+    for name in ("a.db", "b.db"):
+        db, _ = _build(tmp_path / name)
+        states.append(db.execute("SELECT skill, state, severity, fail_streak, pass_streak FROM regression_states"
+                                 " ORDER BY skill").fetchall())
+        db.close()
+    assert states[0] == states[1]
