@@ -28,11 +28,13 @@ def _available() -> list[tuple[str, str, str, str]]:
     return [s for s in SCREENS if importlib.util.find_spec(s[3].split(":")[0]) is not None]
 
 
-def _loader(target: str):
+def _loader(mode: str, target: str):
     module_name, class_name = target.split(":")
 
     def make():
-        return getattr(importlib.import_module(module_name), class_name)()
+        screen = getattr(importlib.import_module(module_name), class_name)()
+        screen.mode_name = mode
+        return screen
 
     return make
 
@@ -47,7 +49,7 @@ class GatepostApp(App):
 
     def __init__(self, db_path: str | Path, *, person: str) -> None:
         self.screen_specs = _available()
-        self.MODES = {mode: _loader(target) for mode, _key, _label, target in self.screen_specs}
+        self.MODES = {mode: _loader(mode, target) for mode, _key, _label, target in self.screen_specs}
         super().__init__()
         self.db_path = Path(db_path)
         self.db = open_store(self.db_path, create=False)
@@ -56,8 +58,8 @@ class GatepostApp(App):
         self.actor_kind = actor["kind"] if actor else None
         self.capabilities: list[str] = actor["capabilities"] if actor and actor["kind"] == "person" else []
         for mode, key, label, _target in self.screen_specs:
-            self.bind(key, f"switch_mode('{mode}')", description=label)
-        self.bind("question_mark", "help", description="Help", key_display="?")
+            self.bind(key, f"switch_mode('{mode}')", description=label, show=False)
+        self.bind("question_mark", "help", description="Help: every key", key_display="?", show=False)
 
     BINDINGS = [
         Binding("escape", "back", "Back", show=False),

@@ -15,6 +15,12 @@ import click
 from store.errors import GatepostError
 
 from . import commands
+from .safe import clean
+
+
+def _one_line(message: str) -> str:
+    """An error message as one printable line: data quoted in it (a key with a newline, an escape) stays inert."""
+    return clean(message.replace("\r", "\\r").replace("\n", "\\n"))
 
 
 class GatepostGroup(click.Group):
@@ -24,7 +30,7 @@ class GatepostGroup(click.Group):
         try:
             return super().invoke(ctx)
         except GatepostError as exc:
-            click.echo(f"gatepost: {exc}", err=True)
+            click.echo(f"gatepost: {_one_line(str(exc))}", err=True)
             sys.exit(exc.exit_code)
         except click.exceptions.Exit:
             raise

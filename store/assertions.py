@@ -313,6 +313,8 @@ def validate_assertions(skill: str, assertions: object, *, source: str = "manife
                 re.compile(value)
             except re.error as exc:
                 raise InputError(f"{at}: invalid regular expression {value!r}: {exc}") from None
+            except (RecursionError, OverflowError):
+                raise InputError(f"{at}: invalid regular expression {value[:40]!r}…: nested too deeply") from None
         elif key == "must_cite_source" or key in CUSTOM_CHECKS:
             if not isinstance(value, bool):
                 raise InputError(f"{at}: expected true or false, got {value!r}")

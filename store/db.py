@@ -26,13 +26,11 @@ def resolve_path(path: str | os.PathLike | None) -> Path:
 
 
 def _check_file(path: Path) -> None:
+    # The SQLite header is not read here with open(): closing any descriptor of the file would drop the
+    # POSIX locks this process's open connections hold on it, and another process could then delete the
+    # WAL under them ("disk I/O error"). SQLite itself refuses a file that is not a database (SQLITE_NOTADB).
     if path.is_dir():
         raise StoreError(f"{path}: is a directory, expected a gatepost store file")
-    if path.exists() and path.stat().st_size > 0:
-        with path.open("rb") as handle:
-            header = handle.read(len(SQLITE_HEADER))
-        if header != SQLITE_HEADER:
-            raise StoreError(f"{path}: not a SQLite database, so not a gatepost store")
 
 
 def open_store(path: str | os.PathLike, *, create: bool = True) -> Database:
@@ -43,6 +41,7 @@ def open_store(path: str | os.PathLike, *, create: bool = True) -> Database:
         raise StoreError(f"{path}: no gatepost store here (run `gatepost init` or `gatepost demo`)")
     if not path.parent.exists():
         raise StoreError(f"{path}: folder {path.parent} does not exist")
+    conn = None
     try:
         conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
         db = Database(conn)
@@ -54,6 +53,10 @@ def open_store(path: str | os.PathLike, *, create: bool = True) -> Database:
         _check_owner(db, path)
         _retry_busy(lambda: _migrate(db, path))
     except sqlite3.DatabaseError as exc:
+        if conn is not None:
+            conn.close()
+        if getattr(exc, "sqlite_errorname", "") == "SQLITE_NOTADB" or "file is not a database" in str(exc):
+            raise StoreError(f"{path}: not a SQLite database, so not a gatepost store") from None
         raise StoreError(f"{path}: cannot be read as a gatepost store ({exc})") from None
     return db
 

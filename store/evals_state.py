@@ -94,7 +94,7 @@ def parse_state(text: str, *, source: str = "evals-state.json") -> dict[str, dic
     unknown = [k for k in data if k not in ("version", "skills")]
     if unknown:
         raise InputError(f"{source}: {unknown[0]}: unknown key; expected version and skills")
-    if data.get("version") != VERSION:
+    if type(data.get("version")) is not int or data.get("version") != VERSION:  # true == 1 in Python
         raise InputError(f"{source}: version: expected {VERSION}, got {data.get('version')!r}")
     skills = data.get("skills")
     if not isinstance(skills, dict):

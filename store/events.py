@@ -39,9 +39,13 @@ def append_event(
 
 
 def last_seq(db: Database, subject_type: str, subject_id: str) -> int:
-    """The newest event's seq about one subject (0 if none): the token of optimistic concurrency."""
+    """The newest event's seq about one subject (0 if none): the token of optimistic concurrency.
+
+    Lease events (lease.taken/renewed/released) say who works an item, not what it is, so
+    they do not move the token: a renewal must not make a reviewer's decision look stale.
+    """
     row = db.execute(
-        "SELECT MAX(seq) FROM events WHERE subject_type = ? AND subject_id = ?",
+        "SELECT MAX(seq) FROM events WHERE subject_type = ? AND subject_id = ? AND kind NOT LIKE 'lease.%'",
         [subject_type, subject_id],
     ).fetchone()
     return row[0] or 0

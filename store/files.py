@@ -12,6 +12,17 @@ MAX_FILE_BYTES = 64 * 1024 * 1024  # no importer needs more; a larger file is re
 MAX_YAML_ALIASES = 20  # gatepost formats need none; 20 bounds any expansion to a few thousand nodes
 
 
+def check_size(path: str | Path, *, what: str = "file", max_bytes: int = MAX_FILE_BYTES) -> None:
+    """Refuse a file larger than `max_bytes` before any of it is read (for importers with their own reading)."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return  # missing or unreadable: the caller's own reading says so in its words
+    if size > max_bytes and not path.is_dir():
+        raise InputError(f"{path}: {size:,} bytes is larger than the {max_bytes:,}-byte limit for a {what}")
+
+
 def read_text(path: str | Path, *, what: str = "file", max_bytes: int = MAX_FILE_BYTES) -> str:
     """The file's text, or an InputError naming the file: missing, too large, binary or not UTF-8."""
     path = Path(path)
@@ -50,6 +61,9 @@ class _GuardedLoader(yaml.SafeLoader):
             if self._aliases > MAX_YAML_ALIASES:
                 raise yaml.YAMLError(f"more than {MAX_YAML_ALIASES} aliases (a YAML alias bomb?)")
         return super().compose_node(parent, index)
+
+
+GuardedLoader = _GuardedLoader  # for modules that load YAML with their own error messages
 
 
 def parse_yaml(text: str, *, source: str) -> Any:

@@ -24,6 +24,7 @@ from .clock import now_iso
 from .db import transaction
 from .errors import ConflictError, InputError, RefusedError
 from .events import append_event, last_seq
+from .leases import check_free
 
 DRAFT_STATUSES = ("pending", "approved", "rejected", "superseded")
 ORIGINS = ("bootstrap", "mismatch", "edit")
@@ -162,9 +163,10 @@ def create_draft(db: Database, skill: str, assertions: dict[str, Any], *, author
     return get_draft(db, draft_id)
 
 
-def _check_pending(db: Database, draft: dict, expected_seq: int | None, doing: str) -> None:
+def _check_pending(db: Database, draft: dict, expected_seq: int | None, doing: str, actor: str) -> None:
     if draft["status"] != "pending":
         raise RefusedError(f"{doing}: refused: draft {draft['id']} is {draft['status']}, not pending")
+    check_free(db, "draft", draft["id"], actor)
     if expected_seq is not None and last_seq(db, "draft", draft["id"]) != expected_seq:
         raise ConflictError(f"{doing}: refused: draft {draft['id']} changed since you looked at it; look again")
 
@@ -180,7 +182,7 @@ def approve_draft(db: Database, draft_id: str, *, actor: str, note: str | None =
     with transaction(db):
         require(db, actor, "manifest.review", doing=doing)
         draft = _require_draft(db, draft_id, doing)
-        _check_pending(db, draft, expected_seq, doing)
+        _check_pending(db, draft, expected_seq, doing, actor)
         seq = append_event(db, "draft.approved", actor=actor, subject_type="draft", subject_id=draft_id,
                            note=(note or "").strip() or None, payload={"skill": draft["skill"]})
         version = _add_version(db, draft["skill"], draft["assertions"], author=actor, source="draft",
@@ -202,7 +204,7 @@ def reject_draft(db: Database, draft_id: str, *, actor: str, note: str, expected
     with transaction(db):
         require(db, actor, "manifest.review", doing=doing)
         draft = _require_draft(db, draft_id, doing)
-        _check_pending(db, draft, expected_seq, doing)
+        _check_pending(db, draft, expected_seq, doing, actor)
         append_event(db, "draft.rejected", actor=actor, subject_type="draft", subject_id=draft_id,
                      note=note.strip(), payload={"skill": draft["skill"]})
         _set_status(db, draft_id, "rejected")
@@ -224,7 +226,7 @@ def edit_draft(db: Database, draft_id: str, yaml_text: str, *, actor: str, note:
     with transaction(db):
         require(db, actor, "manifest.review", doing=doing)
         draft = _require_draft(db, draft_id, doing)
-        _check_pending(db, draft, expected_seq, doing)
+        _check_pending(db, draft, expected_seq, doing, actor)
         assertions = parse_draft_yaml(yaml_text, draft["skill"], source=f"edit of {draft_id}")
         if assertions == draft["assertions"]:
             raise InputError(f"{doing}: the edit changes no assertion; nothing to save")

@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 
 from .errors import InputError
+from .files import GuardedLoader, check_size
 from .revision import short
 
 TRUE, FALSE, UNKNOWN = "TRUE", "FALSE", "UNKNOWN"
@@ -370,6 +371,7 @@ def _kind(value: Any) -> str:
 def read_yaml(path: str | Path) -> Any:
     """A YAML file's data; unreadable or malformed files become one-line InputErrors."""
     path = Path(path)
+    check_size(path, what="YAML file")
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
@@ -377,12 +379,14 @@ def read_yaml(path: str | Path) -> Any:
     except OSError as exc:
         raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=GuardedLoader)  # noqa: S506 - a SafeLoader subclass refusing alias bombs
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or "malformed"
+        problem = getattr(exc, "problem", None) or (str(exc).splitlines() or ["malformed"])[0]
         raise InputError(f"{path}: not valid YAML{at}: {problem}") from None
+    except (RecursionError, ValueError, TypeError) as exc:  # nesting too deep; a date like 2026-13-01
+        raise InputError(f"{path}: not valid YAML: {str(exc).splitlines()[0] if str(exc) else 'nested too deeply'}") from None
 
 
 def parse_protocol(data: Any, source: str = "protocol") -> Protocol:

@@ -20,6 +20,7 @@ from .clock import now_iso
 from .db import transaction
 from .errors import ConflictError, InputError, RefusedError
 from .events import append_event, last_seq
+from .leases import check_free
 
 STATES = ("NEW_FAIL", "CHRONIC", "STABLE_FAIL", "NEW_PASS", "PASS")
 FAILING_STATES = ("NEW_FAIL", "STABLE_FAIL", "CHRONIC")
@@ -160,6 +161,7 @@ def acknowledge(db: Database, skill: str, *, actor: str, note: str, expected_seq
     with transaction(db):
         require(db, actor, "regression.triage", doing=doing)
         state = _require_state(db, skill, doing)
+        check_free(db, "skill", skill, actor)
         if state["state"] not in FAILING_STATES:
             raise RefusedError(f"{doing}: refused: {skill} is {state['state']}; only failing states are acknowledged")
         _check_seq(db, skill, expected_seq, doing)
@@ -186,6 +188,7 @@ def flag_mismatch(db: Database, skill: str, *, actor: str, note: str,
     with transaction(db):
         require(db, actor, "regression.triage", doing=doing)
         state = _require_state(db, skill, doing)
+        check_free(db, "skill", skill, actor)
         _check_seq(db, skill, expected_seq, doing)
         seq = append_event(db, "regression.mismatch", actor=actor, subject_type="skill", subject_id=skill,
                            note=note.strip(), payload={"state": state["state"], "failing": state["failing"],

@@ -26,7 +26,8 @@ from .regressions import Transition, next_state
 RUN_STATUSES = ("ok", "error")
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:#/-]{0,119}$")
 
-__all__ = ["ensure_skill", "record_run", "evaluate", "list_skills", "skill_detail", "history", "show_states"]
+__all__ = ["ensure_skill", "record_run", "evaluate", "list_skills", "skill_detail", "history", "show_states",
+           "assertion_changes", "assertion_grid"]
 
 
 def _rows(cursor) -> list[dict]:
@@ -218,6 +219,78 @@ def history(db: Database, skill: str, *, limit: int = 30) -> list[dict]:
     return rows[::-1]
 
 
+def _recent_evals(db: Database, skill: str, limit: int) -> list[dict]:
+    """The newest `limit` evals of a skill, oldest first, with the run each judged."""
+    rows = _rows(db.execute(
+        "SELECT e.id, e.run_id, e.passed, e.at, r.at AS run_at FROM skill_evals e"
+        " LEFT JOIN skill_runs r ON r.id = e.run_id WHERE e.skill = ? ORDER BY e.id DESC LIMIT ?", [skill, limit]))
+    return rows[::-1]
+
+
+def _results_by_eval(db: Database, eval_ids: list[int]) -> dict[int, dict[str, dict]]:
+    found: dict[int, dict[str, dict]] = {i: {} for i in eval_ids}
+    if not eval_ids:
+        return found
+    cursor = db.execute("SELECT eval_id, assertion, passed, message FROM assertion_results"
+                        f" WHERE eval_id IN ({', '.join('?' * len(eval_ids))}) ORDER BY id", eval_ids)
+    for eval_id, assertion, passed, message in cursor.fetchall():
+        found[eval_id][assertion] = {"passed": bool(passed), "message": message}
+    return found
+
+
+# Newly failing first (what broke), then newly passing, then assertions that came or went with a manifest.
+_CHANGE_ORDER = {"now failing": 0, "now passing": 1, "new": 2, "removed": 3}
+
+
+def assertion_changes(db: Database, skill: str) -> dict:
+    """The assertions whose result differs between the skill's last two evals: what to look at first.
+
+    Returns {"before": eval|None, "after": eval|None, "changes": [{assertion, change, before, after,
+    message, before_message}]}, where change is "now failing", "now passing", "new" or "removed".
+    With fewer than two evals there is nothing to compare and `changes` is empty.
+    """
+    evals = _recent_evals(db, skill, 2)
+    if len(evals) < 2:
+        return {"before": None, "after": evals[-1] if evals else None, "changes": []}
+    before, after = evals
+    results = _results_by_eval(db, [before["id"], after["id"]])
+    old, new = results[before["id"]], results[after["id"]]
+    changes = []
+    for name in list(new) + [n for n in old if n not in new]:
+        was, now = old.get(name), new.get(name)
+        if was is not None and now is not None and was["passed"] == now["passed"]:
+            continue
+        if was is None:
+            change = "new"
+        elif now is None:
+            change = "removed"
+        else:
+            change = "now passing" if now["passed"] else "now failing"
+        changes.append({"assertion": name, "change": change,
+                        "before": was["passed"] if was else None, "after": now["passed"] if now else None,
+                        "message": now["message"] if now else None,
+                        "before_message": was["message"] if was else None})
+    changes.sort(key=lambda c: _CHANGE_ORDER[c["change"]])
+    return {"before": before, "after": after, "changes": changes}
+
+
+def assertion_grid(db: Database, skill: str, *, runs: int = 12) -> dict:
+    """Assertion × eval grid over the last `runs` evals (oldest → newest): True, False or None (not checked).
+
+    Rows are ordered by the newest result, failing first, then by name, so the
+    assertions that fail now sit at the top of the heat-map.
+    """
+    evals = _recent_evals(db, skill, runs)
+    results = _results_by_eval(db, [e["id"] for e in evals])
+    names: list[str] = []
+    for e in evals:
+        names.extend(n for n in results[e["id"]] if n not in names)
+    rows = [{"assertion": n, "marks": [results[e["id"]][n]["passed"] if n in results[e["id"]] else None
+                                       for e in evals]} for n in names]
+    rows.sort(key=lambda r: (r["marks"][-1] is not False, r["assertion"]))
+    return {"evals": evals, "rows": rows}
+
+
 def skill_detail(db: Database, skill: str) -> dict | None:
     """Everything the Regressions detail shows about one skill."""
     if not db.execute("SELECT 1 FROM skills WHERE name = ?", [skill]).fetchone():
@@ -230,6 +303,8 @@ def skill_detail(db: Database, skill: str) -> dict | None:
     row["latest_run"] = latest_run(db, skill)
     row["manifest"] = active_version(db, skill)
     row["history"] = history(db, skill)
+    row["changes"] = assertion_changes(db, skill)
+    row["grid"] = assertion_grid(db, skill)
     row["triage"] = _rows(db.execute(
         "SELECT seq, at, actor, kind, note FROM events WHERE subject_type = 'skill' AND subject_id = ?"
         " AND kind IN ('regression.acknowledged', 'regression.mismatch') ORDER BY seq DESC LIMIT 10", [skill]))

@@ -5,6 +5,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
+from ..widgets.nav_bar import NavBar
 from ..widgets.paged_list import PagedList
 
 
@@ -17,9 +18,11 @@ class GatepostScreen(Screen):
     """
 
     BINDINGS = [Binding("slash", "search", "Search", key_display="/")]
+    mode_name: str | None = None  # the app sets it: the NavBar marks this screen's key
 
     def compose(self) -> ComposeResult:
         yield Header()
+        yield NavBar()
         yield from self.body()
         yield Footer()
 

@@ -20,6 +20,7 @@ from ..safe import literal, one_line
 from ..widgets.case_claims import EVIDENCE_STYLE, ClaimTree, claim_strip, symbol
 from ..widgets.note_dialog import NoteDialog
 from ..widgets.paged_list import PagedList
+from ..widgets.queue_bar import QUEUE_BINDINGS, QueueBar, QueueMixin
 from .base import GatepostScreen
 
 COLUMNS = [("id", 12), ("rev", 6), ("claims", 9), ("status", 12), ("title", 40)]
@@ -35,7 +36,7 @@ OUTCOME_OPTIONS = [("kept", "kept"), ("rejected", "rejected"), ("proposed", "pro
                    ("inconclusive", "inconclusive")]
 
 
-class CasesScreen(GatepostScreen):
+class CasesScreen(QueueMixin, GatepostScreen):
     """k keep · r reject · p propose · i inconclusive — each only when the protocol and your authority allow it."""
 
     DEFAULT_CSS = """
@@ -54,7 +55,13 @@ class CasesScreen(GatepostScreen):
         Binding("p", "decide('proposed')", "Propose"),
         Binding("i", "decide('inconclusive')", "Inconclusive"),
         Binding("f", "cycle_status", "Status filter"),
+        *QUEUE_BINDINGS,
     ]
+    QUEUE = "cases"
+    QUEUE_FILTER = {"status": "needs_decision"}
+    QUEUE_CAPABILITIES = ("loop_change.keep", "case.close")
+    QUEUE_EMPTY_HINT = ("Open cases still waiting on evidence are not in it: f shows them; "
+                        "6 Proposals holds what was proposed to a person.")
 
     def __init__(self) -> None:
         super().__init__()
@@ -69,6 +76,7 @@ class CasesScreen(GatepostScreen):
 
     # --- layout -------------------------------------------------------------------------
     def body(self) -> ComposeResult:
+        yield QueueBar()
         with Horizontal(classes="split"):
             with Vertical(classes="list-pane"):
                 yield Static(id="cases-title", classes="pane-title")
@@ -94,6 +102,7 @@ class CasesScreen(GatepostScreen):
 
     def on_mount(self) -> None:
         self._title()
+        self.queue_render()
         self.query_one(PagedList).table.focus()
         if self._pending_open:
             key, self._pending_open = self._pending_open, None
@@ -213,6 +222,7 @@ class CasesScreen(GatepostScreen):
         paged.reload(keep_key=self.case_id or paged.current_key)
         if self.case_id:
             self.show_case(self.case_id)
+        self.queue_render()
 
     @on(PagedList.Highlighted, "#cases-list")
     def _highlighted(self, event: PagedList.Highlighted) -> None:
@@ -226,6 +236,7 @@ class CasesScreen(GatepostScreen):
             view = None
         self.view, self.case_id = view, (view["id"] if view else None)
         self.seen_seq = view["last_seq"] if view else None
+        self.queue_shown(self.case_id)
         head = self.query_one("#case-head", Static)
         if view is None:
             head.update(literal("No case selected."))
@@ -355,5 +366,15 @@ class CasesScreen(GatepostScreen):
             self.notify(str(exc), title="Refused", severity="error", markup=False, timeout=10)
         else:
             self.notify(f"{case_id}: {outcome} by {self.person}", title="Decided", markup=False)
+            self._update_row(case_id)
+            self.show_case(case_id)
+            self.queue_completed(case_id)
+            return
         self._update_row(case_id)
         self.show_case(case_id)
+
+    def queue_detail(self, key: str) -> None:
+        if self.query_one(PagedList).move_to_key(key):
+            self.show_case(key)
+        else:
+            self.open_item(key)

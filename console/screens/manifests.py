@@ -27,6 +27,7 @@ from ..safe import literal, one_line
 from ..widgets.diff_view import unified_diff
 from ..widgets.note_dialog import NoteDialog
 from ..widgets.paged_list import PagedList
+from ..widgets.queue_bar import QUEUE_BINDINGS, QueueBar, QueueMixin
 from .base import GatepostScreen
 
 COLUMNS = [("draft", 10), ("skill", 22), ("origin", 9), ("by", 8), ("status", 12), ("created", 11)]
@@ -104,7 +105,7 @@ class EditDraftDialog(ModalScreen[str | None]):
         self.action_cancel()
 
 
-class ManifestsScreen(GatepostScreen):
+class ManifestsScreen(QueueMixin, GatepostScreen):
     """Drafts of assertion manifests; only a person's approval makes one the active version."""
 
     DEFAULT_CSS = """
@@ -120,7 +121,12 @@ class ManifestsScreen(GatepostScreen):
         Binding("r", "reject", "Reject"),
         Binding("e", "edit", "Edit"),
         Binding("f", "cycle_filter", "Filter status"),
+        *QUEUE_BINDINGS,
     ]
+    QUEUE = "drafts"
+    QUEUE_FILTER = {"status": "pending"}
+    QUEUE_CAPABILITIES = ("manifest.review",)
+    QUEUE_EMPTY_HINT = "New drafts come from bootstrap and from a flagged mismatch (4 Regressions, m)."
 
     def __init__(self) -> None:
         super().__init__()
@@ -130,6 +136,7 @@ class ManifestsScreen(GatepostScreen):
         self.pending_open: str | None = None
 
     def body(self) -> ComposeResult:
+        yield QueueBar()
         with Horizontal(classes="split"):
             with Vertical(classes="list-pane"):
                 with Horizontal(classes="filters"):
@@ -149,6 +156,7 @@ class ManifestsScreen(GatepostScreen):
     def on_mount(self) -> None:
         for paged in self.query(PagedList):
             paged.table.focus()
+        self.queue_render()
         if self.pending_open:
             self.call_after_refresh(self.open_item, self.pending_open)
 
@@ -202,6 +210,13 @@ class ManifestsScreen(GatepostScreen):
         super().refresh_data()
         if self.key:
             self._show(self.key)
+        self.queue_render()
+
+    def queue_detail(self, key: str) -> None:
+        if self.query_one(PagedList).move_to_key(key):
+            self._show(key)
+        else:
+            self.open_item(key)
 
     # --- the detail ----------------------------------------------------------------------------
     @on(PagedList.Highlighted, "#man-list")
@@ -210,6 +225,7 @@ class ManifestsScreen(GatepostScreen):
 
     def _show(self, key: str | None) -> None:
         self.key = key
+        self.queue_shown(key)
         draft = get_draft(self.db, key) if key else None
         ids = ("draft", "active", "diff", "evidence", "actions")
         parts = {name: self.query_one(f"#man-{name}", Static) for name in ids}
@@ -317,7 +333,7 @@ class ManifestsScreen(GatepostScreen):
             return None
         return draft
 
-    def _run(self, fn, message: str) -> None:
+    def _run(self, fn, message: str, key: str) -> None:
         try:
             fn()
         except GatepostError as exc:
@@ -325,6 +341,7 @@ class ManifestsScreen(GatepostScreen):
             return
         self.notify(message)
         self.refresh_data()
+        self.queue_completed(key)
 
     def action_approve(self) -> None:
         draft = self._pending_draft()
@@ -336,7 +353,7 @@ class ManifestsScreen(GatepostScreen):
             if note is not None:
                 self._run(lambda: approve_draft(self.db, draft["id"], actor=self.person, note=note or None,
                                                 expected_seq=seen),
-                          f"Approved {draft['id']}: it is {draft['skill']}'s active manifest.")
+                          f"Approved {draft['id']}: it is {draft['skill']}'s active manifest.", draft["id"])
 
         self.app.push_screen(NoteDialog(f"Approve {draft['id']} for {draft['skill']}", "Note", required=False,
                                     confirm_label="Approve"), done)
@@ -350,7 +367,7 @@ class ManifestsScreen(GatepostScreen):
         def done(note: str | None) -> None:
             if note is not None:
                 self._run(lambda: reject_draft(self.db, draft["id"], actor=self.person, note=note,
-                                               expected_seq=seen), f"Rejected {draft['id']}.")
+                                               expected_seq=seen), f"Rejected {draft['id']}.", draft["id"])
 
         self.app.push_screen(NoteDialog(f"Reject {draft['id']} for {draft['skill']}", "What is wrong with it",
                                     confirm_label="Reject"), done)
@@ -373,5 +390,6 @@ class ManifestsScreen(GatepostScreen):
             self.query_one(PagedList).reload(keep_key=new["id"])
             self.query_one(PagedList).move_to_key(new["id"])
             self._show(new["id"])
+            self.queue_follow(new["id"])
 
         self.app.push_screen(EditDraftDialog(draft), done)

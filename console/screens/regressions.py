@@ -15,6 +15,7 @@ from store.skills import list_skills, skill_detail
 from ..safe import literal, one_line
 from ..widgets.note_dialog import NoteDialog
 from ..widgets.paged_list import PagedList
+from ..widgets.queue_bar import QUEUE_BINDINGS, QueueBar, QueueMixin
 from .base import GatepostScreen
 
 COLUMNS = [("", 1), ("skill", 22), ("state", 17), ("streak", 7), ("last run", 11), ("failing", 30)]
@@ -42,7 +43,7 @@ def strip_text(history: list[dict]) -> Text:
     return text
 
 
-class RegressionsScreen(GatepostScreen):
+class RegressionsScreen(QueueMixin, GatepostScreen):
     """Skills ordered by urgency (NEW_FAIL high→low, CHRONIC, STABLE_FAIL, NEW_PASS, PASS)."""
 
     DEFAULT_CSS = """
@@ -56,7 +57,13 @@ class RegressionsScreen(GatepostScreen):
         Binding("a", "acknowledge", "Acknowledge"),
         Binding("m", "mismatch", "Manifest mismatch"),
         Binding("f", "cycle_filter", "Filter state"),
+        *QUEUE_BINDINGS,
     ]
+    QUEUE = "regressions"
+    QUEUE_FILTER = {"state": "all"}
+    QUEUE_CAPABILITIES = ("regression.triage",)
+    QUEUE_EMPTY_HINT = ("STABLE_FAIL skills are not queued (the manifest may mismatch): f filters by state; "
+                        "5 Manifests holds the drafts a mismatch started.")
 
     def __init__(self) -> None:
         super().__init__()
@@ -66,6 +73,7 @@ class RegressionsScreen(GatepostScreen):
         self.pending_open: str | None = None
 
     def body(self) -> ComposeResult:
+        yield QueueBar()
         with Horizontal(classes="split"):
             with Vertical(classes="list-pane"):
                 with Horizontal(classes="filters"):
@@ -75,7 +83,9 @@ class RegressionsScreen(GatepostScreen):
                 yield PagedList(COLUMNS, self._fetch, empty="No skills here.", id="reg-list")
             with VerticalScroll(classes="detail-pane", id="reg-detail"):
                 yield Static(literal("Nothing selected."), id="reg-head")
+                yield Static("", id="reg-changes")
                 yield Static("", id="reg-strip")
+                yield Static("", id="reg-grid")
                 yield Static("", id="reg-failing")
                 yield Static("", id="reg-triage")
                 yield Static("", id="reg-output")
@@ -83,6 +93,7 @@ class RegressionsScreen(GatepostScreen):
     def on_mount(self) -> None:
         for paged in self.query(PagedList):
             paged.table.focus()
+        self.queue_render()
         if self.pending_open:
             self.call_after_refresh(self.open_item, self.pending_open)
 
@@ -147,6 +158,13 @@ class RegressionsScreen(GatepostScreen):
         super().refresh_data()
         if self.key:
             self._show(self.key)
+        self.queue_render()
+
+    def queue_detail(self, key: str) -> None:
+        if self.query_one(PagedList).move_to_key(key):
+            self._show(key)
+        else:
+            self.open_item(key)
 
     # --- the detail ----------------------------------------------------------------------------
     @on(PagedList.Highlighted, "#reg-list")
@@ -155,9 +173,11 @@ class RegressionsScreen(GatepostScreen):
 
     def _show(self, key: str | None) -> None:
         self.key = key
+        self.queue_shown(key)
         detail = skill_detail(self.db, key) if key else None
         head = self.query_one("#reg-head", Static)
-        parts = [self.query_one(f"#reg-{name}", Static) for name in ("strip", "failing", "triage", "output")]
+        parts = [self.query_one(f"#reg-{name}", Static)
+                 for name in ("strip", "failing", "triage", "output", "changes", "grid")]
         if detail is None:
             head.update(literal("Nothing selected." if not key else f"No skill {key}."))
             for part in parts:
@@ -170,6 +190,8 @@ class RegressionsScreen(GatepostScreen):
         parts[1].update(self._failing(detail))
         parts[2].update(self._triage(detail))
         parts[3].update(self._output(detail))
+        parts[4].update(self._changes(detail))
+        parts[5].update(self._grid(detail))
 
     def _head(self, d: dict) -> Text:
         text = Text()
@@ -204,6 +226,52 @@ class RegressionsScreen(GatepostScreen):
         text.append_text(strip_text(d["history"]))
         passes = sum(1 for h in d["history"] if h["passed"])
         text.append(f"   {passes} ✔ pass · {len(d['history']) - passes} ✘ fail", style="dim")
+        return text
+
+    def _changes(self, d: dict) -> Text:
+        """What changed between the last two evals leads the detail: that is what to look at first."""
+        found = d["changes"]
+        text = Text("Changed since the previous eval", style="bold")
+        if found["before"] is None:
+            text.append("\n" + ("first eval: nothing to compare yet" if found["after"] else "no evals yet"),
+                        style="dim")
+            return text
+        text.append_text(literal(f" ({found['before']['run_id']} → {found['after']['run_id']})", style="dim"))
+        if not found["changes"]:
+            text.append("\nno assertion changed its result", style="dim")
+            return text
+        marks = {True: ("✔", "green"), False: ("✘", "bold red"), None: ("·", "dim")}
+        for c in found["changes"]:
+            text.append("\n")
+            text.append(*marks[c["before"]])
+            text.append("→", style="dim")
+            text.append(*marks[c["after"]])
+            text.append(" ")
+            text.append_text(literal(c["assertion"], style="bold"))
+            text.append(f" {c['change']}", style="bold red" if c["change"] == "now failing" else "")
+            if c["message"]:
+                text.append(": ")
+                text.append_text(literal(c["message"], style="" if c["after"] is False else "dim"))
+        return text
+
+    def _grid(self, d: dict) -> Text:
+        """Assertion × eval heat-map, oldest → newest: ✔ pass, ✘ fail, · not checked by that manifest."""
+        grid = d["grid"]
+        text = Text("Assertions by eval ", style="bold")
+        if not grid["rows"]:
+            text.append("none evaluated yet", style="dim")
+            return text
+        text.append(f"(last {len(grid['evals'])}, oldest → newest)", style="dim")
+        width = min(28, max(len(r["assertion"]) for r in grid["rows"]))
+        for row in grid["rows"]:
+            text.append("\n")
+            text.append_text(literal(one_line(row["assertion"], width).ljust(width)))
+            text.append(" ")
+            for mark in row["marks"]:
+                if mark is None:
+                    text.append("·", style="dim")
+                else:
+                    text.append("✔" if mark else "✘", style="green" if mark else "bold red")
         return text
 
     def _failing(self, d: dict) -> Text:
@@ -280,6 +348,7 @@ class RegressionsScreen(GatepostScreen):
                 return
             self.notify(f"Acknowledged {skill}.")
             self.refresh_data()
+            self.queue_completed(skill)
 
         self.app.push_screen(NoteDialog(f"Acknowledge {skill}", "What you saw and what happens next",
                                     confirm_label="Acknowledge"), done)
@@ -302,6 +371,7 @@ class RegressionsScreen(GatepostScreen):
             else:
                 self.notify(f"Mismatch flagged; no draft: {why}", severity="warning")
             self.refresh_data()
+            self.queue_completed(skill)
 
         self.app.push_screen(NoteDialog(f"Manifest mismatch on {skill}", "Why the manifest, not the skill, looks wrong",
                                     confirm_label="Flag and draft"), done)

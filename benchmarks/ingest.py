@@ -1,0 +1,158 @@
+"""Ingest speed: task results through gatepost's import path against a plain sqlite3 insert of the same rows.
+
+    python benchmarks/ingest.py [--rows 1000000] [--per-file 1000] [--keep DIR] [--profile]
+
+It writes evaluator artifact files (ROWS / PER_FILE files of PER_FILE task
+results each) to a temporary folder first, untimed. Then, timed:
+
+- gatepost: store.evaluator.import_artifact of every file into a fresh store,
+  as `gatepost suite import-artifact` does: read, parse, validate, and store
+  each file in its own transaction (the run, its event, its task results);
+- raw: the same task-result rows, already in memory as tuples, inserted with
+  plain sqlite3 `executemany` in ONE transaction into a fresh file holding a
+  table of the same shape and the same index, with the same journal settings
+  (WAL, synchronous=NORMAL).
+
+It prints both times, rows/s and the ratio (target: gatepost within 2x of the
+raw insert). --profile runs the gatepost side under cProfile and prints where
+the time goes.
+"""
+
+import argparse
+import cProfile
+import json
+import pstats
+import shutil
+import sqlite3
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from store.db import open_store  # noqa: E402
+from store.evaluator import import_artifact  # noqa: E402
+
+RAW_SCHEMA = """
+CREATE TABLE task_results (
+    id INTEGER PRIMARY KEY, run_id TEXT NOT NULL, side TEXT NOT NULL, task_id TEXT NOT NULL, attempt INTEGER,
+    passed INTEGER, judged INTEGER, score FLOAT, duration_ms INTEGER, output TEXT, reason TEXT, mock INTEGER,
+    split TEXT
+);
+CREATE INDEX idx_task_results_run_id_side_task_id_attempt ON task_results (run_id, side, task_id, attempt);
+"""
+RAW_INSERT = ("INSERT INTO task_results (run_id, side, task_id, attempt, passed, judged, score, duration_ms, output,"
+              " reason, mock, split) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+
+
+def result(file_no: int, i: int) -> dict:
+    passed = (file_no + i) % 3 != 0
+    return {"task_id": f"task-{i:05d}", "passed": passed, "score": 1.0 if passed else 0.25,
+            "duration_ms": 40 + (i * 7) % 900, "output": f"answer {file_no}-{i}: the expected value is {i * 3}",
+            "reason": None if passed else "expected string not found", "split": "tuning"}
+
+
+def write_artifacts(folder: Path, rows: int, per_file: int) -> list[Path]:
+    paths = []
+    for file_no in range((rows + per_file - 1) // per_file):
+        n = min(per_file, rows - file_no * per_file)
+        results = [result(file_no, i) for i in range(n)]
+        rate = round(sum(r["passed"] for r in results) / n, 4)
+        artifact = {"skill_id": f"skill-{file_no % 40:02d}", "executor": "bench", "execution_pass_rate": rate,
+                    "baseline_pass_rate": 0.5, "delta": round(rate - 0.5, 4), "verdict": "pass" if rate >= 0.5
+                    else "fail", "candidate_results": results, "baseline_results": [], "warnings": [],
+                    "baseline_health": {"status": "healthy", "baseline_pass_rate": 0.5, "threshold": 0.2},
+                    "started_at": f"2026-05-{1 + file_no % 28:02d}T08:00:00Z"}
+        path = folder / f"artifact-{file_no:05d}.json"
+        path.write_text(json.dumps(artifact, ensure_ascii=False), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def raw_rows(paths: list[Path]) -> list[tuple]:
+    """The rows gatepost stores, as tuples, built before the raw insert is timed."""
+    rows = []
+    for path in paths:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        run_id = "raw-" + path.stem
+        for r in data["candidate_results"]:
+            rows.append((run_id, "candidate", r["task_id"], 1, int(r["passed"]), 1, r["score"], r["duration_ms"],
+                         r["output"], r["reason"], 0, r["split"]))
+    return rows
+
+
+def time_gatepost(store: Path, paths: list[Path], profile: bool) -> float:
+    db = open_store(store)
+    profiler = cProfile.Profile() if profile else None
+    started = time.perf_counter()
+    if profiler:
+        profiler.enable()
+    for path in paths:
+        import_artifact(db, path, actor="bench")
+    if profiler:
+        profiler.disable()
+    elapsed = time.perf_counter() - started
+    stored = db.execute("SELECT COUNT(*) FROM task_results").fetchone()[0]
+    db.close()
+    if profiler:
+        print("\n--- where gatepost's import time goes (cProfile, cumulative) ---")
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(18)
+    return elapsed, stored
+
+
+def time_raw(store: Path, rows: list[tuple]) -> float:
+    conn = sqlite3.connect(store, isolation_level=None)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    conn.executescript(RAW_SCHEMA)
+    started = time.perf_counter()
+    conn.execute("BEGIN")
+    conn.executemany(RAW_INSERT, rows)
+    conn.execute("COMMIT")
+    elapsed = time.perf_counter() - started
+    conn.close()
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", type=int, default=1_000_000, help="task results in all (default 1,000,000)")
+    parser.add_argument("--per-file", type=int, default=1_000, help="task results per artifact file (default 1,000)")
+    parser.add_argument("--keep", type=Path, default=None,
+                        help="work in this folder and keep the artifacts and both stores (default: a temp folder)")
+    parser.add_argument("--profile", action="store_true", help="profile gatepost's side with cProfile")
+    args = parser.parse_args()
+    if args.rows < 1 or args.per_file < 1:
+        parser.error("--rows and --per-file must be at least 1")
+    work = args.keep or Path(tempfile.mkdtemp(prefix="gatepost-ingest-"))
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        artifacts = work / "artifacts"
+        artifacts.mkdir(exist_ok=True)
+        t0 = time.perf_counter()
+        paths = write_artifacts(artifacts, args.rows, args.per_file)
+        print(f"wrote {len(paths):,} artifact files, {args.rows:,} task results ({time.perf_counter() - t0:.1f} s,"
+              " untimed)")
+        for name in ("gatepost.db", "raw.db"):
+            for suffix in ("", "-wal", "-shm"):
+                (work / (name + suffix)).unlink(missing_ok=True)
+        gate_s, stored = time_gatepost(work / "gatepost.db", paths, args.profile)
+        if stored != args.rows:
+            sys.exit(f"gatepost stored {stored:,} task results, expected {args.rows:,}")
+        rows = raw_rows(paths)
+        raw_s = time_raw(work / "raw.db", rows)
+        ratio = gate_s / raw_s
+        print(f"gatepost import_artifact: {gate_s:8.2f} s  {args.rows / gate_s:>10,.0f} rows/s"
+              f"  ({len(paths):,} files, one transaction each)")
+        print(f"raw sqlite3 executemany:  {raw_s:8.2f} s  {args.rows / raw_s:>10,.0f} rows/s  (one transaction)")
+        print(f"ratio gatepost / raw:     {ratio:8.2f}x  (target <= 2x: {'met' if ratio <= 2 else 'NOT met'})")
+    finally:
+        if args.keep is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

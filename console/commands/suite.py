@@ -1,0 +1,134 @@
+"""Task suites: validate a suite, run it for a candidate skill against a baseline, import artifacts."""
+
+import sys
+from pathlib import Path
+
+import click
+
+from store.evaluator import SPLIT_CHOICES, evaluate, import_artifact, read_skill
+from store.executors import make_executor, split_command
+from store.judges import JudgeSettings
+from store.suites import load_suite, validate_suite
+
+from ._common import as_option, echo_json, open_ctx_store, person, store_path
+
+
+@click.group()
+def suite() -> None:
+    """Task suites (YAML v1.0): validate them and run a candidate skill against its baseline."""
+
+
+@suite.command("validate")
+@click.argument("file", type=click.Path(dir_okay=False))
+def suite_validate(file: str) -> None:
+    """Check the suite FILE by the evaluator's load-time rules; print every problem (exit 2 if any)."""
+    errors = validate_suite(file)
+    if errors:
+        for error in errors:
+            click.echo(error, err=True)
+        click.echo(f"{len(errors)} problem{'s' if len(errors) != 1 else ''} in {Path(file).name}", err=True)
+        sys.exit(2)
+    loaded = load_suite(file)
+    splits = {s: len(loaded.tasks_in(s)) for s in ("tuning", "heldout")}
+    click.echo(f"{Path(file).name}: valid (skill {loaded.skill_id}, {len(loaded.tasks)} tasks: "
+               f"{splits['tuning']} tuning, {splits['heldout']} held-out)")
+
+
+def judge_settings(judge_command: str | None, mock: bool) -> JudgeSettings:
+    argv = split_command(judge_command, option="--judge-command") if judge_command else None
+    return JudgeSettings(rubric_argv=argv, mock=mock)
+
+
+def default_artifact_dir(ctx: click.Context) -> Path:
+    """Artifacts go to evaluations/ beside the store unless --output says otherwise."""
+    return store_path(ctx).resolve().parent / "evaluations"
+
+
+def _summary(artifact: dict) -> str:
+    lines = [f"{artifact['run_id']}  {artifact['skill_id']}  split {artifact['split']}  pass@{artifact['pass_k']}"
+             + ("  [mock]" if artifact["mock"] else ""),
+             f"candidate {artifact['execution_pass_rate']:.4g}  baseline {artifact['baseline_pass_rate']:.4g}  "
+             f"delta {artifact['delta']:+.4g}  verdict {artifact['verdict']}"]
+    for c, b in zip(artifact["candidate_results"], artifact["baseline_results"], strict=False):
+        mark = lambda r: "pass" if r["passed"] else ("not judged" if not r["judged"] else "FAIL")  # noqa: E731
+        line = f"  {c['task_id']:<28} candidate {mark(c):<10} baseline {mark(b):<10}"
+        if not c["passed"] and c.get("reason"):
+            line += f"  ({' '.join(c['reason'].split())[:80]})"
+        lines.append(line)
+    for warning in artifact["warnings"]:
+        lines.append(f"warning: {warning}")
+    if artifact.get("truth_anchor"):
+        lines.append(f"artifact: {artifact['truth_anchor']}")
+    return "\n".join(lines)
+
+
+@suite.command("run")
+@click.option("--suite", "suite_file", required=True, type=click.Path(dir_okay=False),
+              help="The task suite YAML (v1.0).")
+@click.option("--skill", "skill_path", required=True, type=click.Path(),
+              help="The candidate skill: a SKILL.md file or a folder holding one.")
+@click.option("--baseline", "baseline_path", type=click.Path(), default=None,
+              help="The baseline skill to compare with (default: an empty skill, i.e. no skill at all).")
+@click.option("--executor", "executor_cmd", metavar="'CMD'", default=None,
+              help="The AI under test: a command split on whitespace (no shell) that reads "
+                   '{"task_id","prompt","skill"} JSON on stdin and prints its output.')
+@click.option("--mock", is_flag=True,
+              help="Use gatepost's built-in deterministic executor (and a fixed passing llm-rubric score "
+                   "without --judge-command); every result is marked mock.")
+@click.option("--judge-command", metavar="'CMD'", default=None,
+              help='The llm-rubric judge: reads {"rubric","output"} JSON on stdin, prints {"score": 0..1}. '
+                   "Without it, llm-rubric tasks are not judged (never passed) unless --mock.")
+@click.option("--pass-k", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Attempts per task; a task passes if any attempt passes (every attempt is stored).")
+@click.option("--split", type=click.Choice(SPLIT_CHOICES), default="all", show_default=True,
+              help="Which tasks to run: the tuning split, the held-out split, or all.")
+@click.option("--cache-dir", type=click.Path(file_okay=False), default=None,
+              help="Cache baseline results here for 7 days (keyed by suite, baseline content and executor).")
+@click.option("--output", type=click.Path(dir_okay=False), default=None,
+              help="Where to write the artifact JSON (default: evaluations/<run-id>.json beside the store).")
+@click.option("--json", "as_json", is_flag=True, help="Print the artifact JSON instead of a summary.")
+@click.option("--fail-on-regression", is_flag=True,
+              help="Exit with status 1 when the verdict is fail (the candidate's pass rate is below the "
+                   "baseline's); a tie passes. For CI.")
+@as_option
+@click.pass_context
+def suite_run(ctx: click.Context, suite_file: str, skill_path: str, baseline_path: str | None,
+              executor_cmd: str | None, mock: bool, judge_command: str | None, pass_k: int, split: str,
+              cache_dir: str | None, output: str | None, as_json: bool, fail_on_regression: bool,
+              as_name: str | None) -> None:
+    """Run the suite for a candidate skill and its baseline; store the run and write the artifact.
+
+    Prints the pass rates, the delta (candidate - baseline) and the verdict
+    (pass when delta >= 0), task by task. Exit 0 unless --fail-on-regression
+    and the verdict is fail (exit 1); bad input exits 2.
+    """
+    loaded = load_suite(suite_file)
+    executor = make_executor(executor_cmd, mock=mock)
+    settings = judge_settings(judge_command, mock)
+    cand_path, cand_text = read_skill(skill_path, option="--skill")
+    base_path, base_text = read_skill(baseline_path, option="--baseline") if baseline_path else (None, "")
+    db = open_ctx_store(ctx, create=True)
+    artifact = evaluate(db, loaded, candidate_text=cand_text, candidate_path=cand_path, baseline_text=base_text,
+                        baseline_path=base_path, executor=executor, judges=settings, pass_k=pass_k, split=split,
+                        cache_dir=cache_dir, output=output, actor=person(as_name),
+                        artifact_dir=default_artifact_dir(ctx))
+    if as_json:
+        echo_json(artifact)
+    else:
+        click.echo(_summary(artifact))
+    if fail_on_regression and artifact["verdict"] == "fail":
+        sys.exit(1)
+
+
+@suite.command("import-artifact")
+@click.argument("file", type=click.Path(dir_okay=False))
+@as_option
+@click.pass_context
+def suite_import_artifact(ctx: click.Context, file: str, as_name: str | None) -> None:
+    """Store an evaluator artifact JSON FILE (gatepost's or the upstream evaluator's) as an evaluation run."""
+    db = open_ctx_store(ctx, create=True)
+    run_id, created = import_artifact(db, file, actor=person(as_name))
+    click.echo(f"{'imported' if created else 'already imported'}: {run_id}")
+
+
+COMMANDS = [suite]

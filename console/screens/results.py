@@ -1,0 +1,339 @@
+"""The Results screen: evaluation runs on the left; on the right the run, its tasks candidate vs
+baseline (the tasks whose pass/fail differs first), and a task's two outputs side by side with their diff."""
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Select, Static
+
+from store.evaluator import get_run, list_runs, run_tasks, task_outputs
+
+from ..safe import literal, one_line
+from ..widgets.diff_view import side_by_side, unified_diff
+from ..widgets.paged_list import PagedList
+from .base import GatepostScreen
+
+RUN_COLUMNS = [("started", 11), ("skill", 15), ("verdict", 7), ("cand.", 6), ("base.", 6), ("delta", 6),
+               ("flags", 16)]
+TASK_COLUMNS = [("", 1), ("task", 24), ("split", 7), ("candidate", 16), ("baseline", 16)]
+VERDICT_OPTIONS = [("pass", "pass"), ("fail", "fail")]
+SHOW_CHARS = 20_000  # of each output: a 1 MiB output would make the screen crawl
+
+
+def shown(side: dict | None) -> str:
+    return (side or {}).get("output", "")[:SHOW_CHARS]
+
+
+def verdict_text(verdict: str | None) -> Text:
+    return Text(verdict or "—", style={"pass": "green", "fail": "bold red"}.get(verdict or "", "yellow"))
+
+
+def rate(value: float | None) -> str:
+    return "—" if value is None else f"{value * 100:.4g}%"
+
+
+def flags(run: dict) -> Text:
+    text = Text()
+    if run.get("mock"):
+        text.append("mock ", style="magenta")
+    if (run.get("baseline_health") or {}).get("status") == "warning":
+        text.append("weak ", style="yellow")
+    others = len(run.get("warnings") or []) - bool(run.get("mock")) - \
+        ((run.get("baseline_health") or {}).get("status") == "warning")
+    if others > 0:
+        text.append(f"⚠{others} ", style="yellow")
+    if (run.get("pass_k") or 1) > 1:
+        text.append(f"@{run['pass_k']} ", style="cyan")
+    if run.get("case_id"):
+        text.append_text(literal(f"{run['case_id']} {run.get('purpose') or ''}", style="bold"))
+    elif run.get("purpose") == "imported":
+        text.append("imported", style="dim")
+    return text
+
+
+def side_cell(side: dict | None) -> Text:
+    if side is None:
+        return Text("not run", style="dim")
+    if side["passed"]:
+        word, style = "pass", "green"
+    elif not side["judged"]:
+        word, style = "not judged", "yellow"
+    else:
+        word, style = "FAIL", "red"
+    text = Text(word, style=style)
+    if side["score"] is not None and side["judged"]:
+        text.append(f" {side['score']:.2g}", style="dim")
+    if side["attempts"] > 1:
+        text.append(f" ×{side['attempts']}", style="cyan")
+    return text
+
+
+class ResultsScreen(GatepostScreen):
+    """Enter on a run goes to its tasks; moving through the tasks shows each task's two outputs and their diff."""
+
+    DEFAULT_CSS = """
+    ResultsScreen .filters Select { width: 1fr; }
+    ResultsScreen #results-detail { height: 1fr; }
+    ResultsScreen #run-head { height: auto; max-height: 12; }
+    ResultsScreen #run-tasks { height: 12; }
+    ResultsScreen #outputs { height: 2fr; }
+    ResultsScreen #outputs > VerticalScroll { width: 1fr; border: round $panel; padding: 0 1; }
+    ResultsScreen #diff-scroll { height: 1fr; border: round $panel; padding: 0 1; }
+    """
+
+    BINDINGS = [
+        Binding("v", "cycle_verdict", "Verdict filter"),
+        Binding("t", "focus_tasks", "Tasks"),
+        Binding("l", "focus_runs", "Runs"),
+        Binding("c", "open_case", "Open case"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._pending: list[tuple[str, object]] = []  # asked for before the screen was composed
+        self.verdict: str | None = None
+        self.case_id: str | None = None
+        self.run_id: str | None = None
+        self.task_id: str | None = None
+        self._runs: dict[str, dict] = {}
+        self._tasks: list[dict] = []
+
+    def body(self) -> ComposeResult:
+        with Horizontal(classes="split"):
+            with Vertical(classes="list-pane"):
+                yield Static(id="results-title", classes="pane-title")
+                with Horizontal(classes="filters"):
+                    yield Select(VERDICT_OPTIONS, prompt="any verdict", id="results-verdict")
+                yield PagedList(RUN_COLUMNS, self._fetch_runs, empty="No evaluation runs yet "
+                                "(gatepost suite run).", id="results-list")
+            with Vertical(classes="detail-pane", id="results-detail"):
+                yield Static(id="run-head")
+                yield PagedList(TASK_COLUMNS, self._fetch_tasks, page_size=200, empty="No tasks in this run.",
+                                id="run-tasks")
+                with Horizontal(id="outputs"):
+                    with VerticalScroll(id="out-candidate-scroll"):
+                        yield Static(id="out-candidate")
+                    with VerticalScroll(id="out-baseline-scroll"):
+                        yield Static(id="out-baseline")
+                with VerticalScroll(id="diff-scroll"):
+                    yield Static(id="out-diff")
+
+    def on_mount(self) -> None:
+        self._title()
+        pending, self._pending = self._pending, []
+        for what, arg in pending:
+            if what == "filter":
+                self.apply_filter(**arg)
+            else:
+                self.open_item(arg)
+        self.query_one("#results-list", PagedList).table.focus()
+
+    def on_screen_resume(self) -> None:
+        self.refresh_data()
+
+    # --- runs ------------------------------------------------------------------------------
+    def _fetch_runs(self, search: str, offset: int, limit: int):
+        rows, total = list_runs(self.db, search=search or None, verdict=self.verdict, case_id=self.case_id,
+                                limit=limit, offset=offset)
+        self._runs = {r["id"]: r for r in rows}
+        cells = []
+        for r in rows:
+            delta = r["delta"]
+            cells.append((r["id"], [
+                literal((r["started_at"] or "")[5:16].replace("T", " ")),
+                literal(one_line(r["skill_id"] or "—", 18)),
+                verdict_text(r["verdict"]),
+                literal(rate(r["execution_pass_rate"])),
+                literal(rate(r["baseline_pass_rate"])),
+                Text(f"{delta:+.2f}" if delta is not None else "—",
+                     style="red" if (delta or 0) < 0 else "green" if (delta or 0) > 0 else ""),
+                flags(r),
+            ]))
+        return cells, total
+
+    def _title(self) -> None:
+        parts = ["Evaluation runs"]
+        if self.verdict:
+            parts.append(f"verdict {self.verdict}")
+        if self.case_id:
+            parts.append(f"case {self.case_id}")
+        self.query_one("#results-title", Static).update(literal(" · ".join(parts) + "   / search  v verdict"))
+
+    def _composed(self) -> bool:
+        return bool(self.query(PagedList))
+
+    def apply_filter(self, **filters: str) -> None:
+        """verdict=pass|fail|any, case_id=<case> (the runs of one case's evaluation)."""
+        if not self._composed():
+            self._pending.append(("filter", filters))
+            return
+        if "verdict" in filters:
+            self.verdict = filters["verdict"] if filters["verdict"] in ("pass", "fail") else None
+            with self.prevent(Select.Changed):
+                self.query_one("#results-verdict", Select).value = self.verdict or Select.NULL
+        if "case_id" in filters:
+            self.case_id = filters["case_id"] or None
+        self._title()
+        paged = self.query_one("#results-list", PagedList)
+        paged.page_offset = 0
+        paged.reload(keep_key=self.run_id)
+
+    @on(Select.Changed, "#results-verdict")
+    def _verdict_changed(self, event: Select.Changed) -> None:
+        value = None if event.value is Select.NULL else str(event.value)
+        if value != self.verdict:
+            self.apply_filter(verdict=value or "any")
+
+    def action_cycle_verdict(self) -> None:
+        order = [None, "pass", "fail"]
+        self.apply_filter(verdict=order[(order.index(self.verdict) + 1) % len(order)] or "any")
+
+    def open_item(self, key: str) -> None:
+        if not self._composed():
+            self._pending.append(("open", key))
+            return
+        paged = self.query_one("#results-list", PagedList)
+        if not paged.move_to_key(key):
+            self.verdict, self.case_id = None, None
+            with self.prevent(Select.Changed):
+                self.query_one("#results-verdict", Select).value = Select.NULL
+            self._title()
+            paged.set_search(key)
+            paged.move_to_key(key)
+        self.show_run(key)
+
+    def refresh_data(self) -> None:
+        paged = self.query_one("#results-list", PagedList)
+        paged.reload(keep_key=self.run_id or paged.current_key)
+
+    @on(PagedList.Highlighted, "#results-list")
+    def _run_highlighted(self, event: PagedList.Highlighted) -> None:
+        event.stop()
+        if event.key != self.run_id or event.key is None:
+            self.show_run(event.key)
+
+    @on(PagedList.Chosen, "#results-list")
+    def _run_chosen(self, event: PagedList.Chosen) -> None:
+        event.stop()
+        self.action_focus_tasks()
+
+    def action_focus_tasks(self) -> None:
+        self.query_one("#run-tasks", PagedList).table.focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "open_case":
+            return True if self._run_case() else None
+        return True
+
+    def _run_case(self) -> str | None:
+        run = self._runs.get(self.run_id or "")
+        return run.get("case_id") if run else None
+
+    def action_open_case(self) -> None:
+        case_id = self._run_case()
+        if not case_id:
+            self.notify("This run belongs to no case.", severity="warning")
+            return
+        self.app.open_item("cases", case_id)
+
+    def action_focus_runs(self) -> None:
+        self.query_one("#results-list", PagedList).table.focus()
+
+    # --- one run ---------------------------------------------------------------------------
+    def show_run(self, run_id: str | None) -> None:
+        run = get_run(self.db, run_id) if run_id else None
+        self.run_id = run["id"] if run else None
+        self._tasks = run_tasks(self.db, self.run_id) if run else []
+        self.query_one("#run-head", Static).update(self._head(run) if run else literal("No run selected."))
+        tasks = self.query_one("#run-tasks", PagedList)
+        tasks.page_offset = 0
+        tasks.reload()
+        self.refresh_bindings()
+        if not self._tasks:
+            self.show_task(None)
+
+    def _head(self, run: dict) -> Text:
+        text = literal(f"{run['id']} · {run['skill_id'] or 'suite'}", style="bold")
+        text.append("  ")
+        text.append_text(verdict_text(run["verdict"]))
+        if run["mock"]:
+            text.append("  mock: results from the built-in mock, not a real AI", style="magenta")
+        text.append("\n")
+        text.append_text(literal(
+            f"candidate {rate(run['execution_pass_rate'])}  baseline {rate(run['baseline_pass_rate'])}  "
+            f"delta {run['delta']:+.4g}  split {run['split'] or '—'}  pass@{run['pass_k'] or 1}  "
+            f"{run['purpose'] or ''}" + (f" of case {run['case_id']}" if run["case_id"] else "")))
+        suite = (run.get("artifact") or {}).get("suite")
+        text.append("\n")
+        text.append_text(literal(f"suite     {suite or '—'}" + (f" ({run['suite_id'][:12]})" if run["suite_id"] else ""),
+                                 style="dim"))
+        text.append("\n")
+        text.append_text(literal(f"candidate {run['candidate_path'] or '(case content)'}", style="dim"))
+        text.append("\n")
+        text.append_text(literal(f"baseline  {run['baseline_path'] or '(empty skill)'}", style="dim"))
+        text.append("\n")
+        text.append_text(literal(f"executor  {run['executor'] or '—'} · {(run['started_at'] or '')[:19]}",
+                                 style="dim"))
+        anchor = (run.get("artifact") or {}).get("truth_anchor")
+        if anchor:
+            text.append("\n")
+            text.append_text(literal(f"artifact  {anchor}", style="dim"))
+        for warning in run["warnings"]:
+            text.append("\n")
+            text.append_text(literal(f"⚠ {warning}", style="yellow"))
+        return text
+
+    # --- tasks -----------------------------------------------------------------------------
+    def _fetch_tasks(self, search: str, offset: int, limit: int):
+        tasks = [t for t in self._tasks if not search or search.lower() in t["task_id"].lower()]
+        page = tasks[offset:offset + limit]
+        return [(t["task_id"], [Text("≠", style="bold yellow") if t["differs"] else Text(" "),
+                                literal(one_line(t["task_id"], 30)), literal(t["split"] or "—"),
+                                side_cell(t["candidate"]), side_cell(t["baseline"])]) for t in page], len(tasks)
+
+    @on(PagedList.Highlighted, "#run-tasks")
+    def _task_highlighted(self, event: PagedList.Highlighted) -> None:
+        event.stop()
+        self.show_task(event.key)
+
+    @on(PagedList.Chosen, "#run-tasks")
+    def _task_chosen(self, event: PagedList.Chosen) -> None:
+        event.stop()
+
+    def show_task(self, task_id: str | None) -> None:
+        self.task_id = task_id
+        cand_w = self.query_one("#out-candidate", Static)
+        base_w = self.query_one("#out-baseline", Static)
+        diff_w = self.query_one("#out-diff", Static)
+        if not task_id or not self.run_id:
+            for widget in (cand_w, base_w, diff_w):
+                widget.update("")
+            return
+        outputs = task_outputs(self.db, self.run_id, task_id)
+        cand, base = outputs["candidate"], outputs["baseline"]
+        left, right = side_by_side(shown(cand), shown(base))
+        cand_w.update(self._side("Candidate", cand, left))
+        base_w.update(self._side("Baseline", base, right))
+        diff = Text(f"Diff of {task_id}: baseline → candidate\n", style="bold")
+        diff.append_text(unified_diff(shown(base), shown(cand), before_name="baseline", after_name="candidate"))
+        diff_w.update(diff)
+
+    @staticmethod
+    def _side(label: str, side: dict | None, body: Text) -> Text:
+        text = Text(label, style="bold")
+        if side is None:
+            text.append("  not run\n", style="dim")
+            return text
+        text.append_text(Text(f"  {'pass' if side['passed'] else 'fail'}",
+                              style="green" if side["passed"] else "red"))
+        text.append(f"  attempt {side['attempt']} of {side['attempts']}", style="dim")
+        if side["reason"]:
+            text.append("\n")
+            text.append_text(literal(side["reason"], style="yellow"))
+        if len(side["output"]) > SHOW_CHARS:
+            text.append(f"\nshowing the first {SHOW_CHARS:,} of {len(side['output']):,} characters", style="dim")
+        text.append("\n")
+        text.append_text(body)
+        return text

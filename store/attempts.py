@@ -1,0 +1,41 @@
+"""Repeated attempts of one task (pass@k) read as a person reads them: one outcome word per attempt,
+and one line counting each distinct outcome ("3 attempts: 1 pass, 2 timeout")."""
+
+import re
+from collections import Counter
+
+# The executor's and the judges' one-line reasons, mapped to the word a reviewer scans for.
+_OUTCOMES = [
+    (re.compile(r"^timed out\b"), "timeout"),
+    (re.compile(r"^crashed\b"), "crash"),
+    (re.compile(r"^output exceeded\b"), "output too long"),
+    (re.compile(r"^exited with status (-?\d+)"), "exit {0}"),
+    (re.compile(r"^(could not|cannot|no such|not found|permission)", re.IGNORECASE), "error"),
+]
+
+
+def outcome(attempt: dict) -> str:
+    """pass, fail (judged and failed), not judged, timeout, crash, exit N, output too long or error."""
+    if attempt.get("passed"):
+        return "pass"
+    reason = (attempt.get("reason") or "").strip()
+    for pattern, word in _OUTCOMES:
+        found = pattern.match(reason)
+        if found:
+            return word.format(*found.groups())
+    if attempt.get("judged") is not None and not attempt.get("judged"):
+        return "not judged"
+    return "fail"
+
+
+def outcome_counts(attempts: list[dict]) -> dict[str, int]:
+    """Each distinct outcome and how many attempts had it: pass first, then the most frequent."""
+    counts = Counter(outcome(a) for a in attempts)
+    return dict(sorted(counts.items(), key=lambda item: (item[0] != "pass", -item[1], item[0])))
+
+
+def attempts_line(attempts: list[dict]) -> str:
+    """'3 attempts: 1 pass, 2 timeout' (or '1 attempt: fail')."""
+    counts = outcome_counts(attempts)
+    n = len(attempts)
+    return f"{n} attempt{'s' if n != 1 else ''}: " + ", ".join(f"{c} {word}" for word, c in counts.items())
