@@ -9,7 +9,7 @@ from store.els_fixture import els_root, replay_fixture
 from store.errors import InputError
 from tests.conftest import run_gatepost
 
-ELS = Path("/work/shared/reference/els")
+ELS = Path(__file__).resolve().parent / "fixtures" / "reference" / "els"
 OWN = Path(__file__).resolve().parent / "fixtures/protocols/eval-gated-change"
 REFERENCE = sorted((ELS / "fixtures").glob("*/*.fixture.yaml"))
 GATEPOST = sorted(OWN.glob("*.fixture.yaml"))

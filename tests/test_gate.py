@@ -13,7 +13,7 @@ from store.proposals import get_proposal, validate_proposal
 
 from .evaluator_helpers import scorer
 
-SAMPLE = Path("/work/shared/reference/ai-memory/sample-proposal.json")
+SAMPLE = Path(__file__).resolve().parent / "fixtures" / "reference" / "ai-memory" / "sample-proposal.json"
 SAMPLE_DATA = {
     "path": "procedures/release.md", "kind": "procedure", "operation": "update", "edit_mode": "full_page",
     "title": "Release Procedure", "confidence": 0.91, "rationale": "Capture the release smoke-test checklist.",

@@ -22,7 +22,7 @@ from store.protocol import (
     protocol_for,
 )
 
-ELS = Path("/work/shared/reference/els")
+ELS = Path(__file__).resolve().parent / "fixtures" / "reference" / "els"
 EGC = Path(__file__).resolve().parent.parent / "store/protocols/eval-gated-change/1.yaml"
 KEEP_CLAIMS = ["change.within_surface", "content.clean", "experiment.valid", "heldout.not_regressed",
                "result.reproducible", "tuning.improved"]
