@@ -29,9 +29,9 @@ def outcome(attempt: dict) -> str:
 
 
 def outcome_counts(attempts: list[dict]) -> dict[str, int]:
-    """Each distinct outcome and how many attempts had it: pass first, then the most frequent."""
+    """Each distinct outcome and how many attempts had it: pass first, then the most frequent, then as seen."""
     counts = Counter(outcome(a) for a in attempts)
-    return dict(sorted(counts.items(), key=lambda item: (item[0] != "pass", -item[1], item[0])))
+    return dict(sorted(counts.items(), key=lambda item: (item[0] != "pass", -item[1])))  # stable: first seen first
 
 
 def attempts_line(attempts: list[dict]) -> str:

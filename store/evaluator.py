@@ -19,6 +19,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from .attempts import attempts_line, outcome, outcome_counts
 from .clock import now_iso
 from .db import transaction
 from .errors import InputError, RefusedError
@@ -339,31 +340,22 @@ def _store(db: Database, suite: Suite | None, artifact: dict, *, actor: str | No
                  f"{artifact['baseline_pass_rate']:.4g} ({artifact['verdict']})",
             at=artifact.get("finished_at"),
         )
-        db["evaluation_runs"].insert({
-            "id": run_id,
-            "suite_id": suite.id if suite is not None else None,
-            "skill_id": artifact.get("skill_id"),
-            "candidate_path": (artifact.get("candidate") or {}).get("path"),
-            "candidate_hash": (artifact.get("candidate") or {}).get("sha256"),
-            "baseline_path": (artifact.get("baseline") or {}).get("path"),
-            "baseline_hash": (artifact.get("baseline") or {}).get("sha256"),
-            "executor": artifact.get("executor"),
-            "mock": int(bool(artifact.get("mock"))),
-            "pass_k": artifact.get("pass_k"),
-            "split": artifact.get("split"),
-            "execution_pass_rate": artifact["execution_pass_rate"],
-            "baseline_pass_rate": artifact["baseline_pass_rate"],
-            "delta": artifact["delta"],
-            "verdict": artifact["verdict"],
-            "warnings": json.dumps(artifact.get("warnings") or [], ensure_ascii=False),
-            "baseline_health": json.dumps(artifact.get("baseline_health") or {}, ensure_ascii=False),
-            "artifact": _stored_artifact(artifact),
-            "case_id": artifact.get("case_id"),
-            "purpose": artifact.get("purpose"),
-            "started_at": artifact.get("started_at"),
-            "finished_at": artifact.get("finished_at"),
-            "event_seq": seq,
-        })
+        candidate, baseline = artifact.get("candidate") or {}, artifact.get("baseline") or {}
+        text = lambda v: v if isinstance(v, str) else None  # noqa: E731 - an imported file's odd values: none
+        db.execute(
+            "INSERT INTO evaluation_runs (id, suite_id, skill_id, candidate_path, candidate_hash, baseline_path,"
+            " baseline_hash, executor, mock, pass_k, split, execution_pass_rate, baseline_pass_rate, delta, verdict,"
+            " warnings, baseline_health, artifact, case_id, purpose, started_at, finished_at, event_seq)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [run_id, suite.id if suite is not None else None, text(artifact.get("skill_id")),
+             text(candidate.get("path")), text(candidate.get("sha256")), text(baseline.get("path")),
+             text(baseline.get("sha256")), text(artifact.get("executor")), int(bool(artifact.get("mock"))),
+             artifact.get("pass_k") if type(artifact.get("pass_k")) is int else None, text(artifact.get("split")),
+             artifact["execution_pass_rate"], artifact["baseline_pass_rate"], artifact["delta"], artifact["verdict"],
+             json.dumps(artifact.get("warnings") or [], ensure_ascii=False),
+             json.dumps(artifact.get("baseline_health") or {}, ensure_ascii=False), _stored_artifact(artifact),
+             text(artifact.get("case_id")), text(artifact.get("purpose")), text(artifact.get("started_at")),
+             text(artifact.get("finished_at")), seq])
         if rows is None:
             rows = _task_rows(run_id, "candidate", artifact["candidate_results"]) + \
                 _task_rows(run_id, "baseline", artifact["baseline_results"])
@@ -425,6 +417,7 @@ def _side_summary(attempts: list[dict]) -> dict:
     shown = passing[0] if passing else attempts[-1]
     scores = [a["score"] for a in attempts if a["score"] is not None]
     return {"passed": bool(passing), "score": max(scores) if scores else None,
+            "outcomes": outcome_counts(attempts), "attempts_line": attempts_line(attempts),
             "judged": any(a["judged"] for a in attempts), "attempts": len(attempts),
             "duration_ms": sum(a["duration_ms"] or 0 for a in attempts), "reason": None if passing else shown["reason"],
             "mock": any(a["mock"] for a in attempts), "shown_attempt": shown["attempt"]}
@@ -444,8 +437,36 @@ def _attempts(db: Database, run_id: str, task_id: str | None = None, *, with_out
     return [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
 
 
+def previous_run(db: Database, run_id: str) -> dict | None:
+    """The run of the same suite and skill just before this one (by start time): what a run is compared with."""
+    row = db.execute("SELECT suite_id, skill_id, COALESCE(started_at, '') FROM evaluation_runs WHERE id = ?",
+                     [run_id]).fetchone()
+    if not row:
+        return None
+    suite_id, skill_id, started = row
+    cursor = db.execute(
+        f"SELECT {RUN_COLUMNS} FROM evaluation_runs WHERE suite_id IS ? AND skill_id IS ? AND id != ?"
+        " AND (COALESCE(started_at, '') < ? OR (COALESCE(started_at, '') = ? AND id < ?))"
+        " ORDER BY started_at DESC, id DESC LIMIT 1", [suite_id, skill_id, run_id, started, started, run_id])
+    found = cursor.fetchone()
+    return _run_dict(cursor, found) if found else None
+
+
+def _candidate_passes(db: Database, run_id: str) -> dict[str, bool]:
+    """Per task, whether the candidate passed in a run (pass@k: any attempt)."""
+    return {task: bool(passed) for task, passed in db.execute(
+        "SELECT task_id, MAX(passed) FROM task_results WHERE run_id = ? AND side = 'candidate' GROUP BY task_id",
+        [run_id]).fetchall()}
+
+
 def run_tasks(db: Database, run_id: str) -> list[dict]:
-    """Per task: the candidate's and the baseline's result; tasks whose pass/fail differs lead."""
+    """Per task: the candidate's and the baseline's result, and whether the candidate's pass/fail changed
+    against the previous run of the same suite and skill (`changed_vs_previous`, `previous_passed`).
+
+    Tasks that changed since the previous run lead, then those whose candidate and baseline differ.
+    """
+    previous = previous_run(db, run_id)
+    before = _candidate_passes(db, previous["id"]) if previous else {}
     order: list[str] = []
     sides: dict[str, dict[str, list[dict]]] = {}
     splits: dict[str, str] = {}
@@ -461,12 +482,24 @@ def run_tasks(db: Database, run_id: str) -> list[dict]:
         c = _side_summary(cand) if cand else None
         b = _side_summary(base) if base else None
         differs = (c or {}).get("passed") != (b or {}).get("passed")
+        was = before.get(task_id)
+        changed = was is not None and c is not None and was != c["passed"]
         rows.append({"task_id": task_id, "split": splits[task_id], "candidate": c, "baseline": b,
-                     "differs": differs, "_order": index})
-    rows.sort(key=lambda r: (not r["differs"], r["_order"]))
+                     "differs": differs, "changed_vs_previous": changed, "previous_passed": was,
+                     "previous_run": previous["id"] if previous else None, "_order": index})
+    rows.sort(key=lambda r: (not r["changed_vs_previous"], not r["differs"] and not r["changed_vs_previous"],
+                             r["_order"]))
     for r in rows:
         del r["_order"]
     return rows
+
+
+def task_attempts(db: Database, run_id: str, task_id: str) -> dict[str, list[dict]]:
+    """Each attempt of a task per side, in order, with its outcome word, reason, score and duration."""
+    out: dict[str, list[dict]] = {"candidate": [], "baseline": []}
+    for a in _attempts(db, run_id, task_id):
+        out.setdefault(a["side"], []).append({**a, "passed": bool(a["passed"]), "outcome": outcome(a)})
+    return out
 
 
 def task_outputs(db: Database, run_id: str, task_id: str) -> dict[str, dict | None]:

@@ -20,6 +20,7 @@ from .db import transaction
 from .errors import ConflictError, InputError, RefusedError
 from .events import append_event, last_seq
 from .files import check_size
+from .leases import check_free
 
 OPERATIONS = ("create", "update")
 EDIT_MODES = ("full_page", "patch")
@@ -227,6 +228,7 @@ def mark_proposal(db: Database, pid: str, status: str, *, actor: str | None, not
             raise InputError(f"proposal {pid}: no such proposal (gatepost proposal list)")
         if row[0] in FINAL:
             raise RefusedError(f"{doing}: refused: the proposal is already {row[0]}; a decision is never edited")
+        check_free(db, "proposal", pid, actor)
         if expected_seq is not None and last_seq(db, "proposal", pid) != expected_seq:
             raise ConflictError(f"{doing}: refused: the proposal changed since you looked at it; look again")
         at = at or now_iso()

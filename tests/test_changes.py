@@ -6,6 +6,10 @@ from store.actors import add_actor
 from store.manifests import import_manifest
 from store.skills import assertion_changes, assertion_grid, evaluate, record_run, skill_detail
 
+from .conftest import FIXTURES as ALL_FIXTURES
+
+FIXTURES = ALL_FIXTURES / "reviewer"
+
 MANIFEST = """\
 digest:
   min_words: 3
@@ -100,3 +104,90 @@ async def test_regressions_detail_leads_with_the_changes_and_shows_the_grid(stor
                                                         ["min_words", "✘✔"]]
         children = [w.id for w in screen.query_one("#reg-detail").children]
         assert children.index("reg-changes") < children.index("reg-failing")  # changes lead the detail
+
+
+# --- evaluation runs: the tasks that changed against the previous run of the same suite lead ------------
+def _suite(tmp_path, name="suite", skill_id="demo-skill"):
+    from store.suites import load_suite
+
+    from .evaluator_helpers import contains_task, write_suite
+
+    return load_suite(write_suite(tmp_path / name, [contains_task(t, f"task {t}?", [w]) for t, w in
+                                                    (("a", "alpha"), ("b", "bravo"), ("c", "charlie"),
+                                                     ("d", "delta"))], skill_id=skill_id))
+
+
+def _evaluate(db, suite, candidate: str, day: int):
+    from store.evaluator import evaluate
+    from store.executors import CommandExecutor
+
+    from .evaluator_helpers import executor
+
+    return evaluate(db, suite, candidate_text=candidate, baseline_text="alpha", split="all",
+                    executor=CommandExecutor(executor("follow")), at=f"2026-11-{day:02d}T09:00:00.000000Z")["run_id"]
+
+
+def test_tasks_that_changed_since_the_previous_run_lead_the_table(db, tmp_path):
+    from store.evaluator import previous_run, run_tasks
+
+    suite = _suite(tmp_path)
+    first = _evaluate(db, suite, "alpha bravo delta", 1)
+    other = _evaluate(db, _suite(tmp_path, "other", skill_id="other-skill"), "charlie", 2)  # another suite
+    second = _evaluate(db, suite, "alpha charlie delta", 3)
+    assert previous_run(db, first) is None
+    assert previous_run(db, second)["id"] == first and previous_run(db, other) is None
+    rows = run_tasks(db, second)
+    assert [r["task_id"] for r in rows] == ["b", "c", "d", "a"]  # changed (b, c), then differs (d), then the rest
+    changed = {r["task_id"]: (r["changed_vs_previous"], r["previous_passed"]) for r in rows}
+    assert changed == {"a": (False, True), "b": (True, True), "c": (True, False), "d": (False, True)}
+    assert all(r["previous_run"] == first for r in rows)
+    assert not any(r["changed_vs_previous"] for r in run_tasks(db, first))  # nothing to compare with
+
+
+def test_pass_at_k_attempts_collapse_into_counts_and_expand(db, tmp_path, monkeypatch):
+    import sys
+
+    from store.evaluator import evaluate, run_tasks, task_attempts
+    from store.executors import CommandExecutor
+    from store.suites import load_suite
+
+    from .evaluator_helpers import contains_task, write_suite
+
+    monkeypatch.setenv("SEQUENCE_DIR", str(tmp_path))
+    suite = load_suite(write_suite(tmp_path / "s", [contains_task("t", "the word?", ["alpha"],
+                                                                  timeout_seconds=0.5)]))
+    command = f"{sys.executable} {FIXTURES / 'sequence.py'} hang,exit3,wrong,right"
+    run_id = evaluate(db, suite, candidate_text="alpha", baseline_text="nothing", executor=CommandExecutor(command),
+                      pass_k=4)["run_id"]
+    [row] = run_tasks(db, run_id)
+    assert row["candidate"]["attempts_line"] == "4 attempts: 1 pass, 1 timeout, 1 exit 3, 1 fail"
+    assert row["candidate"]["outcomes"] == {"pass": 1, "timeout": 1, "exit 3": 1, "fail": 1}
+    assert row["baseline"]["attempts_line"] == "4 attempts: 2 fail, 1 timeout, 1 exit 3"  # most frequent first
+    attempts = task_attempts(db, run_id, "t")["candidate"]
+    assert [a["outcome"] for a in attempts] == ["timeout", "exit 3", "fail", "pass"]
+    assert "timed out after 0.5 s" in attempts[0]["reason"] and attempts[3]["score"] == 1.0
+    assert all(a["duration_ms"] is not None for a in attempts)
+
+
+async def test_results_screen_leads_with_the_changed_tasks(db, store_path, tmp_path):
+    from console.app import GatepostApp
+    from console.widgets.paged_list import PagedList
+
+    suite = _suite(tmp_path)
+    first = _evaluate(db, suite, "alpha bravo delta", 1)
+    second = _evaluate(db, suite, "alpha charlie delta", 3)
+    app = GatepostApp(store_path, person="dara")
+    async with app.run_test(size=(180, 50)) as pilot:
+        await pilot.press("3")
+        await pilot.pause()
+        app.screen.open_item(second)
+        await pilot.pause()
+        tasks = app.screen.query_one("#run-tasks", PagedList)
+        assert tasks.keys == ["b", "c", "d", "a"]
+        marks = [str(tasks.table.get_row(k)[0]) for k in tasks.keys]
+        assert marks == ["Δ", "Δ≠", "≠", " "]
+        head = str(app.screen.query_one("#run-head").render())
+        assert f"vs previous run {first}" in head and "Δ 2 tasks changed (1 now pass, 1 now fail)" in head
+        app.screen.open_item(first)
+        await pilot.pause()
+        assert "first run of this suite and skill" in str(app.screen.query_one("#run-head").render())

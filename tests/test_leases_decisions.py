@@ -111,3 +111,18 @@ def test_the_cli_is_refused_too_with_exit_3(store, cli):
         assert "chen is working on it" in result.output and "Traceback" not in result.output
     assert cases.get_case(store, "case-1")["status"] == "open"
     assert cli("case", "decide", "case-1", "kept", "--note", "ok", "--as", "chen").exit_code == 0
+
+
+def test_proposal_marks_refused_while_held_in_the_store_and_the_cli(store, cli):
+    from store.proposals import add_proposal, get_proposal, mark_proposal
+
+    pid, _ = add_proposal(store, {"path": "procedures/release.md", "operation": "update", "edit_mode": "full_page",
+                                  "title": "Smoke checks", "before_body": "a", "after_body": "b"}, actor="ana")
+    leases.take(store, "proposal", pid, "chen")
+    with pytest.raises(ConflictError, match="chen is working on it"):
+        mark_proposal(store, pid, "accepted", actor="ana", note="fine")
+    result = cli("proposal", "mark", pid, "declined", "--note", "no", "--as", "ana")
+    assert result.exit_code == 3 and "chen is working on it" in result.output
+    assert get_proposal(store, pid)["status"] == "waiting"
+    mark_proposal(store, pid, "accepted", actor="chen", note="fine")
+    assert get_proposal(store, pid)["status"] == "accepted"

@@ -66,7 +66,7 @@ async def test_work_the_cases_queue_to_its_end(store):
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.press("2")
         await pilot.pause()
-        assert "w work the queue: 3 cases needing a decision" in bar(app)
+        assert "w work the queue · cases needing a decision: 3 for you" in bar(app)
         await pilot.press("w")
         await pilot.pause()
         screen = app.screen
@@ -199,11 +199,15 @@ async def test_work_the_drafts_queue_to_its_end(store):
 async def test_the_bar_is_on_each_queue_screen(store):
     app = GatepostApp(store, person="ana")
     async with app.run_test(size=(160, 50)) as pilot:
-        for key in ("2", "4", "5"):
+        expected = {"2": "w work the queue · cases needing a decision: 3 for you",
+                    "4": "w work the queue · NEW_FAIL and CHRONIC regressions: 1 for you",
+                    "5": "w work the queue · manifest drafts waiting for review: 1 for you",
+                    "6": "Queue empty: no proposals waiting for a person left for you."}
+        for key, line in expected.items():
             await pilot.press(key)
             await pilot.pause()
             assert isinstance(app.screen.query_one(QueueBar), Static)
-            assert "work the queue" in bar(app)
+            assert line in bar(app)
 
 
 def test_the_demo_has_colleagues_working_the_queues(tmp_path):
@@ -216,4 +220,29 @@ def test_the_demo_has_colleagues_working_the_queues(tmp_path):
     assert {name: len(h) for name, h in held.items()} == {"cases": 2, "drafts": 1, "regressions": 2, "proposals": 1}
     assert {lease["holder"] for lease in held["cases"].values()} == {"bruno"}
     assert queue_state(db, "cases", "ana").keys  # the person at the demo still has work
+    db.close()
+
+
+async def test_work_the_proposals_queue_to_its_end(store):
+    from store.proposals import add_proposal, get_proposal
+
+    db = open_store(store)
+    for n in (1, 2):
+        add_proposal(db, {"path": f"procedures/p{n}.md", "operation": "update", "edit_mode": "full_page",
+                          "title": f"Proposal {n}", "before_body": "old", "after_body": f"new {n}"}, actor="ana")
+    waiting = queue_state(db, "proposals", "ana").keys
+    assert len(waiting) == 2
+    app = GatepostApp(store, person="ana")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.press("6")
+        await pilot.pause()
+        await pilot.press("w")
+        await pilot.pause()
+        assert app.screen.proposal_id == waiting[0]
+        assert leases.holder(db, "proposal", waiting[0])["holder"] == "ana"
+        await decide_with_note(pilot, "a", "reads well")
+        assert app.screen.proposal_id == waiting[1] and "2 of 2 · 1 done" in bar(app)
+        await decide_with_note(pilot, "n", "split it in two")
+        assert "Queue empty: 2 decided, no proposals waiting for a person left for you" in bar(app)
+    assert [get_proposal(db, p)["status"] for p in waiting] == ["accepted", "needs_changes"]
     db.close()

@@ -17,6 +17,7 @@ from ..safe import literal, one_line
 from ..widgets.diff_view import unified_diff
 from ..widgets.note_dialog import NoteDialog
 from ..widgets.paged_list import PagedList
+from ..widgets.queue_bar import QUEUE_BINDINGS, QueueBar, QueueMixin
 from .base import GatepostScreen
 
 COLUMNS = [("status", 9), ("gate", 10), ("path", 24), ("title", 24), ("id", 18)]
@@ -39,7 +40,7 @@ def gate_text(status: str | None, *, short: bool = False) -> Text:
     return Text(label, style=GATE_STYLE.get(status, ""))
 
 
-class ProposalsScreen(GatepostScreen):
+class ProposalsScreen(QueueMixin, GatepostScreen):
     """a accept · d decline · n needs changes (with a note) · f status filter · / search."""
 
     DEFAULT_CSS = """
@@ -54,7 +55,13 @@ class ProposalsScreen(GatepostScreen):
         Binding("n", "mark('needs_changes')", "Needs changes"),
         Binding("f", "cycle_status", "Status filter"),
         Binding("c", "open_case", "Open case"),
+        *QUEUE_BINDINGS,
     ]
+    QUEUE = "proposals"
+    QUEUE_FILTER = {"status": "waiting"}
+    QUEUE_CAPABILITIES = (CAPABILITY,)
+    QUEUE_EMPTY_HINT = ("Proposals marked needs changes wait on their author: f shows them; "
+                        "new ones come from proposed cases and gatepost proposal import.")
 
     def __init__(self) -> None:
         super().__init__()
@@ -65,6 +72,7 @@ class ProposalsScreen(GatepostScreen):
         self._from_dialog = False
 
     def body(self) -> ComposeResult:
+        yield QueueBar()
         with Horizontal(classes="split"):
             with Vertical(classes="list-pane"):
                 yield Static(id="proposals-title", classes="pane-title")
@@ -89,6 +97,7 @@ class ProposalsScreen(GatepostScreen):
             else:
                 self.open_item(arg)
         self.query_one(PagedList).table.focus()
+        self.queue_render()
 
     def on_screen_resume(self) -> None:
         if self._from_dialog:
@@ -156,6 +165,13 @@ class ProposalsScreen(GatepostScreen):
         paged.reload(keep_key=self.proposal_id or paged.current_key)
         if self.proposal_id:
             self.show_proposal(self.proposal_id)
+        self.queue_render()
+
+    def queue_detail(self, key: str) -> None:
+        if self.query_one(PagedList).move_to_key(key):
+            self.show_proposal(key)
+        else:
+            self.open_item(key)
 
     @on(PagedList.Highlighted, "#proposals-list")
     def _highlighted(self, event: PagedList.Highlighted) -> None:
@@ -166,6 +182,7 @@ class ProposalsScreen(GatepostScreen):
     def show_proposal(self, pid: str | None) -> None:
         found = proposals_mod.get_proposal(self.db, pid) if pid else None
         self.proposal, self.proposal_id = found, (found["id"] if found else None)
+        self.queue_shown(self.proposal_id)
         widgets = {name: self.query_one(f"#proposal-{name}", Static)
                    for name in ("head", "actions", "gate", "case", "marks", "diff")}
         if found is None:
@@ -310,6 +327,10 @@ class ProposalsScreen(GatepostScreen):
             self.notify(str(exc), title="Refused", severity="error", markup=False, timeout=10)
         else:
             self.notify(f"{pid}: {status.replace('_', ' ')} by {self.person}", title="Marked", markup=False)
+            self.query_one(PagedList).reload(keep_key=pid)
+            self.show_proposal(pid)
+            self.queue_completed(pid)
+            return
         paged = self.query_one(PagedList)
         paged.reload(keep_key=pid)
         self.show_proposal(pid)

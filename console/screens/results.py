@@ -8,7 +8,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Select, Static
 
-from store.evaluator import get_run, list_runs, run_tasks, task_outputs
+from store.evaluator import get_run, list_runs, previous_run, run_tasks, task_attempts, task_outputs
 
 from ..safe import literal, one_line
 from ..widgets.diff_view import side_by_side, unified_diff
@@ -17,7 +17,9 @@ from .base import GatepostScreen
 
 RUN_COLUMNS = [("started", 11), ("skill", 15), ("verdict", 7), ("cand.", 6), ("base.", 6), ("delta", 6),
                ("flags", 16)]
-TASK_COLUMNS = [("", 1), ("task", 24), ("split", 7), ("candidate", 16), ("baseline", 16)]
+# Δ: the candidate's pass/fail changed since the previous run of the suite and skill; ≠: candidate ≠ baseline.
+TASK_COLUMNS = [("", 2), ("task", 24), ("split", 7), ("candidate", 16), ("baseline", 16), ("attempts", 34)]
+OUTCOME_STYLE = {"pass": "green", "fail": "red", "timeout": "yellow", "crash": "bold red", "not judged": "yellow"}
 VERDICT_OPTIONS = [("pass", "pass"), ("fail", "fail")]
 SHOW_CHARS = 20_000  # of each output: a 1 MiB output would make the screen crawl
 
@@ -70,6 +72,30 @@ def side_cell(side: dict | None) -> Text:
     return text
 
 
+def mark_cell(task: dict) -> Text:
+    """Δ when the candidate's pass/fail changed since the previous run, ≠ when candidate and baseline differ."""
+    text = Text()
+    if task.get("changed_vs_previous"):
+        text.append("Δ", style="bold magenta")
+    if task["differs"]:
+        text.append("≠", style="bold yellow")
+    return text if text.plain else Text(" ")
+
+
+def attempts_cell(task: dict) -> Text:
+    """With pass@k: the candidate's attempts collapsed to the count of each outcome (Enter expands them)."""
+    side = task["candidate"]
+    if side is None or side["attempts"] <= 1:
+        return Text("")
+    text = Text(f"{side['attempts']} attempts: ", style="cyan")
+    for i, (word, count) in enumerate(side["outcomes"].items()):
+        if i:
+            text.append(", ", style="dim")
+        text.append(f"{count} {word}", style=OUTCOME_STYLE.get(word, "yellow"))
+    text.append(" ▸", style="dim")
+    return text
+
+
 class ResultsScreen(GatepostScreen):
     """Enter on a run goes to its tasks; moving through the tasks shows each task's two outputs and their diff."""
 
@@ -78,6 +104,8 @@ class ResultsScreen(GatepostScreen):
     ResultsScreen #results-detail { height: 1fr; }
     ResultsScreen #run-head { height: auto; max-height: 12; }
     ResultsScreen #run-tasks { height: 12; }
+    ResultsScreen #task-attempts { height: auto; max-height: 14; display: none; border: round $accent; padding: 0 1; }
+    ResultsScreen #task-attempts.-open { display: block; }
     ResultsScreen #outputs { height: 2fr; }
     ResultsScreen #outputs > VerticalScroll { width: 1fr; border: round $panel; padding: 0 1; }
     ResultsScreen #diff-scroll { height: 1fr; border: round $panel; padding: 0 1; }
@@ -99,6 +127,8 @@ class ResultsScreen(GatepostScreen):
         self.task_id: str | None = None
         self._runs: dict[str, dict] = {}
         self._tasks: list[dict] = []
+        self._previous: dict | None = None  # the run this one is compared with
+        self._expanded: str | None = None  # the task whose attempts are shown (Enter on a task)
 
     def body(self) -> ComposeResult:
         with Horizontal(classes="split"):
@@ -112,6 +142,7 @@ class ResultsScreen(GatepostScreen):
                 yield Static(id="run-head")
                 yield PagedList(TASK_COLUMNS, self._fetch_tasks, page_size=200, empty="No tasks in this run.",
                                 id="run-tasks")
+                yield Static(id="task-attempts")
                 with Horizontal(id="outputs"):
                     with VerticalScroll(id="out-candidate-scroll"):
                         yield Static(id="out-candidate")
@@ -246,6 +277,7 @@ class ResultsScreen(GatepostScreen):
         run = get_run(self.db, run_id) if run_id else None
         self.run_id = run["id"] if run else None
         self._tasks = run_tasks(self.db, self.run_id) if run else []
+        self._previous = previous_run(self.db, self.run_id) if run else None
         self.query_one("#run-head", Static).update(self._head(run) if run else literal("No run selected."))
         tasks = self.query_one("#run-tasks", PagedList)
         tasks.page_offset = 0
@@ -283,15 +315,33 @@ class ResultsScreen(GatepostScreen):
         for warning in run["warnings"]:
             text.append("\n")
             text.append_text(literal(f"⚠ {warning}", style="yellow"))
+        text.append("\n")
+        text.append_text(self._compared())
+        return text
+
+    def _compared(self) -> Text:
+        """How this run differs from the previous run of the same suite and skill (those tasks lead, marked Δ)."""
+        previous = self._previous
+        if previous is None:
+            return Text("first run of this suite and skill: nothing to compare with", style="dim")
+        changed = [t for t in self._tasks if t["changed_vs_previous"]]
+        text = Text("vs previous run ", style="bold")
+        text.append_text(literal(f"{previous['id']} ({(previous['started_at'] or '')[:16].replace('T', ' ')}): "))
+        if not changed:
+            text.append("no task changed its pass/fail", style="dim")
+            return text
+        gained = sum(1 for t in changed if t["candidate"]["passed"])
+        text.append(f"Δ {len(changed)} task{'s' if len(changed) != 1 else ''} changed", style="bold magenta")
+        text.append(f" ({gained} now pass, {len(changed) - gained} now fail) — listed first", style="magenta")
         return text
 
     # --- tasks -----------------------------------------------------------------------------
     def _fetch_tasks(self, search: str, offset: int, limit: int):
         tasks = [t for t in self._tasks if not search or search.lower() in t["task_id"].lower()]
         page = tasks[offset:offset + limit]
-        return [(t["task_id"], [Text("≠", style="bold yellow") if t["differs"] else Text(" "),
-                                literal(one_line(t["task_id"], 30)), literal(t["split"] or "—"),
-                                side_cell(t["candidate"]), side_cell(t["baseline"])]) for t in page], len(tasks)
+        return [(t["task_id"], [mark_cell(t), literal(one_line(t["task_id"], 30)), literal(t["split"] or "—"),
+                                side_cell(t["candidate"]), side_cell(t["baseline"]), attempts_cell(t)])
+                for t in page], len(tasks)
 
     @on(PagedList.Highlighted, "#run-tasks")
     def _task_highlighted(self, event: PagedList.Highlighted) -> None:
@@ -300,10 +350,44 @@ class ResultsScreen(GatepostScreen):
 
     @on(PagedList.Chosen, "#run-tasks")
     def _task_chosen(self, event: PagedList.Chosen) -> None:
+        """Enter on a task expands its attempts (each with its outcome, reason, score, duration); again hides them."""
         event.stop()
+        panel = self.query_one("#task-attempts", Static)
+        if panel.has_class("-open") and self._expanded == event.key:
+            panel.remove_class("-open")
+            self._expanded = None
+            return
+        self._expanded = event.key
+        panel.add_class("-open")
+        self._show_attempts(event.key)
+
+    def _show_attempts(self, task_id: str | None) -> None:
+        panel = self.query_one("#task-attempts", Static)
+        if not task_id or not self.run_id:
+            panel.update("")
+            return
+        sides = task_attempts(self.db, self.run_id, task_id)
+        text = literal(f"Attempts of {task_id}", style="bold")
+        text.append("  (Enter hides)", style="dim")
+        for side in ("candidate", "baseline"):
+            attempts = sides.get(side) or []
+            summary = next((t[side] for t in self._tasks if t["task_id"] == task_id and t[side]), None)
+            text.append(f"\n{side}", style="bold")
+            text.append_text(literal(f" · {summary['attempts_line']}" if summary else " · not run", style="dim"))
+            for a in attempts:
+                text.append(f"\n  #{a['attempt']} ")
+                text.append(f"{a['outcome']:<10}", style=OUTCOME_STYLE.get(a["outcome"], "yellow"))
+                score = "—" if a["score"] is None else f"{a['score']:.2g}"
+                text.append(f" score {score:<5} {(a['duration_ms'] or 0) / 1000:>6.2f} s  ", style="dim")
+                if a["reason"]:
+                    text.append_text(literal(one_line(a["reason"], 120)))
+        panel.update(text)
 
     def show_task(self, task_id: str | None) -> None:
         self.task_id = task_id
+        if self._expanded is not None:  # the attempts panel follows the cursor while it is open
+            self._expanded = task_id
+            self._show_attempts(task_id)
         cand_w = self.query_one("#out-candidate", Static)
         base_w = self.query_one("#out-baseline", Static)
         diff_w = self.query_one("#out-diff", Static)

@@ -126,7 +126,7 @@ class QueueMixin:
             if qs.keys:
                 self._queue_ended = None
                 text.append("w", style="bold")
-                text.append_text(literal(f" work the queue: {len(qs.keys)} {label} for you{held}"))
+                text.append_text(literal(f" work the queue · {label}: {len(qs.keys)} for you{held}"))
             elif self._queue_ended is not None:
                 text = self._queue_ended
             else:
