@@ -12,7 +12,6 @@ from sqlite_utils import Database
 from . import schema
 from .errors import StoreError
 
-SQLITE_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 30_000
 DEFAULT_DB = "gatepost.db"
 
@@ -50,6 +49,7 @@ def open_store(path: str | os.PathLike, *, create: bool = True) -> Database:
         if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
             _retry_busy(lambda: db.enable_wal())
         db.execute("PRAGMA synchronous = NORMAL")
+        db.execute("PRAGMA wal_autocheckpoint = 10000")  # checkpoint every ~40 MB, not every 4 MB: bulk imports
         _check_owner(db, path)
         _retry_busy(lambda: _migrate(db, path))
     except sqlite3.DatabaseError as exc:
