@@ -398,15 +398,19 @@ def list_runs(db: Database, *, search: str | None = None, verdict: str | None = 
     return rows, total
 
 
-def get_run(db: Database, run_id: str) -> dict | None:
-    """One run with its artifact (as written), or None."""
+def get_run(db: Database, run_id: str, *, with_results: bool = True) -> dict | None:
+    """One run with its artifact (as written), or None.
+
+    The per-task results live in task_results; `with_results=False` leaves them
+    out of the artifact, for callers that only show the run's summary.
+    """
     cursor = db.execute(f"SELECT {RUN_COLUMNS}, artifact FROM evaluation_runs WHERE id = ?", [run_id])
     row = cursor.fetchone()
     if not row:
         return None
     record = _run_dict(cursor, row)
     artifact = json.loads(record["artifact"]) if record["artifact"] else None
-    if artifact is not None and artifact.pop("results_stored_in", None) == RESULTS_IN_TABLE:
+    if artifact is not None and artifact.pop("results_stored_in", None) == RESULTS_IN_TABLE and with_results:
         artifact.update(_results_from_table(db, run_id))
     record["artifact"] = artifact
     return record

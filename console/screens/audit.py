@@ -32,7 +32,7 @@ class AuditScreen(GatepostScreen):
             with Horizontal(classes="filters"):
                 yield Select([], prompt="any actor", id="audit-actor", allow_blank=True)
                 yield Select([], prompt="any kind of event", id="audit-kind", allow_blank=True)
-            yield PagedList(COLUMNS, self._fetch, empty="No events match.", id="audit-list")
+            yield PagedList(COLUMNS, self._fetch, empty="No events match: clear the actor and kind filters, or Escape the search.", id="audit-list")
             yield Static("", id="audit-detail")
 
     def on_mount(self) -> None:

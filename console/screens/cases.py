@@ -85,7 +85,7 @@ class CasesScreen(QueueMixin, GatepostScreen):
                                  id="cases-status")
                     yield Select(OUTCOME_OPTIONS, prompt="any outcome", value=self.outcome or Select.NULL,
                                  id="cases-outcome")
-                yield PagedList(COLUMNS, self._fetch, empty="No cases match.", id="cases-list")
+                yield PagedList(COLUMNS, self._fetch, empty="No cases here. Press f for another status, or import one: gatepost case import FILE.", id="cases-list")
             with VerticalScroll(classes="detail-pane", id="case-detail"):
                 yield Static(id="case-head")
                 yield Static(id="case-claims")

@@ -143,7 +143,7 @@ class ManifestsScreen(QueueMixin, GatepostScreen):
                     yield Static(Text("Manifest drafts ", style="bold"), classes="pane-title")
                     yield Select([(f"{STATUS_SYMBOL[s]} {s}", s) for s in DRAFT_STATUSES] + [("every status", ALL)],
                                  value=self.status_filter or ALL, allow_blank=False, id="man-status")
-                yield PagedList(COLUMNS, self._fetch, empty="No drafts here.", id="man-list")
+                yield PagedList(COLUMNS, self._fetch, empty="No drafts here. Press f for another status; drafts come from gatepost bootstrap --skill NAME.", id="man-list")
             with VerticalScroll(classes="detail-pane", id="man-detail"):
                 yield Static(literal("Nothing selected."), id="man-head")
                 with Horizontal(classes="yaml-pair"):

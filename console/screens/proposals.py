@@ -78,7 +78,7 @@ class ProposalsScreen(QueueMixin, GatepostScreen):
                 yield Static(id="proposals-title", classes="pane-title")
                 with Horizontal(classes="filters"):
                     yield Select(STATUS_OPTIONS, prompt="any status", value="waiting", id="proposals-status")
-                yield PagedList(COLUMNS, self._fetch, empty="No proposals match.", id="proposals-list")
+                yield PagedList(COLUMNS, self._fetch, empty="No proposals here. Press f for another status, or import one: gatepost proposal import FILE.", id="proposals-list")
             with VerticalScroll(classes="detail-pane", id="proposal-detail"):
                 yield Static(id="proposal-head")
                 yield Static(id="proposal-actions")

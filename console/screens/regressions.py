@@ -80,7 +80,7 @@ class RegressionsScreen(QueueMixin, GatepostScreen):
                     yield Static(Text("Regressions ", style="bold"), classes="pane-title")
                     yield Select([("every state", ALL)] + [(f"{SYMBOLS[s]} {s}", s) for s in STATES],
                                  value=self.state_filter or ALL, allow_blank=False, id="reg-state")
-                yield PagedList(COLUMNS, self._fetch, empty="No skills here.", id="reg-list")
+                yield PagedList(COLUMNS, self._fetch, empty="No skills here. Press f for another state; skills appear with gatepost skills record and skills eval.", id="reg-list")
             with VerticalScroll(classes="detail-pane", id="reg-detail"):
                 yield Static(literal("Nothing selected."), id="reg-head")
                 yield Static("", id="reg-changes")

@@ -140,7 +140,7 @@ class ResultsScreen(GatepostScreen):
                                 "(gatepost suite run).", id="results-list")
             with Vertical(classes="detail-pane", id="results-detail"):
                 yield Static(id="run-head")
-                yield PagedList(TASK_COLUMNS, self._fetch_tasks, page_size=200, empty="No tasks in this run.",
+                yield PagedList(TASK_COLUMNS, self._fetch_tasks, page_size=50, empty="No tasks in this run.",
                                 id="run-tasks")
                 yield Static(id="task-attempts")
                 with Horizontal(id="outputs"):
@@ -274,7 +274,7 @@ class ResultsScreen(GatepostScreen):
 
     # --- one run ---------------------------------------------------------------------------
     def show_run(self, run_id: str | None) -> None:
-        run = get_run(self.db, run_id) if run_id else None
+        run = get_run(self.db, run_id, with_results=False) if run_id else None
         self.run_id = run["id"] if run else None
         self._tasks = run_tasks(self.db, self.run_id) if run else []
         self._previous = previous_run(self.db, self.run_id) if run else None
