@@ -46,6 +46,10 @@ async def _shoot(db_path: Path, person: str, out: Path) -> list[Path]:
         await pilot.pause(0.5)
         await save("91-command-palette")
         await pilot.press("escape")
+        await pilot.press("ctrl+t")
+        await pilot.press("2")
+        await save("92-cases-light-theme")
+        await pilot.press("ctrl+t")
     return saved
 
 
