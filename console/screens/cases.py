@@ -72,7 +72,6 @@ class CasesScreen(QueueMixin, GatepostScreen):
         self.seen_seq: int | None = None
         self._strips: dict[str, tuple[list[str], list[str]]] = {}
         self._from_dialog = False
-        self._pending_open: str | None = None
 
     # --- layout -------------------------------------------------------------------------
     def body(self) -> ComposeResult:
@@ -104,13 +103,6 @@ class CasesScreen(QueueMixin, GatepostScreen):
         self._title()
         self.queue_render()
         self.query_one(PagedList).table.focus()
-        if self._pending_open:
-            key, self._pending_open = self._pending_open, None
-            self.call_after_refresh(self.open_item, key)
-
-    def _ready(self) -> bool:
-        """False until composed: the overview and the palette may filter or open before that."""
-        return bool(self.query("#cases-list"))
 
     def on_screen_resume(self) -> None:
         if self._from_dialog:  # back from our own dialog: the decision already redrew what changed
@@ -189,7 +181,7 @@ class CasesScreen(QueueMixin, GatepostScreen):
             self.outcome = filters["outcome"] or None
             if self.outcome and "status" not in filters:
                 self.status = "closed"
-        if not self._ready():
+        if not self.query("#cases-list"):
             return  # composing reads these filters
         status_select = self.query_one("#cases-status", Select)
         outcome_select = self.query_one("#cases-outcome", Select)
@@ -203,9 +195,6 @@ class CasesScreen(QueueMixin, GatepostScreen):
         self.apply_filter(status=order[(order.index(self.status) + 1) % len(order)] or "any")
 
     def open_item(self, key: str) -> None:
-        if not self._ready():
-            self._pending_open = key
-            return
         paged = self.query_one(PagedList)
         if not paged.move_to_key(key):
             self.status, self.outcome = None, None

@@ -133,7 +133,6 @@ class ManifestsScreen(QueueMixin, GatepostScreen):
         self.status_filter: str | None = "pending"
         self.key: str | None = None
         self.seen_seq: int | None = None
-        self.pending_open: str | None = None
 
     def body(self) -> ComposeResult:
         yield QueueBar()
@@ -157,8 +156,6 @@ class ManifestsScreen(QueueMixin, GatepostScreen):
         for paged in self.query(PagedList):
             paged.table.focus()
         self.queue_render()
-        if self.pending_open:
-            self.call_after_refresh(self.open_item, self.pending_open)
 
     def on_screen_resume(self) -> None:
         self.refresh_data()
@@ -195,10 +192,6 @@ class ManifestsScreen(QueueMixin, GatepostScreen):
         self.apply_filter(status=order[(order.index(self.status_filter) + 1) % len(order)] or ALL)
 
     def open_item(self, key: str) -> None:
-        if not self.query(PagedList):  # not composed yet: the first visit to this screen
-            self.pending_open = key
-            return
-        self.pending_open = None
         draft = get_draft(self.db, key)
         paged = self.query_one(PagedList)
         self.apply_filter(status=draft["status"] if draft else ALL)

@@ -65,7 +65,6 @@ class ProposalsScreen(QueueMixin, GatepostScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self._pending: list[tuple[str, object]] = []  # asked for before the screen was composed
         self.status: str | None = "waiting"
         self.proposal: dict | None = None
         self.proposal_id: str | None = None
@@ -90,12 +89,6 @@ class ProposalsScreen(QueueMixin, GatepostScreen):
 
     def on_mount(self) -> None:
         self._title()
-        pending, self._pending = self._pending, []
-        for what, arg in pending:
-            if what == "filter":
-                self.apply_filter(**arg)
-            else:
-                self.open_item(arg)
         self.query_one(PagedList).table.focus()
         self.queue_render()
 
@@ -118,14 +111,8 @@ class ProposalsScreen(QueueMixin, GatepostScreen):
         label = dict((v, k) for k, v in STATUS_OPTIONS).get(self.status or "", "any status")
         self.query_one("#proposals-title", Static).update(literal(f"Proposals · {label}   / search  f filter"))
 
-    def _composed(self) -> bool:
-        return bool(self.query(PagedList))
-
     def apply_filter(self, **filters: str) -> None:
         """status=waiting|needs_changes|accepted|declined|any."""
-        if not self._composed():
-            self._pending.append(("filter", filters))
-            return
         if "status" in filters:
             value = filters["status"]
             self.status = value if value in proposals_mod.STATUSES else None
@@ -147,9 +134,6 @@ class ProposalsScreen(QueueMixin, GatepostScreen):
         self.apply_filter(status=order[(order.index(self.status) + 1) % len(order)] or "any")
 
     def open_item(self, key: str) -> None:
-        if not self._composed():
-            self._pending.append(("open", key))
-            return
         paged = self.query_one(PagedList)
         if not paged.move_to_key(key):
             self.status = None

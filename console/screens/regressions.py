@@ -70,7 +70,6 @@ class RegressionsScreen(QueueMixin, GatepostScreen):
         self.state_filter: str | None = None
         self.key: str | None = None
         self.seen_seq: int | None = None
-        self.pending_open: str | None = None
 
     def body(self) -> ComposeResult:
         yield QueueBar()
@@ -94,8 +93,6 @@ class RegressionsScreen(QueueMixin, GatepostScreen):
         for paged in self.query(PagedList):
             paged.table.focus()
         self.queue_render()
-        if self.pending_open:
-            self.call_after_refresh(self.open_item, self.pending_open)
 
     def on_screen_resume(self) -> None:
         self.refresh_data()
@@ -144,10 +141,6 @@ class RegressionsScreen(QueueMixin, GatepostScreen):
         self.apply_filter(state=order[(order.index(self.state_filter) + 1) % len(order)])
 
     def open_item(self, key: str) -> None:
-        if not self.query(PagedList):  # not composed yet: the first visit to this screen
-            self.pending_open = key
-            return
-        self.pending_open = None
         paged = self.query_one(PagedList)
         self.apply_filter(state=None)
         paged.set_search(key)

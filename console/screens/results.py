@@ -120,7 +120,6 @@ class ResultsScreen(GatepostScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self._pending: list[tuple[str, object]] = []  # asked for before the screen was composed
         self.verdict: str | None = None
         self.case_id: str | None = None
         self.run_id: str | None = None
@@ -153,12 +152,6 @@ class ResultsScreen(GatepostScreen):
 
     def on_mount(self) -> None:
         self._title()
-        pending, self._pending = self._pending, []
-        for what, arg in pending:
-            if what == "filter":
-                self.apply_filter(**arg)
-            else:
-                self.open_item(arg)
         self.query_one("#results-list", PagedList).table.focus()
 
     def on_screen_resume(self) -> None:
@@ -192,14 +185,8 @@ class ResultsScreen(GatepostScreen):
             parts.append(f"case {self.case_id}")
         self.query_one("#results-title", Static).update(literal(" · ".join(parts) + "   / search  v verdict"))
 
-    def _composed(self) -> bool:
-        return bool(self.query(PagedList))
-
     def apply_filter(self, **filters: str) -> None:
         """verdict=pass|fail|any, case_id=<case> (the runs of one case's evaluation)."""
-        if not self._composed():
-            self._pending.append(("filter", filters))
-            return
         if "verdict" in filters:
             self.verdict = filters["verdict"] if filters["verdict"] in ("pass", "fail") else None
             with self.prevent(Select.Changed):
@@ -222,9 +209,6 @@ class ResultsScreen(GatepostScreen):
         self.apply_filter(verdict=order[(order.index(self.verdict) + 1) % len(order)] or "any")
 
     def open_item(self, key: str) -> None:
-        if not self._composed():
-            self._pending.append(("open", key))
-            return
         paged = self.query_one("#results-list", PagedList)
         if not paged.move_to_key(key):
             self.verdict, self.case_id = None, None
