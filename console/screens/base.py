@@ -2,6 +2,7 @@
 
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
@@ -18,13 +19,18 @@ class GatepostScreen(Screen):
     """
 
     BINDINGS = [Binding("slash", "search", "Search", key_display="/")]
+    DEFAULT_CSS = """
+    GatepostScreen #bottom-bar { dock: bottom; height: 2; }
+    GatepostScreen #bottom-bar Footer { dock: none; }
+    """
     mode_name: str | None = None  # the app sets it: the NavBar marks this screen's key
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield NavBar()
         yield from self.body()
-        yield Footer()
+        with Vertical(id="bottom-bar"):
+            yield NavBar()
+            yield Footer()
 
     def body(self) -> ComposeResult:
         return iter(())

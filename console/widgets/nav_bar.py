@@ -1,11 +1,11 @@
-"""The line under the header that names every screen and its key, with the current one marked."""
+"""The footer line that names every screen and its key, with the current one marked."""
 
 from rich.text import Text
 from textual.widgets import Static
 
 
 class NavBar(Static):
-    """`1 Overview  2 Cases  …  7 Audit   ? help  ctrl+p jump` — always visible, never cut off by the footer."""
+    """`1 Overview  2 Cases  …  7 Audit   ? help  ctrl+p jump`: a second footer line, never cut off by the first."""
 
     DEFAULT_CSS = """
     NavBar { height: 1; background: $panel; color: $text-muted; padding: 0 1; }
