@@ -54,6 +54,7 @@ class GatepostApp(App):
         self.db_path = Path(db_path)
         self.db = open_store(self.db_path, create=False)
         self.person = person
+        self.lease_holders: set = set()  # queue screens holding a lease now: released on quit
         actor = get_actor(self.db, person)
         self.actor_kind = actor["kind"] if actor else None
         self.capabilities: list[str] = actor["capabilities"] if actor and actor["kind"] == "person" else []
@@ -79,6 +80,8 @@ class GatepostApp(App):
         self.switch_mode("overview")
 
     def on_unmount(self) -> None:
+        for holder in list(self.lease_holders):
+            holder.release_lease()
         self.db.close()
 
     # --- navigation -----------------------------------------------------------------

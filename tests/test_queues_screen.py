@@ -246,3 +246,25 @@ async def test_work_the_proposals_queue_to_its_end(store):
         assert "Queue empty: 2 decided, no proposals waiting for a person left for you" in bar(app)
     assert [get_proposal(db, p)["status"] for p in waiting] == ["accepted", "needs_changes"]
     db.close()
+
+
+async def test_quitting_gives_the_held_lease_back(tmp_path):
+    from console.app import GatepostApp
+    from store import leases
+    from store.db import open_store
+    from store.demo import build_demo
+
+    path = tmp_path / "demo.db"
+    build_demo(path, seed=7, person="ana")
+    app = GatepostApp(path, person="ana")
+    async with app.run_test(size=(140, 42)) as pilot:
+        await pilot.press("2")
+        await pilot.pause()
+        await pilot.press("w")
+        await pilot.pause()
+        held = app.screen.queue_key
+        assert held and leases.holder(app.db, "case", held)["holder"] == "ana"
+    db = open_store(path)
+    assert leases.holder(db, "case", held) is None
+    assert db.execute("SELECT kind FROM events WHERE subject_id = ? ORDER BY seq DESC LIMIT 1",
+                      [held]).fetchone()[0] == "lease.released"

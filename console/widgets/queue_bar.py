@@ -208,6 +208,7 @@ class QueueMixin:
                 candidate = qs.after(candidate)
                 continue
             self.queue_key = candidate
+            self.app.lease_holders.add(self)  # the app gives leases back if it quits while we hold one
             if self._queue_timer is None:
                 self._queue_timer = self.set_interval(RENEW_EVERY, self._queue_renew)
             self.queue_detail(candidate)
@@ -242,6 +243,11 @@ class QueueMixin:
         if self.queue_key:
             leases.release(self.db, self.queue_spec.subject_type, self.queue_key, self.person)
             self.queue_key = None
+        self.app.lease_holders.discard(self)
+
+    def release_lease(self) -> None:
+        """Give back the item this screen holds (the app calls it when it quits)."""
+        self._release()
 
     def _queue_finish(self, *, render: bool = True) -> None:
         shown = self.queue_key
