@@ -25,7 +25,7 @@ from .db import transaction
 from .errors import InputError, RefusedError
 from .events import append_event
 from .executors import MOCK, CommandExecutor, MockExecutor
-from .files import check_size
+from .files import parse_json, read_text
 from .judges import JudgeSettings, judge
 from .suites import Suite, Task
 
@@ -50,9 +50,9 @@ def read_skill(path: str | Path, *, option: str) -> tuple[str, str]:
     if not path.is_file():
         raise InputError(f"{option}: {path}: no such skill file (a SKILL.md or a folder holding one)")
     try:
-        return str(path.resolve()), path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError(f"{option}: {path}: not UTF-8 text") from None
+        return str(path.resolve()), read_text(path, what="skill file")
+    except InputError as exc:
+        raise InputError(f"{option}: {exc}") from None
 
 
 # --- running one side ------------------------------------------------------------------
@@ -594,20 +594,9 @@ def import_artifact(db: Database, path: str | Path, *, actor: str | None = None)
     """Store an evaluator artifact JSON (ours or the upstream evaluator's); returns (run id, newly stored)."""
     path = Path(path)
     name = path.name
-    check_size(path, what="artifact file")
-    try:
-        raw = path.read_bytes()
-        data = json.loads(raw.decode("utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such artifact file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a folder, expected an artifact JSON file") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{name}: not UTF-8 text") from None
-    except ValueError as exc:
-        raise InputError(f"{name}: not valid JSON ({exc})") from None
-    except RecursionError:
-        raise InputError(f"{name}: not valid JSON (nested too deeply)") from None
+    text = read_text(path, what="artifact file")
+    raw = text.encode("utf-8")
+    data = parse_json(text, source=name)
     if not isinstance(data, dict):
         raise InputError(f"{name}: expected a JSON object (an evaluator artifact)")
     for key in ("execution_pass_rate", "baseline_pass_rate"):

@@ -1,6 +1,7 @@
 """Reading foreign files safely: size limits, UTF-8 only, YAML without alias bombs, one-line errors."""
 
 import json
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -10,17 +11,6 @@ from .errors import InputError
 
 MAX_FILE_BYTES = 64 * 1024 * 1024  # no importer needs more; a larger file is refused before it is read
 MAX_YAML_ALIASES = 20  # gatepost formats need none; 20 bounds any expansion to a few thousand nodes
-
-
-def check_size(path: str | Path, *, what: str = "file", max_bytes: int = MAX_FILE_BYTES) -> None:
-    """Refuse a file larger than `max_bytes` before any of it is read (for importers with their own reading)."""
-    path = Path(path)
-    try:
-        size = path.stat().st_size
-    except OSError:
-        return  # missing or unreadable: the caller's own reading says so in its words
-    if size > max_bytes and not path.is_dir():
-        raise InputError(f"{path}: {size:,} bytes is larger than the {max_bytes:,}-byte limit for a {what}")
 
 
 def read_text(path: str | Path, *, what: str = "file", max_bytes: int = MAX_FILE_BYTES) -> str:
@@ -41,11 +31,11 @@ def read_text(path: str | Path, *, what: str = "file", max_bytes: int = MAX_FILE
     except OSError as exc:
         raise InputError(f"{path}: cannot read this {what} ({exc.strerror})") from None
     if b"\x00" in data:
-        raise InputError(f"{path}: binary data (a NUL byte), expected a UTF-8 text {what}")
+        raise InputError(f"{path}: binary data (a NUL byte), not UTF-8 text; expected a {what}")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not valid UTF-8 at byte {exc.start}, expected a UTF-8 text {what}") from None
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start} is not valid UTF-8); expected a {what}") from None
 
 
 class _GuardedLoader(yaml.SafeLoader):
@@ -63,9 +53,6 @@ class _GuardedLoader(yaml.SafeLoader):
         return super().compose_node(parent, index)
 
 
-GuardedLoader = _GuardedLoader  # for modules that load YAML with their own error messages
-
-
 def parse_yaml(text: str, *, source: str) -> Any:
     """One YAML document (safe types only); syntax errors become one line with the position."""
     try:
@@ -73,9 +60,11 @@ def parse_yaml(text: str, *, source: str) -> Any:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise InputError(f"{source}: invalid YAML{where}: {exc.problem or exc.context}") from None
-    except (yaml.YAMLError, RecursionError, ValueError, TypeError) as exc:
-        raise InputError(f"{source}: invalid YAML: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+        raise InputError(f"{source}: not valid YAML{where}: {exc.problem or exc.context}") from None
+    except RecursionError:
+        raise InputError(f"{source}: not valid YAML: nested too deeply") from None
+    except (yaml.YAMLError, ValueError, TypeError) as exc:  # an alias bomb; a date such as 2026-13-01
+        raise InputError(f"{source}: not valid YAML: {_first_line(exc)}") from None
 
 
 def parse_json(text: str, *, source: str) -> Any:
@@ -83,9 +72,24 @@ def parse_json(text: str, *, source: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(f"{source}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+        raise InputError(f"{source}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
     except RecursionError:
-        raise InputError(f"{source}: invalid JSON: nested too deeply") from None
+        raise InputError(f"{source}: not valid JSON: nested too deeply") from None
+
+
+def parse_toml(text: str, *, source: str) -> dict[str, Any]:
+    """One TOML document; errors become one line with the position."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{source}: not valid TOML ({_first_line(exc)})") from None
+    except RecursionError:
+        raise InputError(f"{source}: not valid TOML: nested too deeply") from None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc)
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def load_yaml_file(path: str | Path, *, what: str = "YAML file") -> Any:

@@ -9,7 +9,6 @@ fail closed, each with its reason.
 
 import json
 import math
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,7 @@ from .db import transaction
 from .errors import InputError
 from .events import append_event
 from .executors import run_bounded, split_command
-from .files import check_size
+from .files import parse_toml, read_text
 
 DEFAULT_TIMEOUT_SECS = 120
 REASON_CAP = 500  # characters of a scorer's reason kept (ai-memory caps eval evidence too)
@@ -69,19 +68,7 @@ def load_gate_config(path: str | Path) -> GateConfig:
     """Read the `[auto_improve.eval]` table of a TOML file, with ai-memory's defaults."""
     path = Path(path)
     name = path.name
-    check_size(path, what="gate config file")
-    try:
-        data = tomllib.loads(path.read_bytes().decode("utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such gate config file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a folder, expected a gate config TOML file") from None
-    except RecursionError:
-        raise InputError(f"{name}: not valid TOML (nested too deeply)") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{name}: not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{name}: not valid TOML ({exc})") from None
+    data = parse_toml(read_text(path, what="gate config file"), source=name)
     table = data.get("auto_improve", {})
     table = table.get("eval") if isinstance(table, dict) else None
     if not isinstance(table, dict):

@@ -19,7 +19,7 @@ from .clock import now_iso
 from .db import transaction
 from .errors import ConflictError, InputError, RefusedError
 from .events import append_event, last_seq
-from .files import check_size
+from .files import parse_json, read_text
 from .leases import check_free
 
 OPERATIONS = ("create", "update")
@@ -110,19 +110,7 @@ def add_proposal(db: Database, proposal: dict[str, Any], *, actor: str | None, s
 
 
 def _read_json(path: Path) -> Any:
-    check_size(path, what="proposal file")
-    try:
-        return json.loads(path.read_bytes().decode("utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such proposal file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a folder, expected a proposal JSON file") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path.name}: not UTF-8 text") from None
-    except ValueError as exc:
-        raise InputError(f"{path.name}: not valid JSON ({exc})") from None
-    except RecursionError:
-        raise InputError(f"{path.name}: not valid JSON (nested too deeply)") from None
+    return parse_json(read_text(path, what="proposal file"), source=path.name)
 
 
 def read_proposal_file(path: str | Path) -> dict[str, Any]:

@@ -17,10 +17,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from .errors import InputError
-from .files import GuardedLoader, check_size
+from .files import parse_yaml, read_text
 from .revision import short
 
 TRUE, FALSE, UNKNOWN = "TRUE", "FALSE", "UNKNOWN"
@@ -370,23 +368,7 @@ def _kind(value: Any) -> str:
 
 def read_yaml(path: str | Path) -> Any:
     """A YAML file's data; unreadable or malformed files become one-line InputErrors."""
-    path = Path(path)
-    check_size(path, what="YAML file")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not UTF-8 text") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
-    try:
-        return yaml.load(text, Loader=GuardedLoader)  # noqa: S506 - a SafeLoader subclass refusing alias bombs
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or (str(exc).splitlines() or ["malformed"])[0]
-        raise InputError(f"{path}: not valid YAML{at}: {problem}") from None
-    except (RecursionError, ValueError, TypeError) as exc:  # nesting too deep; a date like 2026-13-01
-        raise InputError(f"{path}: not valid YAML: {str(exc).splitlines()[0] if str(exc) else 'nested too deeply'}") from None
+    return parse_yaml(read_text(path, what="YAML file"), source=str(path))
 
 
 def parse_protocol(data: Any, source: str = "protocol") -> Protocol:

@@ -10,10 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import yaml
-
 from .errors import InputError
-from .files import GuardedLoader, check_size
+from .files import parse_yaml, read_text
 
 SUITE_VERSION = "1.0"
 JUDGE_TYPES = ("contains", "pytest", "llm-rubric")
@@ -175,14 +173,9 @@ def parse_suite(text: str, *, path: Path) -> tuple[Suite | None, list[str]]:
     name = path.name
     errors: list[str] = []
     try:
-        data = yaml.load(text, Loader=GuardedLoader)  # noqa: S506 - a SafeLoader subclass refusing alias bombs
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at = f" at line {mark.line + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        return None, [f"{name}: not valid YAML{at}: {problem}"]
-    except (RecursionError, ValueError, TypeError) as exc:  # nesting too deep; a date like 2026-13-01
-        return None, [f"{name}: not valid YAML: {str(exc).splitlines()[0] if str(exc) else 'nested too deeply'}"]
+        data = parse_yaml(text, source=name)
+    except InputError as exc:
+        return None, [str(exc)]
     if not isinstance(data, dict):
         return None, [f"{name}: expected a mapping with skill_id, version and tasks"]
     skill_id = data.get("skill_id")
@@ -211,15 +204,7 @@ def parse_suite(text: str, *, path: Path) -> tuple[Suite | None, list[str]]:
 
 def read_suite_text(path: str | Path) -> tuple[Path, str]:
     path = Path(path)
-    if not path.is_file():
-        raise InputError(f"{path}: no such suite file")
-    check_size(path, what="suite file")
-    try:
-        return path, path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError(f"{path.name}: not UTF-8 text") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
+    return path, read_text(path, what="suite file")
 
 
 def validate_suite(path: str | Path) -> list[str]:

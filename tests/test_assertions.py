@@ -164,7 +164,7 @@ def test_parse_seed_manifest():
     ("s: {}\n", "m.yaml: s: expected at least one assertion"),
     ("- s\n", "m.yaml: expected a mapping of skill name to assertions"),
     ("", "m.yaml: empty manifest"),
-    ("s: [unclosed\n", "m.yaml: invalid YAML at line"),
+    ("s: [unclosed\n", "m.yaml: not valid YAML at line"),
     ("bad name:\n  min_words: 1\n", "expected a skill name"),
 ])
 def test_parse_errors_name_file_skill_and_key(text, message):

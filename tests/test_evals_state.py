@@ -58,7 +58,7 @@ def _entry(**kw):
 
 
 @pytest.mark.parametrize("text,message", [
-    ("{", "invalid JSON at line 1"),
+    ("{", "not valid JSON at line 1"),
     ("[]", "expected an object with version and skills"),
     ('{"version": 2, "skills": {}}', "version: expected 1, got 2"),
     ('{"version": 1, "skills": {}, "extra": 1}', "extra: unknown key"),

@@ -46,7 +46,7 @@ def test_binary_and_invalid_utf8(tmp_path):
     assert "binary" in _one_line_error(lambda: files.read_text(binary))
     latin = tmp_path / "b.yaml"
     latin.write_bytes("title: caf\xe9".encode("latin-1"))
-    assert "not valid UTF-8 at byte 10" in _one_line_error(lambda: files.read_text(latin))
+    assert "byte 10 is not valid UTF-8" in _one_line_error(lambda: files.read_text(latin))
 
 
 def test_missing_file_and_folder(tmp_path):
@@ -56,7 +56,7 @@ def test_missing_file_and_folder(tmp_path):
 
 def test_yaml_syntax_error_names_the_position():
     message = _one_line_error(lambda: files.parse_yaml("a: [1, 2\nb: 3\n", source="case.yaml"))
-    assert message.startswith("case.yaml: invalid YAML at line")
+    assert message.startswith("case.yaml: not valid YAML at line")
 
 
 def test_yaml_never_builds_python_objects():
