@@ -205,12 +205,6 @@ class ManifestsScreen(QueueMixin, GatepostScreen):
             self._show(self.key)
         self.queue_render()
 
-    def queue_detail(self, key: str) -> None:
-        if self.query_one(PagedList).move_to_key(key):
-            self._show(key)
-        else:
-            self.open_item(key)
-
     # --- the detail ----------------------------------------------------------------------------
     @on(PagedList.Highlighted, "#man-list")
     def _highlighted(self, event: PagedList.Highlighted) -> None:
@@ -247,6 +241,8 @@ class ManifestsScreen(QueueMixin, GatepostScreen):
         parts["diff"].update(diff)
         parts["evidence"].update(self._evidence(draft))
         parts["actions"].update(self._actions(draft))
+
+    show_detail = _show  # what the work queue calls to draw an item
 
     def _head(self, draft: dict, active: dict | None, based: dict | None) -> Text:
         text = Text()

@@ -151,12 +151,6 @@ class ProposalsScreen(QueueMixin, GatepostScreen):
             self.show_proposal(self.proposal_id)
         self.queue_render()
 
-    def queue_detail(self, key: str) -> None:
-        if self.query_one(PagedList).move_to_key(key):
-            self.show_proposal(key)
-        else:
-            self.open_item(key)
-
     @on(PagedList.Highlighted, "#proposals-list")
     def _highlighted(self, event: PagedList.Highlighted) -> None:
         event.stop()
@@ -184,6 +178,8 @@ class ProposalsScreen(QueueMixin, GatepostScreen):
                                             before_name=f"{found['path'] or 'before'} (before)",
                                             after_name=f"{found['path'] or 'after'} (after)"))
         self.refresh_bindings()
+
+    show_detail = show_proposal  # what the work queue calls to draw an item
 
     def _head(self, p: dict) -> Text:
         text = literal(f"{p['id']} · {p['title'] or '(untitled)'}", style="bold")

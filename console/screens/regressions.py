@@ -153,12 +153,6 @@ class RegressionsScreen(QueueMixin, GatepostScreen):
             self._show(self.key)
         self.queue_render()
 
-    def queue_detail(self, key: str) -> None:
-        if self.query_one(PagedList).move_to_key(key):
-            self._show(key)
-        else:
-            self.open_item(key)
-
     # --- the detail ----------------------------------------------------------------------------
     @on(PagedList.Highlighted, "#reg-list")
     def _highlighted(self, event: PagedList.Highlighted) -> None:
@@ -185,6 +179,8 @@ class RegressionsScreen(QueueMixin, GatepostScreen):
         parts[3].update(self._output(detail))
         parts[4].update(self._changes(detail))
         parts[5].update(self._grid(detail))
+
+    show_detail = _show  # what the work queue calls to draw an item
 
     def _head(self, d: dict) -> Text:
         text = Text()

@@ -81,8 +81,15 @@ class QueueMixin:
     _queue_timer = None
 
     # --- what a screen provides --------------------------------------------------------------
-    def queue_detail(self, key: str) -> None:  # overridden: show one item's detail
+    def show_detail(self, key: str | None) -> None:  # overridden: draw one item's detail
         raise NotImplementedError
+
+    def queue_detail(self, key: str) -> None:
+        """Show the queue's current item: in the list as filtered now, else through open_item."""
+        if self.query_one(PagedList).move_to_key(key):
+            self.show_detail(key)
+        else:
+            self.open_item(key)
 
     # --- reading --------------------------------------------------------------------------------
     @property
