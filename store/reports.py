@@ -102,11 +102,10 @@ def regression_changes(previous: dict | None, rows: list[dict]) -> list[dict]:
 def regressions_report(db: Database, fmt: str = "md", *, remember: bool = True) -> str:
     """Skills by state with their failing assertions, led by what changed since the previous report."""
     rows = skills.show_states(db)
+    messages = skills.failing_messages(db)
     for row in rows:
         if row["failing"]:
-            detail = skills.skill_detail(db, row["skill"]) or {}
-            failed = [a for a in detail.get("assertions", []) if not a["passed"]]
-            row["failing"] = [{"assertion": a["assertion"], "message": a["message"]} for a in failed] or row["failing"]
+            row["failing"] = messages.get(row["skill"]) or row["failing"]
     previous = _previous_snapshot(db)
     changes = regression_changes(previous, rows)
     text = _render("regressions", fmt, rows=rows, changes=changes, previous=previous)

@@ -313,6 +313,17 @@ def skill_detail(db: Database, skill: str) -> dict | None:
     return row
 
 
+def failing_messages(db: Database) -> dict[str, list[dict]]:
+    """Per skill, the assertions failing on its last eval with their messages (one query for every skill)."""
+    out: dict[str, list[dict]] = {}
+    for skill, assertion, message in db.execute(
+            "SELECT r.skill, a.assertion, a.message FROM regression_states r"
+            " JOIN assertion_results a ON a.eval_id = r.last_eval_id AND a.passed = 0"
+            " ORDER BY r.skill, a.id").fetchall():
+        out.setdefault(skill, []).append({"assertion": assertion, "message": message})
+    return out
+
+
 def show_states(db: Database, *, skill: str | None = None, state: str | None = None) -> list[dict]:
     """Per skill: the fields of `gatepost skills show --json`, most urgent first."""
     if skill is not None and not db.execute("SELECT 1 FROM skills WHERE name = ?", [skill]).fetchone():
