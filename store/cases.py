@@ -18,8 +18,8 @@ from sqlite_utils import Database
 from .actors import capabilities_of, ensure_producer, get_actor, require
 from .clock import now_iso, parse_iso
 from .db import transaction
-from .errors import ConflictError, InputError, RefusedError
-from .events import append_event, last_seq
+from .errors import InputError, RefusedError
+from .events import append_event, check_unchanged, last_seq
 from .leases import check_free
 from .protocol import (
     BLOCKED,
@@ -354,17 +354,13 @@ def decide(db: Database, case_id: str, outcome: str, *, actor: str | None, note:
         protocol = protocol_for(case["protocol"])
         if outcome not in protocol.outcomes:
             raise InputError(f"outcome: expected one of {', '.join(protocol.outcomes)}, got {outcome!r}")
-        seq_now = last_seq(db, "case", case_id)
         closed = ""
         if case["status"] != "open":
             previous = _decisions(db, case_id)
             last = previous[-1] if previous else {}
             closed = f"the case is closed ({case['outcome']}{' by ' + last['actor'] if last.get('actor') else ''})"
         # The seq is checked first: a reviewer racing another one is told the case changed under them.
-        if based_on_seq is not None and int(based_on_seq) != seq_now:
-            raise ConflictError(f"case {case_id}: case changed since you looked (you saw event {based_on_seq}, "
-                                f"it is now at {seq_now}{'; ' + closed if closed else ''}); look again and decide "
-                                "on what is there now")
+        seq_now = check_unchanged(db, "case", case_id, based_on_seq, doing=f"case {case_id}", also=closed)
         if closed:
             raise RefusedError(f"case {case_id}: {outcome} refused: {closed}; a closed case is closed")
         check_free(db, "case", case_id, actor)

@@ -22,8 +22,8 @@ from .assertions import (
 )
 from .clock import now_iso
 from .db import transaction
-from .errors import ConflictError, InputError, RefusedError
-from .events import append_event, last_seq
+from .errors import InputError, RefusedError
+from .events import append_event, check_unchanged
 from .leases import check_free
 
 DRAFT_STATUSES = ("pending", "approved", "rejected", "superseded")
@@ -167,8 +167,7 @@ def _check_pending(db: Database, draft: dict, expected_seq: int | None, doing: s
     if draft["status"] != "pending":
         raise RefusedError(f"{doing}: refused: draft {draft['id']} is {draft['status']}, not pending")
     check_free(db, "draft", draft["id"], actor)
-    if expected_seq is not None and last_seq(db, "draft", draft["id"]) != expected_seq:
-        raise ConflictError(f"{doing}: refused: draft {draft['id']} changed since you looked at it; look again")
+    check_unchanged(db, "draft", draft["id"], expected_seq, doing=doing)
 
 
 def _set_status(db: Database, draft_id: str, status: str) -> None:

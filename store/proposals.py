@@ -17,8 +17,8 @@ from sqlite_utils import Database
 from .actors import require
 from .clock import now_iso
 from .db import transaction
-from .errors import ConflictError, InputError, RefusedError
-from .events import append_event, last_seq
+from .errors import InputError, RefusedError
+from .events import append_event, check_unchanged, last_seq
 from .files import parse_json, read_text
 from .leases import check_free
 
@@ -217,8 +217,7 @@ def mark_proposal(db: Database, pid: str, status: str, *, actor: str | None, not
         if row[0] in FINAL:
             raise RefusedError(f"{doing}: refused: the proposal is already {row[0]}; a decision is never edited")
         check_free(db, "proposal", pid, actor)
-        if expected_seq is not None and last_seq(db, "proposal", pid) != expected_seq:
-            raise ConflictError(f"{doing}: refused: the proposal changed since you looked at it; look again")
+        check_unchanged(db, "proposal", pid, expected_seq, doing=doing)
         at = at or now_iso()
         seq = append_event(db, "proposal.marked", actor=actor, subject_type="proposal", subject_id=pid,
                            note=note.strip(), payload={"status": status, "capability": "proposal.review",

@@ -18,8 +18,8 @@ from sqlite_utils import Database
 from .actors import require
 from .clock import now_iso
 from .db import transaction
-from .errors import ConflictError, InputError, RefusedError
-from .events import append_event, last_seq
+from .errors import InputError, RefusedError
+from .events import append_event, check_unchanged
 from .leases import check_free
 
 STATES = ("NEW_FAIL", "CHRONIC", "STABLE_FAIL", "NEW_PASS", "PASS")
@@ -149,8 +149,7 @@ def _require_state(db: Database, skill: str, doing: str) -> dict:
 
 
 def _check_seq(db: Database, skill: str, expected_seq: int | None, doing: str) -> None:
-    if expected_seq is not None and last_seq(db, "skill", skill) != expected_seq:
-        raise ConflictError(f"{doing}: refused: {skill} changed since you looked at it; look again")
+    check_unchanged(db, "skill", skill, expected_seq, doing=doing)
 
 
 def acknowledge(db: Database, skill: str, *, actor: str, note: str, expected_seq: int | None = None) -> int:
