@@ -79,6 +79,12 @@ class GatepostApp(App):
             self.sub_title = f"{self.person} · unknown person: browsing only"
         self.switch_mode("overview")
 
+    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
+               markup: bool = True) -> None:
+        """Every notification is literal: messages quote data (ids, names, errors) that may hold markup."""
+        kwargs = {} if timeout is None else {"timeout": timeout}
+        super().notify(message, title=title, severity=severity, markup=False, **kwargs)
+
     def on_unmount(self) -> None:
         for holder in list(self.lease_holders):
             holder.release_lease()

@@ -77,3 +77,13 @@ async def test_hostile_text_is_literal_on_every_screen(db, store_path, tmp_path)
                 seen_markup.append(mode)
             assert "click[/link]" in text or "click" not in text, mode
     assert {"cases", "regressions", "proposals", "results", "audit"} <= set(seen_markup), seen_markup
+
+
+async def test_notifications_show_data_literally(db, store_path):
+    add_actor(db, "ana", "person", PERSON_CAPABILITIES)
+    app = GatepostApp(store_path, person="ana")
+    async with app.run_test(size=(160, 30), notifications=True) as pilot:
+        app.screen.notify(f"refused: {MARKUP}", severity="error")  # "[/]" would be a markup error
+        await pilot.pause()
+        await pilot.pause()
+        assert "[bold red]LOUD[/bold red]" in _screen_text(app)
