@@ -36,8 +36,8 @@ class AuditScreen(GatepostScreen):
             yield Static("", id="audit-detail")
 
     def on_mount(self) -> None:
-        self.query_one("#audit-actor", Select).set_options([(a, a) for a in event_actors(self.db)])
-        self.query_one("#audit-kind", Select).set_options([(k, k) for k in event_kinds(self.db)])
+        self.query_one("#audit-actor", Select).set_options([(literal(a), a) for a in event_actors(self.db)])
+        self.query_one("#audit-kind", Select).set_options([(literal(k), k) for k in event_kinds(self.db)])
         self.query_one(PagedList).table.focus()
 
     def _fetch(self, search: str, offset: int, limit: int):
