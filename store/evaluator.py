@@ -520,10 +520,6 @@ def task_outputs(db: Database, run_id: str, task_id: str) -> dict[str, dict | No
     return out
 
 
-def count_runs(db: Database) -> int:
-    return db.execute("SELECT COUNT(*) FROM evaluation_runs").fetchone()[0]
-
-
 # --- importing a foreign artifact --------------------------------------------------------------
 def _need(data: dict, key: str, kinds: tuple, name: str, what: str):
     value = data.get(key)

@@ -94,7 +94,3 @@ def _first_line(exc: BaseException) -> str:
 
 def load_yaml_file(path: str | Path, *, what: str = "YAML file") -> Any:
     return parse_yaml(read_text(path, what=what), source=str(path))
-
-
-def load_json_file(path: str | Path, *, what: str = "JSON file") -> Any:
-    return parse_json(read_text(path, what=what), source=str(path))

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InputError
-from .files import parse_yaml, read_text
+from .files import load_yaml_file
 from .revision import short
 
 TRUE, FALSE, UNKNOWN = "TRUE", "FALSE", "UNKNOWN"
@@ -368,7 +368,7 @@ def _kind(value: Any) -> str:
 
 def read_yaml(path: str | Path) -> Any:
     """A YAML file's data; unreadable or malformed files become one-line InputErrors."""
-    return parse_yaml(read_text(path, what="YAML file"), source=str(path))
+    return load_yaml_file(path)
 
 
 def parse_protocol(data: Any, source: str = "protocol") -> Protocol:
