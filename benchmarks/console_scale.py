@@ -17,24 +17,21 @@ import argparse
 import asyncio
 import json
 import random
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+from textual.app import App, ComposeResult
+from textual.widgets import DataTable
+
+from gatepost.app import GatepostApp
+from gatepost.store import cases, skills
+from gatepost.store.evaluation import import_artifact
+from gatepost.store.kernel import PERSON_CAPABILITIES, add_actor, open_store, transaction
+from gatepost.store.skills import import_manifest
+from gatepost.widgets.paged_list import PagedList
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from textual.app import App, ComposeResult  # noqa: E402
-from textual.widgets import DataTable  # noqa: E402
-
-from console.app import GatepostApp  # noqa: E402
-from console.widgets.paged_list import PagedList  # noqa: E402
-from store import cases, skills  # noqa: E402
-from store.actors import PERSON_CAPABILITIES, add_actor  # noqa: E402
-from store.db import open_store, transaction  # noqa: E402
-from store.evaluator import import_artifact  # noqa: E402
-from store.manifests import import_manifest  # noqa: E402
 
 SIZE = (160, 50)
 PERSON = "ana"

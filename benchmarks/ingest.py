@@ -33,11 +33,10 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from gatepost.store.evaluation import import_artifact
+from gatepost.store.kernel import open_store
 
-from store.db import open_store  # noqa: E402
-from store.evaluator import import_artifact  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 RAW_SCHEMA = """
 CREATE TABLE task_results (

@@ -1,5 +1,5 @@
 """`python -m console` runs the gatepost CLI (the same as the `gatepost` command)."""
 
-from .cli import main
+from gatepost.cli import main
 
 main()

@@ -1,39 +1,38 @@
 """GatepostApp: the review console. One store, one person, one screen per list."""
 
-import importlib
-import importlib.util
 from pathlib import Path
 
 from textual.app import App
 from textual.binding import Binding
+from textual.screen import Screen
 
-from store.actors import get_actor
-from store.db import open_store
+from gatepost.palette import StoreItems
+from gatepost.screens.audit import AuditScreen
+from gatepost.screens.cases import CasesScreen
+from gatepost.screens.help import HelpScreen
+from gatepost.screens.manifests import ManifestsScreen
+from gatepost.screens.overview import OverviewScreen
+from gatepost.screens.proposals import ProposalsScreen
+from gatepost.screens.regressions import RegressionsScreen
+from gatepost.screens.results import ResultsScreen
+from gatepost.store.kernel import get_actor, open_store
 
-from .palette import StoreItems
-
-# (mode, key, label, "module:Class"); a screen whose module is not there is left out.
-SCREENS = [
-    ("overview", "1", "Overview", "console.screens.overview:OverviewScreen"),
-    ("cases", "2", "Cases", "console.screens.cases:CasesScreen"),
-    ("results", "3", "Results", "console.screens.results:ResultsScreen"),
-    ("regressions", "4", "Regressions", "console.screens.regressions:RegressionsScreen"),
-    ("manifests", "5", "Manifests", "console.screens.manifests:ManifestsScreen"),
-    ("proposals", "6", "Proposals", "console.screens.proposals:ProposalsScreen"),
-    ("audit", "7", "Audit", "console.screens.audit:AuditScreen"),
+# (mode, key, label, screen class): every screen of the console, in the order of their keys.
+SCREENS: list[tuple[str, str, str, type[Screen]]] = [
+    ("overview", "1", "Overview", OverviewScreen),
+    ("cases", "2", "Cases", CasesScreen),
+    ("results", "3", "Results", ResultsScreen),
+    ("regressions", "4", "Regressions", RegressionsScreen),
+    ("manifests", "5", "Manifests", ManifestsScreen),
+    ("proposals", "6", "Proposals", ProposalsScreen),
+    ("audit", "7", "Audit", AuditScreen),
 ]
 
 
-def _available() -> list[tuple[str, str, str, str]]:
-    return [s for s in SCREENS if importlib.util.find_spec(s[3].split(":")[0]) is not None]
-
-
-def _loader(mode: str, target: str):
-    module_name, class_name = target.split(":")
-
-    def make():
-        screen = getattr(importlib.import_module(module_name), class_name)()
-        screen.mode_name = mode
+def _loader(mode: str, screen_class: type[Screen]):
+    def make() -> Screen:
+        screen = screen_class()
+        screen.mode_name = mode  # type: ignore[attr-defined]
         return screen
 
     return make
@@ -48,7 +47,7 @@ class GatepostApp(App):
     COMMANDS = App.COMMANDS | {StoreItems}
 
     def __init__(self, db_path: str | Path, *, person: str) -> None:
-        self.screen_specs = _available()
+        self.screen_specs = SCREENS
         self.MODES = {mode: _loader(mode, target) for mode, _key, _label, target in self.screen_specs}
         super().__init__()
         self.db_path = Path(db_path)
@@ -121,8 +120,6 @@ class GatepostApp(App):
             self.switch_mode("overview")
 
     def action_help(self) -> None:
-        from .screens.help import HelpScreen
-
         self.push_screen(HelpScreen())
 
     def action_toggle_dark(self) -> None:

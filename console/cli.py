@@ -12,10 +12,9 @@ import sys
 
 import click
 
-from store.errors import GatepostError
-
-from . import commands
-from .safe import clean
+from gatepost import commands
+from gatepost.safe import clean
+from gatepost.store.kernel import GatepostError
 
 
 def _one_line(message: str) -> str:

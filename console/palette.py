@@ -5,9 +5,8 @@ from functools import partial
 from rich.text import Text
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from store.finder import find
-
-from .safe import one_line
+from gatepost.safe import one_line
+from gatepost.store.views import find
 
 
 class StoreItems(Provider):

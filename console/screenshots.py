@@ -7,7 +7,7 @@ A screen class may list dialogs worth a picture as SCREENSHOT_STEPS:
 import asyncio
 from pathlib import Path
 
-from .app import GatepostApp
+from gatepost.app import GatepostApp
 
 SIZE = (140, 42)
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from console.cli import main
-from store.db import open_store
+from gatepost.cli import main
+from gatepost.store.kernel import open_store
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -43,5 +43,5 @@ def run_gatepost(*args: str, cwd: Path | None = None, env: dict | None = None,
                  timeout: float = 60) -> subprocess.CompletedProcess:
     """Run the real `gatepost` entry point in a subprocess, as a user would."""
     full_env = {**os.environ, **(env or {})}
-    return subprocess.run([sys.executable, "-m", "console", *args], cwd=cwd, env=full_env,
+    return subprocess.run([sys.executable, "-m", "gatepost", *args], cwd=cwd, env=full_env,
                           capture_output=True, text=True, timeout=timeout)

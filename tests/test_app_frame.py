@@ -2,8 +2,8 @@
 
 from textual.widgets import OptionList
 
-from console.app import GatepostApp
-from store.actors import add_actor
+from gatepost.app import GatepostApp
+from gatepost.store.kernel import add_actor
 
 
 def _overview_text(app) -> str:
@@ -38,7 +38,7 @@ async def test_audit_log_shows_events_and_help_lists_bindings(db, store_path):
         await pilot.press("7")
         await pilot.pause()
         assert type(app.screen).__name__ == "AuditScreen"
-        from console.widgets.paged_list import PagedList
+        from gatepost.widgets.paged_list import PagedList
 
         paged = app.screen.query_one(PagedList)
         assert paged.total == 2  # actor.added, capability.granted

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from store.assertions import (
+from gatepost.store.kernel import InputError
+from gatepost.store.skills import (
     CUSTOM_CHECKS,
     headings,
     list_items,
@@ -16,7 +17,6 @@ from store.assertions import (
     to_yaml,
     word_count,
 )
-from store.errors import InputError
 
 from .conftest import FIXTURES
 

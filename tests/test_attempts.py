@@ -1,6 +1,6 @@
 """Repeated attempts (pass@k) collapse into one line counting each distinct outcome."""
 
-from store.attempts import attempts_line, outcome, outcome_counts
+from gatepost.store.evaluation import attempts_line, outcome, outcome_counts
 
 
 def attempt(passed=False, reason=None, judged=True):
@@ -30,11 +30,9 @@ def test_counts_lead_with_pass_then_the_most_frequent():
 async def test_results_collapse_attempts_into_one_row_and_enter_expands_them(db, store_path, tmp_path, monkeypatch):
     import sys
 
-    from console.app import GatepostApp
-    from console.widgets.paged_list import PagedList
-    from store.evaluator import evaluate
-    from store.executors import CommandExecutor
-    from store.suites import load_suite
+    from gatepost.app import GatepostApp
+    from gatepost.store.evaluation import CommandExecutor, evaluate, load_suite
+    from gatepost.widgets.paged_list import PagedList
 
     from .conftest import FIXTURES
     from .evaluator_helpers import contains_task, write_suite

@@ -4,11 +4,16 @@ import json
 
 import pytest
 
-from store.actors import add_actor
-from store.bootstrap import DEFAULT_FORBIDDEN, bootstrap, percentile, propose
-from store.errors import RefusedError
-from store.manifests import active_version, list_drafts
-from store.skills import record_run
+from gatepost.store.kernel import RefusedError, add_actor
+from gatepost.store.skills import (
+    DEFAULT_FORBIDDEN,
+    active_version,
+    bootstrap,
+    list_drafts,
+    percentile,
+    propose,
+    record_run,
+)
 
 
 @pytest.mark.parametrize("values,p,expected", [
@@ -113,7 +118,7 @@ def test_cli_bootstrap_json_and_refusal(people, cli):
 
 
 def test_a_sample_too_small_to_mean_anything_is_bad_input(people, cli):
-    from store.errors import InputError
+    from gatepost.store.kernel import InputError
 
     with pytest.raises(InputError, match="--sample: expected at least 3"):
         propose(people, "hn-digest", sample=2)

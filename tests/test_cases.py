@@ -6,11 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from store import cases
-from store.actors import add_actor, get_actor
-from store.errors import ConflictError, InputError, RefusedError
-from store.events import last_seq, list_events
-from store.revision import candidate_revision
+from gatepost.store import cases, flows
+from gatepost.store.kernel import (
+    ConflictError,
+    InputError,
+    RefusedError,
+    add_actor,
+    get_actor,
+    last_seq,
+    list_events,
+)
+from gatepost.store.protocol import candidate_revision
 
 CASES = Path(__file__).resolve().parent / "fixtures/cases"
 BASIS = {"baseline": "b-7", "question_set": "qs-3", "data_revision": "d-12", "design": "design-2"}
@@ -207,9 +213,9 @@ def test_proposed_needs_outside_and_writes_a_waiting_proposal(people):
     new_case(people, evidence=GOOD)
     with pytest.raises(RefusedError, match="proposed refused by outcomes.proposed.requires .change.within_surface "
                                            "is FALSE.: change.within_surface is TRUE"):
-        cases.decide(people, "c-1", "proposed", actor="ana", note="hand over")
+        flows.decide(people, "c-1", "proposed", actor="ana", note="hand over")
     assert counts(people)["proposals"] == 0
-    cases.decide(people, "case-0050", "proposed", actor="bruno", note="rewrites the system prompt: a person decides")
+    flows.decide(people, "case-0050", "proposed", actor="bruno", note="rewrites the system prompt: a person decides")
     cursor = people.execute("SELECT * FROM proposals")
     row = dict(zip([c[0] for c in cursor.description], cursor.fetchone(), strict=True))
     case = cases.get_case(people, "case-0050")
@@ -265,7 +271,7 @@ def test_list_pages_and_filters_from_the_projection(people):
 
 
 def test_overview_counts_read_the_projection(people):
-    from store.overview import counts as overview_counts
+    from gatepost.store.views import counts as overview_counts
 
     new_case(people, "c-a", evidence=GOOD)
     new_case(people, "c-b")

@@ -3,9 +3,9 @@
 import random
 from collections import Counter
 
-from store import cases
-from store.demo import actors as demo_actors
-from store.demo import cases as demo_cases
+from gatepost.store import cases
+from gatepost.store.demo import actors as demo_actors
+from gatepost.store.demo import cases as demo_cases
 
 
 def test_demo_cases_cover_every_state(db):

@@ -5,13 +5,12 @@ from pathlib import Path
 import pytest
 from textual.widgets import Button, Static, TextArea
 
-from console.app import GatepostApp
-from console.widgets.case_claims import ClaimTree
-from console.widgets.note_dialog import NoteDialog
-from console.widgets.paged_list import PagedList
-from store import cases
-from store.actors import add_actor
-from store.db import open_store
+from gatepost.app import GatepostApp
+from gatepost.store import cases
+from gatepost.store.kernel import add_actor, open_store
+from gatepost.widgets.case_claims import ClaimTree
+from gatepost.widgets.note_dialog import NoteDialog
+from gatepost.widgets.paged_list import PagedList
 
 CASES = Path(__file__).resolve().parent / "fixtures/cases"
 GOOD = [("guard_check", "clean", "run-52", "current"), ("design_review", "passed", "ana", "design-2"),

@@ -2,9 +2,15 @@
 
 import pytest
 
-from store.actors import add_actor
-from store.manifests import import_manifest
-from store.skills import assertion_changes, assertion_grid, evaluate, record_run, skill_detail
+from gatepost.store.kernel import add_actor
+from gatepost.store.skills import (
+    assertion_changes,
+    assertion_grid,
+    evaluate,
+    import_manifest,
+    record_run,
+    skill_detail,
+)
 
 from .conftest import FIXTURES as ALL_FIXTURES
 
@@ -84,7 +90,7 @@ def test_detail_carries_the_changes_and_grid(store):
 
 
 async def test_regressions_detail_leads_with_the_changes_and_shows_the_grid(store, store_path):
-    from console.app import GatepostApp
+    from gatepost.app import GatepostApp
 
     run(store, OUTPUTS[1], 1)
     run(store, OUTPUTS[2], 2)
@@ -108,7 +114,7 @@ async def test_regressions_detail_leads_with_the_changes_and_shows_the_grid(stor
 
 # --- evaluation runs: the tasks that changed against the previous run of the same suite lead ------------
 def _suite(tmp_path, name="suite", skill_id="demo-skill"):
-    from store.suites import load_suite
+    from gatepost.store.evaluation import load_suite
 
     from .evaluator_helpers import contains_task, write_suite
 
@@ -118,8 +124,7 @@ def _suite(tmp_path, name="suite", skill_id="demo-skill"):
 
 
 def _evaluate(db, suite, candidate: str, day: int):
-    from store.evaluator import evaluate
-    from store.executors import CommandExecutor
+    from gatepost.store.evaluation import CommandExecutor, evaluate
 
     from .evaluator_helpers import executor
 
@@ -128,7 +133,7 @@ def _evaluate(db, suite, candidate: str, day: int):
 
 
 def test_tasks_that_changed_since_the_previous_run_lead_the_table(db, tmp_path):
-    from store.evaluator import previous_run, run_tasks
+    from gatepost.store.evaluation import previous_run, run_tasks
 
     suite = _suite(tmp_path)
     first = _evaluate(db, suite, "alpha bravo delta", 1)
@@ -147,9 +152,13 @@ def test_tasks_that_changed_since_the_previous_run_lead_the_table(db, tmp_path):
 def test_pass_at_k_attempts_collapse_into_counts_and_expand(db, tmp_path, monkeypatch):
     import sys
 
-    from store.evaluator import evaluate, run_tasks, task_attempts
-    from store.executors import CommandExecutor
-    from store.suites import load_suite
+    from gatepost.store.evaluation import (
+        CommandExecutor,
+        evaluate,
+        load_suite,
+        run_tasks,
+        task_attempts,
+    )
 
     from .evaluator_helpers import contains_task, write_suite
 
@@ -170,8 +179,8 @@ def test_pass_at_k_attempts_collapse_into_counts_and_expand(db, tmp_path, monkey
 
 
 async def test_results_screen_leads_with_the_changed_tasks(db, store_path, tmp_path):
-    from console.app import GatepostApp
-    from console.widgets.paged_list import PagedList
+    from gatepost.app import GatepostApp
+    from gatepost.widgets.paged_list import PagedList
 
     suite = _suite(tmp_path)
     first = _evaluate(db, suite, "alpha bravo delta", 1)

@@ -5,9 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from store.actors import add_actor
-from store.manifests import import_manifest
-from store.skills import record_run
+from gatepost.store.kernel import add_actor
+from gatepost.store.skills import import_manifest, record_run
 
 from .conftest import run_gatepost
 from .evaluator_helpers import contains_task, executor, write_suite

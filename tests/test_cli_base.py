@@ -6,7 +6,7 @@ from tests.conftest import run_gatepost
 
 
 def test_every_command_has_help(cli):
-    from console.cli import main
+    from gatepost.cli import main
 
     def walk(group, path):
         for name, command in group.commands.items():

@@ -12,10 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from store import cases
-from store.actors import add_actor
-from store.db import open_store
-from store.events import last_seq
+from gatepost.store import cases
+from gatepost.store.kernel import add_actor, last_seq, open_store
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKER = Path(__file__).resolve().parent / "fixtures" / "reliability" / "worker.py"

@@ -2,8 +2,8 @@
 
 import pytest
 
-from console.app import GatepostApp
-from store.demo import build_demo
+from gatepost.app import GatepostApp
+from gatepost.store.demo import build_demo
 
 SIZE = (140, 42)
 
@@ -60,7 +60,7 @@ async def test_every_screen_opens_and_every_binding_answers(demo_store):
 
 
 async def test_palette_finds_and_opens_an_item(demo_store):
-    from store.finder import find
+    from gatepost.store.views import find
 
     app = GatepostApp(demo_store, person="ana")
     items = find(app.db, "")

@@ -11,10 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from store import cases
-from store.actors import add_actor
-from store.db import open_store
-from store.errors import RefusedError
+from gatepost.store import cases
+from gatepost.store.kernel import RefusedError, add_actor, open_store
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = 100_000  # enough that the import's transaction spills tens of MB into the WAL before it commits
@@ -44,7 +42,7 @@ def _consistent(db) -> None:
 
 def _gatepost(*args: str) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    return subprocess.Popen([sys.executable, "-m", "console", *args], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+    return subprocess.Popen([sys.executable, "-m", "gatepost", *args], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 
 
@@ -117,7 +115,7 @@ def _case_file(path: Path, case_id: str, *, author: str = "run-41", independent=
 
 def _run(*args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    return subprocess.run([sys.executable, "-m", "console", *args], cwd=ROOT, env=env, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "gatepost", *args], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=WAIT)
 
 

@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from store.els_fixture import els_root, replay_fixture
-from store.errors import InputError
+from gatepost.store.kernel import InputError
+from gatepost.store.protocol import els_root, replay_fixture
 from tests.conftest import run_gatepost
 
 ELS = Path(__file__).resolve().parent / "fixtures" / "reference" / "els"

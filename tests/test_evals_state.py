@@ -6,12 +6,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from store.actors import add_actor
-from store.errors import InputError, RefusedError
-from store.evals_state import dumps, export_state, import_state, parse_state
-from store.manifests import import_manifest
-from store.regressions import replay
-from store.skills import evaluate, list_skills, record_run
+from gatepost.store.kernel import InputError, RefusedError, add_actor
+from gatepost.store.skills import (
+    dumps,
+    evaluate,
+    export_state,
+    import_manifest,
+    import_state,
+    list_skills,
+    parse_state,
+    record_run,
+    replay,
+)
 
 from .conftest import FIXTURES
 
@@ -108,7 +114,7 @@ def test_export_of_evaluated_skills_imports_back(store, tmp_path):
 @given(st.dictionaries(st.from_regex(r"[a-z][a-z0-9-]{0,12}", fullmatch=True),
                        st.lists(st.booleans(), min_size=1, max_size=12), min_size=1, max_size=5))
 def test_any_reachable_state_round_trips(tmp_path_factory, histories):
-    from store.db import open_store
+    from gatepost.store.kernel import open_store
 
     db = open_store(tmp_path_factory.mktemp("s") / "s.db")
     add_actor(db, "run-52", "producer", ["evidence.record"])

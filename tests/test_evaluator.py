@@ -7,11 +7,19 @@ from pathlib import Path
 
 import pytest
 
-from store.errors import InputError
-from store.evaluator import evaluate, get_run, import_artifact, list_runs, run_tasks, task_outputs
-from store.executors import CommandExecutor, MockExecutor
-from store.judges import JudgeSettings
-from store.suites import load_suite
+from gatepost.store.evaluation import (
+    CommandExecutor,
+    JudgeSettings,
+    MockExecutor,
+    evaluate,
+    get_run,
+    import_artifact,
+    list_runs,
+    load_suite,
+    run_tasks,
+    task_outputs,
+)
+from gatepost.store.kernel import InputError
 
 from .evaluator_helpers import (
     BASIC,

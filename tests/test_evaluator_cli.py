@@ -4,9 +4,8 @@ import json
 import os
 from pathlib import Path
 
-from store.actors import add_actor
-from store.cases import get_case, import_case
-from store.db import open_store
+from gatepost.store.cases import get_case, import_case
+from gatepost.store.kernel import add_actor, open_store
 
 from .conftest import run_gatepost
 from .evaluator_helpers import (

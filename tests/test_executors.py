@@ -7,8 +7,14 @@ import time
 
 import pytest
 
-from store.errors import InputError
-from store.executors import OUTPUT_CAP, CommandExecutor, MockExecutor, make_executor, run_bounded
+from gatepost.store.evaluation import (
+    OUTPUT_CAP,
+    CommandExecutor,
+    MockExecutor,
+    make_executor,
+    run_bounded,
+)
+from gatepost.store.kernel import InputError
 
 from .evaluator_helpers import EVAL, executor
 

@@ -4,8 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from store import files
-from store.errors import InputError
+from gatepost.store.kernel import InputError, files
 
 BOMB = """
 a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]

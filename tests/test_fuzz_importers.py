@@ -25,9 +25,8 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from console.cli import main
-from store.actors import PERSON_CAPABILITIES, add_actor
-from store.db import open_store
+from gatepost.cli import main
+from gatepost.store.kernel import PERSON_CAPABILITIES, add_actor, open_store
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -424,7 +423,7 @@ def test_path_traversal_in_a_pytest_judge_is_refused(harness, test_file, says):
 
 MEASURE = """
 import resource, sys
-from console.cli import main
+from gatepost.cli import main
 try:
     main(sys.argv[1:], prog_name="gatepost", standalone_mode=False)
     code = 0

@@ -7,9 +7,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from store.errors import InputError
-from store.gate import GateConfig, gate_proposal, load_gate_config, run_gate
-from store.proposals import get_proposal, validate_proposal
+from gatepost.store.kernel import InputError
+from gatepost.store.proposals import (
+    GateConfig,
+    gate_proposal,
+    get_proposal,
+    load_gate_config,
+    run_gate,
+    validate_proposal,
+)
 
 from .evaluator_helpers import scorer
 
@@ -123,7 +129,7 @@ def test_gating_records_the_proposal_once_and_every_gate_result(db):
 
 
 def test_non_numeric_scores_fail_closed():
-    from store.gate import judge_answer
+    from gatepost.store.proposals import judge_answer
 
     outcome = judge_answer('{"passed": true, "score_before": "0.7", "score_after": 0.9}', config())
     assert outcome.status == "failed" and "invalid score_before" in outcome.reason
@@ -141,7 +147,7 @@ def test_non_numeric_scores_fail_closed():
                     max_size=5).map(json.dumps),
 ), st.floats(min_value=-1, max_value=1))
 def test_the_gate_passes_only_an_explicit_pass_with_enough_delta(text, min_delta):
-    from store.gate import judge_answer
+    from gatepost.store.proposals import judge_answer
 
     outcome = judge_answer(text, config(min_delta=min_delta))
     try:

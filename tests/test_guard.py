@@ -5,8 +5,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from store.guard import guard_check, within_surface
-from store.suites import load_suite
+from gatepost.store.evaluation import guard_check, load_suite, within_surface
 
 from .evaluator_helpers import contains_task, write_suite
 
@@ -54,7 +53,7 @@ def test_paths_that_escape_are_outside_every_surface():
 @settings(max_examples=80, deadline=None)
 @given(st.text(min_size=1, max_size=30), st.text(max_size=40))
 def test_an_answer_embedded_anywhere_in_the_content_is_found(answer, filler):
-    from store.suites import Suite, Task
+    from gatepost.store.evaluation import Suite, Task
 
     if not answer.strip():
         return

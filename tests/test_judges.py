@@ -2,9 +2,15 @@
 
 from pathlib import Path
 
-from store.executors import split_command
-from store.judges import JudgeSettings, judge, judge_contains, judge_pytest, judge_rubric
-from store.suites import load_suite
+from gatepost.store.evaluation import (
+    JudgeSettings,
+    judge,
+    judge_contains,
+    judge_pytest,
+    judge_rubric,
+    load_suite,
+    split_command,
+)
 
 from .evaluator_helpers import BASIC, write_suite
 from .evaluator_helpers import judge as judge_cmd

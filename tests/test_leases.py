@@ -6,9 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from store import leases
-from store.errors import ConflictError
-from store.events import list_events
+from gatepost.store.kernel import ConflictError, leases, list_events
 
 
 def test_take_refuses_another_person_until_expiry(db):
@@ -46,9 +44,9 @@ def test_held_by_others_lists_what_a_queue_skips(db):
 
 TAKE = """
 import sys
-from store.db import open_store
-from store import leases
-from store.errors import ConflictError
+from gatepost.store.kernel import open_store
+from gatepost.store.kernel import leases
+from gatepost.store.kernel import ConflictError
 db = open_store(sys.argv[1])
 try:
     leases.take(db, "case", "case-9", sys.argv[2])

@@ -4,12 +4,18 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from store import cases, leases
-from store.actors import add_actor
-from store.errors import ConflictError
-from store.events import last_seq, list_events
-from store.manifests import approve_draft, edit_draft, get_draft, list_drafts, reject_draft
-from store.regressions import acknowledge, flag_mismatch, get_state
+from gatepost.store import cases
+from gatepost.store.kernel import ConflictError, add_actor, last_seq, leases, list_events
+from gatepost.store.skills import (
+    acknowledge,
+    approve_draft,
+    edit_draft,
+    flag_mismatch,
+    get_draft,
+    get_state,
+    list_drafts,
+    reject_draft,
+)
 
 from .fixtures.skills.store_builder import build
 
@@ -114,7 +120,7 @@ def test_the_cli_is_refused_too_with_exit_3(store, cli):
 
 
 def test_proposal_marks_refused_while_held_in_the_store_and_the_cli(store, cli):
-    from store.proposals import add_proposal, get_proposal, mark_proposal
+    from gatepost.store.proposals import add_proposal, get_proposal, mark_proposal
 
     pid, _ = add_proposal(store, {"path": "procedures/release.md", "operation": "update", "edit_mode": "full_page",
                                   "title": "Smoke checks", "before_body": "a", "after_body": "b"}, actor="ana")

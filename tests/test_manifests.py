@@ -5,10 +5,15 @@ import sqlite3
 
 import pytest
 
-from store.actors import add_actor
-from store.errors import ConflictError, InputError, RefusedError
-from store.events import last_seq, list_events
-from store.manifests import (
+from gatepost.store.kernel import (
+    ConflictError,
+    InputError,
+    RefusedError,
+    add_actor,
+    last_seq,
+    list_events,
+)
+from gatepost.store.skills import (
     active_version,
     approve_draft,
     create_draft,

@@ -2,11 +2,11 @@
 
 from textual.widgets import TextArea
 
-from console.app import GatepostApp
-from console.screens.manifests import EditDraftDialog
-from console.widgets.note_dialog import NoteDialog
-from console.widgets.paged_list import PagedList
-from store.manifests import active_version, get_draft, list_drafts
+from gatepost.app import GatepostApp
+from gatepost.screens.manifests import EditDraftDialog
+from gatepost.store.skills import active_version, get_draft, list_drafts
+from gatepost.widgets.note_dialog import NoteDialog
+from gatepost.widgets.paged_list import PagedList
 
 from .fixtures.skills.store_builder import build
 
@@ -128,7 +128,7 @@ async def test_a_person_without_manifest_review_cannot_decide(db, store_path):
 async def test_open_item_from_the_palette_finds_a_decided_draft(db, store_path):
     build(db)
     [draft], _ = list_drafts(db)
-    from store.manifests import reject_draft
+    from gatepost.store.skills import reject_draft
 
     reject_draft(db, draft["id"], actor="bruno", note="no")
     app = GatepostApp(store_path, person="bruno")

@@ -5,10 +5,11 @@ import re
 import pytest
 from textual.widgets import OptionList
 
-from console.app import GatepostApp
-from console.widgets.paged_list import PagedList
-from store import cases, manifests, skills
-from store.demo import build_demo
+from gatepost.app import GatepostApp
+from gatepost.store import cases, skills
+from gatepost.store.demo import build_demo
+from gatepost.store.skills import manifests
+from gatepost.widgets.paged_list import PagedList
 
 
 @pytest.fixture(scope="module")

@@ -5,11 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from store.actors import add_actor
-from store.cases import decide, import_case
-from store.errors import ConflictError, InputError, RefusedError
-from store.events import last_seq
-from store.proposals import (
+from gatepost.store.cases import import_case
+from gatepost.store.flows import decide
+from gatepost.store.kernel import ConflictError, InputError, RefusedError, add_actor, last_seq
+from gatepost.store.proposals import (
     get_proposal,
     import_proposal,
     list_proposals,
@@ -131,7 +130,7 @@ def test_a_case_decided_proposed_joins_the_queue_with_its_claims(people):
 
 
 def test_a_file_with_a_list_imports_all_or_nothing(people, tmp_path: Path):
-    from store.proposals import import_proposals
+    from gatepost.store.proposals import import_proposals
 
     path = tmp_path / "batch.json"
     path.write_text(json.dumps([SAMPLE_DATA, {**SAMPLE_DATA, "path": "procedures/b.md"}]))

@@ -2,14 +2,14 @@
 
 import random
 
-from store.demo import actors as demo_actors
-from store.demo import suites as demo_suites
-from store.evaluator import list_runs
-from store.proposals import count_by_status
+from gatepost.store.demo import actors as demo_actors
+from gatepost.store.demo import suites as demo_suites
+from gatepost.store.evaluation import list_runs
+from gatepost.store.proposals import count_by_status
 
 
 def test_demo_part_builds_runs_and_proposals_in_every_state_deterministically(db, tmp_path):
-    from store.db import open_store
+    from gatepost.store.kernel import open_store
 
     demo_actors.populate(db, random.Random(7), "tester")
     summary = demo_suites.populate(db, random.Random(7), "tester")

@@ -3,13 +3,13 @@
 import pytest
 from textual.widgets import Static, TextArea
 
-from console.app import GatepostApp
-from console.widgets.note_dialog import NoteDialog
-from console.widgets.paged_list import PagedList
-from store.actors import add_actor
-from store.cases import decide, import_case
-from store.gate import GateConfig, gate_proposal
-from store.proposals import get_proposal, import_proposal
+from gatepost.app import GatepostApp
+from gatepost.store.cases import import_case
+from gatepost.store.flows import decide
+from gatepost.store.kernel import add_actor
+from gatepost.store.proposals import GateConfig, gate_proposal, get_proposal, import_proposal
+from gatepost.widgets.note_dialog import NoteDialog
+from gatepost.widgets.paged_list import PagedList
 
 from .evaluator_helpers import scorer
 from .test_gate import SAMPLE, SAMPLE_DATA

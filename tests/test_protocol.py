@@ -8,8 +8,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from store.errors import InputError
-from store.protocol import (
+from gatepost.store.kernel import InputError
+from gatepost.store.protocol import (
     FALSE,
     TRUE,
     UNKNOWN,
@@ -23,7 +23,7 @@ from store.protocol import (
 )
 
 ELS = Path(__file__).resolve().parent / "fixtures" / "reference" / "els"
-EGC = Path(__file__).resolve().parent.parent / "store/protocols/eval-gated-change/1.yaml"
+EGC = Path(__file__).resolve().parent.parent / "store/protocol/protocols/eval-gated-change/1.yaml"
 KEEP_CLAIMS = ["change.within_surface", "content.clean", "experiment.valid", "heldout.not_regressed",
                "result.reproducible", "tuning.improved"]
 GOOD = {"guard_check": "clean", "design_review": "passed", "tuning_comparison": "reproduced",

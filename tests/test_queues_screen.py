@@ -4,16 +4,13 @@ progress is shown, others' leases are shown and skipped, and an empty queue says
 import pytest
 from textual.widgets import Static, TextArea
 
-from console.app import GatepostApp
-from console.widgets.note_dialog import NoteDialog
-from console.widgets.queue_bar import QueueBar
-from store import cases, leases
-from store.actors import add_actor
-from store.db import open_store
-from store.events import list_events
-from store.manifests import create_draft, list_drafts
-from store.queues import queue_state
-from store.regressions import get_state
+from gatepost.app import GatepostApp
+from gatepost.store import cases
+from gatepost.store.kernel import add_actor, leases, list_events, open_store
+from gatepost.store.skills import create_draft, get_state, list_drafts
+from gatepost.store.views import queue_state
+from gatepost.widgets.note_dialog import NoteDialog
+from gatepost.widgets.queue_bar import QueueBar
 
 from .fixtures.skills.store_builder import build
 
@@ -211,7 +208,7 @@ async def test_the_bar_is_on_each_queue_screen(store):
 
 
 def test_the_demo_has_colleagues_working_the_queues(tmp_path):
-    from store.demo import build_demo
+    from gatepost.store.demo import build_demo
 
     path = tmp_path / "demo.db"
     build_demo(path, person="ana")
@@ -224,7 +221,7 @@ def test_the_demo_has_colleagues_working_the_queues(tmp_path):
 
 
 async def test_work_the_proposals_queue_to_its_end(store):
-    from store.proposals import add_proposal, get_proposal
+    from gatepost.store.proposals import add_proposal, get_proposal
 
     db = open_store(store)
     for n in (1, 2):
@@ -249,10 +246,9 @@ async def test_work_the_proposals_queue_to_its_end(store):
 
 
 async def test_quitting_gives_the_held_lease_back(tmp_path):
-    from console.app import GatepostApp
-    from store import leases
-    from store.db import open_store
-    from store.demo import build_demo
+    from gatepost.app import GatepostApp
+    from gatepost.store.demo import build_demo
+    from gatepost.store.kernel import leases, open_store
 
     path = tmp_path / "demo.db"
     build_demo(path, seed=7, person="ana")

@@ -4,20 +4,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from store.actors import add_actor
-from store.errors import InputError, RefusedError
-from store.events import list_events
-from store.manifests import get_draft, import_manifest
-from store.regressions import (
+from gatepost.store.kernel import InputError, RefusedError, add_actor, list_events
+from gatepost.store.skills import (
     URGENCY,
     acknowledge,
+    evaluate,
     flag_mismatch,
+    get_draft,
+    import_manifest,
+    list_skills,
     next_state,
+    record_run,
     replay,
     severity_for,
     urgency,
 )
-from store.skills import evaluate, list_skills, record_run
 
 P, F = True, False
 

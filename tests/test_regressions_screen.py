@@ -1,10 +1,10 @@
 """The Regressions screen, driven with Pilot: urgency order, filters, strip, literal output, triage."""
 
-from console.app import GatepostApp
-from console.widgets.note_dialog import NoteDialog
-from console.widgets.paged_list import PagedList
-from store.events import list_events
-from store.manifests import list_drafts
+from gatepost.app import GatepostApp
+from gatepost.store.kernel import list_events
+from gatepost.store.skills import list_drafts
+from gatepost.widgets.note_dialog import NoteDialog
+from gatepost.widgets.paged_list import PagedList
 
 from .fixtures.skills.store_builder import build
 

@@ -4,9 +4,11 @@ import json
 
 import pytest
 
-from store import cases, manifests, reports, skills
-from store.actors import PERSON_CAPABILITIES, add_actor
-from store.evaluator import import_artifact
+from gatepost.store import cases, skills
+from gatepost.store.evaluation import import_artifact
+from gatepost.store.kernel import PERSON_CAPABILITIES, add_actor
+from gatepost.store.skills import manifests
+from gatepost.store.views import reports
 
 HOSTILE = '<script>alert("x")</script> [bold]loud[/bold] [link=http://evil]click[/link] **x** `y` | z'
 

@@ -6,13 +6,10 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
-from console.app import GatepostApp
-from console.widgets.paged_list import PagedList
-from store.actors import add_actor
-from store.db import open_store
-from store.evaluator import evaluate
-from store.executors import CommandExecutor, MockExecutor
-from store.suites import load_suite
+from gatepost.app import GatepostApp
+from gatepost.store.evaluation import CommandExecutor, MockExecutor, evaluate, load_suite
+from gatepost.store.kernel import add_actor, open_store
+from gatepost.widgets.paged_list import PagedList
 
 from .evaluator_helpers import contains_task, executor, write_suite
 
@@ -134,8 +131,8 @@ async def test_empty_store_says_how_to_get_runs(db, store_path):
 
 
 async def test_the_runs_of_a_case_evaluation_lead_to_the_case(db, store_path, tmp_path: Path):
-    from store.cases import import_case
-    from store.evaluator import evaluate_case
+    from gatepost.store.cases import import_case
+    from gatepost.store.flows import evaluate_case
 
     add_actor(db, "ana", "person", ["case.close"])
     import_case(db, {"protocol": "eval.gated_change/1", "id": "case-0300", "title": "Tiers skill",

@@ -6,7 +6,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from store.revision import candidate_revision, canonical_json
+from gatepost.store.protocol import candidate_revision, canonical_json
 
 BASIS = {"baseline": "b-7", "question_set": "qs-3", "data_revision": "d-12", "design": "design-2"}
 

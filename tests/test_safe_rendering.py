@@ -3,10 +3,11 @@
 import json
 import re
 
-from console.app import GatepostApp
-from store import cases, manifests, proposals, skills
-from store.actors import PERSON_CAPABILITIES, add_actor
-from store.evaluator import import_artifact
+from gatepost.app import GatepostApp
+from gatepost.store import cases, proposals, skills
+from gatepost.store.evaluation import import_artifact
+from gatepost.store.kernel import PERSON_CAPABILITIES, add_actor
+from gatepost.store.skills import manifests
 
 MARKUP = "[bold red]LOUD[/bold red] [link=http://evil.example]click[/link] [/]"
 ESCAPES = "\x1b[31mred\x1b[0m \x1b]8;;http://evil.example\x07osc\x1b]8;;\x07 \x1b[2J\x1b[H"

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from store.demo import build_demo
+from gatepost.store.demo import build_demo
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -133,7 +133,7 @@ def served(tmp_path: Path):
     build_demo(db, seed=7, person="ana")
     port = _free_port()
     log = tmp_path / "serve.log"
-    proc = _start([sys.executable, "-m", "console", "--db", str(db), "serve", "--port", str(port),
+    proc = _start([sys.executable, "-m", "gatepost", "--db", str(db), "serve", "--port", str(port),
                    "--as", "ana"], log, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
         _wait_until(lambda: _port_answers(port), "gatepost serve to listen", log, proc)

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from console.commands.serve import console_command, is_loopback, page_url
-from store.db import open_store
-from store.demo import build_demo
+from gatepost.commands.serve import console_command, is_loopback, page_url
+from gatepost.store.demo import build_demo
+from gatepost.store.kernel import open_store
 from tests.conftest import ROOT, run_gatepost
 
 WAIT = 30.0
@@ -105,7 +105,7 @@ def test_urls_people_can_open():
 def test_console_command_survives_the_shell(tmp_path: Path):
     db = tmp_path / "it's a $(store) `x`.db"
     argv = shlex.split(console_command(db, "ana o'neil"))
-    assert argv == [sys.executable, "-m", "console", "--db", str(db), "console", "--as", "ana o'neil"]
+    assert argv == [sys.executable, "-m", "gatepost", "--db", str(db), "console", "--as", "ana o'neil"]
 
 
 def test_help_says_who_acts(cli):
@@ -120,7 +120,7 @@ async def test_page_and_websocket_run_the_console(demo_db: Path, tmp_path: Path)
     port = _free_port()
     log = tmp_path / "serve.log"
     with log.open("wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "console", "--db", str(demo_db), "serve",
+        proc = subprocess.Popen([sys.executable, "-m", "gatepost", "--db", str(demo_db), "serve",
                                  "--port", str(port), "--as", "ana"], stdout=out, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, start_new_session=True, cwd=ROOT,
                                 env={**os.environ, "PYTHONUNBUFFERED": "1"})

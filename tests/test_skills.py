@@ -5,11 +5,15 @@ import sqlite3
 
 import pytest
 
-from store.actors import add_actor
-from store.errors import InputError, RefusedError
-from store.manifests import import_manifest
-from store.regressions import get_state
-from store.skills import evaluate, history, record_run, skill_detail
+from gatepost.store.kernel import InputError, RefusedError, add_actor
+from gatepost.store.skills import (
+    evaluate,
+    get_state,
+    history,
+    import_manifest,
+    record_run,
+    skill_detail,
+)
 
 from .conftest import FIXTURES, run_gatepost
 
@@ -178,7 +182,7 @@ def test_cli_triage_commands(store, cli):
 
 
 def test_record_reads_stdin_and_overview_counts_follow_the_projections(store, cli):
-    from store.overview import counts
+    from gatepost.store.views import counts
 
     result = cli("skills", "record", "token-movers", "--output", "-", "--as", "run-52", input=GOOD)
     assert result.exit_code == 0 and "71 words" in result.output

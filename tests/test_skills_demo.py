@@ -2,10 +2,10 @@
 
 import random
 
-from store.db import open_store
-from store.demo import actors as demo_actors
-from store.demo import skills as demo_skills
-from store.overview import counts
+from gatepost.store.demo import actors as demo_actors
+from gatepost.store.demo import skills as demo_skills
+from gatepost.store.kernel import open_store
+from gatepost.store.views import counts
 
 
 def _build(path):

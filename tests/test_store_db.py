@@ -4,10 +4,16 @@ import sqlite3
 
 import pytest
 
-from store import schema
-from store.db import open_store, resolve_path, schema_version, transaction
-from store.errors import StoreError
-from store.events import append_event, list_events
+from gatepost.store.kernel import (
+    StoreError,
+    append_event,
+    list_events,
+    open_store,
+    resolve_path,
+    schema,
+    schema_version,
+    transaction,
+)
 
 EXPECTED_TABLES = {
     "actors", "capabilities", "events", "cases", "candidate_revisions", "evidence", "decisions",

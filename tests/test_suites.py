@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from store.errors import InputError
-from store.suites import SuiteInvalid, load_suite, parse_suite, validate_suite
+from gatepost.store.evaluation import SuiteInvalid, load_suite, parse_suite, validate_suite
+from gatepost.store.kernel import InputError
 
 from .evaluator_helpers import BASIC, BROKEN, contains_task, write_suite
 

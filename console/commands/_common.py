@@ -6,9 +6,8 @@ from pathlib import Path
 import click
 from sqlite_utils import Database
 
-from store.db import open_store, resolve_path
-
-from ..identity import resolve_person
+from gatepost.identity import resolve_person
+from gatepost.store.kernel import open_store, resolve_path
 
 as_option = click.option(
     "--as", "as_name", metavar="NAME", default=None,

@@ -2,10 +2,9 @@
 
 import click
 
-from store import actors as actors_mod
-from store.db import schema_version
-
-from ._common import as_option, echo_json, open_ctx_store, person, store_path
+from gatepost.commands._common import as_option, echo_json, open_ctx_store, person, store_path
+from gatepost.store.kernel import actors as actors_mod
+from gatepost.store.kernel import schema_version
 
 
 @click.command()
@@ -57,7 +56,7 @@ def actors_list(ctx: click.Context, as_json: bool) -> None:
 @click.pass_context
 def console(ctx: click.Context, as_name: str | None) -> None:
     """Open the review console on the store."""
-    from ..app import GatepostApp
+    from gatepost.app import GatepostApp
 
     open_ctx_store(ctx).close()  # refuse a bad store with one line before the screen opens
     GatepostApp(store_path(ctx), person=person(as_name)).run()
@@ -76,15 +75,15 @@ def demo(ctx: click.Context, db_opt: str | None, no_console: bool, seed: int, as
     The person running it becomes a reviewer holding every capability a person
     may hold, so every decision of the demo can be taken.
     """
-    from store.db import resolve_path
-    from store.demo import build_demo
+    from gatepost.store.demo import build_demo
+    from gatepost.store.kernel import resolve_path
 
     path = resolve_path(db_opt) if db_opt else store_path(ctx)
     who = person(as_name)
     summary = build_demo(path, seed=seed, person=who)
     click.echo(f"demo store built: {path} ({summary})")
     if not no_console:
-        from ..app import GatepostApp
+        from gatepost.app import GatepostApp
 
         GatepostApp(path, person=who).run()
 

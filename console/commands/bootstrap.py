@@ -2,9 +2,8 @@
 
 import click
 
-from store import bootstrap as bootstrap_mod
-
-from ._common import as_option, echo_json, open_ctx_store, person
+from gatepost.commands._common import as_option, echo_json, open_ctx_store, person
+from gatepost.store.skills import bootstrapping as bootstrap_mod
 
 
 @click.command("bootstrap")

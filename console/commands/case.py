@@ -4,11 +4,11 @@ import json
 
 import click
 
-from store import cases as cases_mod
-from store.overview import OUTCOMES
-
-from ..safe import clean
-from ._common import as_option, echo_json, open_ctx_store, person
+from gatepost.commands._common import as_option, echo_json, open_ctx_store, person
+from gatepost.safe import clean
+from gatepost.store import cases as cases_mod
+from gatepost.store import flows
+from gatepost.store.views import OUTCOMES
 
 SYMBOL = {"TRUE": "✔", "FALSE": "✘", "UNKNOWN": "?"}
 
@@ -147,7 +147,7 @@ def case_decide(ctx: click.Context, case_id: str, outcome: str, note: str | None
     """Close a case as kept, rejected, proposed or inconclusive; refused (exit 3) unless the protocol allows it."""
     db = open_ctx_store(ctx)
     who = person(as_name)
-    decision_id = cases_mod.decide(db, case_id, outcome, actor=who, note=note, based_on_seq=based_on_seq)
+    decision_id = flows.decide(db, case_id, outcome, actor=who, note=note, based_on_seq=based_on_seq)
     suffix = f"; proposal case:{case_id} waits for a person" if outcome == "proposed" else ""
     _say(f"{case_id}: {outcome} by {who} (decision #{decision_id}){suffix}")
 

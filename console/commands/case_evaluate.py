@@ -2,12 +2,10 @@
 
 import click
 
-from store.evaluator import evaluate_case, read_skill
-from store.executors import make_executor
-from store.suites import load_suite
-
-from ._common import as_option, echo_json, open_ctx_store, person
-from .suite import default_artifact_dir, judge_settings
+from gatepost.commands._common import as_option, echo_json, open_ctx_store, person
+from gatepost.commands.suite import default_artifact_dir, judge_settings
+from gatepost.store.evaluation import load_suite, make_executor, read_skill
+from gatepost.store.flows import evaluate_case
 
 
 @click.command("evaluate")

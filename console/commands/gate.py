@@ -4,10 +4,8 @@ import sys
 
 import click
 
-from store.gate import gate_proposal, load_gate_config
-from store.proposals import read_proposal_file
-
-from ._common import as_option, echo_json, open_ctx_store, person
+from gatepost.commands._common import as_option, echo_json, open_ctx_store, person
+from gatepost.store.proposals import gate_proposal, load_gate_config, read_proposal_file
 
 
 @click.command()

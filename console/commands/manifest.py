@@ -2,11 +2,9 @@
 
 import click
 
-from store import manifests
-from store.errors import InputError
-from store.files import read_text
-
-from ._common import as_option, echo_json, open_ctx_store, person
+from gatepost.commands._common import as_option, echo_json, open_ctx_store, person
+from gatepost.store.kernel import InputError, read_text
+from gatepost.store.skills import manifests
 
 
 @click.group("manifest")

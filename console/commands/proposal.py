@@ -2,18 +2,17 @@
 
 import click
 
-from store.errors import InputError
-from store.gate import gate_status
-from store.proposals import (
+from gatepost.commands._common import as_option, echo_json, open_ctx_store, person
+from gatepost.store.kernel import InputError
+from gatepost.store.proposals import (
     MARKS,
     STATUSES,
+    gate_status,
     get_proposal,
     import_proposals,
     list_proposals,
     mark_proposal,
 )
-
-from ._common import as_option, echo_json, open_ctx_store, person
 
 
 @click.group()

@@ -2,8 +2,7 @@
 
 import click
 
-from store.els_fixture import replay_fixture
-from store.protocol import load_protocol
+from gatepost.store.protocol import load_protocol, replay_fixture
 
 
 @click.group()

@@ -4,9 +4,8 @@ from pathlib import Path
 
 import click
 
-from store import reports
-
-from ._common import open_ctx_store
+from gatepost.commands._common import open_ctx_store
+from gatepost.store.views import reports
 
 format_option = click.option("--format", "fmt", type=click.Choice(reports.FORMATS), default="md", show_default=True,
                              help="md for a pull request or a chat, html for a browser (all data escaped).")

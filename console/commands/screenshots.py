@@ -14,9 +14,8 @@ import click
               help="The person the console is shown for (the demo makes them a full reviewer).")
 def screenshots(out: str, seed: int, as_name: str) -> None:
     """Build a demo store in a temporary folder and save an SVG of every screen and dialog."""
-    from store.demo import build_demo
-
-    from ..screenshots import take_screenshots
+    from gatepost.screenshots import take_screenshots
+    from gatepost.store.demo import build_demo
 
     with tempfile.TemporaryDirectory() as tmp:
         db_path = Path(tmp) / "demo.db"

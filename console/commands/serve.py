@@ -15,10 +15,8 @@ from pathlib import Path
 
 import click
 
-from store.actors import get_actor
-from store.errors import InputError
-
-from ._common import as_option, open_ctx_store, person, store_path
+from gatepost.commands._common import as_option, open_ctx_store, person, store_path
+from gatepost.store.kernel import InputError, get_actor
 
 WILDCARDS = {"0.0.0.0", "::", ""}
 
@@ -40,7 +38,7 @@ def is_loopback(host: str) -> bool:
 
 def console_command(db: Path, who: str) -> str:
     """The shell command textual-serve runs per browser session (textual-serve takes a command string)."""
-    argv = [sys.executable, "-m", "console", "--db", str(db), "console", "--as", who]
+    argv = [sys.executable, "-m", "gatepost", "--db", str(db), "console", "--as", who]
     return " ".join(shlex.quote(part) for part in argv)
 
 

@@ -4,11 +4,10 @@ import sys
 
 import click
 
-from store import regressions, skills
-from store.errors import InputError
-from store.files import read_text
-
-from ._common import as_option, echo_json, open_ctx_store, person
+from gatepost.commands._common import as_option, echo_json, open_ctx_store, person
+from gatepost.store import skills
+from gatepost.store.kernel import InputError, read_text
+from gatepost.store.skills import regressions
 
 STATES = regressions.STATES
 

@@ -2,9 +2,8 @@
 
 import click
 
-from store import evals_state
-
-from ._common import as_option, open_ctx_store, person
+from gatepost.commands._common import as_option, open_ctx_store, person
+from gatepost.store.skills import evals_state
 
 
 @click.group("state")

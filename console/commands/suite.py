@@ -5,12 +5,18 @@ from pathlib import Path
 
 import click
 
-from store.evaluator import SPLIT_CHOICES, evaluate, import_artifact, read_skill
-from store.executors import make_executor, split_command
-from store.judges import JudgeSettings
-from store.suites import load_suite, validate_suite
-
-from ._common import as_option, echo_json, open_ctx_store, person, store_path
+from gatepost.commands._common import as_option, echo_json, open_ctx_store, person, store_path
+from gatepost.store.evaluation import (
+    SPLIT_CHOICES,
+    JudgeSettings,
+    evaluate,
+    import_artifact,
+    load_suite,
+    make_executor,
+    read_skill,
+    split_command,
+    validate_suite,
+)
 
 
 @click.group()

@@ -5,11 +5,10 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Select, Static
 
-from store.events import count_events, event_actors, event_kinds, list_events
-
-from ..safe import literal, one_line
-from ..widgets.paged_list import PagedList
-from .base import GatepostScreen
+from gatepost.safe import literal, one_line
+from gatepost.screens.base import GatepostScreen
+from gatepost.store.kernel import count_events, event_actors, event_kinds, list_events
+from gatepost.widgets.paged_list import PagedList
 
 COLUMNS = [("seq", 7), ("at (UTC)", 20), ("who", 12), ("what", 22), ("on", 22), ("rev", 8), ("note", 40)]
 

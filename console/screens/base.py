@@ -6,8 +6,8 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
-from ..widgets.nav_bar import NavBar
-from ..widgets.paged_list import PagedList
+from gatepost.widgets.nav_bar import NavBar
+from gatepost.widgets.paged_list import PagedList
 
 
 class GatepostScreen(Screen):

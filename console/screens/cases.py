@@ -11,17 +11,16 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.coordinate import Coordinate
 from textual.widgets import Button, Select, Static
 
-from store import cases as cases_mod
-from store.errors import GatepostError
-from store.protocol import protocol_for
-from store.revision import short
-
-from ..safe import literal, one_line
-from ..widgets.case_claims import EVIDENCE_STYLE, ClaimTree, claim_strip, symbol
-from ..widgets.note_dialog import NoteDialog
-from ..widgets.paged_list import PagedList
-from ..widgets.queue_bar import QUEUE_BINDINGS, QueueBar, QueueMixin
-from .base import GatepostScreen
+from gatepost.safe import literal, one_line
+from gatepost.screens.base import GatepostScreen
+from gatepost.store import cases as cases_mod
+from gatepost.store import flows
+from gatepost.store.kernel import GatepostError
+from gatepost.store.protocol import protocol_for, short
+from gatepost.widgets.case_claims import EVIDENCE_STYLE, ClaimTree, claim_strip, symbol
+from gatepost.widgets.note_dialog import NoteDialog
+from gatepost.widgets.paged_list import PagedList
+from gatepost.widgets.queue_bar import QUEUE_BINDINGS, QueueBar, QueueMixin
 
 COLUMNS = [("id", 12), ("rev", 6), ("claims", 9), ("status", 12), ("title", 40)]
 # (outcome, key, label, what the dialog asks for)
@@ -352,7 +351,7 @@ class CasesScreen(QueueMixin, GatepostScreen):
 
     def write_decision(self, case_id: str, outcome: str, note: str, seq: int | None) -> None:
         try:
-            cases_mod.decide(self.db, case_id, outcome, actor=self.person, note=note, based_on_seq=seq)
+            flows.decide(self.db, case_id, outcome, actor=self.person, note=note, based_on_seq=seq)
         except GatepostError as exc:
             self.notify(str(exc), title="Refused", severity="error", markup=False, timeout=10)
         else:

@@ -8,9 +8,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Select, Static, TextArea
 
-from store.errors import GatepostError
-from store.events import last_seq
-from store.manifests import (
+from gatepost.safe import literal, one_line
+from gatepost.screens.base import GatepostScreen
+from gatepost.store.kernel import GatepostError, last_seq
+from gatepost.store.skills import (
     DRAFT_STATUSES,
     active_version,
     approve_draft,
@@ -22,13 +23,10 @@ from store.manifests import (
     parse_draft_yaml,
     reject_draft,
 )
-
-from ..safe import literal, one_line
-from ..widgets.diff_view import unified_diff
-from ..widgets.note_dialog import NoteDialog
-from ..widgets.paged_list import PagedList
-from ..widgets.queue_bar import QUEUE_BINDINGS, QueueBar, QueueMixin
-from .base import GatepostScreen
+from gatepost.widgets.diff_view import unified_diff
+from gatepost.widgets.note_dialog import NoteDialog
+from gatepost.widgets.paged_list import PagedList
+from gatepost.widgets.queue_bar import QUEUE_BINDINGS, QueueBar, QueueMixin
 
 COLUMNS = [("draft", 10), ("skill", 22), ("origin", 9), ("by", 8), ("status", 12), ("created", 11)]
 STATUS_STYLE = {"pending": "bold cyan", "approved": "green", "rejected": "red", "superseded": "dim"}

@@ -7,9 +7,8 @@ from textual.containers import Vertical
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from store.overview import counts
-
-from .base import GatepostScreen
+from gatepost.screens.base import GatepostScreen
+from gatepost.store.views import counts
 
 # (mode, filter key, filter value, label, counts group, counts key, symbol)
 LINES = [

@@ -9,16 +9,15 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Select, Static
 
-from store import proposals as proposals_mod
-from store.errors import GatepostError
-from store.gate import gate_status
-
-from ..safe import literal, one_line
-from ..widgets.diff_view import unified_diff
-from ..widgets.note_dialog import NoteDialog
-from ..widgets.paged_list import PagedList
-from ..widgets.queue_bar import QUEUE_BINDINGS, QueueBar, QueueMixin
-from .base import GatepostScreen
+from gatepost.safe import literal, one_line
+from gatepost.screens.base import GatepostScreen
+from gatepost.store import proposals as proposals_mod
+from gatepost.store.kernel import GatepostError
+from gatepost.store.proposals import gate_status
+from gatepost.widgets.diff_view import unified_diff
+from gatepost.widgets.note_dialog import NoteDialog
+from gatepost.widgets.paged_list import PagedList
+from gatepost.widgets.queue_bar import QUEUE_BINDINGS, QueueBar, QueueMixin
 
 COLUMNS = [("status", 9), ("gate", 10), ("path", 24), ("title", 24), ("id", 18)]
 SHORT_STATUS = {"needs_changes": "needs chg"}

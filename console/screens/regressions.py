@@ -7,16 +7,22 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Select, Static
 
-from store.errors import GatepostError
-from store.events import last_seq
-from store.regressions import FAILING_STATES, MEANING, STATES, SYMBOLS, acknowledge, flag_mismatch
-from store.skills import list_skills, skill_detail
-
-from ..safe import literal, one_line
-from ..widgets.note_dialog import NoteDialog
-from ..widgets.paged_list import PagedList
-from ..widgets.queue_bar import QUEUE_BINDINGS, QueueBar, QueueMixin
-from .base import GatepostScreen
+from gatepost.safe import literal, one_line
+from gatepost.screens.base import GatepostScreen
+from gatepost.store.kernel import GatepostError, last_seq
+from gatepost.store.skills import (
+    FAILING_STATES,
+    MEANING,
+    STATES,
+    SYMBOLS,
+    acknowledge,
+    flag_mismatch,
+    list_skills,
+    skill_detail,
+)
+from gatepost.widgets.note_dialog import NoteDialog
+from gatepost.widgets.paged_list import PagedList
+from gatepost.widgets.queue_bar import QUEUE_BINDINGS, QueueBar, QueueMixin
 
 COLUMNS = [("", 1), ("skill", 22), ("state", 17), ("streak", 7), ("last run", 11), ("failing", 30)]
 COLOURS = {"NEW_FAIL": "bold red", "CHRONIC": "bold magenta", "STABLE_FAIL": "yellow", "NEW_PASS": "cyan",

@@ -8,12 +8,18 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Select, Static
 
-from store.evaluator import get_run, list_runs, previous_run, run_tasks, task_attempts, task_outputs
-
-from ..safe import literal, one_line
-from ..widgets.diff_view import side_by_side, unified_diff
-from ..widgets.paged_list import PagedList
-from .base import GatepostScreen
+from gatepost.safe import literal, one_line
+from gatepost.screens.base import GatepostScreen
+from gatepost.store.evaluation import (
+    get_run,
+    list_runs,
+    previous_run,
+    run_tasks,
+    task_attempts,
+    task_outputs,
+)
+from gatepost.widgets.diff_view import side_by_side, unified_diff
+from gatepost.widgets.paged_list import PagedList
 
 RUN_COLUMNS = [("started", 11), ("skill", 15), ("verdict", 7), ("cand.", 6), ("base.", 6), ("delta", 6),
                ("flags", 16)]

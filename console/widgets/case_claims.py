@@ -3,7 +3,7 @@
 from rich.text import Text
 from textual.widgets import Tree
 
-from ..safe import literal
+from gatepost.safe import literal
 
 SYMBOLS = {"TRUE": ("✔", "green"), "FALSE": ("✘", "red"), "UNKNOWN": ("?", "yellow")}
 EVIDENCE_STYLE = {"counting": "green", "stale": "yellow", "not independent": "magenta", "unused": "dim"}

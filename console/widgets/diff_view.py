@@ -4,7 +4,7 @@ import difflib
 
 from rich.text import Text
 
-from ..safe import clean
+from gatepost.safe import clean
 
 
 def unified_diff(before: str | None, after: str | None, *, before_name: str = "before",

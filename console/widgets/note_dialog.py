@@ -7,7 +7,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, TextArea
 
-from ..safe import literal
+from gatepost.safe import literal
 
 
 class NoteDialog(ModalScreen[str | None]):

@@ -15,7 +15,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
-from ..safe import literal
+from gatepost.safe import literal
 
 Row = tuple[str, Sequence[object]]
 Fetch = Callable[[str, int, int], tuple[list[Row], int]]

@@ -20,12 +20,10 @@ from textual.binding import Binding
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from store import leases
-from store.errors import ConflictError
-from store.queues import QUEUES, QueueState, queue_state
-
-from ..safe import literal
-from .paged_list import PagedList
+from gatepost.safe import literal
+from gatepost.store.kernel import ConflictError, leases
+from gatepost.store.views import QUEUES, QueueState, queue_state
+from gatepost.widgets.paged_list import PagedList
 
 RENEW_EVERY = 300.0  # seconds: a 15-minute lease renewed every 5 minutes while the item stays open
 

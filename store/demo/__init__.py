@@ -11,9 +11,7 @@ import pkgutil
 import random
 from pathlib import Path
 
-from ..db import open_store
-from ..errors import StoreError
-from ..events import append_event
+from gatepost.store.kernel import StoreError, append_event, open_store
 
 DEMO_MARK = "demo.built"
 

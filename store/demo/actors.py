@@ -4,7 +4,7 @@ import random
 
 from sqlite_utils import Database
 
-from ..actors import PERSON_CAPABILITIES, add_actor
+from gatepost.store.kernel import PERSON_CAPABILITIES, add_actor
 
 ORDER = 0
 

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 from sqlite_utils import Database
 
-from .. import cases
+from gatepost.store import cases, flows
 
 ORDER = 20
 BASE = datetime(2026, 11, 16, 8, 0, tzinfo=UTC)
@@ -162,18 +162,18 @@ def _finish(db: Database, rng: random.Random, person: str, case_id: str, scenari
         if scenario == "stale_baseline":  # one new check already came in for the moved candidate
             cases.add_evidence(db, case_id, kind="guard_check", result="clean", producer=checker, at=tick())
     elif scenario == "closed_kept":
-        cases.decide(db, case_id, "kept", actor=rng.choice(["ana", person]), at=tick(45),
+        flows.decide(db, case_id, "kept", actor=rng.choice(["ana", person]), at=tick(45),
                      note="all six keep claims hold on this revision; held-out flat, tuning reproduced twice")
     elif scenario == "kept_then_regressed":
-        cases.decide(db, case_id, "kept", actor="ana", at=tick(45), note="every keep claim holds")
+        flows.decide(db, case_id, "kept", actor="ana", at=tick(45), note="every keep claim holds")
         cases.add_evidence(db, case_id, kind="heldout_comparison", result="regressed", producer=checker,
                            at=tick(600))  # recorded after the decision: the case stays closed
     elif scenario == "closed_rejected":
-        cases.decide(db, case_id, "rejected", actor=rng.choice(["bruno", "ana", person]), at=tick(45),
+        flows.decide(db, case_id, "rejected", actor=rng.choice(["bruno", "ana", person]), at=tick(45),
                      note="decided on the evidence: it does not hold up on the split that matters")
     elif scenario == "closed_proposed":
-        cases.decide(db, case_id, "proposed", actor=rng.choice(["bruno", "ana"]), at=tick(45),
+        flows.decide(db, case_id, "proposed", actor=rng.choice(["bruno", "ana"]), at=tick(45),
                      note="leaves the surface the loop may change: a person must decide this one")
     elif scenario == "closed_inconclusive":
-        cases.decide(db, case_id, "inconclusive", actor=rng.choice(["bruno", person, "ana"]), at=tick(45),
+        flows.decide(db, case_id, "inconclusive", actor=rng.choice(["bruno", person, "ana"]), at=tick(45),
                      note=rng.choice(REASONS))

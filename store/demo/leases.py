@@ -8,8 +8,8 @@ import random
 
 from sqlite_utils import Database
 
-from .. import leases
-from ..queues import QUEUES, queue_state
+from gatepost.store.kernel import leases
+from gatepost.store.views import QUEUES, queue_state
 
 ORDER = 90
 

@@ -8,16 +8,25 @@ Drafts: bootstrap drafts pending, edited, approved and rejected, and drafts
 started by a "manifest mismatch" triage.
 """
 
+import json
 import random
 from datetime import UTC, datetime, timedelta
 
+import yaml
 from sqlite_utils import Database
 
-from ..bootstrap import bootstrap
-from ..errors import GatepostError
-from ..manifests import approve_draft, edit_draft, import_manifest, reject_draft
-from ..regressions import acknowledge, flag_mismatch
-from ..skills import evaluate, record_run
+from gatepost.store.kernel import GatepostError
+from gatepost.store.skills import (
+    acknowledge,
+    approve_draft,
+    bootstrap,
+    edit_draft,
+    evaluate,
+    flag_mismatch,
+    import_manifest,
+    record_run,
+    reject_draft,
+)
 
 ORDER = 10
 BASE = datetime(2026, 11, 30, 6, 0, tzinfo=UTC)
@@ -227,10 +236,6 @@ def _record_history(db: Database, rng: random.Random, skill: str, family: str, p
 
 
 def _manifest_yaml() -> str:
-    import json
-
-    import yaml
-
     # Copies, so YAML writes each skill out in full (no anchors and aliases).
     manifest = {skill: json.loads(json.dumps(family["manifest"])) for family in FAMILIES.values()
                 for skill in family["skills"]}

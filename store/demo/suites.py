@@ -14,13 +14,15 @@ from pathlib import Path
 import yaml
 from sqlite_utils import Database
 
-from .. import cases
-from ..evaluator import evaluate, evaluate_case
-from ..executors import MockExecutor
-from ..gate import GateConfig, gate_proposal
-from ..judges import JudgeSettings
-from ..proposals import mark_proposal
-from ..suites import parse_suite
+from gatepost.store import cases
+from gatepost.store.evaluation import (
+    JudgeSettings,
+    MockExecutor,
+    evaluate,
+    parse_suite,
+)
+from gatepost.store.flows import evaluate_case
+from gatepost.store.proposals import GateConfig, gate_proposal, mark_proposal
 
 ORDER = 30
 BASE = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)

@@ -1,0 +1,58 @@
+"""Cases of eval.gated_change/1: import, evidence, decisions and the derived case view.
+
+What other packages may use is re-exported here; the modules behind it are this package's own.
+"""
+
+from .case import (
+    AUTHOR_DIMENSION,
+    CANDIDATE_KEYS,
+    CASE_KEYS,
+    CLOSE_CAPABILITY,
+    DEFAULT_PROTOCOL,
+    DESIGN_REVIEW_CAPABILITY,
+    DESIGN_REVIEW_KIND,
+    EVIDENCE_KEYS,
+    OUTCOME_CAPABILITY,
+    add_evidence,
+    case_state,
+    case_view,
+    claim_strip,
+    decide,
+    decide_case,
+    evidence_note,
+    get_case,
+    import_case,
+    list_cases,
+    parse_case,
+    read_case_file,
+    revise_candidate,
+    short_revision,
+    show_json,
+)
+
+__all__ = [
+    "AUTHOR_DIMENSION",
+    "CANDIDATE_KEYS",
+    "CASE_KEYS",
+    "CLOSE_CAPABILITY",
+    "DEFAULT_PROTOCOL",
+    "DESIGN_REVIEW_CAPABILITY",
+    "DESIGN_REVIEW_KIND",
+    "EVIDENCE_KEYS",
+    "OUTCOME_CAPABILITY",
+    "add_evidence",
+    "case_state",
+    "case_view",
+    "claim_strip",
+    "decide",
+    "decide_case",
+    "evidence_note",
+    "get_case",
+    "import_case",
+    "list_cases",
+    "parse_case",
+    "read_case_file",
+    "revise_candidate",
+    "short_revision",
+    "show_json",
+]

@@ -1,0 +1,617 @@
+"""Cases of eval.gated_change/1: import, evidence, decisions, and the queries the console reads.
+
+A case's state is its append-only records (candidate revisions, evidence,
+decisions); the `cases` row is a projection kept current in the same
+transaction as each event, so lists page from SQL. What a case allows is
+never stored as a rule: the protocol file is evaluated every time.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from sqlite_utils import Database
+
+from gatepost.store.kernel import (
+    InputError,
+    RefusedError,
+    append_event,
+    capabilities_of,
+    check_free,
+    check_unchanged,
+    ensure_producer,
+    get_actor,
+    last_seq,
+    now_iso,
+    parse_iso,
+    require,
+    transaction,
+)
+from gatepost.store.protocol import (
+    BASIS_FIELDS,
+    BLOCKED,
+    Evaluation,
+    Protocol,
+    Record,
+    State,
+    candidate_revision,
+    content_hash,
+    explicit_decisions,
+    protocol_for,
+    read_yaml,
+    short,
+)
+
+DEFAULT_PROTOCOL = "eval.gated_change/1"
+AUTHOR_DIMENSION = "different_agent_run"  # the author is never independent of its own work on this
+# Deciding an outcome takes this capability; every other outcome closes the case under case.close.
+OUTCOME_CAPABILITY = {"kept": "loop_change.keep"}
+CLOSE_CAPABILITY = "case.close"
+DESIGN_REVIEW_KIND = "design_review"
+DESIGN_REVIEW_CAPABILITY = "eval_design.review"
+CASE_KEYS = {"protocol", "id", "title", "author", "candidate", "independent", "evidence"}
+CANDIDATE_KEYS = {"path", "content", "basis"}
+EVIDENCE_KEYS = {"kind", "result", "producer", "about", "at", "observed_at", "details"}
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,99}")
+_HEX = re.compile(r"[0-9a-f]{6,64}")
+
+
+# --- the case file -----------------------------------------------------------------------------
+def _is_text(value: Any) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+def parse_case(data: Any, source: str = "case") -> dict:
+    """Validate a case file's data; every error names the file and the field."""
+
+    def fail(field: str, message: str) -> InputError:
+        return InputError(f"{source}: {field}: {message}")
+
+    if not isinstance(data, dict):
+        raise InputError(f"{source}: expected a mapping with protocol, title, author, candidate, independent")
+    unknown = sorted(set(map(str, data)) - CASE_KEYS)
+    if unknown:
+        raise fail(unknown[0], f"unknown field (expected {', '.join(sorted(CASE_KEYS))})")
+    ref = data.get("protocol", DEFAULT_PROTOCOL)
+    if not isinstance(ref, str):
+        raise fail("protocol", "expected a string such as eval.gated_change/1")
+    try:
+        protocol = protocol_for(ref)
+    except InputError as exc:
+        raise fail("protocol", str(exc).split(": ", 1)[-1]) from None
+    case_id = data.get("id")
+    if case_id is not None:
+        if not isinstance(case_id, str) or not _ID.fullmatch(case_id):
+            raise fail("id", "expected letters, digits, '.', '_', ':' or '-' (at most 100), "
+                             f"got {case_id!r}")
+    for field in ("title", "author"):
+        if not _is_text(data.get(field)):
+            raise fail(field, "expected a string")
+    author = data["author"].strip()
+    candidate = data.get("candidate")
+    if not isinstance(candidate, dict):
+        raise fail("candidate", "expected a mapping with content and basis")
+    unknown = sorted(set(map(str, candidate)) - CANDIDATE_KEYS)
+    if unknown:
+        raise fail(f"candidate.{unknown[0]}", f"unknown field (expected {', '.join(sorted(CANDIDATE_KEYS))})")
+    path = candidate.get("path")
+    if path is not None and not _is_text(path):
+        raise fail("candidate.path", "expected a string")
+    if "content" not in candidate or candidate["content"] is None:
+        raise fail("candidate.content", "expected the changed text (a string) or configuration (a mapping)")
+    content = candidate["content"]
+    if not isinstance(content, (str, dict, list)):
+        raise fail("candidate.content", "expected a string, a mapping or a list")
+    _check_json(content, f"{source}: candidate.content")
+    basis = _parse_basis(candidate.get("basis"), fail)
+    independent = _parse_independent(data.get("independent"), protocol, author, fail)
+    evidence = []
+    raw = data.get("evidence") or []
+    if not isinstance(raw, list):
+        raise fail("evidence", "expected a list of {kind, result, producer, about}")
+    for i, item in enumerate(raw):
+        evidence.append(_parse_evidence_item(item, protocol, f"evidence[{i}]", fail, source))
+    return {
+        "protocol": protocol.key, "id": case_id, "title": data["title"].strip(), "author": author,
+        "candidate_path": path.strip() if path else None, "content": content, "basis": basis,
+        "independent": independent, "evidence": evidence,
+    }
+
+
+def _check_json(value: Any, where: str) -> None:
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        raise InputError(f"{where}: expected plain text, numbers, lists and mappings (no dates or binary)") from None
+
+
+def _parse_basis(basis: Any, fail) -> dict[str, str]:
+    if not isinstance(basis, dict):
+        raise fail("candidate.basis", f"expected a mapping with {', '.join(BASIS_FIELDS)}")
+    unknown = sorted(set(map(str, basis)) - set(BASIS_FIELDS))
+    if unknown:
+        raise fail(f"candidate.basis.{unknown[0]}", f"unknown field (expected {', '.join(BASIS_FIELDS)})")
+    out = {}
+    for field in BASIS_FIELDS:
+        if not _is_text(basis.get(field)):
+            raise fail(f"candidate.basis.{field}", "expected a string")
+        out[field] = basis[field].strip()
+    return out
+
+
+def _parse_independent(value: Any, protocol: Protocol, author: str, fail) -> dict[str, list[str]]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise fail("independent", "expected a mapping {dimension: [producer, ...]}")
+    out: dict[str, list[str]] = {}
+    for dim, producers in value.items():
+        if dim not in protocol.independence_dimensions:
+            raise fail(f"independent.{dim}", "unknown independence dimension (expected one of "
+                                             f"{', '.join(protocol.independence_dimensions)})")
+        if producers is None:
+            producers = []
+        if not isinstance(producers, list) or not all(_is_text(p) for p in producers):
+            raise fail(f"independent.{dim}", "expected a list of producer names")
+        names = list(dict.fromkeys(p.strip() for p in producers))
+        if dim == AUTHOR_DIMENSION and author in names:
+            raise fail(f"independent.{dim}", f"lists the case's own author {author}: the run that wrote "
+                                             "the candidate is not independent of it")
+        out[dim] = names
+    return out
+
+
+def _parse_evidence_item(item: Any, protocol: Protocol, where: str, fail, source: str) -> dict:
+    if not isinstance(item, dict):
+        raise fail(where, "expected a mapping {kind, result, producer, about}")
+    unknown = sorted(set(map(str, item)) - EVIDENCE_KEYS)
+    if unknown:
+        raise fail(f"{where}.{unknown[0]}", f"unknown field (expected {', '.join(sorted(EVIDENCE_KEYS))})")
+    for field in ("kind", "result", "producer"):
+        if not _is_text(item.get(field)):
+            raise fail(f"{where}.{field}", "expected a string")
+    _check_kind(protocol, item["kind"], item["result"], lambda f, m: fail(f"{where}.{f}", m))
+    about = item.get("about", "current")
+    if not _is_text(about):
+        raise fail(f"{where}.about", "expected current or a revision")
+    at = item.get("at", item.get("observed_at"))
+    if at is not None:
+        at = parse_iso(str(at), field=f"{source}: {where}.at")
+    details = item.get("details")
+    if details is not None:
+        if not isinstance(details, dict):
+            raise fail(f"{where}.details", "expected a mapping")
+        _check_json(details, f"{where}.details")
+    return {"kind": item["kind"], "result": item["result"], "producer": item["producer"].strip(),
+            "about": about.strip(), "at": at, "details": details}
+
+
+def _check_kind(protocol: Protocol, kind: str, result: str, fail) -> None:
+    if kind not in protocol.evidence_kinds:
+        raise fail("kind", f"unknown evidence kind {kind!r} (expected one of {', '.join(protocol.evidence_kinds)})")
+    results = protocol.evidence_kinds[kind]["results"]
+    if results is not None and result not in results:
+        raise fail("result", f"unknown result {result!r} of {kind} (expected one of {', '.join(results)})")
+
+
+def read_case_file(path: str | Path) -> dict:
+    return parse_case(read_yaml(path), str(path))
+
+
+# --- writing -----------------------------------------------------------------------------------
+def import_case(db: Database, path_or_mapping: str | Path | dict, *, actor: str | None = None,
+                at: str | None = None) -> str:
+    """Store a case file and its evidence; importing an existing id again moves its candidate.
+
+    A re-import with other content or basis is a new candidate revision (the
+    evidence about the old one goes stale); evidence already stored is not
+    added twice; a closed case is refused.
+    """
+    if isinstance(path_or_mapping, dict):
+        parsed = parse_case(path_or_mapping, "case")
+    else:
+        parsed = read_case_file(path_or_mapping)
+    when = parse_iso(at, field="at") if at else now_iso()
+    revision = candidate_revision(parsed["content"], parsed["basis"])
+    case_id = parsed["id"] or "case-" + content_hash(
+        {"title": parsed["title"], "author": parsed["author"], "revision": revision})[:10]
+    with transaction(db):
+        for name in {parsed["author"], *(p for ps in parsed["independent"].values() for p in ps),
+                     *(e["producer"] for e in parsed["evidence"])}:
+            ensure_producer(db, name)
+        existing = _case_row(db, case_id)
+        if existing is None:
+            db.execute(
+                "INSERT INTO cases (id, protocol, title, author, candidate_path, current_revision, independent,"
+                " status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'open', ?, ?)",
+                [case_id, parsed["protocol"], parsed["title"], parsed["author"], parsed["candidate_path"],
+                 revision, json.dumps(parsed["independent"], ensure_ascii=False), when, when])
+            seq = append_event(db, "case.imported", actor=actor, subject_type="case", subject_id=case_id,
+                               revision=revision, at=when,
+                               payload={"title": parsed["title"], "author": parsed["author"],
+                                        "protocol": parsed["protocol"], "independent": parsed["independent"]})
+            _store_revision(db, case_id, revision, parsed["content"], parsed["basis"], when, seq)
+        else:
+            _check_reimport(existing, parsed, case_id)
+            if existing["status"] != "open":
+                raise RefusedError(f"case {case_id}: closed ({existing['outcome']}); a closed case is closed, "
+                                   "import the new candidate as a new case")
+            if revision != existing["current_revision"] or \
+                    json.loads(existing["independent"] or "{}") != parsed["independent"]:
+                seq = append_event(db, "case.revised", actor=actor, subject_type="case", subject_id=case_id,
+                                   revision=revision, at=when,
+                                   payload={"previous_revision": existing["current_revision"],
+                                            "basis": parsed["basis"], "independent": parsed["independent"]})
+                db.execute("UPDATE cases SET current_revision = ?, independent = ?, title = ?, candidate_path = ?"
+                           " WHERE id = ?", [revision, json.dumps(parsed["independent"], ensure_ascii=False),
+                                             parsed["title"], parsed["candidate_path"], case_id])
+                _store_revision(db, case_id, revision, parsed["content"], parsed["basis"], when, seq)
+        known = set(_evidence_keys(db, case_id))
+        latest = when
+        for item in parsed["evidence"]:
+            about = _resolve_about(db, case_id, item["kind"], item["about"])
+            if (item["kind"], item["result"], item["producer"], about) in known:
+                continue
+            add_evidence(db, case_id, kind=item["kind"], result=item["result"], producer=item["producer"],
+                         about=about, details=item["details"], at=item["at"] or when, actor=actor,
+                         _reproject=False)
+            latest = max(latest, item["at"] or when)
+        _project(db, case_id, latest)
+    return case_id
+
+
+def _evidence_keys(db: Database, case_id: str) -> list[tuple]:
+    return [tuple(r) for r in db.execute("SELECT kind, result, producer, about FROM evidence WHERE case_id = ?",
+                                         [case_id]).fetchall()]
+
+
+def _check_reimport(existing: dict, parsed: dict, case_id: str) -> None:
+    for field in ("author", "protocol"):
+        if existing[field] != parsed[field]:
+            raise InputError(f"case {case_id}: {field}: already imported with {existing[field]!r}, "
+                             f"this file says {parsed[field]!r}; give the file another id")
+
+
+def _store_revision(db: Database, case_id: str, revision: str, content: Any, basis: dict, when: str,
+                    seq: int) -> None:
+    if db.execute("SELECT 1 FROM candidate_revisions WHERE case_id = ? AND revision = ?",
+                  [case_id, revision]).fetchone():
+        return  # moved back to a revision the case had before: its record stands
+    db.execute("INSERT INTO candidate_revisions (case_id, revision, content, basis, created_at, event_seq)"
+               " VALUES (?, ?, ?, ?, ?, ?)",
+               [case_id, revision, json.dumps(content, ensure_ascii=False),
+                json.dumps(basis, ensure_ascii=False, sort_keys=True), when, seq])
+
+
+def revise_candidate(db: Database, case_id: str, *, content: Any = None, basis: dict | None = None,
+                     actor: str | None = None, at: str | None = None) -> str:
+    """Move an open case's candidate (its content or any basis field): a new revision; returns it."""
+    case = get_case(db, case_id)
+    new_basis = dict(case["basis"], **(basis or {}))
+    data = {"protocol": case["protocol"], "id": case_id, "title": case["title"], "author": case["author"],
+            "candidate": {"content": case["content"] if content is None else content, "basis": new_basis,
+                          **({"path": case["candidate_path"]} if case["candidate_path"] else {})},
+            "independent": case["independent"]}
+    import_case(db, data, actor=actor, at=at)
+    return get_case(db, case_id)["current_revision"]
+
+
+def _resolve_about(db: Database, case_id: str, kind: str, about: str) -> str:
+    """`current` → the artifact's current revision; a unique hex prefix → the full candidate revision."""
+    case = get_case(db, case_id)
+    artifact = _artifact_of(case, kind)
+    if about == "current":
+        return _revisions(case)[artifact]
+    if artifact == "candidate" and _HEX.fullmatch(about) and len(about) < 64:
+        full = [r[0] for r in db.execute("SELECT revision FROM candidate_revisions WHERE case_id = ? AND "
+                                         "revision LIKE ?", [case_id, about + "%"]).fetchall()]
+        if len(full) == 1:
+            return full[0]
+    return about
+
+
+def add_evidence(db: Database, case_id: str, *, kind: str, result: str, producer: str, about: str = "current",
+                 details: dict | None = None, at: str | None = None, actor: str | None = None,
+                 _reproject: bool = True) -> int:
+    """Record one piece of evidence; it counts only if current and independent (the protocol decides).
+
+    Evidence on a closed case is stored for the record but does not reopen it.
+    (`_reproject=False` is for import_case, which brings the projection up to date once at its end.)
+    """
+    case = get_case(db, case_id)
+    protocol = protocol_for(case["protocol"])
+    _check_kind(protocol, kind, result, lambda f, m: InputError(f"--{f}: {m}"))
+    if not _is_text(producer):
+        raise InputError("--producer: expected the name of the run or person that produced the evidence")
+    if not _is_text(about):
+        raise InputError("--about: expected current or a revision")
+    if details is not None and not isinstance(details, dict):
+        raise InputError("details: expected a mapping")
+    when = parse_iso(at, field="--at") if at else now_iso()
+    producer = producer.strip()
+    with transaction(db):
+        ensure_producer(db, producer)
+        if kind == DESIGN_REVIEW_KIND:
+            holders = [n for n in (producer, actor) if n and DESIGN_REVIEW_CAPABILITY in capabilities_of(db, n)]
+            if not holders:
+                who = producer if not actor or actor == producer else f"{producer} (nor {actor})"
+                raise RefusedError(f"case {case_id}: design_review evidence refused: {who} does not hold "
+                                   f"{DESIGN_REVIEW_CAPABILITY}")
+        case = get_case(db, case_id)  # again, inside the write: the candidate may have moved meanwhile
+        revision = _resolve_about(db, case_id, kind, about.strip())
+        artifact = _artifact_of(case, kind)
+        seq = append_event(db, "evidence.added", actor=actor or producer, subject_type="case", subject_id=case_id,
+                           revision=revision, at=when,
+                           payload={"kind": kind, "result": result, "producer": producer, "artifact": artifact})
+        cursor = db.execute(
+            "INSERT INTO evidence (case_id, kind, result, producer, artifact, about, observed_at, details, event_seq)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [case_id, kind, result, producer, artifact, revision, when,
+             json.dumps(details, ensure_ascii=False, sort_keys=True) if details is not None else None, seq])
+        if _reproject:
+            _project(db, case_id, when)
+    return cursor.lastrowid
+
+
+def decide_case(db: Database, case_id: str, outcome: str, *, actor: str | None, note: str | None = None,
+                based_on_seq: int | None = None, at: str | None = None) -> int:
+    """Close a case with an outcome the protocol allows now; a refusal names its rule and writes nothing.
+
+    Callers decide through `gatepost.store.flows.decide`, which also turns a `proposed` case into a
+    proposal in the same transaction; `decide` below is the same for every other outcome.
+    """
+    note = (note or "").strip() or None
+    when = parse_iso(at, field="--at") if at else now_iso()
+    with transaction(db):
+        case = get_case(db, case_id)
+        protocol = protocol_for(case["protocol"])
+        if outcome not in protocol.outcomes:
+            raise InputError(f"outcome: expected one of {', '.join(protocol.outcomes)}, got {outcome!r}")
+        closed = ""
+        if case["status"] != "open":
+            previous = _decisions(db, case_id)
+            last = previous[-1] if previous else {}
+            closed = f"the case is closed ({case['outcome']}{' by ' + last['actor'] if last.get('actor') else ''})"
+        # The seq is checked first: a reviewer racing another one is told the case changed under them.
+        seq_now = check_unchanged(db, "case", case_id, based_on_seq, doing=f"case {case_id}", also=closed)
+        if closed:
+            raise RefusedError(f"case {case_id}: {outcome} refused: {closed}; a closed case is closed")
+        check_free(db, "case", case_id, actor)
+        capability = OUTCOME_CAPABILITY.get(outcome, CLOSE_CAPABILITY)
+        require(db, actor, capability, doing=f"case {case_id}: {outcome}")
+        explicit = explicit_decisions(protocol, outcome)
+        if explicit and not note:
+            raise RefusedError(f"case {case_id}: {outcome} refused by outcomes.{outcome}.requires: needs an explicit "
+                               f"decision ({', '.join(sorted(explicit))}) with a reason (--note)")
+        evaluation = _evaluate(db, case)
+        allowed, why = evaluation.outcome_allowed(outcome, explicit)
+        if not allowed:
+            rule = _rule_text(protocol, outcome)
+            raise RefusedError(f"case {case_id}: {outcome} refused by outcomes.{outcome}.requires"
+                               f"{f' ({rule})' if len(rule) <= 60 else ''}: {why}")
+        seq = append_event(db, "case.decided", actor=actor, subject_type="case", subject_id=case_id,
+                           revision=case["current_revision"], note=note, at=when,
+                           payload={"outcome": outcome, "capability": capability, "based_on_seq": seq_now,
+                                    "claims": evaluation.claims})
+        cursor = db.execute(
+            "INSERT INTO decisions (case_id, outcome, actor, capability, revision, note, at, based_on_seq, event_seq)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [case_id, outcome, actor, capability, case["current_revision"], note, when, seq_now, seq])
+        db.execute("UPDATE cases SET status = 'closed', outcome = ? WHERE id = ?", [outcome, case_id])
+        _project(db, case_id, when)
+    return cursor.lastrowid
+
+
+def decide(db: Database, case_id: str, outcome: str, *, actor: str | None, note: str | None = None,
+           based_on_seq: int | None = None, at: str | None = None) -> int:
+    """decide_case for every outcome but `proposed`, which only `gatepost.store.flows.decide` records
+    (it makes the proposal the case becomes; recording the decision alone would lose it)."""
+    if outcome == "proposed":
+        raise RefusedError(f"case {case_id}: proposed is recorded through gatepost.store.flows.decide, "
+                           "which makes the proposal too")
+    return decide_case(db, case_id, outcome, actor=actor, note=note, based_on_seq=based_on_seq, at=at)
+
+
+def _rule_text(protocol: Protocol, outcome: str) -> str:
+    cond = protocol.outcomes[outcome][1]
+    return cond.describe() if cond else "no requirement"
+
+
+def _case_row(db: Database, case_id: str) -> dict | None:
+    cursor = db.execute("SELECT * FROM cases WHERE id = ?", [case_id])
+    row = cursor.fetchone()
+    return dict(zip([c[0] for c in cursor.description], row, strict=True)) if row else None
+
+
+def get_case(db: Database, case_id: str) -> dict:
+    """One case with its current candidate (content, basis); an unknown id is an InputError."""
+    row = _case_row(db, case_id)
+    if row is None:
+        raise InputError(f"case {case_id}: no such case in this store (gatepost case list)")
+    cand = db.execute("SELECT content, basis FROM candidate_revisions WHERE case_id = ? AND revision = ?",
+                      [case_id, row["current_revision"]]).fetchone()
+    row["content"] = json.loads(cand[0]) if cand else None
+    row["basis"] = json.loads(cand[1]) if cand else {}
+    row["independent"] = json.loads(row["independent"] or "{}")
+    row["claims"] = json.loads(row["claims"] or "{}")
+    row["allowed"] = json.loads(row["allowed"] or "[]")
+    row["last_seq"] = row["last_seq"] or 0
+    return row
+
+
+def _revisions(case: dict) -> dict[str, str]:
+    """The current revision of each artifact: the candidate's hash, and the design named by its basis."""
+    return {"candidate": case["current_revision"], "eval_design": case["basis"].get("design")}
+
+
+def _artifact_of(case: dict, kind: str) -> str:
+    artifact = protocol_for(case["protocol"]).kind_artifacts.get(kind)
+    return artifact or "candidate"
+
+
+def _records(db: Database, case_id: str) -> list[dict]:
+    cursor = db.execute("SELECT * FROM evidence WHERE case_id = ? ORDER BY id", [case_id])
+    cols = [c[0] for c in cursor.description]
+    return [dict(zip(cols, row, strict=True)) for row in cursor.fetchall()]
+
+
+def _decisions(db: Database, case_id: str) -> list[dict]:
+    cursor = db.execute("SELECT * FROM decisions WHERE case_id = ? ORDER BY id", [case_id])
+    cols = [c[0] for c in cursor.description]
+    return [dict(zip(cols, row, strict=True)) for row in cursor.fetchall()]
+
+
+def case_state(db: Database, case: dict, authority: set[str] | None = None) -> State:
+    """The interpreter's view of a case: revisions, evidence records, independence, authority."""
+    records = [Record(id=str(r["id"]), kind=r["kind"], result=r["result"], artifact=r["artifact"],
+                      revision=r["about"], producer=r["producer"], observed_at=r["observed_at"], order=r["id"])
+               for r in _records(db, case["id"])]
+    return State(revisions=_revisions(case), records=records, independent=case["independent"],
+                 authority=set(authority or ()))
+
+
+def _evaluate(db: Database, case: dict, authority: set[str] | None = None) -> Evaluation:
+    return protocol_for(case["protocol"]).evaluate(case_state(db, case, authority))
+
+
+def _project(db: Database, case_id: str, when: str) -> None:
+    """Bring the case's projection columns up to date, inside the caller's transaction."""
+    case = get_case(db, case_id)
+    evaluation = _evaluate(db, case)
+    if case["status"] == "open":
+        allowed = [name for name, o in evaluation.outcomes().items() if o["allowed"]]
+    else:
+        allowed = []
+    needs = 1 if case["status"] == "open" and any(o != "inconclusive" for o in allowed) else 0
+    db.execute("UPDATE cases SET claims = ?, allowed = ?, needs_decision = ?, last_seq = ?, updated_at = ?"
+               " WHERE id = ?",
+               [json.dumps(evaluation.claims), json.dumps(allowed), needs, last_seq(db, "case", case_id),
+                max(when, case["updated_at"] or ""), case_id])
+
+
+def case_view(db: Database, case_id: str, *, actor: str | None = None) -> dict:
+    """Everything a person needs to decide a case: the `case show --json` shape plus the why of each value.
+
+    Actions' status is for `actor` (their capabilities are the authority held):
+    approval-required means someone holding the capability must take it.
+    """
+    case = get_case(db, case_id)
+    person = get_actor(db, actor) if actor else None
+    authority = set(person["capabilities"]) if person else set()
+    protocol = protocol_for(case["protocol"])
+    evaluation = _evaluate(db, case, authority)
+    actions = evaluation.actions()
+    outcomes = evaluation.outcomes()
+    decisions = _decisions(db, case_id)
+    if case["status"] != "open":
+        last = decisions[-1] if decisions else {}
+        closed = f"the case is closed ({case['outcome']}" + (f" by {last['actor']})" if last else ")")
+        actions = {n: {"allowed": False, "status": BLOCKED, "why": closed} for n in actions}
+        outcomes = {n: {"allowed": False, "why": closed} for n in outcomes}
+    rows = {str(r["id"]): r for r in _records(db, case_id)}
+    evidence = []
+    for item in evaluation.records():
+        rec = item["record"]
+        row = rows[rec.id]
+        evidence.append({"id": row["id"], "kind": rec.kind, "result": rec.result, "producer": rec.producer,
+                         "artifact": rec.artifact, "about": rec.revision, "observed_at": rec.observed_at,
+                         "details": json.loads(row["details"]) if row["details"] else None,
+                         "status": item["status"], "why": item["why"], "decides": item["decides"]})
+    counts = {s: sum(1 for e in evidence if e["status"] == s) for s in ("counting", "stale", "not independent")}
+    return {
+        "id": case["id"],
+        "revision": case["current_revision"],
+        "claims": dict(evaluation.claims),
+        "actions": actions,
+        "outcomes": outcomes,
+        "outcome": case["outcome"],
+        "title": case["title"],
+        "author": case["author"],
+        "protocol": case["protocol"],
+        "status": case["status"],
+        "last_seq": last_seq(db, "case", case_id),
+        "independent": case["independent"],
+        "candidate": {"path": case["candidate_path"], "content": case["content"], "basis": case["basis"],
+                      "revision": case["current_revision"]},
+        "explanations": {name: evaluation.claim_why(name) for name in protocol.claims},
+        "claim_order": list(protocol.claim_order),
+        "derived": [name for name in protocol.claims if protocol.derived(name)],
+        "claim_descriptions": {name: desc for name, (desc, _c) in protocol.claims.items()},
+        "trees": {name: evaluation.claim_tree(name) for name in protocol.claims},
+        "evidence": evidence,
+        "evidence_counts": counts,
+        "decisions": [{k: d[k] for k in ("id", "outcome", "actor", "capability", "revision", "note", "at",
+                                         "based_on_seq")} for d in decisions],
+        "viewer": actor,
+        "viewer_capabilities": sorted(authority),
+    }
+
+
+def show_json(view: dict) -> dict:
+    """The `case show --json` shape of DESIGN.md, and nothing else."""
+    return {k: view[k] for k in ("id", "revision", "claims", "actions", "outcomes", "outcome")}
+
+
+def list_cases(db: Database, *, status: str | None = None, outcome: str | None = None,
+               needs_decision: bool | None = None, search: str | None = None, limit: int = 100,
+               offset: int = 0) -> tuple[list[dict], int]:
+    """One page of cases, newest activity first, from the projection's indexed columns; and the total."""
+    clauses, params = [], []
+    if status == "needs_decision":
+        status, needs_decision = "open", True
+    if status:
+        if status not in ("open", "closed"):
+            raise InputError(f"--status: expected open, closed or needs_decision, got {status!r}")
+        clauses.append("status = ?")
+        params.append(status)
+    if outcome:
+        clauses.append("outcome = ?")
+        params.append(outcome)
+    if needs_decision is not None:
+        clauses.append("needs_decision = ?")
+        params.append(1 if needs_decision else 0)
+    if search and search.strip():
+        like = f"%{search.strip()}%"
+        clauses.append("(id LIKE ? OR title LIKE ? OR author LIKE ? OR candidate_path LIKE ? "
+                       "OR current_revision LIKE ?)")
+        params += [like, like, like, like, search.strip() + "%"]
+    where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
+    total = db.execute(f"SELECT COUNT(*) FROM cases{where}", params).fetchone()[0]
+    cursor = db.execute(
+        "SELECT id, title, author, protocol, candidate_path, current_revision, status, outcome, claims, allowed,"
+        f" needs_decision, last_seq, created_at, updated_at FROM cases{where}"
+        " ORDER BY updated_at DESC, id LIMIT ? OFFSET ?", [*params, int(limit), int(offset)])
+    cols = [c[0] for c in cursor.description]
+    rows = []
+    for raw in cursor.fetchall():
+        row = dict(zip(cols, raw, strict=True))
+        row["claims"] = json.loads(row["claims"] or "{}")
+        row["allowed"] = json.loads(row["allowed"] or "[]")
+        rows.append(row)
+    return rows, total
+
+
+def claim_strip(protocol_ref: str, claims: dict[str, str]) -> str:
+    """✔ ✘ ? per claim in protocol order, claims resting on claims after a space (for lists)."""
+    protocol = protocol_for(protocol_ref)
+    symbol = {"TRUE": "✔", "FALSE": "✘"}
+    base = "".join(symbol.get(claims.get(n, ""), "?") for n in protocol.claim_order if not protocol.derived(n))
+    derived = "".join(symbol.get(claims.get(n, ""), "?") for n in protocol.claim_order if protocol.derived(n))
+    return f"{base} {derived}".strip()
+
+
+def evidence_note(item: dict) -> str:
+    """`counting`, `stale: about revision …`, `not independent: producer … not independent on …`."""
+    status, why = item["status"], item["why"]
+    if why == status or why.startswith(status):
+        return why
+    return f"{status}: {why}"
+
+
+def short_revision(revision: str | None, width: int = 6) -> str:
+    """A hash's first characters; a name such as design-2 is shown whole."""
+    return short(revision, width)
+

@@ -1,0 +1,68 @@
+"""Proposals a loop may not apply itself, and the scorer gate (ai-memory contract).
+
+What other packages may use is re-exported here; the modules behind it are this package's own.
+"""
+
+from .gate import (
+    DEFAULT_TIMEOUT_SECS,
+    REASON_CAP,
+    STDOUT_CAP,
+    GateConfig,
+    GateOutcome,
+    gate_proposal,
+    gate_status,
+    judge_answer,
+    load_gate_config,
+    run_gate,
+)
+from .proposal import (
+    EDIT_MODES,
+    FINAL,
+    LIST_COLUMNS,
+    MARKS,
+    OPERATIONS,
+    REQUEST_FIELDS,
+    STATUSES,
+    add_proposal,
+    count_by_status,
+    get_proposal,
+    import_proposal,
+    import_proposals,
+    list_proposals,
+    mark_proposal,
+    proposal_id,
+    proposal_request,
+    read_proposal_file,
+    validate_proposal,
+)
+
+__all__ = [
+    "DEFAULT_TIMEOUT_SECS",
+    "EDIT_MODES",
+    "FINAL",
+    "GateConfig",
+    "GateOutcome",
+    "LIST_COLUMNS",
+    "MARKS",
+    "OPERATIONS",
+    "REASON_CAP",
+    "REQUEST_FIELDS",
+    "STATUSES",
+    "STDOUT_CAP",
+    "add_proposal",
+    "count_by_status",
+    "gate_proposal",
+    "gate_status",
+    "get_proposal",
+    "import_proposal",
+    "import_proposals",
+    "judge_answer",
+    "list_proposals",
+    "load_gate_config",
+    "mark_proposal",
+    "proposal_id",
+    "proposal_request",
+    "read_proposal_file",
+    "run_gate",
+    "validate_proposal",
+]

@@ -1,0 +1,206 @@
+"""The ai-memory scorer gate: a proposal JSON on stdin, {passed, score_before, score_after, reason} on stdout.
+
+It follows ai-memory's `[auto_improve.eval]` contract: the command is split
+on whitespace and run directly (no shell); only proposals whose path starts
+with one of `targets` are gated; command errors, timeouts, invalid JSON, a
+missing `passed`, `passed = false` and a score delta below `min_delta` all
+fail closed, each with its reason.
+"""
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlite_utils import Database
+
+from gatepost.store.evaluation import run_bounded, split_command
+from gatepost.store.kernel import (
+    InputError,
+    append_event,
+    now_iso,
+    parse_toml,
+    read_text,
+    transaction,
+)
+
+from .proposal import add_proposal, proposal_request, validate_proposal
+
+DEFAULT_TIMEOUT_SECS = 120
+REASON_CAP = 500  # characters of a scorer's reason kept (ai-memory caps eval evidence too)
+STDOUT_CAP = 64 * 1024
+
+
+@dataclass(frozen=True)
+class GateConfig:
+    enabled: bool = False
+    command: str = ""
+    timeout_secs: float = DEFAULT_TIMEOUT_SECS
+    targets: list[str] = field(default_factory=list)
+    min_delta: float = 0.0
+    source: str = ""
+
+    def targets_path(self, path: str) -> bool:
+        """Targets are path prefixes."""
+        return any(path.startswith(t) for t in self.targets if t)
+
+
+@dataclass(frozen=True)
+class GateOutcome:
+    """What the gate did with one proposal; `status` is passed, failed, not_targeted or disabled."""
+
+    status: str
+    reason: str
+    score_before: float | None = None
+    score_after: float | None = None
+    duration_ms: int = 0
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"
+
+    @property
+    def targeted(self) -> bool:
+        return self.status in ("passed", "failed")
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def load_gate_config(path: str | Path) -> GateConfig:
+    """Read the `[auto_improve.eval]` table of a TOML file, with ai-memory's defaults."""
+    path = Path(path)
+    name = path.name
+    data = parse_toml(read_text(path, what="gate config file"), source=name)
+    table = data.get("auto_improve", {})
+    table = table.get("eval") if isinstance(table, dict) else None
+    if not isinstance(table, dict):
+        raise InputError(f"{name}: auto_improve.eval: expected an [auto_improve.eval] table")
+    where = f"{name}: auto_improve.eval"
+    known = {"enabled", "command", "timeout_secs", "targets", "min_delta"}
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise InputError(f"{where}.{unknown[0]}: unknown key; expected one of {', '.join(sorted(known))}")
+    enabled = table.get("enabled", False)
+    if not isinstance(enabled, bool):
+        raise InputError(f"{where}.enabled: expected true or false")
+    command = table.get("command", "")
+    if not isinstance(command, str):
+        raise InputError(f"{where}.command: expected a string (a command split on whitespace)")
+    if enabled and not command.split():
+        raise InputError(f"{where}.command: expected a command when enabled = true")
+    timeout = table.get("timeout_secs", DEFAULT_TIMEOUT_SECS)
+    if not _number(timeout) or timeout <= 0:
+        raise InputError(f"{where}.timeout_secs: expected a positive number of seconds, got {timeout!r}")
+    targets = table.get("targets", [])
+    if not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
+        raise InputError(f"{where}.targets: expected a list of path prefixes (strings)")
+    min_delta = table.get("min_delta", 0.0)
+    if not _number(min_delta):
+        raise InputError(f"{where}.min_delta: expected a number, got {min_delta!r}")
+    return GateConfig(enabled=enabled, command=" ".join(command.split()), timeout_secs=float(timeout),
+                      targets=[t.strip() for t in targets], min_delta=float(min_delta), source=str(path.resolve()))
+
+
+def _bounded_reason(value: Any) -> str | None:
+    if not isinstance(value, str) or not value.strip():
+        return None
+    text = " ".join(value.split())
+    return text if len(text) <= REASON_CAP else text[: REASON_CAP - 1] + "…"
+
+
+def run_gate(config: GateConfig, proposal: dict[str, Any]) -> GateOutcome:
+    """Run the scorer on one proposal (the request contract) and judge its answer, failing closed."""
+    path = proposal.get("path") or ""
+    if not config.enabled:
+        return GateOutcome("disabled", "gate disabled (enabled = false): the scorer was not run")
+    if not config.targets_path(path):
+        return GateOutcome("not_targeted", f"{path} matches no target ({', '.join(config.targets) or 'none'}):"
+                                           " the scorer was not run")
+    try:
+        argv = split_command(config.command, option="auto_improve.eval.command")
+    except InputError as exc:
+        return GateOutcome("failed", f"command error: {exc}")
+
+    request = json.dumps(proposal_request(proposal), ensure_ascii=False).encode("utf-8")
+    result = run_bounded(argv, request, timeout=config.timeout_secs, cap=STDOUT_CAP)
+    if result.error:
+        return GateOutcome("failed", f"command error: {result.error}", duration_ms=result.duration_ms)
+    if result.timed_out:
+        return GateOutcome("failed", f"timeout: the scorer ran over {config.timeout_secs:g} s and was killed",
+                           duration_ms=result.duration_ms)
+    if result.truncated:
+        return GateOutcome("failed", f"command error: the scorer printed more than {STDOUT_CAP:,} bytes",
+                           duration_ms=result.duration_ms)
+    if result.returncode != 0:
+        return GateOutcome("failed", f"command error: {result.failure(config.timeout_secs)}",
+                           duration_ms=result.duration_ms)
+    return judge_answer(result.text, config, duration_ms=result.duration_ms)
+
+
+def judge_answer(text: str, config: GateConfig, *, duration_ms: int = 0) -> GateOutcome:
+    """The gate's reading of a scorer's stdout: passed only for {"passed": true} with enough delta."""
+    try:
+        answer = json.loads(text)
+    except ValueError:
+        shown = " ".join(text.split())[:80]
+        return GateOutcome("failed", f"invalid JSON from the scorer: {shown!r}", duration_ms=duration_ms)
+    if not isinstance(answer, dict):
+        return GateOutcome("failed", "invalid JSON from the scorer: expected one object", duration_ms=duration_ms)
+    scores: dict[str, float | None] = {}
+    for key in ("score_before", "score_after"):
+        value = answer.get(key)
+        if value is not None and not _number(value):
+            return GateOutcome("failed", f"invalid {key}: expected a number, got {value!r}", duration_ms=duration_ms)
+        scores[key] = float(value) if value is not None else None
+    before, after = scores["score_before"], scores["score_after"]
+    reason = _bounded_reason(answer.get("reason"))
+    common = {"score_before": before, "score_after": after, "duration_ms": duration_ms}
+    if "passed" not in answer:
+        return GateOutcome("failed", "missing passed: the scorer's answer has no passed field", **common)
+    if not isinstance(answer["passed"], bool):
+        return GateOutcome("failed", f"invalid passed: expected true or false, got {answer['passed']!r}", **common)
+    if answer["passed"] is False:
+        return GateOutcome("failed", "passed = false" + (f": {reason}" if reason else ""), **common)
+    if before is not None and after is not None:
+        delta = round(after - before, 10)
+        if delta < config.min_delta:
+            return GateOutcome("failed", f"insufficient score delta: {after:g} - {before:g} = {delta:g},"
+                                         f" below min_delta {config.min_delta:g}", **common)
+    return GateOutcome("passed", reason or "the scorer passed it", **common)
+
+
+def gate_proposal(db: Database, config: GateConfig, payload: dict[str, Any], *, actor: str | None,
+                  source: str | None = None, at: str | None = None) -> dict[str, Any]:
+    """Record the proposal (if new), run the gate on it and record the result; returns both."""
+
+    proposal = validate_proposal(payload, name=source or "proposal")
+    outcome = run_gate(config, proposal)
+    at = at or now_iso()
+    with transaction(db):
+        proposal_id, created = add_proposal(db, proposal, actor=actor, source=source, at=at)
+        seq = append_event(
+            db, "proposal.gated", actor=actor, subject_type="proposal", subject_id=proposal_id,
+            note=f"{outcome.status}: {outcome.reason}",
+            payload={"status": outcome.status, "score_before": outcome.score_before,
+                     "score_after": outcome.score_after, "command": config.command, "config": config.source},
+            at=at,
+        )
+        db["gate_results"].insert({
+            "proposal_id": proposal_id, "passed": int(outcome.passed), "score_before": outcome.score_before,
+            "score_after": outcome.score_after, "reason": outcome.reason, "command": config.command or None,
+            "targeted": int(outcome.targeted), "duration_ms": outcome.duration_ms, "at": at, "event_seq": seq,
+        })
+    return {"proposal_id": proposal_id, "new_proposal": created, "status": outcome.status, "passed": outcome.passed,
+            "targeted": outcome.targeted, "reason": outcome.reason, "score_before": outcome.score_before,
+            "score_after": outcome.score_after, "duration_ms": outcome.duration_ms, "command": config.command,
+            "min_delta": config.min_delta}
+
+
+def gate_status(row: dict) -> str:
+    """The status word of a stored gate result row."""
+    if not row.get("targeted"):
+        return "disabled" if (row.get("reason") or "").startswith("gate disabled") else "not_targeted"
+    return "passed" if row.get("passed") else "failed"

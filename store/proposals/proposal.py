@@ -1,0 +1,240 @@
+"""Proposals: changes a loop may not apply by itself, waiting for a person to mark them.
+
+A proposal is an ai-memory proposal (its request contract's fields) or a case
+whose outcome is `proposed` (id `case:<case_id>`, inserted by the cases side).
+Its status is a projection of `proposal.marked` events, updated in the same
+transaction.
+"""
+
+import hashlib
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from sqlite_utils import Database
+
+from gatepost.store import cases
+from gatepost.store.kernel import (
+    GatepostError,
+    InputError,
+    RefusedError,
+    append_event,
+    check_free,
+    check_unchanged,
+    last_seq,
+    now_iso,
+    parse_json,
+    read_text,
+    require,
+    transaction,
+)
+
+OPERATIONS = ("create", "update")
+EDIT_MODES = ("full_page", "patch")
+STATUSES = ("waiting", "needs_changes", "accepted", "declined")
+MARKS = ("accepted", "declined", "needs_changes")
+FINAL = ("accepted", "declined")
+REQUEST_FIELDS = ("path", "kind", "operation", "edit_mode", "title", "confidence", "rationale", "before_body",
+                  "after_body", "expected_base_body_sha256")
+
+
+def validate_proposal(data: Any, *, name: str = "proposal") -> dict[str, Any]:
+    """The proposal's request-contract fields, checked; InputError naming the field otherwise."""
+    if not isinstance(data, dict):
+        raise InputError(f"{name}: expected a JSON object (an ai-memory proposal)")
+
+    def text(key: str, *, required: bool = False, nonempty: bool = False) -> str | None:
+        value = data.get(key)
+        if value is None:
+            if required:
+                raise InputError(f"{name}: {key}: missing, expected a string")
+            return None
+        if not isinstance(value, str) or (nonempty and not value.strip()):
+            raise InputError(f"{name}: {key}: expected a{' non-empty' if nonempty else ''} string")
+        return value
+
+    path = text("path", required=True, nonempty=True)
+    operation = data.get("operation")
+    if operation not in OPERATIONS:
+        raise InputError(f"{name}: operation: expected create or update, got {operation!r}")
+    edit_mode = data.get("edit_mode")
+    if edit_mode not in EDIT_MODES:
+        raise InputError(f"{name}: edit_mode: expected full_page or patch, got {edit_mode!r}")
+    before = text("before_body")
+    if operation == "create":
+        if before:
+            raise InputError(f"{name}: before_body: expected an empty string for a create proposal")
+        before = ""
+    elif before is None:
+        raise InputError(f"{name}: before_body: missing, expected the current body for an update proposal")
+    after = text("after_body", required=True)
+    confidence = data.get("confidence")
+    if confidence is not None and (isinstance(confidence, bool) or not isinstance(confidence, (int, float))
+                                   or not math.isfinite(confidence) or not 0 <= confidence <= 1):
+        raise InputError(f"{name}: confidence: expected a number from 0 to 1, got {confidence!r}")
+    base_sha = text("expected_base_body_sha256")
+    if base_sha is not None:
+        if len(base_sha) != 64 or any(c not in "0123456789abcdefABCDEF" for c in base_sha):
+            raise InputError(f"{name}: expected_base_body_sha256: expected 64 hex digits or null")
+        if edit_mode != "patch":
+            raise InputError(f"{name}: expected_base_body_sha256: only patch proposals carry a base hash")
+    return {"path": path, "kind": text("kind"), "operation": operation, "edit_mode": edit_mode,
+            "title": text("title"), "confidence": float(confidence) if confidence is not None else None,
+            "rationale": text("rationale"), "before_body": before, "after_body": after,
+            "expected_base_body_sha256": base_sha.lower() if base_sha else None}
+
+
+def proposal_request(proposal: dict[str, Any]) -> dict[str, Any]:
+    """The scorer's request: the contract's fields in the contract's order (null base hash left out)."""
+    request = {key: proposal.get(key) for key in REQUEST_FIELDS}
+    if request["expected_base_body_sha256"] is None:
+        del request["expected_base_body_sha256"]
+    return request
+
+
+def proposal_id(proposal: dict[str, Any]) -> str:
+    """The same proposal always gets the same id, so importing it twice stores it once."""
+    canonical = json.dumps({k: proposal.get(k) for k in REQUEST_FIELDS}, sort_keys=True, separators=(",", ":"),
+                           ensure_ascii=False)
+    return "prop-" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:12]
+
+
+def add_proposal(db: Database, proposal: dict[str, Any], *, actor: str | None, source: str | None = None,
+                 at: str | None = None, case_id: str | None = None, id: str | None = None,
+                 made_by_event: int | None = None) -> tuple[str, bool]:
+    """Store a validated proposal if it is new; returns (id, newly stored). Call inside a transaction or not.
+
+    `made_by_event`: the event of the act that made this proposal (a case decided `proposed`); the
+    proposal is then part of that act and gets no event of its own.
+    """
+    pid = id or proposal_id(proposal)
+    with transaction(db):
+        if db.execute("SELECT 1 FROM proposals WHERE id = ?", [pid]).fetchone():
+            return pid, False
+        at = at or now_iso()
+        seq = made_by_event or append_event(db, "proposal.imported", actor=actor, subject_type="proposal", subject_id=pid,
+                           note=proposal.get("title") or proposal["path"],
+                           payload={"path": proposal["path"], "operation": proposal["operation"], "source": source,
+                                    "case_id": case_id}, at=at)
+        db["proposals"].insert({**{k: proposal.get(k) for k in REQUEST_FIELDS}, "id": pid, "case_id": case_id,
+                                "status": "waiting", "created_at": at, "updated_at": at, "event_seq": seq})
+    return pid, True
+
+
+def _read_json(path: Path) -> Any:
+    return parse_json(read_text(path, what="proposal file"), source=path.name)
+
+
+def read_proposal_file(path: str | Path) -> dict[str, Any]:
+    """One ai-memory proposal (the scorer's request contract) from a JSON file, checked."""
+    path = Path(path)
+    return validate_proposal(_read_json(path), name=path.name)
+
+
+def import_proposal(db: Database, path: str | Path, *, actor: str | None) -> tuple[str, bool]:
+    """Import an ai-memory proposal JSON file; returns (id, newly stored)."""
+    proposal = read_proposal_file(path)
+    return add_proposal(db, proposal, actor=actor, source=str(Path(path).resolve()))
+
+
+def import_proposals(db: Database, path: str | Path, *, actor: str | None) -> list[tuple[str, bool]]:
+    """Import a file holding one proposal or a JSON list of them; all are checked before any is stored."""
+    path = Path(path)
+    data = _read_json(path)
+    items = data if isinstance(data, list) else [data]
+    if not items:
+        raise InputError(f"{path.name}: an empty list, expected proposals")
+    checked = [validate_proposal(item, name=f"{path.name}[{i}]" if isinstance(data, list) else path.name)
+               for i, item in enumerate(items)]
+    with transaction(db):
+        return [add_proposal(db, p, actor=actor, source=str(path.resolve())) for p in checked]
+
+
+# --- the queue --------------------------------------------------------------------------
+_ORDER = ("CASE status WHEN 'waiting' THEN 0 WHEN 'needs_changes' THEN 1 WHEN 'accepted' THEN 2 ELSE 3 END,"
+          " created_at DESC, id")
+LIST_COLUMNS = ("id, path, kind, operation, edit_mode, title, confidence, case_id, status, created_at, updated_at,"
+                " (SELECT CASE WHEN g.targeted = 0 THEN (CASE WHEN g.reason LIKE 'gate disabled%' THEN 'disabled'"
+                " ELSE 'not_targeted' END) WHEN g.passed = 1 THEN 'passed' ELSE 'failed' END FROM gate_results g"
+                " WHERE g.proposal_id = proposals.id ORDER BY g.id DESC LIMIT 1) AS gate")
+
+
+def list_proposals(db: Database, *, status: str | None = None, search: str | None = None, limit: int = 100,
+                   offset: int = 0) -> tuple[list[dict], int]:
+    """One page of proposals, waiting first, and how many match."""
+    clauses, params = [], []
+    if status:
+        if status not in STATUSES:
+            raise InputError(f"--status: expected one of {', '.join(STATUSES)}, got {status!r}")
+        clauses.append("status = ?")
+        params.append(status)
+    if search:
+        clauses.append("(id LIKE ? OR path LIKE ? OR title LIKE ? OR case_id LIKE ?)")
+        params.extend([f"%{search}%"] * 4)
+    where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
+    cursor = db.execute(f"SELECT {LIST_COLUMNS} FROM proposals{where} ORDER BY {_ORDER} LIMIT ? OFFSET ?",
+                        [*params, limit, offset])
+    names = [c[0] for c in cursor.description]
+    rows = [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
+    total = db.execute(f"SELECT COUNT(*) FROM proposals{where}", params).fetchone()[0]
+    return rows, total
+
+
+def _case_view(db: Database, case_id: str) -> dict | None:
+    try:
+        return cases.case_view(db, case_id)
+    except GatepostError:  # a case the cases side cannot show (gone, or its protocol unknown) must not hide the proposal
+        return None
+
+
+def get_proposal(db: Database, pid: str) -> dict | None:
+    """A proposal with its gate results, its marks (newest first) and, for a case proposal, the case's view."""
+    rows = list(db["proposals"].rows_where("id = ?", [pid]))
+    if not rows:
+        return None
+    proposal = dict(rows[0])
+    proposal["gate_results"] = [dict(r) for r in db["gate_results"].rows_where(
+        "proposal_id = ?", [pid], order_by="id DESC")]
+    cursor = db.execute("SELECT seq, at, actor, kind, note, payload FROM events WHERE subject_type = 'proposal'"
+                        " AND subject_id = ? AND kind = 'proposal.marked' ORDER BY seq DESC", [pid])
+    proposal["marks"] = []
+    for seq, at, actor, _kind, note, payload in cursor.fetchall():
+        status = (json.loads(payload) if payload else {}).get("status")
+        proposal["marks"].append({"seq": seq, "at": at, "actor": actor, "status": status, "note": note})
+    proposal["last_seq"] = last_seq(db, "proposal", pid)
+    proposal["case"] = _case_view(db, proposal["case_id"]) if proposal.get("case_id") else None
+    return proposal
+
+
+def mark_proposal(db: Database, pid: str, status: str, *, actor: str | None, note: str,
+                  expected_seq: int | None = None, at: str | None = None) -> dict:
+    """Mark a proposal accepted, declined or needs_changes, with a note, under proposal.review."""
+    if status not in MARKS:
+        raise InputError(f"mark: expected one of {', '.join(MARKS)}, got {status!r}")
+    if not (note or "").strip():
+        raise InputError("--note: expected a note saying why (it is kept with the decision)")
+    doing = f"mark {pid} {status}"
+    with transaction(db):
+        require(db, actor, "proposal.review", doing=doing)
+        row = db.execute("SELECT status FROM proposals WHERE id = ?", [pid]).fetchone()
+        if not row:
+            raise InputError(f"proposal {pid}: no such proposal (gatepost proposal list)")
+        if row[0] in FINAL:
+            raise RefusedError(f"{doing}: refused: the proposal is already {row[0]}; a decision is never edited")
+        check_free(db, "proposal", pid, actor)
+        check_unchanged(db, "proposal", pid, expected_seq, doing=doing)
+        at = at or now_iso()
+        seq = append_event(db, "proposal.marked", actor=actor, subject_type="proposal", subject_id=pid,
+                           note=note.strip(), payload={"status": status, "capability": "proposal.review",
+                                                       "from": row[0]}, at=at)
+        db.execute("UPDATE proposals SET status = ?, updated_at = ?, event_seq = ? WHERE id = ?",
+                   [status, at, seq, pid])
+    return get_proposal(db, pid)
+
+
+def count_by_status(db: Database) -> dict[str, int]:
+    counts = dict.fromkeys(STATUSES, 0)
+    for status, n in db.execute("SELECT status, COUNT(*) FROM proposals GROUP BY status").fetchall():
+        counts[status] = n
+    return counts

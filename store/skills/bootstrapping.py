@@ -1,0 +1,116 @@
+"""Bootstrap: a starter manifest drawn from a skill's recent successful runs, as a draft.
+
+Assertions are observations, so a draft says what the runs it watched had in
+common: `min_words` at the 25th percentile of their word counts (linear
+interpolation, rounded down so the p25 run itself passes), the headings
+present in at least 80% of them as `required_patterns`, and a short default
+list of refusals and hedging filler as `forbidden_patterns` (minus any the
+sample itself contains: a draft must not fail the runs it was drawn from).
+It is never approved automatically.
+"""
+
+import math
+
+from sqlite_utils import Database
+
+from gatepost.store.kernel import InputError, RefusedError
+
+from .assertions import headings
+from .manifests import create_draft
+
+SAMPLE_SIZE = 5
+MIN_SAMPLE = 3
+HEADING_SHARE = 0.8
+# Refusals and hedging filler: markers of an output that failed without saying so. Kept short on purpose.
+DEFAULT_FORBIDDEN = (
+    "I cannot",
+    "I can't",
+    "I'm unable to",
+    "as an AI",
+    "as a language model",
+    "I don't have access",
+    "it is important to note",
+    "it's worth noting that",
+)
+
+
+def percentile(values: list[float], p: float) -> float:
+    """The p-th percentile (0-100) with linear interpolation between closest ranks (numpy's default)."""
+    if not values:
+        raise ValueError("percentile of no values")
+    ordered = sorted(values)
+    rank = (len(ordered) - 1) * p / 100
+    low, high = math.floor(rank), math.ceil(rank)
+    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+
+
+def sample_runs(db: Database, skill: str, size: int = SAMPLE_SIZE) -> list[dict]:
+    """The newest `size` successful runs of a skill, newest first."""
+    cursor = db.execute(
+        "SELECT id, at, word_count, output FROM skill_runs WHERE skill = ? AND status = 'ok'"
+        " ORDER BY at DESC, rowid DESC LIMIT ?", [skill, size])
+    cols = [c[0] for c in cursor.description]
+    return [dict(zip(cols, row, strict=True)) for row in cursor.fetchall()]
+
+
+def propose(db: Database, skill: str, *, sample: int = SAMPLE_SIZE) -> tuple[dict, dict]:
+    """(assertions, evidence) for a skill, without storing anything; too few runs is a refusal."""
+    if sample < MIN_SAMPLE:
+        raise InputError(f"bootstrap {skill}: --sample: expected at least {MIN_SAMPLE} runs, got {sample}")
+    runs = sample_runs(db, skill, sample)
+    if len(runs) < sample:
+        raise RefusedError(f"bootstrap {skill}: refused: {len(runs)} successful run"
+                           f"{'' if len(runs) == 1 else 's'} recorded, bootstrap needs the last {sample}")
+    counts = [r["word_count"] for r in runs]
+    p25 = percentile(counts, 25)
+    found: dict[str, dict] = {}  # casefolded heading -> {"text", "runs"}
+    per_run = []
+    for run in runs:
+        titles = []
+        for _line, title in headings(run["output"]):
+            key = title.casefold()
+            entry = found.setdefault(key, {"text": title, "runs": [], "spellings": {}})
+            entry["spellings"][title] = entry["spellings"].get(title, 0) + 1
+            if run["id"] not in entry["runs"]:
+                entry["runs"].append(run["id"])
+                titles.append(title)
+        per_run.append({"id": run["id"], "at": run["at"], "word_count": run["word_count"], "headings": titles})
+    for entry in found.values():  # the most common spelling of a heading; ties go to the newest run's
+        entry["text"] = max(entry["spellings"], key=lambda t: (entry["spellings"][t], -list(entry["spellings"]).index(t)))
+    needed = math.ceil(HEADING_SHARE * len(runs))
+    common = [e["text"] for e in found.values() if len(e["runs"]) >= needed]
+    outputs = [(r["id"], (r["output"] or "").casefold()) for r in runs]
+    forbidden, dropped = [], {}
+    for pattern in DEFAULT_FORBIDDEN:
+        seen_in = [rid for rid, text in outputs if pattern.casefold() in text]
+        if seen_in:
+            dropped[pattern] = seen_in
+        else:
+            forbidden.append(pattern)
+    assertions: dict = {"min_words": math.floor(p25)}
+    if common:
+        assertions["required_patterns"] = common
+    if forbidden:
+        assertions["forbidden_patterns"] = forbidden
+    evidence = {
+        "sample_size": sample,
+        "runs": per_run,
+        "word_counts": counts,
+        "min_words": {"percentile": 25, "method": "linear", "value": p25, "rounded_down": math.floor(p25)},
+        "heading_share": HEADING_SHARE,
+        "headings_needed": needed,
+        "headings": {e["text"]: e["runs"] for e in found.values()},
+        "forbidden_dropped": dropped,
+    }
+    return assertions, evidence
+
+
+def bootstrap(db: Database, skill: str, *, actor: str, sample: int = SAMPLE_SIZE, origin: str = "bootstrap",
+              note: str | None = None) -> dict:
+    """Draw a draft from the last successful runs and store it, pending a person's review."""
+    if sample < MIN_SAMPLE:
+        raise InputError(f"bootstrap {skill}: --sample: expected at least {MIN_SAMPLE} runs, got {sample}")
+    if not db.execute("SELECT 1 FROM skills WHERE name = ?", [skill]).fetchone():
+        raise RefusedError(f"bootstrap {skill}: refused: no skill {skill!r} in this store (record runs first)")
+    assertions, evidence = propose(db, skill, sample=sample)
+    return create_draft(db, skill, assertions, author=actor, origin=origin, evidence=evidence, note=note)

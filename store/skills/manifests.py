@@ -1,0 +1,279 @@
+"""Manifest versions per skill and the drafts a person reviews before one becomes active.
+
+Versions are records (append-only); `manifests` says which version of each
+skill is active. A person's manifest file becomes active on import; a draft
+(from bootstrap, a mismatch flag or an edit) becomes active only when a
+person approves it. An edit never changes a draft: it saves a new draft,
+authored by the editor, whose parent is the draft edited (now superseded).
+"""
+
+import json
+from typing import Any
+
+from sqlite_utils import Database
+
+from gatepost.store.kernel import (
+    InputError,
+    RefusedError,
+    append_event,
+    check_free,
+    check_unchanged,
+    now_iso,
+    require,
+    transaction,
+)
+
+from .assertions import (
+    check_skill_name,
+    parse_manifest,
+    read_manifest_file,
+    to_yaml,
+    validate_assertions,
+)
+
+DRAFT_STATUSES = ("pending", "approved", "rejected", "superseded")
+ORIGINS = ("bootstrap", "mismatch", "edit")
+
+
+def ensure_skill(db: Database, name: str, *, family: str | None = None) -> str:
+    """Skills are registered on first sight (a run, a manifest, a state file)."""
+    check_skill_name(name)
+    if not db.execute("SELECT 1 FROM skills WHERE name = ?", [name]).fetchone():
+        db["skills"].insert({"name": name, "family": family, "created_at": now_iso()})
+    return name
+
+
+def _version_row(row: dict | None, *, with_yaml: bool = True) -> dict | None:
+    if row is None:
+        return None
+    out = dict(row)
+    out["assertions"] = json.loads(out["assertions"])
+    if with_yaml:
+        out["yaml"] = to_yaml(out["skill"], out["assertions"])
+    return out
+
+
+def active_version(db: Database, skill: str, *, with_yaml: bool = True) -> dict | None:
+    """The active manifest version of a skill, with its assertions parsed (and as YAML), or None."""
+    rows = db.execute(
+        "SELECT v.* FROM manifests m JOIN manifest_versions v ON v.id = m.active_version_id WHERE m.skill = ?",
+        [skill])
+    cols = [c[0] for c in rows.description]
+    row = rows.fetchone()
+    return _version_row(dict(zip(cols, row, strict=True)) if row else None, with_yaml=with_yaml)
+
+
+def get_version(db: Database, version_id: int) -> dict | None:
+    rows = list(db["manifest_versions"].rows_where("id = ?", [version_id]))
+    return _version_row(rows[0] if rows else None)
+
+
+def list_versions(db: Database, skill: str) -> list[dict]:
+    """Every version of a skill's manifest, oldest first, marking the active one."""
+    active = db.execute("SELECT active_version_id FROM manifests WHERE skill = ?", [skill]).fetchone()
+    out = []
+    for row in db["manifest_versions"].rows_where("skill = ?", [skill], order_by="version"):
+        version = _version_row(row)
+        version["active"] = bool(active and active[0] == row["id"])
+        out.append(version)
+    return out
+
+
+def _add_version(db: Database, skill: str, assertions: dict[str, Any], *, author: str, source: str,
+                 draft_id: str | None, event_seq: int) -> dict:
+    number = db.execute("SELECT COALESCE(MAX(version), 0) + 1 FROM manifest_versions WHERE skill = ?",
+                        [skill]).fetchone()[0]
+    at = now_iso()
+    version_id = db["manifest_versions"].insert({
+        "skill": skill, "version": number, "assertions": json.dumps(assertions, ensure_ascii=False),
+        "source": source, "draft_id": draft_id, "author": author, "created_at": at, "event_seq": event_seq,
+    }).last_pk
+    db["manifests"].upsert({"skill": skill, "active_version_id": version_id, "updated_at": at}, pk="skill")
+    return get_version(db, version_id)
+
+
+def import_manifest(db: Database, path: str, *, actor: str, text: str | None = None) -> list[dict]:
+    """Record a person's manifest as the active version of each skill in it (manifest.review).
+
+    A skill whose assertions equal its active version's gets no new version;
+    it is reported with `unchanged: True`.
+    """
+    manifest = parse_manifest(text, source=str(path)) if text is not None else read_manifest_file(path)
+    results = []
+    with transaction(db):
+        require(db, actor, "manifest.review", doing=f"import manifest {path}")
+        for skill, assertions in manifest.items():
+            ensure_skill(db, skill)
+            active = active_version(db, skill, with_yaml=False)
+            if active and active["assertions"] == assertions:
+                results.append({**active, "unchanged": True})
+                continue
+            seq = append_event(db, "manifest.imported", actor=actor, subject_type="skill", subject_id=skill,
+                               payload={"file": str(path), "assertions": assertions})
+            results.append({**_add_version(db, skill, assertions, author=actor, source="import", draft_id=None,
+                                           event_seq=seq), "unchanged": False})
+    return results
+
+
+# --- drafts ----------------------------------------------------------------------------------
+
+
+def _draft_row(row: dict | None) -> dict | None:
+    if row is None:
+        return None
+    out = dict(row)
+    out["assertions"] = json.loads(out["assertions"])
+    out["evidence"] = json.loads(out["evidence"]) if out.get("evidence") else None
+    return out
+
+
+def get_draft(db: Database, draft_id: str) -> dict | None:
+    rows = list(db["manifest_drafts"].rows_where("id = ?", [draft_id]))
+    return _draft_row(rows[0] if rows else None)
+
+
+def _require_draft(db: Database, draft_id: str, doing: str) -> dict:
+    draft = get_draft(db, draft_id)
+    if draft is None:
+        raise InputError(f"{doing}: no draft {draft_id!r} in this store (gatepost manifest drafts)")
+    return draft
+
+
+def create_draft(db: Database, skill: str, assertions: dict[str, Any], *, author: str, origin: str,
+                 evidence: dict | None = None, parent_id: str | None = None, note: str | None = None,
+                 yaml_text: str | None = None) -> dict:
+    """Store a pending draft (never active until a person approves it)."""
+    if origin not in ORIGINS:
+        raise InputError(f"draft origin: expected one of {', '.join(ORIGINS)}, got {origin!r}")
+    assertions = validate_assertions(skill, assertions, source="draft")
+    with transaction(db):
+        ensure_skill(db, skill)
+        number = db.execute("SELECT COUNT(*) + 1 FROM manifest_drafts").fetchone()[0]
+        draft_id = f"draft-{number:04d}"
+        while db.execute("SELECT 1 FROM manifest_drafts WHERE id = ?", [draft_id]).fetchone():
+            number += 1
+            draft_id = f"draft-{number:04d}"
+        active = active_version(db, skill, with_yaml=False)
+        seq = append_event(db, "draft.created", actor=author, subject_type="draft", subject_id=draft_id, note=note,
+                           payload={"skill": skill, "origin": origin, "parent_id": parent_id,
+                                    "based_on_version": active["version"] if active else None})
+        db["manifest_drafts"].insert({
+            "id": draft_id, "skill": skill, "assertions": json.dumps(assertions, ensure_ascii=False),
+            "yaml": yaml_text if yaml_text is not None else to_yaml(skill, assertions),
+            "evidence": json.dumps(evidence, ensure_ascii=False) if evidence is not None else None,
+            "author": author, "origin": origin, "parent_id": parent_id,
+            "based_on_version_id": active["id"] if active else None, "status": "pending",
+            "created_at": now_iso(), "decided_at": None, "event_seq": seq,
+        })
+    return get_draft(db, draft_id)
+
+
+def _check_pending(db: Database, draft: dict, expected_seq: int | None, doing: str, actor: str) -> None:
+    if draft["status"] != "pending":
+        raise RefusedError(f"{doing}: refused: draft {draft['id']} is {draft['status']}, not pending")
+    check_free(db, "draft", draft["id"], actor)
+    check_unchanged(db, "draft", draft["id"], expected_seq, doing=doing)
+
+
+def _set_status(db: Database, draft_id: str, status: str) -> None:
+    db["manifest_drafts"].update(draft_id, {"status": status, "decided_at": now_iso()})
+
+
+def approve_draft(db: Database, draft_id: str, *, actor: str, note: str | None = None,
+                  expected_seq: int | None = None) -> dict:
+    """A person's approval makes the draft the skill's active version; its sibling drafts are superseded."""
+    doing = f"approve {draft_id}"
+    with transaction(db):
+        require(db, actor, "manifest.review", doing=doing)
+        draft = _require_draft(db, draft_id, doing)
+        _check_pending(db, draft, expected_seq, doing, actor)
+        seq = append_event(db, "draft.approved", actor=actor, subject_type="draft", subject_id=draft_id,
+                           note=(note or "").strip() or None, payload={"skill": draft["skill"]})
+        version = _add_version(db, draft["skill"], draft["assertions"], author=actor, source="draft",
+                               draft_id=draft_id, event_seq=seq)
+        _set_status(db, draft_id, "approved")
+        for (other,) in db.execute("SELECT id FROM manifest_drafts WHERE skill = ? AND status = 'pending'",
+                                   [draft["skill"]]).fetchall():
+            append_event(db, "draft.superseded", actor=actor, subject_type="draft", subject_id=other,
+                         payload={"by": draft_id, "version": version["version"]})
+            _set_status(db, other, "superseded")
+    return version
+
+
+def reject_draft(db: Database, draft_id: str, *, actor: str, note: str, expected_seq: int | None = None) -> dict:
+    """A rejection needs a note: the next draft's author must know what was wrong."""
+    doing = f"reject {draft_id}"
+    if not (note or "").strip():
+        raise InputError(f"{doing}: --note: a note is required when rejecting a draft")
+    with transaction(db):
+        require(db, actor, "manifest.review", doing=doing)
+        draft = _require_draft(db, draft_id, doing)
+        _check_pending(db, draft, expected_seq, doing, actor)
+        append_event(db, "draft.rejected", actor=actor, subject_type="draft", subject_id=draft_id,
+                     note=note.strip(), payload={"skill": draft["skill"]})
+        _set_status(db, draft_id, "rejected")
+    return get_draft(db, draft_id)
+
+
+def parse_draft_yaml(text: str, skill: str, *, source: str = "draft") -> dict[str, Any]:
+    """The assertions of an edited draft's YAML, which must hold exactly its own skill."""
+    manifest = parse_manifest(text, source=source)
+    if list(manifest) != [skill]:
+        raise InputError(f"{source}: expected exactly one skill, {skill}, got {', '.join(manifest) or 'none'}")
+    return manifest[skill]
+
+
+def edit_draft(db: Database, draft_id: str, yaml_text: str, *, actor: str, note: str | None = None,
+               expected_seq: int | None = None) -> dict:
+    """Save an edit as a NEW pending draft by the editor; the edited draft becomes superseded."""
+    doing = f"edit {draft_id}"
+    with transaction(db):
+        require(db, actor, "manifest.review", doing=doing)
+        draft = _require_draft(db, draft_id, doing)
+        _check_pending(db, draft, expected_seq, doing, actor)
+        assertions = parse_draft_yaml(yaml_text, draft["skill"], source=f"edit of {draft_id}")
+        if assertions == draft["assertions"]:
+            raise InputError(f"{doing}: the edit changes no assertion; nothing to save")
+        new = create_draft(db, draft["skill"], assertions, author=actor, origin="edit", evidence=draft["evidence"],
+                           parent_id=draft_id, note=note, yaml_text=yaml_text)
+        append_event(db, "draft.superseded", actor=actor, subject_type="draft", subject_id=draft_id,
+                     payload={"by": new["id"]})
+        _set_status(db, draft_id, "superseded")
+    return get_draft(db, new["id"])
+
+
+def _draft_where(status: str | None, search: str | None, skill: str | None) -> tuple[str, list]:
+    clauses, params = [], []
+    if status:
+        if status not in DRAFT_STATUSES:
+            raise InputError(f"--status: expected one of {', '.join(DRAFT_STATUSES)}, got {status!r}")
+        clauses.append("status = ?")
+        params.append(status)
+    if skill:
+        clauses.append("skill = ?")
+        params.append(skill)
+    if search:
+        clauses.append("(id LIKE ? OR skill LIKE ? OR author LIKE ?)")
+        params.extend([f"%{search}%"] * 3)
+    return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+
+def list_drafts(db: Database, *, status: str | None = "pending", search: str | None = None,
+                skill: str | None = None, limit: int = 100, offset: int = 0) -> tuple[list[dict], int]:
+    """One page of drafts, newest first, and the total matching."""
+    where, params = _draft_where(status, search, skill)
+    total = db.execute(f"SELECT COUNT(*) FROM manifest_drafts{where}", params).fetchone()[0]
+    cursor = db.execute(
+        "SELECT id, skill, origin, author, status, parent_id, based_on_version_id, created_at, decided_at"
+        f" FROM manifest_drafts{where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?",
+        [*params, limit, offset])
+    cols = [c[0] for c in cursor.description]
+    return [dict(zip(cols, row, strict=True)) for row in cursor.fetchall()], total
+
+
+def draft_history(db: Database, draft_id: str) -> list[dict]:
+    """The events about a draft, oldest first (created, approved/rejected/superseded, with notes)."""
+    cursor = db.execute("SELECT seq, at, actor, kind, note FROM events WHERE subject_type = 'draft'"
+                        " AND subject_id = ? ORDER BY seq", [draft_id])
+    cols = [c[0] for c in cursor.description]
+    return [dict(zip(cols, row, strict=True)) for row in cursor.fetchall()]

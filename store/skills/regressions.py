@@ -1,0 +1,206 @@
+"""Regression states of skills: the rules of DESIGN.md, and the triage a person records on them.
+
+After each evaluation a skill's state follows from its previous streaks and
+whether the run passed:
+- pass after a fail -> NEW_PASS; pass after a pass (or a first run) -> PASS;
+- fail with a fail streak of 1 -> NEW_FAIL, severity from the pass streak it
+  broke: 0-1 low, 2-4 medium, >= 5 high;
+- fail streak 2 or 3 -> STABLE_FAIL (the manifest may mismatch the skill);
+- fail streak > 3 -> CHRONIC: a recommendation for operator review, never a
+  new filing.
+"""
+
+import json
+from dataclasses import dataclass
+
+from sqlite_utils import Database
+
+from gatepost.store.kernel import (
+    InputError,
+    RefusedError,
+    append_event,
+    check_free,
+    check_unchanged,
+    now_iso,
+    require,
+    transaction,
+)
+
+from .bootstrapping import bootstrap
+
+STATES = ("NEW_FAIL", "CHRONIC", "STABLE_FAIL", "NEW_PASS", "PASS")
+FAILING_STATES = ("NEW_FAIL", "STABLE_FAIL", "CHRONIC")
+SEVERITIES = ("high", "medium", "low")
+# Sort key of the Regressions list: lower is more urgent.
+URGENCY = {("NEW_FAIL", "high"): 0, ("NEW_FAIL", "medium"): 1, ("NEW_FAIL", "low"): 2,
+           ("CHRONIC", None): 3, ("STABLE_FAIL", None): 4, ("NEW_PASS", None): 5, ("PASS", None): 6}
+NOT_EVALUATED = 7
+SYMBOLS = {"NEW_FAIL": "✘", "CHRONIC": "‼", "STABLE_FAIL": "≈", "NEW_PASS": "↑", "PASS": "✔"}
+MEANING = {
+    "NEW_FAIL": "passing last run, failing now",
+    "CHRONIC": "failing more than 3 runs in a row: recommend operator review (no new filing)",
+    "STABLE_FAIL": "still failing: the manifest may mismatch the skill, flag it for review",
+    "NEW_PASS": "failing last run, passing now: a win to record",
+    "PASS": "passing",
+}
+
+
+@dataclass(frozen=True)
+class Transition:
+    state: str
+    severity: str | None
+    fail_streak: int
+    pass_streak: int
+    broken_streak: int | None  # the pass streak a NEW_FAIL broke
+
+    @property
+    def urgency(self) -> int:
+        return urgency(self.state, self.severity)
+
+
+def severity_for(broken_pass_streak: int) -> str:
+    """How bad a NEW_FAIL is, from the pass streak it broke."""
+    if broken_pass_streak >= 5:
+        return "high"
+    if broken_pass_streak >= 2:
+        return "medium"
+    return "low"
+
+
+def urgency(state: str | None, severity: str | None = None) -> int:
+    if state is None:
+        return NOT_EVALUATED
+    return URGENCY.get((state, severity if state == "NEW_FAIL" else None), NOT_EVALUATED)
+
+
+def next_state(fail_streak: int, pass_streak: int, passed: bool) -> Transition:
+    """The state after one more evaluation, from the streaks before it."""
+    if passed:
+        return Transition("NEW_PASS" if fail_streak > 0 else "PASS", None, 0, pass_streak + 1, None)
+    fails = fail_streak + 1
+    if fails == 1:
+        return Transition("NEW_FAIL", severity_for(pass_streak), 1, 0, pass_streak)
+    if fails <= 3:
+        return Transition("STABLE_FAIL", None, fails, 0, None)
+    return Transition("CHRONIC", None, fails, 0, None)
+
+
+def replay(outcomes: list[bool]) -> Transition | None:
+    """The state after a whole history of pass/fail outcomes, oldest first."""
+    state = None
+    fails = passes = 0
+    for passed in outcomes:
+        state = next_state(fails, passes, passed)
+        fails, passes = state.fail_streak, state.pass_streak
+    return state
+
+
+def check_state(state: str, severity: str | None, fail_streak: int, pass_streak: int, *, where: str) -> None:
+    """Refuse a (state, severity, streaks) combination the rules could never produce."""
+    if state not in STATES:
+        raise InputError(f"{where}: state: expected one of {', '.join(STATES)}, got {state!r}")
+    if state == "NEW_FAIL":
+        if severity not in SEVERITIES:
+            raise InputError(f"{where}: severity: NEW_FAIL needs one of {', '.join(SEVERITIES)}, got {severity!r}")
+    elif severity is not None:
+        raise InputError(f"{where}: severity: only NEW_FAIL has a severity, {state} has {severity!r}")
+    expected = {"NEW_FAIL": (1, 1), "STABLE_FAIL": (2, 3), "CHRONIC": (4, None)}
+    if state in expected:
+        low, high = expected[state]
+        if fail_streak < low or (high is not None and fail_streak > high) or pass_streak != 0:
+            raise InputError(f"{where}: {state} needs fail_streak {low}{'–' + str(high) if high and high != low else ''}"
+                             f"{'' if high else '+'} and pass_streak 0, got {fail_streak} and {pass_streak}")
+    elif fail_streak != 0 or pass_streak < 1:
+        raise InputError(f"{where}: {state} needs fail_streak 0 and pass_streak >= 1, got {fail_streak} and {pass_streak}")
+
+
+def get_state(db: Database, skill: str) -> dict | None:
+    rows = list(db["regression_states"].rows_where("skill = ?", [skill]))
+    if not rows:
+        return None
+    row = dict(rows[0])
+    row["failing"] = json.loads(row["failing"] or "[]")
+    return row
+
+
+def write_state(db: Database, skill: str, transition: Transition, *, last_run: str | None,
+                last_run_id: str | None, last_eval_id: int | None, failing: list[str]) -> None:
+    """Upsert the projection row of one skill; call inside the transaction of its event."""
+    row = {
+        "skill": skill,
+        "state": transition.state,
+        "severity": transition.severity,
+        "fail_streak": transition.fail_streak,
+        "pass_streak": transition.pass_streak,
+        "broken_streak": transition.broken_streak,
+        "last_run": last_run,
+        "last_run_id": last_run_id,
+        "last_eval_id": last_eval_id,
+        "acknowledged_eval_id": None,
+        "failing": json.dumps(failing, ensure_ascii=False),
+        "urgency": transition.urgency,
+        "updated_at": now_iso(),
+    }
+    cols = ", ".join(row)
+    updates = ", ".join(f"{c} = excluded.{c}" for c in row if c != "skill")
+    db.execute(f"INSERT INTO regression_states ({cols}) VALUES ({', '.join('?' * len(row))})"
+               f" ON CONFLICT(skill) DO UPDATE SET {updates}", list(row.values()))
+
+
+def _require_state(db: Database, skill: str, doing: str) -> dict:
+    state = get_state(db, skill)
+    if state is None:
+        raise InputError(f"{doing}: skill {skill!r} has no regression state yet (gatepost skills eval)")
+    return state
+
+
+def _check_seq(db: Database, skill: str, expected_seq: int | None, doing: str) -> None:
+    check_unchanged(db, "skill", skill, expected_seq, doing=doing)
+
+
+def acknowledge(db: Database, skill: str, *, actor: str, note: str, expected_seq: int | None = None) -> int:
+    """A person has seen this failure and owns it: an event with their note (regression.triage)."""
+    doing = f"acknowledge {skill}"
+    if not (note or "").strip():
+        raise InputError(f"{doing}: --note: a note is required (what you saw, what happens next)")
+    with transaction(db):
+        require(db, actor, "regression.triage", doing=doing)
+        state = _require_state(db, skill, doing)
+        check_free(db, "skill", skill, actor)
+        if state["state"] not in FAILING_STATES:
+            raise RefusedError(f"{doing}: refused: {skill} is {state['state']}; only failing states are acknowledged")
+        _check_seq(db, skill, expected_seq, doing)
+        seq = append_event(db, "regression.acknowledged", actor=actor, subject_type="skill", subject_id=skill,
+                           note=note.strip(), payload={"state": state["state"], "severity": state["severity"],
+                                                       "eval_id": state["last_eval_id"],
+                                                       "failing": state["failing"]})
+        db["regression_states"].update(skill, {"acknowledged_eval_id": state["last_eval_id"]})
+    return seq
+
+
+def flag_mismatch(db: Database, skill: str, *, actor: str, note: str,
+                  expected_seq: int | None = None) -> tuple[int, dict | None, str | None]:
+    """The manifest, not the skill, looks wrong: an event, and a bootstrap draft when runs allow one.
+
+    Returns (event seq, the draft or None, why no draft). The flag is recorded
+    even when there are too few successful runs to draft from.
+    """
+
+    doing = f"flag manifest mismatch on {skill}"
+    if not (note or "").strip():
+        raise InputError(f"{doing}: --note: a note is required (why the manifest looks wrong)")
+    with transaction(db):
+        require(db, actor, "regression.triage", doing=doing)
+        state = _require_state(db, skill, doing)
+        check_free(db, "skill", skill, actor)
+        _check_seq(db, skill, expected_seq, doing)
+        seq = append_event(db, "regression.mismatch", actor=actor, subject_type="skill", subject_id=skill,
+                           note=note.strip(), payload={"state": state["state"], "failing": state["failing"],
+                                                       "eval_id": state["last_eval_id"]})
+        db["regression_states"].update(skill, {"acknowledged_eval_id": state["last_eval_id"]})
+        try:
+            with transaction(db):
+                draft = bootstrap(db, skill, actor=actor, origin="mismatch", note=note.strip())
+        except (InputError, RefusedError) as exc:
+            return seq, None, str(exc)
+    return seq, draft, None

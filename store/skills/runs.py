@@ -1,0 +1,337 @@
+"""Skills, their recorded runs, and evaluating the latest run against the active manifest.
+
+`evaluate` checks each skill's latest run (as aeon does: one verdict per
+eval, not per run) and writes the eval, every assertion result and the new
+regression state in one transaction. Evaluating again without a new run
+changes nothing; after a new manifest version became active, the same run is
+evaluated again from the streaks it started from, so it never counts twice.
+A run recorded with status `error` fails its eval (assertion `run_status`).
+"""
+
+import json
+import re
+
+from sqlite_utils import Database
+
+from gatepost.store.kernel import InputError, append_event, now_iso, parse_iso, require, transaction
+
+from . import regressions
+from .assertions import Result, check_skill_name, run_checks, word_count
+from .manifests import active_version, ensure_skill
+from .regressions import Transition, next_state
+
+RUN_STATUSES = ("ok", "error")
+_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:#/-]{0,119}$")
+
+__all__ = ["ensure_skill", "record_run", "evaluate", "list_skills", "skill_detail", "history", "show_states",
+           "assertion_changes", "assertion_grid"]
+
+
+def _rows(cursor) -> list[dict]:
+    cols = [c[0] for c in cursor.description]
+    return [dict(zip(cols, row, strict=True)) for row in cursor.fetchall()]
+
+
+def record_run(db: Database, skill: str, output: str, *, actor: str, run_id: str | None = None,
+               at: str | None = None, status: str = "ok") -> dict:
+    """Store one run's output (a producer or person holding evidence.record)."""
+    check_skill_name(skill, where="SKILL")
+    if status not in RUN_STATUSES:
+        raise InputError(f"--status: expected one of {', '.join(RUN_STATUSES)}, got {status!r}")
+    if run_id is not None and not _RUN_ID.match(run_id):
+        raise InputError(f"--run-id: expected an id without spaces (letters, digits, . _ : # / -), got {run_id!r}")
+    when = parse_iso(at, field="--at") if at else now_iso()
+    with transaction(db):
+        require(db, actor, "evidence.record", doing=f"record a run of {skill}")
+        ensure_skill(db, skill)
+        if run_id is None:
+            number = db.execute("SELECT COUNT(*) + 1 FROM skill_runs WHERE skill = ?", [skill]).fetchone()[0]
+            run_id = f"{skill}-{number:04d}"
+            while db.execute("SELECT 1 FROM skill_runs WHERE id = ?", [run_id]).fetchone():
+                number += 1
+                run_id = f"{skill}-{number:04d}"
+        elif db.execute("SELECT 1 FROM skill_runs WHERE id = ?", [run_id]).fetchone():
+            raise InputError(f"--run-id: a run {run_id!r} is already recorded; runs are never replaced")
+        words = word_count(output)
+        seq = append_event(db, "skill.run_recorded", actor=actor, subject_type="skill", subject_id=skill,
+                           payload={"run_id": run_id, "status": status, "at": when, "word_count": words})
+        db.execute("INSERT INTO skill_runs (id, skill, at, status, output, word_count, producer, recorded_at,"
+                   " event_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   [run_id, skill, when, status, output, words, actor, now_iso(), seq])
+    return get_run(db, run_id)
+
+
+def get_run(db: Database, run_id: str) -> dict | None:
+    rows = list(db["skill_runs"].rows_where("id = ?", [run_id]))
+    return dict(rows[0]) if rows else None
+
+
+def latest_run(db: Database, skill: str) -> dict | None:
+    rows = _rows(db.execute("SELECT * FROM skill_runs WHERE skill = ? ORDER BY at DESC, rowid DESC LIMIT 1",
+                            [skill]))
+    return rows[0] if rows else None
+
+
+def _last_eval(db: Database, skill: str) -> dict | None:
+    rows = _rows(db.execute("SELECT * FROM skill_evals WHERE skill = ? ORDER BY id DESC LIMIT 1", [skill]))
+    return rows[0] if rows else None
+
+
+def eval_results(db: Database, eval_id: int) -> list[dict]:
+    return [{"assertion": r["assertion"], "passed": bool(r["passed"]), "message": r["message"]}
+            for r in _rows(db.execute("SELECT assertion, passed, message FROM assertion_results"
+                                      " WHERE eval_id = ? ORDER BY id", [eval_id]))]
+
+
+def _skills_to_eval(db: Database, skill: str | None) -> list[str]:
+    if skill is not None:
+        if not db.execute("SELECT 1 FROM skills WHERE name = ?", [skill]).fetchone():
+            raise InputError(f"--skill: no skill {skill!r} in this store")
+        return [skill]
+    return [r[0] for r in db.execute("SELECT skill FROM manifests ORDER BY skill").fetchall()]
+
+
+def _evaluate_one(db: Database, skill: str, *, actor: str) -> dict:
+    manifest = active_version(db, skill, with_yaml=False)
+    state = regressions.get_state(db, skill)
+    base = {"skill": skill, "evaluated": False}
+    if manifest is None:
+        return {**base, "status": "no_manifest", "state": state["state"] if state else None,
+                "why": f"{skill} has no active manifest (gatepost bootstrap --skill {skill})"}
+    run = latest_run(db, skill)
+    if run is None:
+        return {**base, "status": "no_runs", "state": state["state"] if state else None,
+                "why": f"{skill} has no recorded run (gatepost skills record {skill} --output FILE)"}
+    last = _last_eval(db, skill)
+    if last and last["run_id"] == run["id"] and last["manifest_version_id"] == manifest["id"]:
+        return {**base, "status": "unchanged", "run_id": run["id"], "manifest_version": manifest["version"],
+                "assertions": eval_results(db, last["id"]), "passed": bool(last["passed"]),
+                "state": state["state"] if state else last["state"],
+                "severity": state["severity"] if state else last["severity"],
+                "why": f"run {run['id']} was already evaluated against manifest v{manifest['version']}"}
+    if last and last["run_id"] == run["id"]:
+        fails, passes = last["base_fail_streak"] or 0, last["base_pass_streak"] or 0
+    elif state:
+        fails, passes = state["fail_streak"] or 0, state["pass_streak"] or 0
+    else:
+        fails = passes = 0
+    results = run_checks(manifest["assertions"], run["output"])
+    if run["status"] == "error":
+        results.insert(0, Result("run_status", False, "the run ended in error"))
+    passed = all(r.passed for r in results)
+    step: Transition = next_state(fails, passes, passed)
+    at = now_iso()
+    failing = [r.assertion for r in results if not r.passed]
+    seq = append_event(db, "skill.evaluated", actor=actor, subject_type="skill", subject_id=skill,
+                       payload={"run_id": run["id"], "manifest_version": manifest["version"], "passed": passed,
+                                "state": step.state, "severity": step.severity, "failing": failing})
+    eval_id = db.execute(
+        "INSERT INTO skill_evals (skill, run_id, manifest_version_id, passed, state, severity, fail_streak,"
+        " pass_streak, broken_streak, base_fail_streak, base_pass_streak, at, event_seq)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [skill, run["id"], manifest["id"], int(passed), step.state, step.severity, step.fail_streak,
+         step.pass_streak, step.broken_streak, fails, passes, at, seq]).lastrowid
+    db.conn.executemany(
+        "INSERT INTO assertion_results (eval_id, skill, run_id, assertion, passed, message) VALUES (?, ?, ?, ?, ?, ?)",
+        [(eval_id, skill, run["id"], r.assertion, int(r.passed), r.message) for r in results])
+    regressions.write_state(db, skill, step, last_run=run["at"], last_run_id=run["id"], last_eval_id=eval_id,
+                            failing=failing)
+    return {**base, "evaluated": True, "status": "evaluated", "run_id": run["id"],
+            "manifest_version": manifest["version"], "passed": passed,
+            "assertions": [{"assertion": r.assertion, "passed": r.passed, "message": r.message} for r in results],
+            "state": step.state, "severity": step.severity, "fail_streak": step.fail_streak,
+            "pass_streak": step.pass_streak, "broken_streak": step.broken_streak}
+
+
+def evaluate(db: Database, *, actor: str, skill: str | None = None) -> list[dict]:
+    """Evaluate every skill with an active manifest (or one skill); one transaction per skill."""
+    out = []
+    for name in _skills_to_eval(db, skill):
+        with transaction(db):
+            out.append(_evaluate_one(db, name, actor=actor))
+    return out
+
+
+# --- queries for the console and the CLI ----------------------------------------------------
+
+_LIST_SQL = """
+SELECT s.name AS skill, r.state, r.severity, r.fail_streak, r.pass_streak, r.broken_streak, r.last_run,
+       r.last_run_id, r.last_eval_id, r.acknowledged_eval_id, r.failing,
+       COALESCE(r.urgency, {not_evaluated}) AS urgency,
+       (SELECT COUNT(*) FROM skill_runs WHERE skill = s.name) AS runs,
+       (SELECT version FROM manifests m JOIN manifest_versions v ON v.id = m.active_version_id
+         WHERE m.skill = s.name) AS manifest_version
+FROM skills s LEFT JOIN regression_states r ON r.skill = s.name
+"""
+
+
+def _list_where(state: str | None, search: str | None) -> tuple[str, list]:
+    clauses, params = [], []
+    if state:
+        if state not in regressions.STATES:
+            raise InputError(f"--state: expected one of {', '.join(regressions.STATES)}, got {state!r}")
+        clauses.append("r.state = ?")
+        params.append(state)
+    if search:
+        clauses.append("(s.name LIKE ? OR r.failing LIKE ?)")
+        params.extend([f"%{search}%"] * 2)
+    return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+
+def _decode(row: dict) -> dict:
+    row["failing"] = json.loads(row["failing"]) if row.get("failing") else []
+    row["acknowledged"] = bool(row.get("last_eval_id")) and row.get("acknowledged_eval_id") == row.get(
+        "last_eval_id")
+    return row
+
+
+def list_skills(db: Database, *, state: str | None = None, search: str | None = None, limit: int = 100,
+                offset: int = 0) -> tuple[list[dict], int]:
+    """One page of skills, most urgent first (skills never evaluated last), and the total matching."""
+    where, params = _list_where(state, search)
+    total = db.execute(f"SELECT COUNT(*) FROM skills s LEFT JOIN regression_states r ON r.skill = s.name{where}",
+                       params).fetchone()[0]
+    page = [name for (name,) in db.execute(
+        f"SELECT s.name FROM skills s LEFT JOIN regression_states r ON r.skill = s.name{where}"
+        f" ORDER BY COALESCE(r.urgency, {regressions.NOT_EVALUATED}), s.name LIMIT ? OFFSET ?",
+        [*params, limit, offset]).fetchall()]
+    if not page:
+        return [], total
+    # The page's details (run counts, manifest versions) are computed for its rows only.
+    sql = _LIST_SQL.format(not_evaluated=regressions.NOT_EVALUATED) + \
+        f" WHERE s.name IN ({', '.join('?' * len(page))})"
+    found = {r["skill"]: _decode(r) for r in _rows(db.execute(sql, page))}
+    return [found[name] for name in page], total
+
+
+def history(db: Database, skill: str, *, limit: int = 30) -> list[dict]:
+    """The newest `limit` evals of a skill, oldest first: the strip of pass/fail marks."""
+    rows = _rows(db.execute(
+        "SELECT e.id, e.run_id, e.passed, e.state, e.severity, e.at, r.at AS run_at, v.version AS manifest_version"
+        " FROM skill_evals e LEFT JOIN skill_runs r ON r.id = e.run_id"
+        " LEFT JOIN manifest_versions v ON v.id = e.manifest_version_id"
+        " WHERE e.skill = ? ORDER BY e.id DESC LIMIT ?", [skill, limit]))
+    for row in rows:
+        row["passed"] = bool(row["passed"])
+    return rows[::-1]
+
+
+def _recent_evals(db: Database, skill: str, limit: int) -> list[dict]:
+    """The newest `limit` evals of a skill, oldest first, with the run each judged."""
+    rows = _rows(db.execute(
+        "SELECT e.id, e.run_id, e.passed, e.at, r.at AS run_at FROM skill_evals e"
+        " LEFT JOIN skill_runs r ON r.id = e.run_id WHERE e.skill = ? ORDER BY e.id DESC LIMIT ?", [skill, limit]))
+    return rows[::-1]
+
+
+def _results_by_eval(db: Database, eval_ids: list[int]) -> dict[int, dict[str, dict]]:
+    found: dict[int, dict[str, dict]] = {i: {} for i in eval_ids}
+    if not eval_ids:
+        return found
+    cursor = db.execute("SELECT eval_id, assertion, passed, message FROM assertion_results"
+                        f" WHERE eval_id IN ({', '.join('?' * len(eval_ids))}) ORDER BY id", eval_ids)
+    for eval_id, assertion, passed, message in cursor.fetchall():
+        found[eval_id][assertion] = {"passed": bool(passed), "message": message}
+    return found
+
+
+# Newly failing first (what broke), then newly passing, then assertions that came or went with a manifest.
+_CHANGE_ORDER = {"now failing": 0, "now passing": 1, "new": 2, "removed": 3}
+
+
+def assertion_changes(db: Database, skill: str) -> dict:
+    """The assertions whose result differs between the skill's last two evals: what to look at first.
+
+    Returns {"before": eval|None, "after": eval|None, "changes": [{assertion, change, before, after,
+    message, before_message}]}, where change is "now failing", "now passing", "new" or "removed".
+    With fewer than two evals there is nothing to compare and `changes` is empty.
+    """
+    evals = _recent_evals(db, skill, 2)
+    if len(evals) < 2:
+        return {"before": None, "after": evals[-1] if evals else None, "changes": []}
+    before, after = evals
+    results = _results_by_eval(db, [before["id"], after["id"]])
+    old, new = results[before["id"]], results[after["id"]]
+    changes = []
+    for name in list(new) + [n for n in old if n not in new]:
+        was, now = old.get(name), new.get(name)
+        if was is not None and now is not None and was["passed"] == now["passed"]:
+            continue
+        if was is None:
+            change = "new"
+        elif now is None:
+            change = "removed"
+        else:
+            change = "now passing" if now["passed"] else "now failing"
+        changes.append({"assertion": name, "change": change,
+                        "before": was["passed"] if was else None, "after": now["passed"] if now else None,
+                        "message": now["message"] if now else None,
+                        "before_message": was["message"] if was else None})
+    changes.sort(key=lambda c: _CHANGE_ORDER[c["change"]])
+    return {"before": before, "after": after, "changes": changes}
+
+
+def assertion_grid(db: Database, skill: str, *, runs: int = 12) -> dict:
+    """Assertion × eval grid over the last `runs` evals (oldest → newest): True, False or None (not checked).
+
+    Rows are ordered by the newest result, failing first, then by name, so the
+    assertions that fail now sit at the top of the heat-map.
+    """
+    evals = _recent_evals(db, skill, runs)
+    results = _results_by_eval(db, [e["id"] for e in evals])
+    names: list[str] = []
+    for e in evals:
+        names.extend(n for n in results[e["id"]] if n not in names)
+    rows = [{"assertion": n, "marks": [results[e["id"]][n]["passed"] if n in results[e["id"]] else None
+                                       for e in evals]} for n in names]
+    rows.sort(key=lambda r: (r["marks"][-1] is not False, r["assertion"]))
+    return {"evals": evals, "rows": rows}
+
+
+def skill_detail(db: Database, skill: str) -> dict | None:
+    """Everything the Regressions detail shows about one skill."""
+    if not db.execute("SELECT 1 FROM skills WHERE name = ?", [skill]).fetchone():
+        return None
+    cursor = db.execute(_LIST_SQL.format(not_evaluated=regressions.NOT_EVALUATED) + " WHERE s.name = ?", [skill])
+    row = _decode(_rows(cursor)[0])
+    last = _last_eval(db, skill)
+    row["assertions"] = eval_results(db, last["id"]) if last else []
+    row["evaluated_run"] = get_run(db, last["run_id"]) if last else None
+    row["latest_run"] = latest_run(db, skill)
+    row["manifest"] = active_version(db, skill)
+    row["history"] = history(db, skill)
+    row["changes"] = assertion_changes(db, skill)
+    row["grid"] = assertion_grid(db, skill)
+    row["triage"] = _rows(db.execute(
+        "SELECT seq, at, actor, kind, note FROM events WHERE subject_type = 'skill' AND subject_id = ?"
+        " AND kind IN ('regression.acknowledged', 'regression.mismatch') ORDER BY seq DESC LIMIT 10", [skill]))
+    row["pending_drafts"] = [r[0] for r in db.execute(
+        "SELECT id FROM manifest_drafts WHERE skill = ? AND status = 'pending' ORDER BY created_at", [skill])]
+    return row
+
+
+def failing_messages(db: Database) -> dict[str, list[dict]]:
+    """Per skill, the assertions failing on its last eval with their messages (one query for every skill)."""
+    out: dict[str, list[dict]] = {}
+    for skill, assertion, message in db.execute(
+            "SELECT r.skill, a.assertion, a.message FROM regression_states r"
+            " JOIN assertion_results a ON a.eval_id = r.last_eval_id AND a.passed = 0"
+            " ORDER BY r.skill, a.id").fetchall():
+        out.setdefault(skill, []).append({"assertion": assertion, "message": message})
+    return out
+
+
+def show_states(db: Database, *, skill: str | None = None, state: str | None = None) -> list[dict]:
+    """Per skill: the fields of `gatepost skills show --json`, most urgent first."""
+    if skill is not None and not db.execute("SELECT 1 FROM skills WHERE name = ?", [skill]).fetchone():
+        raise InputError(f"--skill: no skill {skill!r} in this store")
+    where, params = _list_where(state, None)
+    if skill is not None:
+        where += (" AND " if where else " WHERE ") + "s.name = ?"
+        params.append(skill)
+    sql = _LIST_SQL.format(not_evaluated=regressions.NOT_EVALUATED) + where + " ORDER BY urgency, s.name"
+    return [{"skill": r["skill"], "state": r["state"],
+             "severity": r["severity"] if r["state"] == "NEW_FAIL" else None,
+             "fail_streak": r["fail_streak"] or 0, "pass_streak": r["pass_streak"] or 0,
+             "last_run": r["last_run"], "failing": r["failing"]}
+            for r in map(_decode, _rows(db.execute(sql, params)))]

@@ -1,0 +1,61 @@
+"""Work queues: the items that wait for people, in the order they should be worked.
+
+A queue reads one projection, skips what another person holds a lease on, and
+tells the console where the person stands ("12 of 40").
+"""
+
+from dataclasses import dataclass
+
+from sqlite_utils import Database
+
+from gatepost.store.kernel import held_by_others
+
+
+@dataclass(frozen=True)
+class QueueSpec:
+    name: str
+    subject_type: str  # the lease's subject type
+    label: str
+    sql: str  # selects keys in work order
+
+
+QUEUES: dict[str, QueueSpec] = {
+    "cases": QueueSpec("cases", "case", "cases needing a decision",
+                       "SELECT id FROM cases WHERE status = 'open' AND needs_decision = 1 ORDER BY updated_at, id"),
+    "proposals": QueueSpec("proposals", "proposal", "proposals waiting for a person",
+                           "SELECT id FROM proposals WHERE status = 'waiting' ORDER BY created_at, id"),
+    "drafts": QueueSpec("drafts", "draft", "manifest drafts waiting for review",
+                        "SELECT id FROM manifest_drafts WHERE status = 'pending' ORDER BY created_at, id"),
+    "regressions": QueueSpec("regressions", "skill", "NEW_FAIL and CHRONIC regressions",
+                             "SELECT skill FROM regression_states WHERE state IN ('NEW_FAIL', 'CHRONIC')"
+                             " AND (acknowledged_eval_id IS NULL OR acknowledged_eval_id != last_eval_id)"
+                             " ORDER BY urgency, skill"),
+}
+
+
+@dataclass
+class QueueState:
+    keys: list[str]  # the person's queue, in order, without items others hold
+    held: dict[str, dict]  # items others hold: {key: {"holder", "expires_at"}}
+    total: int  # everything waiting, held or not
+
+    def position(self, key: str | None) -> int | None:
+        """1-based place of `key` in the person's queue, or None."""
+        return self.keys.index(key) + 1 if key in self.keys else None
+
+    def after(self, key: str | None) -> str | None:
+        """The next item to work once `key` is done (the first one if `key` is not queued)."""
+        if key in self.keys:
+            i = self.keys.index(key)
+            rest = self.keys[i + 1:] + self.keys[:i]
+            return rest[0] if rest else None
+        return self.keys[0] if self.keys else None
+
+
+def queue_state(db: Database, name: str, person: str) -> QueueState:
+    """The queue `name` as `person` sees it now."""
+    spec = QUEUES[name]
+    keys = [row[0] for row in db.execute(spec.sql).fetchall()]
+    held = held_by_others(db, spec.subject_type, person)
+    return QueueState(keys=[k for k in keys if k not in held], held={k: v for k, v in held.items() if k in keys},
+                      total=len(keys))

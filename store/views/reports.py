@@ -1,0 +1,115 @@
+"""Reports for people who are not at the console: Markdown or HTML (Jinja2, autoescaped).
+
+A report is made from the same views the console shows, so it can never say
+something the store does not. The regressions report remembers what it said
+(an event), so the next one can lead with what changed, and stay quiet when
+nothing did.
+"""
+
+import json
+import re
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from sqlite_utils import Database
+
+from gatepost.store import cases, skills
+from gatepost.store import evaluation as evaluator
+from gatepost.store.kernel import InputError, append_event, transaction
+
+FORMATS = ("md", "html")
+SYMBOLS = {"TRUE": "✔", "FALSE": "✘", "UNKNOWN": "?"}
+STATE_SYMBOLS = {"NEW_FAIL": "✘", "CHRONIC": "‼", "STABLE_FAIL": "≈", "NEW_PASS": "↑", "PASS": "✔"}
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|~])")
+
+
+def _md(value: object) -> str:
+    """Inline Markdown text: every character that could format, link or embed HTML is escaped."""
+    text = "" if value is None else str(value)
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(text.split()))
+
+
+def _as_text(value: object) -> str:
+    """Content as a person reads it: text as it is, structured content as indented JSON."""
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
+
+
+def _fence(value: object) -> str:
+    """A fenced code block longer than any backtick run inside, so data cannot close it."""
+    text = _as_text(value)
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text}\n{fence}"
+
+
+def _env() -> Environment:
+    env = Environment(
+        loader=PackageLoader("gatepost.store.views", "templates"),
+        autoescape=select_autoescape(enabled_extensions=("html",), default_for_string=False, default=False),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["md"] = _md
+    env.filters["fence"] = _fence
+    env.filters["as_text"] = _as_text
+    env.globals.update(SYMBOLS=SYMBOLS, STATE_SYMBOLS=STATE_SYMBOLS)
+    return env
+
+
+def _render(name: str, fmt: str, **context) -> str:
+    if fmt not in FORMATS:
+        raise InputError(f"--format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
+    return _env().get_template(f"{name}.{fmt}").render(**context)
+
+
+def case_report(db: Database, case_id: str, fmt: str = "md") -> str:
+    """The decision record of one case: candidate, basis, revision, claims with their why, evidence, decisions."""
+    view = cases.case_view(db, case_id)
+    return _render("case", fmt, case=view)
+
+
+def suite_report(db: Database, run_id: str, fmt: str = "md") -> str:
+    """One evaluation run: pass rates, delta, verdict, warnings and every task, candidate beside baseline."""
+    run = evaluator.get_run(db, run_id)
+    if run is None:
+        raise InputError(f"RUN_ID: no evaluation run {run_id!r} in this store")
+    return _render("suite", fmt, run=run, tasks=evaluator.run_tasks(db, run_id))
+
+
+def _previous_snapshot(db: Database) -> dict | None:
+    row = db.execute("SELECT payload, at FROM events WHERE kind = 'report.regressions' ORDER BY seq DESC LIMIT 1"
+                     ).fetchone()
+    return {"states": json.loads(row[0])["states"], "at": row[1]} if row else None
+
+
+def regression_changes(previous: dict | None, rows: list[dict]) -> list[dict]:
+    """Skills whose state differs from the previous report's (new skills included)."""
+    before = previous["states"] if previous else {}
+    changes = []
+    for row in rows:
+        old = before.get(row["skill"])
+        if old != row["state"]:
+            changes.append({"skill": row["skill"], "before": old, "after": row["state"], "severity": row["severity"]})
+    for skill in sorted(set(before) - {r["skill"] for r in rows}):
+        changes.append({"skill": skill, "before": before[skill], "after": None, "severity": None})
+    return changes
+
+
+def regressions_report(db: Database, fmt: str = "md", *, remember: bool = True) -> str:
+    """Skills by state with their failing assertions, led by what changed since the previous report."""
+    rows = skills.show_states(db)
+    messages = skills.failing_messages(db)
+    for row in rows:
+        if row["failing"]:
+            row["failing"] = messages.get(row["skill"]) or row["failing"]
+    previous = _previous_snapshot(db)
+    changes = regression_changes(previous, rows)
+    text = _render("regressions", fmt, rows=rows, changes=changes, previous=previous)
+    if remember:
+        with transaction(db):
+            append_event(db, "report.regressions", actor=None, subject_type="report", subject_id="regressions",
+                         payload={"states": {r["skill"]: r["state"] for r in rows}, "format": fmt})
+    return text
