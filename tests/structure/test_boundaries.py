@@ -1,0 +1,85 @@
+"""The layering rules hold in the code itself, so a change that breaks one fails here, not in review.
+
+- store/ never imports Textual or click; console/ never writes SQL;
+- store/protocol/ (the interpreter) runs no SQL and imports nothing of the database;
+- no function-level import anywhere in store/ (a function-level import is how a cycle hides);
+- every store domain package says in its __init__ what other packages may use (__all__), and other
+  packages import a domain through that, not through its modules.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+STORE = ROOT / "store"
+CONSOLE = ROOT / "console"
+DOMAINS = ["kernel", "protocol", "cases", "skills", "evaluation", "proposals", "views"]
+
+
+def _modules(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def _imports(path: Path) -> list[tuple[str, ast.AST]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, node) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.append((node.module, node))
+    return found
+
+
+@pytest.mark.parametrize("path", _modules(STORE), ids=lambda p: str(p.relative_to(ROOT)))
+def test_store_imports_neither_textual_nor_click(path: Path):
+    bad = [name for name, _ in _imports(path) if name.split(".")[0] in {"textual", "click", "rich"}]
+    assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+
+
+@pytest.mark.parametrize("path", _modules(STORE), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_function_level_import_in_store(path: Path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    top = {id(node) for node in tree.body}
+    nested = [node.lineno for node in ast.walk(tree)
+              if isinstance(node, ast.Import | ast.ImportFrom) and id(node) not in top]
+    assert not nested, f"{path.relative_to(ROOT)}: imports inside functions at lines {nested}"
+
+
+def test_protocol_runs_no_sql():
+    for path in _modules(STORE / "protocol"):
+        text = path.read_text(encoding="utf-8")
+        names = {name.split(".")[0] for name, _ in _imports(path)}
+        assert not names & {"sqlite3", "sqlite_utils"}, f"{path.relative_to(ROOT)} imports the database"
+        for word in (".execute(", "SELECT ", "INSERT ", "UPDATE "):
+            assert word not in text, f"{path.relative_to(ROOT)} runs SQL ({word.strip()})"
+
+
+@pytest.mark.parametrize("path", _modules(CONSOLE), ids=lambda p: str(p.relative_to(ROOT)))
+def test_console_writes_no_sql(path: Path):
+    text = path.read_text(encoding="utf-8")
+    for word in ("INSERT INTO", "UPDATE ", "DELETE FROM", ".execute("):
+        assert word not in text, f"{path.relative_to(ROOT)} writes SQL ({word.strip()})"
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_each_domain_names_what_others_may_use(domain: str):
+    init = STORE / domain / "__init__.py"
+    tree = ast.parse(init.read_text(encoding="utf-8"))
+    assert ast.get_docstring(tree), f"store/{domain}/__init__.py says nothing about the package"
+    exported = [node for node in tree.body if isinstance(node, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)]
+    assert exported, f"store/{domain}/__init__.py has no __all__"
+
+
+@pytest.mark.parametrize("path", _modules(STORE) + _modules(CONSOLE), ids=lambda p: str(p.relative_to(ROOT)))
+def test_other_packages_use_a_domain_through_its_init(path: Path):
+    """`from gatepost.store.cases.case import x` from outside cases/ reaches past what cases/ offers."""
+    rel = path.relative_to(ROOT).parts
+    own = rel[1] if rel[0] == "store" and len(rel) > 2 else None
+    for name, _node in _imports(path):
+        parts = name.split(".")
+        if parts[:2] == ["gatepost", "store"] and len(parts) > 3 and parts[2] in DOMAINS and parts[2] != own:
+            pytest.fail(f"{'/'.join(rel)} imports {name}: use gatepost.store.{parts[2]} instead")
