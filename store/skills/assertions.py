@@ -366,6 +366,8 @@ def parse_manifest(text: str, *, source: str = "manifest") -> dict[str, dict[str
         raise InputError(f"{source}: empty manifest; expected a mapping of skill name to assertions")
     if not isinstance(data, dict):
         raise InputError(f"{source}: expected a mapping of skill name to assertions, got {type(data).__name__}")
+    if not data:
+        raise InputError(f"{source}: empty manifest; expected at least one skill with its assertions")
     manifest = {}
     for skill, assertions in data.items():
         name = check_skill_name(skill if isinstance(skill, str) else repr(skill), where=f"{source}: {skill!r}")
