@@ -120,16 +120,16 @@ def _kill_group(pid: int) -> None:
         pass
 
 
-def _proc_stat(pid: str) -> tuple[str, int, int] | None:
-    """(state, ppid, pgid) of a process from /proc, or None when it is gone."""
+def _proc_stat(pid: int | str) -> tuple[int, int, int] | None:
+    """(ppid, pgid, start time in clock ticks since boot) of a process from /proc, or None when it is gone."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as fh:
             raw = fh.read()
     except OSError:
         return None
-    fields = raw[raw.rfind(b")") + 2:].split()
+    fields = raw[raw.rfind(b")") + 2:].split()  # fields[0] is field 3 (state) of proc(5)
     try:
-        return fields[0].decode(), int(fields[1]), int(fields[2])
+        return int(fields[1]), int(fields[2]), int(fields[19])
     except (IndexError, ValueError):
         return None
 
@@ -148,11 +148,13 @@ def _run_token(pid: str) -> bytes | None:
     return b""
 
 
-def _strays(token: str, leader: int) -> list[int]:
+def _strays(token: str, leader: int, since: int = 0) -> list[int]:
     """Processes a run left behind: those carrying its token, and orphans re-parented to us that left the group.
 
     An orphan that cleared its environment is still found through its parent:
-    as subreaper we adopt it, and it is in a group other than ours.
+    as subreaper we adopt it, and it is in a group other than ours. Only
+    processes started since the leader (`since`, clock ticks) can be its
+    descendants, which keeps the scan to a few files.
     """
     me, my_group = os.getpid(), os.getpgrp()
     with _ACTIVE_LOCK:
@@ -169,9 +171,9 @@ def _strays(token: str, leader: int) -> list[int]:
         if pid in (me, leader) or pid in active:
             continue
         stat = _proc_stat(entry)
-        if stat is None:
+        if stat is None or stat[2] < since:
             continue
-        _state, ppid, pgid = stat
+        ppid, pgid, _start = stat
         mark = _run_token(entry)
         if mark == token.encode():
             found.append(pid)
@@ -187,12 +189,12 @@ def _reap(pid: int) -> None:
         pass
 
 
-def _clean_up(proc: subprocess.Popen, token: str) -> None:
+def _clean_up(proc: subprocess.Popen, token: str, since: int) -> None:
     """Kill the run's process group, then every stray it left (daemons in new sessions too), and reap them."""
     _kill_group(proc.pid)
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
-        strays = _strays(token, proc.pid)
+        strays = _strays(token, proc.pid, since)
         if not strays:
             break
         for pid in strays:
@@ -236,12 +238,14 @@ def run_bounded(argv: list[str], stdin: bytes, *, timeout: float, cap: int = OUT
         return Bounded(b"", b"", None, 0, error=f"could not start {argv[0]}: {exc.strerror or exc}")
     with _ACTIVE_LOCK:
         _ACTIVE.add(proc.pid)
+    leader = _proc_stat(proc.pid)  # not reaped yet, so readable even if it already exited
+    since = leader[2] if leader else 0
     try:
         out, err, timed_out, over = _pump(proc, stdin, started + timeout, cap)
     finally:  # also on Ctrl-C: never leave the program or its daemons running behind us
         with _ACTIVE_LOCK:
             _ACTIVE.discard(proc.pid)
-        _clean_up(proc, token)
+        _clean_up(proc, token, since)
     duration = int((time.monotonic() - started) * 1000)
     return Bounded(bytes(out), bytes(err), proc.returncode, duration, timed_out=timed_out, truncated=over)
 
