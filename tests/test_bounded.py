@@ -139,3 +139,33 @@ def test_our_own_children_outside_the_run_are_left_alone(tmp_path: Path):
     finally:
         bystander.kill()
         bystander.wait()
+
+
+QUIET_DAEMON = textwrap.dedent("""
+    import os, sys, time
+    pid_file = sys.argv[1]
+    print("done", flush=True)
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            with open(pid_file + ".tmp", "w") as fh:  # written while it still holds stdout
+                fh.write(str(os.getpid()))
+            os.rename(pid_file + ".tmp", pid_file)
+            devnull = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(devnull, fd)
+            time.sleep(60)
+        os._exit(0)
+    os.wait()
+""")
+
+
+def test_a_daemon_that_lets_go_of_the_pipes_does_not_slow_the_run_and_is_still_killed(tmp_path: Path):
+    script = tmp_path / "quiet.py"
+    script.write_text(QUIET_DAEMON, encoding="utf-8")
+    pid_file = tmp_path / "daemon.pid"
+    started = time.monotonic()
+    result = run_bounded([sys.executable, str(script), str(pid_file)], b"", timeout=10)
+    assert time.monotonic() - started < 5
+    assert result.failure(10) is None and result.text == "done\n"
+    assert gone(daemon_pid(pid_file))
