@@ -292,3 +292,21 @@ def test_an_empty_manifest_is_refused(people: Path, tmp_path: Path):
     manifest = tmp_path / "m.yaml"
     manifest.write_text("{}\n")
     one_line_error(gatepost(people, "manifest", "import", str(manifest), "--as", "bruno"), "m.yaml", "empty manifest")
+
+
+def test_a_case_file_with_a_key_twice_is_refused(store_path: Path, tmp_path: Path):
+    text = (FIXTURES / "cases" / "case-0042.yaml").read_text()
+    twice = tmp_path / "case.yaml"
+    twice.write_text(text.replace("title: Release procedure adds smoke checks\n",
+                                  "title: Release procedure adds smoke checks\ntitle: something else\n", 1))
+    one_line_error(gatepost(store_path, "case", "import", str(twice)), "case.yaml", "duplicate key 'title'")
+
+
+@pytest.mark.parametrize("command", [["suite", "import-artifact"], ["state", "import"]])
+def test_artifact_and_state_files_refuse_duplicates_and_huge_integers(people: Path, tmp_path: Path, command):
+    twice = tmp_path / "twice.json"
+    twice.write_text('{"format": "x", "format": "y"}')
+    one_line_error(gatepost(people, *command, str(twice), "--as", "bruno"), "twice.json", "duplicate key 'format'")
+    huge = tmp_path / "huge.json"
+    huge.write_text('{"n": ' + "1" * 5000 + "}")
+    one_line_error(gatepost(people, *command, str(huge), "--as", "bruno"), "huge.json", "digit limit")
