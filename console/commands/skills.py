@@ -1,12 +1,11 @@
 """`gatepost skills`: record runs of installed skills, evaluate them, show their regression states."""
 
-import sys
 
 import click
 
 from gatepost.commands._common import as_option, echo_json, open_ctx_store, person
 from gatepost.store import skills
-from gatepost.store.kernel import InputError, read_text
+from gatepost.store.kernel import read_input
 from gatepost.store.skills import regressions
 
 STATES = regressions.STATES
@@ -47,12 +46,7 @@ def record(ctx: click.Context, skill: str, output_file: str, run_id: str | None,
 
 
 def _read_text(path: str) -> str:
-    if path != "-":
-        return read_text(path, what="run output")
-    try:
-        return sys.stdin.buffer.read().decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError("stdin: not UTF-8 text; expected the run's output") from None
+    return read_input(path, what="run output")  # '-' is stdin, with a file's size, UTF-8 and NUL checks
 
 
 def _fail_on(value: str | None) -> set[str]:

@@ -1,18 +1,25 @@
 """The AI under test: an executor command (argv, never a shell) or the built-in mock.
 
 `run_bounded` is the one way gatepost runs a foreign program (executors,
-judges, scorers): its own process group killed on timeout, stdin written
-from a thread, stdout read up to a cap so a runaway program cannot exhaust
-memory.
+judges, scorers): one deadline for the whole run (pipes read without
+blocking, so a daemon holding stdout cannot stretch it), its own session
+killed on timeout together with every process it left behind (found by a
+token in their environment, and adopted as orphans: gatepost is a child
+subreaper on Linux), stdout read up to a cap so a runaway program cannot
+exhaust memory.
 """
 
+import ctypes
 import hashlib
 import json
 import os
 import re
+import secrets
+import selectors
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -79,89 +86,223 @@ def split_command(command: str, *, option: str) -> list[str]:
     return argv
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
+_TOKEN_VAR = "GATEPOST_RUN_TOKEN"  # marks every process a run starts, so its strays can be found and killed
+_READ_CHUNK = 65536
+_ACTIVE: set[int] = set()  # leaders of runs in progress (never treated as strays of another run)
+_ACTIVE_LOCK = threading.Lock()
+_subreaper: bool | None = None
+_PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
+
+
+def _become_subreaper() -> bool:
+    """Make this process the reaper of orphans its programs leave (Linux), so none escapes to init.
+
+    A program that double-forks a daemon into a new session leaves its process
+    group; as a child subreaper gatepost still is that daemon's parent, finds it
+    and reaps it. Returns whether it worked (False off Linux).
+    """
+    global _subreaper
+    if _subreaper is None:
+        _subreaper = False
+        if sys.platform.startswith("linux"):
+            try:
+                libc = ctypes.CDLL(None, use_errno=True)
+                _subreaper = libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+            except (OSError, AttributeError):
+                _subreaper = False
+    return _subreaper
+
+
+def _kill_group(pid: int) -> None:
     try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
         pass
+
+
+def _proc_stat(pid: int | str) -> tuple[int, int, int] | None:
+    """(ppid, pgid, start time in clock ticks since boot) of a process from /proc, or None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            raw = fh.read()
+    except OSError:
+        return None
+    fields = raw[raw.rfind(b")") + 2:].split()  # fields[0] is field 3 (state) of proc(5)
+    try:
+        return int(fields[1]), int(fields[2]), int(fields[19])
+    except (IndexError, ValueError):
+        return None
+
+
+def _run_token(pid: str) -> bytes | None:
+    """The run token in a process's environment; b"" when it has none, None when unreadable."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as fh:
+            env = fh.read()
+    except OSError:
+        return None
+    prefix = _TOKEN_VAR.encode() + b"="
+    for item in env.split(b"\0"):
+        if item.startswith(prefix):
+            return item[len(prefix):]
+    return b""
+
+
+def _strays(token: str, leader: int, since: int = 0) -> list[int]:
+    """Processes a run left behind: those carrying its token, and orphans re-parented to us that left the group.
+
+    An orphan that cleared its environment is still found through its parent:
+    as subreaper we adopt it, and it is in a group other than ours. Only
+    processes started since the leader (`since`, clock ticks) can be its
+    descendants, which keeps the scan to a few files.
+    """
+    me, my_group = os.getpid(), os.getpgrp()
+    with _ACTIVE_LOCK:
+        active = set(_ACTIVE)
+    found = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        pid = int(entry)
+        if pid in (me, leader) or pid in active:
+            continue
+        stat = _proc_stat(entry)
+        if stat is None or stat[2] < since:
+            continue
+        ppid, pgid, _start = stat
+        mark = _run_token(entry)
+        if mark == token.encode():
+            found.append(pid)
+        elif ppid == me and pgid != my_group and not mark:  # an orphan of ours with no other run's token
+            found.append(pid)
+    return found
+
+
+def _reap(pid: int) -> None:
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except (ChildProcessError, OSError):  # not our child: its own parent (or init) reaps it
+        pass
+
+
+def _clean_up(proc: subprocess.Popen, token: str, since: int) -> None:
+    """Kill the run's process group, then every stray it left (daemons in new sessions too), and reap them."""
+    _kill_group(proc.pid)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        strays = _strays(token, proc.pid, since)
+        if not strays:
+            break
+        for pid in strays:
+            _kill_group(pid)
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            _reap(pid)
+        time.sleep(0.01)
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:  # stuck in the kernel (D state): nothing more we can do
+        pass
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
+        try:
+            if stream is not None:
+                stream.close()
+        except OSError:
+            pass
 
 
 def run_bounded(argv: list[str], stdin: bytes, *, timeout: float, cap: int = OUTPUT_CAP,
                 cwd: str | os.PathLike | None = None, env: dict[str, str] | None = None) -> Bounded:
-    """Run argv with `stdin`, at most `timeout` seconds and `cap` bytes of stdout."""
+    """Run argv with `stdin`, at most `timeout` seconds and `cap` bytes of stdout.
+
+    The deadline covers the whole run: output is read without blocking until
+    every pipe is closed and the program has exited, so a grandchild holding
+    stdout cannot stretch the run; at the deadline the run is timed out, its
+    group and every process it left behind are killed.
+    """
+    _become_subreaper()
+    token = secrets.token_hex(16)
+    child_env = dict(os.environ if env is None else env)
+    child_env[_TOKEN_VAR] = token
     started = time.monotonic()
     try:
         proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                cwd=cwd, env=env, start_new_session=True)
+                                cwd=cwd, env=child_env, start_new_session=True, bufsize=0)
     except OSError as exc:
         return Bounded(b"", b"", None, 0, error=f"could not start {argv[0]}: {exc.strerror or exc}")
-    out = bytearray()
-    err = bytearray()
-    over = threading.Event()
-
-    def feed() -> None:
-        try:
-            proc.stdin.write(stdin)
-        except (BrokenPipeError, OSError):
-            pass
-        finally:
-            try:
-                proc.stdin.close()
-            except OSError:
-                pass
-
-    def read_out() -> None:
-        try:
-            while True:
-                chunk = proc.stdout.read1(65536)
-                if not chunk:
-                    return
-                room = cap - len(out)
-                out.extend(chunk[:room])
-                if len(chunk) > room:
-                    over.set()
-                    _kill_group(proc)
-                    return
-        except (OSError, ValueError):  # the pipe was closed under us after the run ended
-            return
-
-    def read_err() -> None:
-        try:
-            while True:
-                chunk = proc.stderr.read1(65536)
-                if not chunk:
-                    return
-                if len(err) < STDERR_CAP:
-                    err.extend(chunk[: STDERR_CAP - len(err)])
-        except (OSError, ValueError):
-            return
-
-    threads = [threading.Thread(target=f, daemon=True) for f in (feed, read_out, read_err)]
-    for t in threads:
-        t.start()
-    timed_out = False
+    with _ACTIVE_LOCK:
+        _ACTIVE.add(proc.pid)
+    leader = _proc_stat(proc.pid)  # not reaped yet, so readable even if it already exited
+    since = leader[2] if leader else 0
     try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = not over.is_set()
-        _kill_group(proc)
-        proc.wait()
-    except BaseException:  # interrupted (Ctrl-C): never leave the program running behind us
-        _kill_group(proc)
-        proc.wait()
-        raise
-    # the leader is gone; kill what it left behind so the pipes close
-    _kill_group(proc)
-    for t in threads:
-        t.join(timeout=2)
-    for stream in (proc.stdout, proc.stderr):
-        try:
-            stream.close()
-        except OSError:
-            pass
+        out, err, timed_out, over = _pump(proc, stdin, started + timeout, cap)
+    finally:  # also on Ctrl-C: never leave the program or its daemons running behind us
+        with _ACTIVE_LOCK:
+            _ACTIVE.discard(proc.pid)
+        _clean_up(proc, token, since)
     duration = int((time.monotonic() - started) * 1000)
-    return Bounded(bytes(out), bytes(err), proc.returncode, duration, timed_out=timed_out,
-                   truncated=over.is_set())
+    return Bounded(bytes(out), bytes(err), proc.returncode, duration, timed_out=timed_out, truncated=over)
+
+
+def _pump(proc: subprocess.Popen, stdin: bytes, deadline: float, cap: int) -> tuple[bytearray, bytearray, bool, bool]:
+    """Feed stdin and drain stdout/stderr until both close and the program exits, or the deadline passes."""
+    out, err = bytearray(), bytearray()
+    out_fd, err_fd, in_fd = proc.stdout.fileno(), proc.stderr.fileno(), proc.stdin.fileno()
+    pending = memoryview(stdin)
+    with selectors.DefaultSelector() as selector:
+        for fd in (out_fd, err_fd):
+            os.set_blocking(fd, False)
+            selector.register(fd, selectors.EVENT_READ)
+        if pending:
+            os.set_blocking(in_fd, False)
+            selector.register(in_fd, selectors.EVENT_WRITE)
+        else:
+            proc.stdin.close()
+        reading = {out_fd, err_fd}
+        while reading:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return out, err, True, False
+            for key, _mask in selector.select(timeout=min(left, 0.5)):
+                fd = key.fd
+                if fd == in_fd:
+                    try:
+                        pending = pending[os.write(fd, pending[:_READ_CHUNK]):]
+                    except BlockingIOError:
+                        continue
+                    except OSError:  # the program stopped reading (broken pipe): the rest is not needed
+                        pending = pending[:0]
+                    if not pending:
+                        selector.unregister(fd)
+                        proc.stdin.close()
+                    continue
+                try:
+                    chunk = os.read(fd, _READ_CHUNK)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    selector.unregister(fd)
+                    reading.discard(fd)
+                elif fd == out_fd:
+                    room = cap - len(out)
+                    out.extend(chunk[:room])
+                    if len(chunk) > room:
+                        return out, err, False, True
+                elif len(err) < STDERR_CAP:
+                    err.extend(chunk[: STDERR_CAP - len(err)])
+    try:
+        proc.wait(timeout=max(deadline - time.monotonic(), 0))
+    except subprocess.TimeoutExpired:
+        return out, err, True, False
+    return out, err, False, False
 
 
 @dataclass(frozen=True)

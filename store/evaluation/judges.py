@@ -9,6 +9,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from gatepost.store.kernel import InputError, parse_json
+
 from .executors import OUTPUT_CAP, run_bounded
 from .suites import FIXTURES, Task
 
@@ -87,9 +89,9 @@ def judge_rubric(rubric: str, threshold: float, output: str, settings: JudgeSett
     if problem:
         return Judgement(False, None, judged=False, reason=f"judge command {problem}")
     try:
-        answer = json.loads(result.text)
-    except ValueError:
-        return Judgement(False, None, judged=False, reason="judge command printed invalid JSON")
+        answer = parse_json(result.text, source="judge command")
+    except InputError as exc:  # strict: a duplicate "score" is refused, not last-one-wins
+        return Judgement(False, None, judged=False, reason=f"judge command printed invalid JSON ({exc})")
     score = answer.get("score") if isinstance(answer, dict) else None
     if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score) \
             or not 0 <= score <= 1:

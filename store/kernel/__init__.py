@@ -46,11 +46,14 @@ from .events import (
 )
 from .files import (
     MAX_FILE_BYTES,
+    MAX_INT_DIGITS,
     MAX_YAML_ALIASES,
     load_yaml_file,
     parse_json,
     parse_toml,
     parse_yaml,
+    read_input,
+    read_stdin,
     read_text,
 )
 from .leases import (
@@ -82,6 +85,7 @@ __all__ = [
     "InputError",
     "KINDS",
     "MAX_FILE_BYTES",
+    "MAX_INT_DIGITS",
     "MAX_YAML_ALIASES",
     "MIGRATION_SET",
     "NEVER_FOR_PRODUCERS",
@@ -115,6 +119,8 @@ __all__ = [
     "parse_json",
     "parse_toml",
     "parse_yaml",
+    "read_input",
+    "read_stdin",
     "read_text",
     "release",
     "require",

@@ -19,4 +19,7 @@ def parse_iso(value: str, *, field: str = "time") -> str:
         raise InputError(f"{field}: expected an ISO 8601 time such as 2026-12-02T10:00:00Z, got {value!r}") from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    try:
+        return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    except OverflowError:  # 9999-12-31T23:59:59-01:00 is past year 9999 in UTC
+        raise InputError(f"{field}: {value!r} is out of range (years 1 to 9999 in UTC)") from None

@@ -20,6 +20,7 @@ from gatepost.store.kernel import (
     InputError,
     append_event,
     now_iso,
+    parse_json,
     parse_toml,
     read_text,
     transaction,
@@ -143,8 +144,8 @@ def run_gate(config: GateConfig, proposal: dict[str, Any]) -> GateOutcome:
 def judge_answer(text: str, config: GateConfig, *, duration_ms: int = 0) -> GateOutcome:
     """The gate's reading of a scorer's stdout: passed only for {"passed": true} with enough delta."""
     try:
-        answer = json.loads(text)
-    except ValueError:
+        answer = parse_json(text, source="scorer answer")  # strict: a duplicate "passed" fails closed
+    except (ValueError, InputError):
         shown = " ".join(text.split())[:80]
         return GateOutcome("failed", f"invalid JSON from the scorer: {shown!r}", duration_ms=duration_ms)
     if not isinstance(answer, dict):

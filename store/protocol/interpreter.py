@@ -33,6 +33,8 @@ PROTOCOLS_DIR = Path(__file__).parent / "protocols"
 TOP_KEYS = {"format", "protocol", "artifacts", "evidence_kinds", "claims", "obligations", "actions",
             "outcomes", "independence_dimensions"}
 _IS = {True: TRUE, False: FALSE, "true": TRUE, "false": FALSE, "unknown": UNKNOWN}
+MAX_DEPTH = 200  # conditions nested, through claims resting on claims: bounds recursion (a clear error, not RecursionError)
+MAX_TREE_NODES = 20_000  # a claim's explanation tree, claims expanded: bounds what a console is asked to draw
 
 
 # --- conditions: the rule language ------------------------------------------------------
@@ -347,6 +349,9 @@ class _Loader:
             if name in visiting:
                 cycle = " -> ".join([*visiting[visiting.index(name):], name])
                 raise self.fail(f"claims.{name}.true_when", f"claims rest on each other in a cycle: {cycle}")
+            if len(visiting) >= MAX_DEPTH:
+                raise self.fail(f"claims.{visiting[0]}.true_when", f"claims rest on claims more than {MAX_DEPTH} deep"
+                                f" ({visiting[0]} -> {visiting[1]} -> ... -> {name})")
             visiting.append(name)
             for dep in deps[name]:
                 visit(dep)
@@ -355,8 +360,31 @@ class _Loader:
 
         for name in claims:
             visit(name)
+        self._measure(claims, done)
         base = [n for n in claims if not deps[n]]
         return tuple(base + [n for n in done if deps[n]])
+
+
+    def _measure(self, claims: dict, order: list[str]) -> None:
+        """Refuse claims whose explanation is deeper than MAX_DEPTH or larger than MAX_TREE_NODES (claims expanded)."""
+        depth: dict[str, int] = {}
+        nodes: dict[str, int] = {}
+
+        def measure(cond: Condition) -> tuple[int, int]:
+            if isinstance(cond, ClaimRef):
+                return depth[cond.name] + 1, nodes[cond.name] + 1
+            parts = [measure(c) for c in (cond.items if isinstance(cond, All) else
+                                          (cond.item,) if isinstance(cond, Not) else ())]
+            return 1 + max((d for d, _n in parts), default=0), 1 + sum(n for _d, n in parts)
+
+        for name in order:  # a claim after every claim it rests on
+            depth[name], nodes[name] = measure(claims[name][1])
+            if depth[name] > MAX_DEPTH:
+                raise self.fail(f"claims.{name}.true_when",
+                                f"conditions nested {depth[name]} deep through the claims they rest on; at most {MAX_DEPTH}")
+            if nodes[name] > MAX_TREE_NODES:
+                raise self.fail(f"claims.{name}.true_when", f"its explanation would have {nodes[name]:,} conditions"
+                                f" (claims expanded); at most {MAX_TREE_NODES:,}")
 
 
 def _kind(value: Any) -> str:

@@ -23,11 +23,13 @@ Definitions (documented in docs/skill-evals.md):
 - a source is an `http(s)://` URL or a line starting with `Source:`/`Sources:`.
 """
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import re2
 import yaml
 
 from gatepost.store.kernel import InputError, parse_yaml, read_text
@@ -170,8 +172,35 @@ def check_min_distinct_items(output: str, value: int) -> tuple[bool, str]:
     return True, f"{len(distinct)} distinct list items{extra} (min {value})"
 
 
+def _re2_options() -> "re2.Options":
+    options = re2.Options()
+    options.log_errors = False  # the reason is reported once, as one line, never logged to stderr
+    return options
+
+
+@functools.lru_cache(maxsize=256)
+def _user_regex(pattern: str) -> Any:
+    """A user's pattern compiled by RE2 (multi-line): linear time, so no output can make it hang.
+
+    Raises InputError with RE2's reason for what RE2 cannot run (backreferences,
+    lookaround, a program too large).
+    """
+    try:
+        return re2.compile("(?m)" + pattern, _re2_options())
+    except re2.error as exc:
+        reason = exc.args[0] if exc.args else exc
+        reason = reason.decode("utf-8", "replace") if isinstance(reason, bytes) else str(reason)
+        raise InputError(f"invalid regular expression {pattern[:80]!r}: {reason} "
+                         "(patterns run on RE2: no backreferences or lookaround)") from None
+    except (TypeError, ValueError, OverflowError, RecursionError) as exc:
+        raise InputError(f"invalid regular expression {pattern[:80]!r}: {exc}") from None
+
+
 def check_output_pattern(output: str, value: str) -> tuple[bool, str]:
-    match = re.search(value, output, re.MULTILINE)
+    try:
+        match = _user_regex(value).search(output)
+    except InputError as exc:  # stored before patterns ran on RE2
+        return False, str(exc)
     if match:
         return True, f"/{value}/ matches at line {_line_of(output, match.start())}"
     return False, f"no match for /{value}/"
@@ -309,11 +338,9 @@ def validate_assertions(skill: str, assertions: object, *, source: str = "manife
             if not isinstance(value, str) or not value:
                 raise InputError(f"{at}: expected a regular expression (a string), got {value!r}")
             try:
-                re.compile(value)
-            except re.error as exc:
-                raise InputError(f"{at}: invalid regular expression {value!r}: {exc}") from None
-            except (RecursionError, OverflowError):
-                raise InputError(f"{at}: invalid regular expression {value[:40]!r}…: nested too deeply") from None
+                _user_regex(value)
+            except InputError as exc:
+                raise InputError(f"{at}: {exc}") from None
         elif key == "must_cite_source" or key in CUSTOM_CHECKS:
             if not isinstance(value, bool):
                 raise InputError(f"{at}: expected true or false, got {value!r}")
@@ -339,6 +366,8 @@ def parse_manifest(text: str, *, source: str = "manifest") -> dict[str, dict[str
         raise InputError(f"{source}: empty manifest; expected a mapping of skill name to assertions")
     if not isinstance(data, dict):
         raise InputError(f"{source}: expected a mapping of skill name to assertions, got {type(data).__name__}")
+    if not data:
+        raise InputError(f"{source}: empty manifest; expected at least one skill with its assertions")
     manifest = {}
     for skill, assertions in data.items():
         name = check_skill_name(skill if isinstance(skill, str) else repr(skill), where=f"{source}: {skill!r}")
