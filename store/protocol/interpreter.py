@@ -214,9 +214,9 @@ class _Loader:
 
     def load(self) -> Protocol:
         doc = self.mapping(self.data, "")
-        self.keys(doc, "", TOP_KEYS)
         if doc.get("format") != FORMAT:
             raise self.fail("format", f"expected {FORMAT!r}, got {doc.get('format')!r}")
+        self.keys(doc, "", TOP_KEYS)
         head = self.mapping(doc.get("protocol"), "protocol")
         self.keys(head, "protocol", {"id", "revision", "description"})
         pid = self.text(head.get("id"), "protocol.id", required=True)
@@ -349,10 +349,10 @@ class _Loader:
         spec = self.mapping(value, where)
         heads = [k for k in HEADS if k in spec]
         if len(heads) != 1:
-            if not heads and "is" in spec:
-                raise self.fail(f"{where}.is", "is is allowed only beside claim")
             raise self.fail(where, f"expected exactly one of {', '.join(HEADS)}")
         head = heads[0]
+        if "is" in spec and head != "claim":
+            raise self.fail(f"{where}.is", "is is allowed only beside claim")
         self.keys(spec, where, {"claim", "is"} if head == "claim" else {head})
         if head == "claim":
             name = spec["claim"]
