@@ -455,3 +455,25 @@ def test_the_protocol_check_cli_reports_unexpected_declared_claims_and_refusals(
     refused = cli("protocol", "check", str(triage))
     assert refused.exit_code == 2
     assert "protocols/support-triage/1.yaml is not there" in refused.output
+
+
+# --- support.triage/1, reconstructed from els's generated page: any: and max_age: 15m on real fixtures --
+RECONSTRUCTED = Path(__file__).resolve().parent / "fixtures/canon/support-triage-1.reconstructed.yaml"
+
+
+@pytest.mark.parametrize("fixture", TRIAGE, ids=lambda p: p.name)
+def test_support_triage_fixtures_replay_against_the_reconstructed_protocol(tmp_path, fixture):
+    # els has not published protocols/support-triage/1.yaml; gatepost's reconstruction from its generated
+    # page (any: in escalate_sla_breach and needs_human, max_age: 15m on ticket_snapshot) agrees with every
+    # expectation of the three real fixtures.
+    assert [str(m) for m in replay_fixture(tree(tmp_path, fixture, RECONSTRUCTED))] == []
+
+
+def test_a_shorter_max_age_expires_the_triage_reads_at_the_fixtures_at(tmp_path):
+    shorter = tmp_path / "st.yaml"
+    shorter.write_text(RECONSTRUCTED.read_text().replace("max_age: 15m", "max_age: 5m"))
+    tri_48213 = next(p for p in TRIAGE if p.name == "tri-48213.fixture.yaml")
+    got = [str(m) for m in replay_fixture(tree(tmp_path, tri_48213, shorter))]
+    assert any(m.endswith("state ticket-read: claims.ticket.current: expected true, got unknown") for m in got)
+    assert any(m.endswith("state ticket-read: obligations.escalate_sla_breach: expected discharged, got open")
+               for m in got)
