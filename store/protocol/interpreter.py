@@ -575,6 +575,7 @@ class Evaluation:
         self._match_cache: dict[tuple[Evidence, frozenset], tuple[str, str, tuple[Record, ...]]] = {}
         self._claim_cache: dict[tuple[str, frozenset], str] = {}
         self._invalid = self._invalidated()
+        self._expired = self._expiries()
         self.claims: dict[str, str] = {}
         for name in protocol.claim_order:
             self.claims[name] = self.claim_value(name)
@@ -599,6 +600,21 @@ class Evaluation:
             for name in named:
                 out.setdefault(name, set()).update(moved)
         return {name: frozenset(ids) for name, ids in out.items()}
+
+    def _expiries(self) -> dict[Record, str]:
+        """Record -> why it is older than its kind's max_age at the evaluation instant (only those that are)."""
+        if self._at is None or not any(k.get("max_age_seconds") is not None
+                                       for k in self.protocol.evidence_kinds.values()):
+            return {}
+        out = {}
+        for record in self.state.records:
+            kind = self.protocol.evidence_kinds.get(record.kind) or {}
+            limit = kind.get("max_age_seconds")
+            observed = instant_seconds(record.observed_at)
+            if limit is not None and observed is not None and self._at - observed > limit:
+                out[record] = (f"expired: observed {record.observed_at}, older than max_age {kind['max_age']} "
+                               f"at {self.state.at}")
+        return out
 
     def context(self, claim: str) -> frozenset:
         """The records invalidated for a claim."""
@@ -633,7 +649,7 @@ class Evaluation:
         if current is None or record.revision != current:
             now = f" (current {short(current)})" if current else " (no current revision)"
             reasons.append(f"stale: about revision {short(record.revision)}{now}")
-        expired = self.expired(record)
+        expired = self._expired.get(record)
         if expired:
             reasons.append(expired)
         if record.id in ctx:
@@ -641,15 +657,6 @@ class Evaluation:
         if match.independent_on and record.producer not in self.state.independent.get(match.independent_on, ()):
             reasons.append(f"producer {record.producer or 'unnamed'} not independent on {match.independent_on}")
         return reasons
-
-    def expired(self, record: Record) -> str:
-        """Why a record is older than its kind's max_age at the evaluation instant ('' when it is not)."""
-        kind = self.protocol.evidence_kinds.get(record.kind) or {}
-        limit = kind.get("max_age_seconds")
-        observed = instant_seconds(record.observed_at)
-        if limit is None or self._at is None or observed is None or self._at - observed <= limit:
-            return ""
-        return f"expired: observed {record.observed_at}, older than max_age {kind['max_age']} at {self.state.at}"
 
     def invalidated_why(self, record: Record) -> str:
         moved = [f"{a} {short(rev)} (current {short(self.state.revisions.get(a))})" for a, rev in record.upstream
