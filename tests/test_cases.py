@@ -236,7 +236,11 @@ def test_a_stale_seq_is_a_conflict_and_writes_nothing(people):
         cases.decide(people, "c-1", "kept", actor="ana", based_on_seq=seen)
     assert counts(people) == before
     fresh = cases.case_view(people, "c-1")["last_seq"]
-    cases.decide(people, "c-1", "rejected", actor="ana", based_on_seq=fresh, note="regressed")
+    # held and regressed about one revision disagree: heldout.not_regressed is UNKNOWN (Canon), so rejected is
+    # refused on the rules, not on the seq; a decision the rules allow goes through with the fresh seq.
+    with pytest.raises(RefusedError, match="heldout.not_regressed is UNKNOWN"):
+        cases.decide(people, "c-1", "rejected", actor="ana", based_on_seq=fresh, note="regressed")
+    cases.decide(people, "c-1", "inconclusive", actor="ana", based_on_seq=fresh, note="held and regressed disagree")
 
 
 def test_decision_events_name_actor_revision_and_note(people):

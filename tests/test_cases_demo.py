@@ -28,5 +28,6 @@ def test_demo_cases_cover_every_state(db):
     deciders = {d["actor"] for v in views for d in v["decisions"]}
     assert {"ana", "bruno", "me"} <= deciders
     assert db.execute("SELECT COUNT(*) FROM proposals WHERE kind = 'case'").fetchone()[0] == outcomes["proposed"]
-    late = [v for v in views if v["outcome"] == "kept" and v["claims"]["heldout.not_regressed"] == "FALSE"]
+    assert any(w.startswith("records disagree: ") for w in whys)  # Canon: disagreeing records leave UNKNOWN
+    late = [v for v in views if v["outcome"] == "kept" and v["claims"]["heldout.not_regressed"] == "UNKNOWN"]
     assert late and late[0]["status"] == "closed"  # evidence after the decision did not reopen it

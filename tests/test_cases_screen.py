@@ -160,7 +160,8 @@ async def test_a_refused_write_is_shown_with_its_rule_and_writes_nothing(store):
         await pilot.pause()
         messages = [n.message for n in app._notifications]
         assert any("case changed since you looked" in m for m in messages)
-        assert app.screen.view["claims"]["change.within_surface"] == "TRUE"  # refreshed
+        # refreshed: outside then clean about one revision disagree, so UNKNOWN (Canon), no longer the newest's TRUE
+        assert app.screen.view["claims"]["change.within_surface"] == "UNKNOWN"
         assert app.screen.query_one("#decide-proposed", Button).disabled
     db = open_store(store)
     assert cases.get_case(db, "case-0050")["status"] == "open"

@@ -126,13 +126,18 @@ def test_not_independent_evidence_is_unknown_and_names_producer_and_dimension(eg
     assert {r["status"] for r in ev.records()} == {"not independent"}
 
 
-def test_newest_counting_record_decides_and_non_counting_ones_are_ignored(egc):
+def test_disagreeing_counting_records_leave_the_claim_unknown_and_non_counting_ones_are_ignored(egc):
+    # Canon's rule (was: the newest counting record decides, giving FALSE here).
     records = [("guard_check", "clean", "run-52", None), ("guard_check", "outside", "run-41", None)]
     assert egc.evaluate(state(records)).claims["change.within_surface"] == TRUE
     records.append(("guard_check", "outside", "run-52", None))
     ev = egc.evaluate(state(records))
-    assert ev.claims["change.within_surface"] == FALSE
-    assert ev.records()[2]["decides"] == ["change.within_surface", "content.clean"]
+    assert ev.claims["change.within_surface"] == UNKNOWN
+    assert ev.claim_why("change.within_surface") == ("records disagree: #2 guard_check outside · run-52 vs "
+                                                     "#0 guard_check clean · run-52")
+    assert ev.records()[2]["decides"] == []
+    records.append(("guard_check", "outside", "run-52", "c0"))  # a stale record does not take sides
+    assert egc.evaluate(state(records)).claims["change.within_surface"] == UNKNOWN
 
 
 def test_one_false_with_unknowns_never_rejects(egc):
@@ -240,8 +245,11 @@ def test_loads_and_evaluates_els_incident_response_obligations():
     assert ev.obligations()["restore_service"]["status"] == "open"
     assert ev.actions()["emergency.leave"]["status"] == "blocked"
     s.records.append(Record("2", "operational_observation", "healthy", "service", "s1", order=2))
+    assert proto.evaluate(s).obligations()["restore_service"]["status"] == "open"  # s1's two records disagree
+    s.revisions["service"] = "s2"
+    s.records.append(Record("3", "operational_observation", "healthy", "service", "s2", order=3))
     assert proto.evaluate(s).obligations()["restore_service"]["status"] == "discharged"
-    s.revisions["service"] = "s2"  # the healthy observation is about the old service revision
+    s.revisions["service"] = "s3"  # the healthy observation is about the old service revision
     assert proto.evaluate(s).obligations()["restore_service"]["status"] == "open"
 
 
@@ -266,7 +274,8 @@ def test_loads_and_evaluates_els_incident_response_obligations():
     (lambda d: d["claims"]["content.clean"].update(true_when={"claim": "change.supported"}),
      "claims rest on each other in a cycle"),
     (lambda d: d.update(format="protocol/2"), "format: expected 'protocol/1'"),
-    (lambda d: d["actions"]["change.keep"].update(effect="explode"), "actions.change.keep.effect: expected one of"),
+    (lambda d: d["actions"]["change.keep"].update(effect="two words"),
+     "actions.change.keep.effect: expected an effect class: one identifier"),
     (lambda d: d["claims"]["content.clean"].update(true_when={"claim": "x", "all": []}),
      "claims.content.clean.true_when: expected exactly one of"),
 ])

@@ -69,7 +69,7 @@ GOOD = {"guard_check": "clean", "design_review": "passed", "tuning_comparison": 
 # (scenario, how many)
 PLAN = [
     ("keep_ready", 5), ("reject_heldout", 2), ("reject_not_better", 1), ("reject_not_reproduced", 2),
-    ("reject_leaked", 1), ("reject_design_failed", 1), ("propose_ready", 3), ("newest_outside", 1),
+    ("reject_leaked", 1), ("reject_design_failed", 1), ("propose_ready", 3), ("checks_disagree", 1),
     ("missing", 4), ("stale_baseline", 2), ("stale_data", 1), ("stale_design", 1), ("author_checked", 2),
     ("unlisted_run", 2), ("reviewer_not_listed", 1),
     ("closed_kept", 5), ("closed_rejected", 5), ("closed_proposed", 4), ("closed_inconclusive", 4),
@@ -98,7 +98,7 @@ def populate(db: Database, rng: random.Random, person: str) -> str:
         for _ in range(count):
             made += 1
             case_id = f"case-{made:04d}"
-            outside = scenario in ("propose_ready", "closed_proposed", "newest_outside")
+            outside = scenario in ("propose_ready", "closed_proposed", "checks_disagree")
             if outside:
                 path, title, content = OUTSIDE[outside_i % len(OUTSIDE)]
                 outside_i += 1
@@ -152,7 +152,7 @@ def populate(db: Database, rng: random.Random, person: str) -> str:
 
 def _finish(db: Database, rng: random.Random, person: str, case_id: str, scenario: str, checker: str,
             tick) -> None:
-    if scenario == "newest_outside":
+    if scenario == "checks_disagree":  # clean, then outside about the same revision: UNKNOWN until re-checked
         cases.add_evidence(db, case_id, kind="guard_check", result="outside", producer=checker, at=tick(30))
     elif scenario.startswith("stale_"):
         field = {"stale_baseline": "baseline", "stale_data": "data_revision", "stale_design": "design"}[scenario]

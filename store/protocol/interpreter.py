@@ -2,17 +2,23 @@
 
 A protocol is data (store/protocols/<id>/<revision>.yaml, or els's own files);
 this module loads and validates one, then evaluates a case's state against it
-in Kleene three-valued logic. Evidence counts for a match only when it is about
-the current revision of its artifact and, when the match demands it, from a
-producer the case lists as independent on a dimension; the newest counting
-record of the kind decides; no counting record leaves the match UNKNOWN.
-Every value comes with its why.
+in Kleene three-valued logic, by Canon's rules (beyond10x/canon, `eval/claims.rs`).
+A record counts for a match only when it is about the current revision of its
+artifact, is not older than its kind's `max_age` at the evaluation instant, is
+not invalidated for the claim by an `invalidation:` rule and, when the match
+demands it, comes from a producer the case lists as independent on a dimension.
+Counting records that all have the match's result make it TRUE, none of them
+FALSE; counting records that disagree leave it UNKNOWN, as does no counting
+record. Every value comes with its why. docs/protocol.md says where gatepost
+reads protocol/1 differently from Canon, and why.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+import unicodedata
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -24,14 +30,19 @@ from .revision import short
 TRUE, FALSE, UNKNOWN = "TRUE", "FALSE", "UNKNOWN"
 VALUES = (TRUE, FALSE, UNKNOWN)
 FORMAT = "protocol/1"
-EFFECTS = ("read", "write", "none")
+EFFECTS = ("read", "write", "none")  # the usual effect classes; any identifier is one (as in Canon)
 ADMISSIBLE, APPROVAL_REQUIRED, BLOCKED = "admissible", "approval-required", "blocked"
 OPEN, DISCHARGED = "open", "discharged"
 COUNTING, STALE, NOT_INDEPENDENT, UNUSED = "counting", "stale", "not independent", "unused"
+EXPIRED, INVALIDATED = "expired", "invalidated"
 PROTOCOLS_DIR = Path(__file__).parent / "protocols"
 
 TOP_KEYS = {"format", "protocol", "artifacts", "evidence_kinds", "claims", "obligations", "actions",
-            "outcomes", "independence_dimensions"}
+            "outcomes", "invalidation", "independence_dimensions"}
+HEADS = ("evidence", "claim", "all", "any", "not", "decision")
+_AGE = re.compile(r"(0|[1-9][0-9]*)([smhd])")
+_AGE_UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+_INSTANT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
 _IS = {True: TRUE, False: FALSE, "true": TRUE, "false": FALSE, "unknown": UNKNOWN}
 MAX_DEPTH = 200  # conditions nested, through claims resting on claims: bounds recursion (a clear error, not RecursionError)
 MAX_TREE_NODES = 20_000  # a claim's explanation tree, claims expanded: bounds what a console is asked to draw
@@ -60,7 +71,8 @@ class Evidence:
 
 @dataclass(frozen=True)
 class ClaimRef:
-    """`claim: NAME` (its value) or `claim: NAME, is: true|false|unknown` (TRUE or FALSE, never UNKNOWN)."""
+    """`claim: NAME, is: true|false|unknown`, as in Canon: `is: true` (the default) is the claim's
+    value, `is: false` its negation (UNKNOWN stays UNKNOWN), `is: unknown` whether it is undecided."""
 
     name: str
     is_: str | None = None
@@ -75,6 +87,16 @@ class All:
 
     def describe(self) -> str:
         return "all of (" + "; ".join(c.describe() for c in self.items) + ")"
+
+
+@dataclass(frozen=True)
+class AnyOf:
+    """`any: [...]`: Kleene OR; TRUE when one member is TRUE, FALSE when all are (an empty any is FALSE)."""
+
+    items: tuple
+
+    def describe(self) -> str:
+        return "any of (" + "; ".join(c.describe() for c in self.items) + ")"
 
 
 @dataclass(frozen=True)
@@ -95,7 +117,19 @@ class Decision:
         return f"decision {self.name}"
 
 
-Condition = Evidence | ClaimRef | All | Not | Decision
+Condition = Evidence | ClaimRef | All | AnyOf | Not | Decision
+
+
+@dataclass(frozen=True)
+class Invalidation:
+    """`invalidation: {NAME: {upstream: ARTIFACT, invalidates: [CLAIM, ...]}}`: a record that recorded
+    another revision of `upstream` than the current one no longer supports those claims (nor any
+    claim built on them)."""
+
+    name: str
+    description: str
+    upstream: str
+    invalidates: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -117,7 +151,7 @@ class Protocol:
     description: str
     source: str
     artifacts: dict[str, str]
-    evidence_kinds: dict[str, dict]  # name -> {description, results: tuple | None}
+    evidence_kinds: dict[str, dict]  # name -> {description, results: tuple | None, max_age, max_age_seconds}
     independence_dimensions: dict[str, str]
     claims: dict[str, tuple[str, Condition]]  # name -> (description, true_when)
     claim_order: tuple[str, ...]  # claims resting only on evidence first, then those resting on claims
@@ -125,6 +159,7 @@ class Protocol:
     actions: dict[str, Action]
     outcomes: dict[str, tuple[str, Condition | None]]
     kind_artifacts: dict[str, str | None] = field(default_factory=dict)
+    invalidation: dict[str, Invalidation] = field(default_factory=dict)
 
     @property
     def key(self) -> str:
@@ -140,7 +175,7 @@ class Protocol:
 
 def _walk(cond):
     yield cond
-    if isinstance(cond, All):
+    if isinstance(cond, (All, AnyOf)):
         for item in cond.items:
             yield from _walk(item)
     elif isinstance(cond, Not):
@@ -181,23 +216,23 @@ class _Loader:
 
     def load(self) -> Protocol:
         doc = self.mapping(self.data, "")
-        self.keys(doc, "", TOP_KEYS)
         if doc.get("format") != FORMAT:
             raise self.fail("format", f"expected {FORMAT!r}, got {doc.get('format')!r}")
+        self.keys(doc, "", TOP_KEYS)
         head = self.mapping(doc.get("protocol"), "protocol")
         self.keys(head, "protocol", {"id", "revision", "description"})
         pid = self.text(head.get("id"), "protocol.id", required=True)
         revision = head.get("revision")
         if not isinstance(revision, int) or isinstance(revision, bool) or revision < 1:
             raise self.fail("protocol.revision", f"expected a positive integer, got {revision!r}")
-        self.artifacts = self._described(doc.get("artifacts"), "artifacts")
+        self.artifacts = self._described(doc.get("artifacts"), "artifacts", required=False)
         self.dimensions = self._described(doc.get("independence_dimensions"), "independence_dimensions",
                                           required=False)
         self.kinds: dict[str, dict] = {}
-        for name, spec in self.mapping(doc.get("evidence_kinds"), "evidence_kinds").items():
+        for name, spec in self.mapping(doc.get("evidence_kinds"), "evidence_kinds", required=False).items():
             where = f"evidence_kinds.{name}"
-            spec = self.mapping(spec, where)
-            self.keys(spec, where, {"description", "results"})
+            spec = self.mapping(spec, where, required=False)
+            self.keys(spec, where, {"description", "results", "max_age"})
             results = spec.get("results")
             if results is not None:
                 if not isinstance(results, list) or not results or \
@@ -206,9 +241,16 @@ class _Loader:
                 if len(set(results)) != len(results):
                     raise self.fail(f"{where}.results", "lists a result twice")
                 results = tuple(results)
+            max_age = spec.get("max_age")
+            seconds = None
+            if max_age is not None:
+                seconds = age_seconds(max_age)
+                if seconds is None:
+                    raise self.fail(f"{where}.max_age", f"expected an age such as 15m, 1h or 2d (a whole number "
+                                                        f"and one unit of s, m, h, d), got {max_age!r}")
             self.kinds[name] = {"description": self.text(spec.get("description"), f"{where}.description"),
-                                "results": results}
-        raw_claims = self.mapping(doc.get("claims"), "claims")
+                                "results": results, "max_age": max_age, "max_age_seconds": seconds}
+        raw_claims = self.mapping(doc.get("claims"), "claims", required=False)
         self.claim_names = set(raw_claims)
         self.kind_artifacts: dict[str, set] = {}
         claims = {}
@@ -233,6 +275,9 @@ class _Loader:
         actions = {}
         for name, spec in self.mapping(doc.get("actions"), "actions", required=False).items():
             actions[name] = self._action(name, spec)
+        invalidation = {}
+        for name, spec in self.mapping(doc.get("invalidation"), "invalidation", required=False).items():
+            invalidation[name] = self._invalidation(name, spec)
         outcomes = {}
         for name, spec in self.mapping(doc.get("outcomes"), "outcomes", required=False).items():
             where = f"outcomes.{name}"
@@ -246,6 +291,7 @@ class _Loader:
             independence_dimensions=self.dimensions, claims=claims, claim_order=order,
             obligations=obligations, actions=actions, outcomes=outcomes,
             kind_artifacts={k: (next(iter(v)) if len(v) == 1 else None) for k, v in self.kind_artifacts.items()},
+            invalidation=invalidation,
         )
 
     def _described(self, value: Any, where: str, *, required: bool = True) -> dict[str, str]:
@@ -256,13 +302,30 @@ class _Loader:
             out[name] = self.text(spec.get("description"), f"{where}.{name}.description")
         return out
 
+    def _invalidation(self, name: str, spec: Any) -> Invalidation:
+        where = f"invalidation.{name}"
+        spec = self.mapping(spec, where)
+        self.keys(spec, where, {"description", "upstream", "invalidates"})
+        upstream = spec.get("upstream")
+        if upstream not in self.artifacts:
+            raise self.fail(f"{where}.upstream", f"unknown artifact {upstream!r}")
+        names = spec.get("invalidates")
+        if not isinstance(names, list):
+            raise self.fail(f"{where}.invalidates", "expected a list of claims")
+        for i, claim in enumerate(names):
+            if claim not in self.claim_names:
+                raise self.fail(f"{where}.invalidates[{i}]", f"unknown claim {claim!r}")
+        return Invalidation(name, self.text(spec.get("description"), f"{where}.description"), upstream,
+                            tuple(names))
+
     def _action(self, name: str, spec: Any) -> Action:
         where = f"actions.{name}"
-        spec = self.mapping(spec, where)
+        spec = self.mapping(spec, where, required=False)
         self.keys(spec, where, {"description", "effect", "may_produce", "precondition", "requires"})
         effect = spec.get("effect")
-        if effect is not None and effect not in EFFECTS:
-            raise self.fail(f"{where}.effect", f"expected one of {', '.join(EFFECTS)}, got {effect!r}")
+        if effect is not None and not is_identifier(effect):
+            raise self.fail(f"{where}.effect", f"expected an effect class: one identifier such as "
+                                               f"{', '.join(EFFECTS)} (no spaces), got {effect!r}")
         produced = []
         for i, item in enumerate(spec.get("may_produce") or []):
             item = self.mapping(item, f"{where}.may_produce[{i}]")
@@ -286,10 +349,12 @@ class _Loader:
 
     def condition(self, value: Any, where: str) -> Condition:
         spec = self.mapping(value, where)
-        heads = [k for k in ("evidence", "claim", "all", "not", "decision") if k in spec]
+        heads = [k for k in HEADS if k in spec]
         if len(heads) != 1:
-            raise self.fail(where, "expected exactly one of evidence, claim, all, not, decision")
+            raise self.fail(where, f"expected exactly one of {', '.join(HEADS)}")
         head = heads[0]
+        if "is" in spec and head != "claim":
+            raise self.fail(f"{where}.is", "is is allowed only beside claim")
         self.keys(spec, where, {"claim", "is"} if head == "claim" else {head})
         if head == "claim":
             name = spec["claim"]
@@ -302,11 +367,12 @@ class _Loader:
                 if is_ is None:
                     raise self.fail(f"{where}.is", f"expected true, false or unknown, got {raw!r}")
             return ClaimRef(name, is_)
-        if head == "all":
-            items = spec["all"]
-            if not isinstance(items, list) or not items:
-                raise self.fail(f"{where}.all", "expected a non-empty list of conditions")
-            return All(tuple(self.condition(item, f"{where}.all[{i}]") for i, item in enumerate(items)))
+        if head in ("all", "any"):
+            items = spec[head]
+            if not isinstance(items, list):
+                raise self.fail(f"{where}.{head}", "expected a list of conditions")
+            members = tuple(self.condition(item, f"{where}.{head}[{i}]") for i, item in enumerate(items))
+            return All(members) if head == "all" else AnyOf(members)
         if head == "not":
             return Not(self.condition(spec["not"], f"{where}.not"))
         if head == "decision":
@@ -394,6 +460,29 @@ def _kind(value: Any) -> str:
             int: "a number", float: "a number"}.get(type(value), type(value).__name__)
 
 
+def is_identifier(value: Any) -> bool:
+    """Canon's identifier: a non-empty string without whitespace, control or format characters."""
+    return isinstance(value, str) and bool(value) and not any(
+        c.isspace() or unicodedata.category(c) in ("Cc", "Cf") for c in value)
+
+
+def age_seconds(value: Any) -> int | None:
+    """A `max_age` as Canon reads it (`15m`, `1h`, `2d`: digits without a leading zero, one unit), in seconds."""
+    match = _AGE.fullmatch(value) if isinstance(value, str) else None
+    return int(match.group(1)) * _AGE_UNIT[match.group(2)] if match else None
+
+
+def instant_seconds(value: Any) -> int | None:
+    """An instant written YYYY-MM-DDTHH:MM:SSZ (a real calendar date, UTC), in seconds since 1970; else None."""
+    if not isinstance(value, str) or not _INSTANT.fullmatch(value):
+        return None
+    try:
+        moment = datetime.strptime(value, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    except ValueError:
+        return None
+    return int(moment.timestamp())
+
+
 def read_yaml(path: str | Path) -> Any:
     """A YAML file's data; unreadable or malformed files become one-line InputErrors."""
     return load_yaml_file(path)
@@ -433,31 +522,40 @@ def protocol_for(ref: str) -> Protocol:
 # --- a case's state -----------------------------------------------------------------------
 @dataclass(frozen=True)
 class Record:
-    """One piece of evidence as the interpreter sees it."""
+    """One piece of evidence as the interpreter sees it (`result` None: a record without a result)."""
 
     id: str
     kind: str
-    result: str
+    result: str | None
     artifact: str | None
     revision: str | None
     producer: str | None = None
     observed_at: str = ""
     order: int = 0
+    upstream: tuple[tuple[str, str], ...] = ()  # Canon's upstream_revisions: (artifact, revision) pairs
 
     def label(self) -> str:
         by = f" · {self.producer}" if self.producer else ""
-        return f"{self.kind} {self.result}{by}"
+        result = f" {self.result}" if self.result is not None else ""
+        return f"{self.kind}{result}{by}"
+
+    def named(self) -> str:
+        return f"#{self.id} {self.label()}"
 
 
 @dataclass
 class State:
-    """What a case knows: its artifacts' current revisions, its evidence, who it lists, what authority is held."""
+    """What a case knows: its artifacts' current revisions, its evidence, who it lists, the authority
+    decided (capabilities granted, capabilities denied), explicit decisions, and the evaluation instant
+    (`at`, YYYY-MM-DDTHH:MM:SSZ) that evidence with a `max_age` is judged against (None: nothing expires)."""
 
     revisions: dict[str, str]
     records: list[Record] = field(default_factory=list)
     independent: dict[str, list[str]] = field(default_factory=dict)
     authority: set[str] = field(default_factory=set)
     decisions: set[str] = field(default_factory=set)
+    denied: set[str] = field(default_factory=set)
+    at: str | None = None
 
 
 def kleene_and(values) -> str:
@@ -467,139 +565,249 @@ def kleene_and(values) -> str:
     return UNKNOWN if UNKNOWN in values else TRUE
 
 
+def kleene_or(values) -> str:
+    values = list(values)
+    if TRUE in values:
+        return TRUE
+    return UNKNOWN if UNKNOWN in values else FALSE
+
+
 def kleene_not(value: str) -> str:
     return {TRUE: FALSE, FALSE: TRUE}.get(value, UNKNOWN)
 
 
+def tested(value: str, is_: str | None) -> str:
+    """A claim test as Canon reads it: `is: true` the value, `is: false` its negation, `is: unknown` decided."""
+    if is_ is None or is_ == TRUE:
+        return value
+    if is_ == FALSE:
+        return kleene_not(value)
+    return TRUE if value == UNKNOWN else FALSE
+
+
+_NO_CONTEXT: frozenset = frozenset()
+
+
 # --- evaluation -------------------------------------------------------------------------------
 class Evaluation:
-    """The values of one state under one protocol, computed once, each with its why."""
+    """The values of one state under one protocol, computed once, each with its why.
+
+    A claim is evaluated in its context: the records invalidated for it (by an `invalidation:`
+    rule naming it or a claim it is built on), which none of the matches it reaches reads.
+    """
 
     def __init__(self, protocol: Protocol, state: State) -> None:
         self.protocol = protocol
         self.state = state
-        self._match_cache: dict[Evidence, tuple[str, str, Record | None]] = {}
+        self._at = instant_seconds(state.at)
+        self._match_cache: dict[tuple[Evidence, frozenset], tuple[str, str, tuple[Record, ...]]] = {}
+        self._claim_cache: dict[tuple[str, frozenset], str] = {}
+        self._invalid = self._invalidated()
+        self._expired = self._expiries()
         self.claims: dict[str, str] = {}
         for name in protocol.claim_order:
-            self.claims[name] = self.value(protocol.claims[name][1])
+            self.claims[name] = self.claim_value(name)
         self.claims = {name: self.claims[name] for name in protocol.claims}
 
+    def _invalidated(self) -> dict[str, frozenset]:
+        """Claim -> ids of the records an invalidation rule keeps from it (and from claims built on it)."""
+        out: dict[str, set] = {}
+        for rule in self.protocol.invalidation.values():
+            current = self.state.revisions.get(rule.upstream)
+            moved = {r.id for r in self.state.records
+                     if any(a == rule.upstream and rev != current for a, rev in r.upstream)}
+            if not moved:
+                continue
+            named = set(rule.invalidates)
+            while True:  # every claim built on a named one, through any number of claim references
+                more = {n for n, (_d, cond) in self.protocol.claims.items() if n not in named
+                        and any(isinstance(c, ClaimRef) and c.name in named for c in _walk(cond))}
+                if not more:
+                    break
+                named |= more
+            for name in named:
+                out.setdefault(name, set()).update(moved)
+        return {name: frozenset(ids) for name, ids in out.items()}
+
+    def _expiries(self) -> dict[Record, str]:
+        """Record -> why it is older than its kind's max_age at the evaluation instant (only those that are)."""
+        if self._at is None or not any(k.get("max_age_seconds") is not None
+                                       for k in self.protocol.evidence_kinds.values()):
+            return {}
+        out = {}
+        for record in self.state.records:
+            kind = self.protocol.evidence_kinds.get(record.kind) or {}
+            limit = kind.get("max_age_seconds")
+            observed = instant_seconds(record.observed_at)
+            if limit is not None and observed is not None and self._at - observed > limit:
+                out[record] = (f"expired: observed {record.observed_at}, older than max_age {kind['max_age']} "
+                               f"at {self.state.at}")
+        return out
+
+    def context(self, claim: str) -> frozenset:
+        """The records invalidated for a claim."""
+        return self._invalid.get(claim, _NO_CONTEXT)
+
     # values
-    def value(self, cond: Condition) -> str:
+    def claim_value(self, name: str, ctx: frozenset = _NO_CONTEXT) -> str:
+        """A claim's value, evaluated without the records invalidated for it or for the claim testing it."""
+        ctx = ctx | self.context(name)
+        key = (name, ctx)
+        if key not in self._claim_cache:
+            self._claim_cache[key] = self.value(self.protocol.claims[name][1], ctx)
+        return self._claim_cache[key]
+
+    def value(self, cond: Condition, ctx: frozenset = _NO_CONTEXT) -> str:
         if isinstance(cond, Evidence):
-            return self.match(cond)[0]
+            return self.match(cond, ctx)[0]
         if isinstance(cond, ClaimRef):
-            val = self.claims[cond.name]
-            return val if cond.is_ is None else (TRUE if val == cond.is_ else FALSE)
+            return tested(self.claim_value(cond.name, ctx), cond.is_)
         if isinstance(cond, All):
-            return kleene_and(self.value(item) for item in cond.items)
+            return kleene_and(self.value(item, ctx) for item in cond.items)
+        if isinstance(cond, AnyOf):
+            return kleene_or(self.value(item, ctx) for item in cond.items)
         if isinstance(cond, Not):
-            return kleene_not(self.value(cond.item))
+            return kleene_not(self.value(cond.item, ctx))
         return TRUE if cond.name in self.state.decisions else FALSE
 
-    def record_status(self, record: Record, match: Evidence) -> list[str]:
+    def record_status(self, record: Record, match: Evidence, ctx: frozenset = _NO_CONTEXT) -> list[str]:
         """Why a record does not count for a match (empty when it counts)."""
         reasons = []
         current = self.state.revisions.get(record.artifact) if record.artifact else None
         if current is None or record.revision != current:
             now = f" (current {short(current)})" if current else " (no current revision)"
             reasons.append(f"stale: about revision {short(record.revision)}{now}")
+        expired = self._expired.get(record)
+        if expired:
+            reasons.append(expired)
+        if record.id in ctx:
+            reasons.append(self.invalidated_why(record))
         if match.independent_on and record.producer not in self.state.independent.get(match.independent_on, ()):
             reasons.append(f"producer {record.producer or 'unnamed'} not independent on {match.independent_on}")
         return reasons
+
+    def invalidated_why(self, record: Record) -> str:
+        moved = [f"{a} {short(rev)} (current {short(self.state.revisions.get(a))})" for a, rev in record.upstream
+                 if any(rule.upstream == a for rule in self.protocol.invalidation.values())
+                 and rev != self.state.revisions.get(a)]
+        return "invalidated: recorded upstream " + ", ".join(moved)
 
     def relevant(self, match: Evidence) -> list[Record]:
         return [r for r in self.state.records
                 if r.kind == match.kind and (match.artifact is None or r.artifact == match.artifact)]
 
-    def match(self, match: Evidence) -> tuple[str, str, Record | None]:
-        """(value, why, the record that decided it): the newest counting record of the kind decides."""
-        if match in self._match_cache:
-            return self._match_cache[match]
+    def match(self, match: Evidence, ctx: frozenset = _NO_CONTEXT) -> tuple[str, str, tuple[Record, ...]]:
+        """(value, why, the records that decided it), as Canon matches evidence.
+
+        No counting record: UNKNOWN. A match without a result: TRUE. Otherwise TRUE when every counting
+        record has the result, FALSE when none has it, and UNKNOWN when they disagree (the why names
+        the records on both sides): conflicting evidence neither establishes nor contradicts it.
+        """
+        key = (match, ctx)
+        if key in self._match_cache:
+            return self._match_cache[key]
         relevant = self.relevant(match)
-        counting = [r for r in relevant if not self.record_status(r, match)]
-        if counting:
-            newest = max(counting, key=lambda r: (r.observed_at, r.order))
-            value = TRUE if match.result is None or newest.result == match.result else FALSE
-            why = newest.label()
-            answer = (value, why, newest)
-        elif not relevant:
-            answer = (UNKNOWN, f"none counts: missing {match.kind}", None)
+        counting = [r for r in relevant if not self.record_status(r, match, ctx)]
+        if not counting:
+            if not relevant:
+                answer = (UNKNOWN, f"none counts: missing {match.kind}", ())
+            else:
+                reasons = [f"{r.label()}: {'; '.join(self.record_status(r, match, ctx))}" for r in relevant]
+                answer = (UNKNOWN, "none counts: " + " | ".join(reasons), ())
         else:
-            reasons = [f"{r.label()}: {'; '.join(self.record_status(r, match))}" for r in relevant]
-            answer = (UNKNOWN, "none counts: " + " | ".join(reasons), None)
-        self._match_cache[match] = answer
+            with_ = [r for r in counting if match.result is None or r.result == match.result]
+            without = [r for r in counting if r not in with_]
+            if with_ and without:
+                answer = (UNKNOWN, "records disagree: " + "; ".join(r.named() for r in with_) + " vs "
+                          + "; ".join(r.named() for r in without), ())
+            else:
+                decided = tuple(with_ or without)
+                answer = (TRUE if with_ else FALSE, _labels(decided), decided)
+        self._match_cache[key] = answer
         return answer
 
-    def explain(self, cond: Condition) -> str:
+    def explain(self, cond: Condition, ctx: frozenset = _NO_CONTEXT) -> str:
         """The facts a condition's value rests on, in one line."""
         if isinstance(cond, Evidence):
-            return self.match(cond)[1]
+            return self.match(cond, ctx)[1]
         if isinstance(cond, ClaimRef):
-            return f"{cond.name} is {self.claims[cond.name]}"
+            return f"{cond.name} is {self.claim_value(cond.name, ctx)}"
         if isinstance(cond, Not):
-            return self.explain(cond.item)
+            return self.explain(cond.item, ctx)
         if isinstance(cond, Decision):
             return (f"on the explicit decision {cond.name}" if cond.name in self.state.decisions
                     else f"needs an explicit decision ({cond.name})")
-        value = self.value(cond)
-        parts = [item for item in cond.items if value == TRUE or self.value(item) != TRUE]
-        return "; ".join(dict.fromkeys(self.explain(item) for item in parts))
+        value = self.value(cond, ctx)
+        if isinstance(cond, AnyOf):
+            parts = [i for i in cond.items if self.value(i, ctx) == value] if value != UNKNOWN else \
+                [i for i in cond.items if self.value(i, ctx) != FALSE]
+        else:
+            parts = [item for item in cond.items if value == TRUE or self.value(item, ctx) != TRUE]
+        if not parts:
+            return "no member" if not cond.items else f"{len(cond.items)} members"
+        return "; ".join(dict.fromkeys(self.explain(item, ctx) for item in parts))
 
     def claim_why(self, name: str) -> str:
         cond = self.protocol.claims[name][1]
+        ctx = self.context(name)
         if isinstance(cond, (Evidence, Not)) and not self.protocol.derived(name):
-            return self.explain(cond)
+            return self.explain(cond, ctx)
         value = self.claims[name]
         if value == UNKNOWN:
-            waits = [c.name for c in _walk(cond) if isinstance(c, ClaimRef) and self.claims[c.name] == UNKNOWN]
+            waits = [c.name for c in _walk(cond) if isinstance(c, ClaimRef)
+                     and self.claim_value(c.name, ctx) == UNKNOWN]
             if waits:
                 return "waits on " + ", ".join(dict.fromkeys(waits))
         if isinstance(cond, All) and all(isinstance(i, ClaimRef) for i in cond.items):
             if value == TRUE:
                 return f"all {len(cond.items)} hold"
             if value == FALSE:
-                return "; ".join(self.explain(i) for i in cond.items if self.value(i) == FALSE)
-        return self.explain(cond)
+                return "; ".join(self.explain(i, ctx) for i in cond.items if self.value(i, ctx) == FALSE)
+        return self.explain(cond, ctx)
 
     def decided_by(self, name: str) -> list[Record]:
         """The records that established a claim's value (through its evidence matches)."""
         out = []
+        ctx = self.context(name)
         for cond in _walk(self.protocol.claims[name][1]):
             if isinstance(cond, Evidence):
-                record = self.match(cond)[2]
-                if record is not None and record not in out:
-                    out.append(record)
+                for record in self.match(cond, ctx)[2]:
+                    if record not in out:
+                        out.append(record)
         return out
 
-    def trace(self, cond: Condition, seen: frozenset = frozenset()) -> dict:
+    def trace(self, cond: Condition, seen: frozenset = frozenset(), ctx: frozenset = _NO_CONTEXT) -> dict:
         """What a condition rests on, as a tree of {label, value, why, children} for a console."""
-        value = self.value(cond)
+        value = self.value(cond, ctx)
         if isinstance(cond, ClaimRef):
             label = cond.describe()
+            inner = ctx | self.context(cond.name)
             children = [] if cond.name in seen else [self.trace(self.protocol.claims[cond.name][1],
-                                                                seen | {cond.name})]
-            return {"label": label, "value": value, "why": self.claim_why(cond.name), "children": children}
-        if isinstance(cond, All):
-            return {"label": "all of", "value": value, "why": self.explain(cond),
-                    "children": [self.trace(i, seen) for i in cond.items]}
+                                                                seen | {cond.name}, inner)]
+            why = self.claim_why(cond.name) if ctx == _NO_CONTEXT else self.explain(cond, ctx)
+            return {"label": label, "value": value, "why": why, "children": children}
+        if isinstance(cond, (All, AnyOf)):
+            return {"label": "all of" if isinstance(cond, All) else "any of", "value": value,
+                    "why": self.explain(cond, ctx), "children": [self.trace(i, seen, ctx) for i in cond.items]}
         if isinstance(cond, Not):
-            return {"label": "not", "value": value, "why": self.explain(cond), "children": [self.trace(cond.item, seen)]}
+            return {"label": "not", "value": value, "why": self.explain(cond, ctx),
+                    "children": [self.trace(cond.item, seen, ctx)]}
         if isinstance(cond, Evidence):
             children = []
             for record in self.relevant(cond):
-                reasons = self.record_status(record, cond)
+                reasons = self.record_status(record, cond, ctx)
                 children.append({"label": f"#{record.id} {record.label()} about {short(record.revision)}",
                                  "value": None, "why": "; ".join(reasons) or COUNTING, "children": []})
-            return {"label": cond.describe(), "value": value, "why": self.explain(cond), "children": children}
-        return {"label": cond.describe(), "value": value, "why": self.explain(cond), "children": []}
+            return {"label": cond.describe(), "value": value, "why": self.explain(cond, ctx), "children": children}
+        return {"label": cond.describe(), "value": value, "why": self.explain(cond, ctx), "children": []}
 
     def claim_tree(self, name: str) -> dict:
         return self.trace(ClaimRef(name), frozenset())
 
     # records, obligations, actions, outcomes
     def records(self) -> list[dict]:
-        """Every record with whether it counts (counting / stale / not independent) and what it decides."""
+        """Every record with whether it counts (counting / stale / expired / invalidated / not independent)
+        and what it decides."""
         matches: dict[str, list[Evidence]] = {}
         for cond in _all_conditions(self.protocol):
             if isinstance(cond, Evidence):
@@ -608,6 +816,7 @@ class Evaluation:
         for name in self.protocol.claims:
             for record in self.decided_by(name):
                 deciding.setdefault(record, []).append(name)
+        invalidated = {rid for ids in self._invalid.values() for rid in ids}
         out = []
         for record in self.state.records:
             reasons: list[str] = []
@@ -616,11 +825,17 @@ class Evaluation:
                     for reason in self.record_status(record, match):
                         if reason not in reasons:
                             reasons.append(reason)
+            if record.id in invalidated:
+                reasons.append(self.invalidated_why(record))
             used = any(m.artifact is None or m.artifact == record.artifact for m in matches.get(record.kind, []))
             if not used:
                 status = UNUSED
             elif any(r.startswith("stale") for r in reasons):
                 status = STALE
+            elif any(r.startswith("expired") for r in reasons):
+                status = EXPIRED
+            elif any(r.startswith("invalidated") for r in reasons):
+                status = INVALIDATED
             elif reasons:
                 status = NOT_INDEPENDENT
             else:
@@ -637,14 +852,19 @@ class Evaluation:
         return out
 
     def actions(self) -> dict[str, dict]:
+        """Each action's status, as Canon decides it: blocked while the precondition is not TRUE or a
+        required capability is denied, approval-required while one is not decided, else admissible."""
         out = {}
         for name, action in self.protocol.actions.items():
-            held = [cap for cap in action.requires if cap in self.state.authority]
-            missing = [cap for cap in action.requires if cap not in self.state.authority]
+            held = [cap for cap in action.requires if cap in self.state.authority and cap not in self.state.denied]
+            denied = [cap for cap in action.requires if cap in self.state.denied]
+            missing = [cap for cap in action.requires if cap not in self.state.authority and cap not in denied]
             pre = self.value(action.precondition) if action.precondition else TRUE
             facts = self.explain(action.precondition) if action.precondition else "no precondition"
             if pre != TRUE:
                 status, why = BLOCKED, f"blocked: {facts}"
+            elif denied:
+                status, why = BLOCKED, f"blocked: {', '.join(denied)} denied ({facts})"
             elif missing:
                 status, why = APPROVAL_REQUIRED, f"needs {', '.join(missing)} ({facts})"
             else:
@@ -659,11 +879,9 @@ class Evaluation:
             if cond is None:
                 out[name] = {"allowed": True, "why": "no requirement"}
                 continue
-            state = self.state
             explicit = {c.name for c in _walk(cond) if isinstance(c, Decision)}
-            if explicit - state.decisions:  # deciding this outcome is that explicit decision
-                view = Evaluation(self.protocol, State(state.revisions, state.records, state.independent,
-                                                       state.authority, state.decisions | explicit))
+            if explicit - self.state.decisions:  # deciding this outcome is that explicit decision
+                view = Evaluation(self.protocol, replace(self.state, decisions=self.state.decisions | explicit))
             else:
                 view = self
             allowed = view.value(cond) == TRUE
@@ -678,9 +896,14 @@ class Evaluation:
         cond = self.protocol.outcomes[name][1]
         if cond is None:
             return True, "no requirement"
-        view = Evaluation(self.protocol, State(self.state.revisions, self.state.records, self.state.independent,
-                                               self.state.authority, self.state.decisions | set(decisions)))
+        view = Evaluation(self.protocol, replace(self.state, decisions=self.state.decisions | set(decisions)))
         return view.value(cond) == TRUE, view.explain(cond)
+
+
+def _labels(records: tuple[Record, ...]) -> str:
+    """The records that decided a match, newest first, each label once."""
+    ordered = sorted(records, key=lambda r: (r.observed_at, r.order), reverse=True)
+    return " + ".join(dict.fromkeys(r.label() for r in ordered))
 
 
 def explicit_decisions(protocol: Protocol, outcome: str) -> set[str]:
