@@ -7,39 +7,51 @@ so adding an area never edits this file.
 """
 
 import importlib
+import io
 import pkgutil
 import sys
+from typing import Any
 
 import click
 
-from gatepost import commands
-from gatepost.safe import clean
+from gatepost import commands, output
 from gatepost.store.kernel import GatepostError
-
-
-def _one_line(message: str) -> str:
-    """An error message as one printable line: data quoted in it (a key with a newline, an escape) stays inert."""
-    return clean(message.replace("\r", "\\r").replace("\n", "\\n"))
 
 
 class GatepostGroup(click.Group):
     """Turns gatepost's errors into one line and an exit code (2 bad input, 3 refused)."""
 
-    def invoke(self, ctx: click.Context):
+    def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except GatepostError as exc:
-            click.echo(f"gatepost: {_one_line(str(exc))}", err=True)
+            output.error(exc)
             sys.exit(exc.exit_code)
         except click.exceptions.Exit:
             raise
         except click.ClickException:
             raise
         except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
-            click.echo(f"gatepost: {exc.filename}: {exc.strerror}", err=True)
+            output.error(f"{exc.filename}: {exc.strerror}")
             sys.exit(2)
         except BrokenPipeError:
             sys.exit(0)
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        """Click's usage errors quote what was typed (a value with an escape): they go through the output layer."""
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            result = super().main(*args, standalone_mode=False, **kwargs)
+        except click.ClickException as exc:
+            shown = io.StringIO()
+            exc.show(file=shown)
+            output.block(shown.getvalue().rstrip("\n"), err=True)
+            sys.exit(exc.exit_code)
+        except click.Abort:
+            output.line("Aborted!", err=True)
+            sys.exit(1)
+        sys.exit(result if isinstance(result, int) else 0)
 
 
 @click.group(cls=GatepostGroup, context_settings={"help_option_names": ["-h", "--help"]})

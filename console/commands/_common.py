@@ -1,13 +1,15 @@
 """What every command module shares: the store of this invocation, the person, JSON output."""
 
-import json
+import os
+from collections.abc import Callable
 from pathlib import Path
 
 import click
 from sqlite_utils import Database
 
+from gatepost import output
 from gatepost.identity import resolve_person
-from gatepost.store.kernel import open_store, resolve_path
+from gatepost.store.kernel import InputError, open_store, resolve_path, write_text_atomic
 
 as_option = click.option(
     "--as", "as_name", metavar="NAME", default=None,
@@ -25,9 +27,60 @@ def open_ctx_store(ctx: click.Context, *, create: bool = False) -> Database:
     return open_store(store_path(ctx), create=create)
 
 
+force_option = click.option("--force", is_flag=True,
+                            help="Replace the output file if it exists (never the store, never a SQLite file).")
+
+
 def person(as_name: str | None) -> str:
     return resolve_person(as_name)
 
 
-def echo_json(value) -> None:
-    click.echo(json.dumps(value, indent=2, ensure_ascii=False))
+def echo_json(value: object) -> None:
+    """Print a value as JSON through the output layer (controls, C1, bidi escaped)."""
+    output.json_out(value)
+
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def check_target(path: str | Path, *, store: Path, force: bool, option: str = "--output",
+                 ours: Callable[[Path], bool] | None = None) -> Path:
+    """Refuse to write over the store (or its -wal/-shm/-journal), any SQLite file, or an existing file
+    unless --force or `ours` recognises it as a file gatepost wrote there (an artifact it may refresh):
+    a report or export never destroys what is not ours. Returns the resolved path."""
+    target = Path(path).expanduser().resolve()
+    own = store.expanduser().resolve()
+    if target in {own, *(own.with_name(own.name + s) for s in ("-wal", "-shm", "-journal"))} or (
+            target.exists() and own.exists() and _same_file(target, own)):
+        raise InputError(f"{option}: {target}: is the store itself; choose another file")
+    if target.is_dir():
+        raise InputError(f"{option}: {target}: is a folder, expected a file")
+    if target.exists():
+        try:
+            with open(target, "rb") as handle:
+                header = handle.read(len(SQLITE_HEADER))
+        except OSError as exc:
+            raise InputError(f"{option}: {target}: cannot be read to check it ({exc.strerror})") from None
+        if header == SQLITE_HEADER:
+            raise InputError(f"{option}: {target}: is a SQLite database; gatepost never writes over one")
+        if not force and not (ours and ours(target)):
+            raise InputError(f"{option}: {target}: already exists; add --force to replace it")
+    if not target.parent.is_dir():
+        raise InputError(f"{option}: {target.parent}: no such folder")
+    return target
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def write_file(path: str | Path, text: str, *, store: Path, force: bool, option: str = "--output") -> Path:
+    """Write data we made to `path` after check_target, through a temporary file renamed into place."""
+    target = check_target(path, store=store, force=force, option=option)
+    try:
+        return write_text_atomic(target, text)
+    except OSError as exc:
+        raise InputError(f"{option}: {target}: cannot be written ({exc.strerror or exc})") from None

@@ -2,6 +2,7 @@
 
 import click
 
+from gatepost import output
 from gatepost.commands._common import as_option, echo_json, open_ctx_store, person, store_path
 from gatepost.store.kernel import actors as actors_mod
 from gatepost.store.kernel import schema_version
@@ -12,7 +13,7 @@ from gatepost.store.kernel import schema_version
 def init(ctx: click.Context) -> None:
     """Create an empty store (or migrate an existing one) at the --db location."""
     db = open_ctx_store(ctx, create=True)
-    click.echo(f"store ready: {store_path(ctx)} (schema version {schema_version(db)})")
+    output.line(f"store ready: {store_path(ctx)} (schema version {schema_version(db)})")
 
 
 @click.group()
@@ -32,7 +33,7 @@ def actors_add(ctx: click.Context, name: str, kind: str, caps: tuple[str, ...], 
     """Add an actor NAME, or grant more capabilities to an existing one."""
     db = open_ctx_store(ctx, create=True)
     actor = actors_mod.add_actor(db, name, kind, caps, by=person(as_name))
-    click.echo(f"{actor['name']} ({actor['kind']}): {', '.join(actor['capabilities']) or 'no capabilities'}")
+    output.line(f"{actor['name']} ({actor['kind']}): {', '.join(actor['capabilities']) or 'no capabilities'}")
 
 
 @actors.command("list")
@@ -46,9 +47,9 @@ def actors_list(ctx: click.Context, as_json: bool) -> None:
                     "created_at": r["created_at"]} for r in rows])
         return
     if not rows:
-        click.echo("no actors yet: gatepost actors add NAME --capability CAP")
+        output.line("no actors yet: gatepost actors add NAME --capability CAP")
     for r in rows:
-        click.echo(f"{r['name']:<20} {r['kind']:<9} {' '.join(r['capabilities'])}")
+        output.line(f"{r['name']:<20} {r['kind']:<9} {' '.join(r['capabilities'])}")
 
 
 @click.command()
@@ -81,7 +82,7 @@ def demo(ctx: click.Context, db_opt: str | None, no_console: bool, seed: int, as
     path = resolve_path(db_opt) if db_opt else store_path(ctx)
     who = person(as_name)
     summary = build_demo(path, seed=seed, person=who)
-    click.echo(f"demo store built: {path} ({summary})")
+    output.line(f"demo store built: {path} ({summary})")
     if not no_console:
         from gatepost.app import GatepostApp
 

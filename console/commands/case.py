@@ -4,8 +4,8 @@ import json
 
 import click
 
+from gatepost import output
 from gatepost.commands._common import as_option, echo_json, open_ctx_store, person
-from gatepost.safe import clean
 from gatepost.store import cases as cases_mod
 from gatepost.store import flows
 from gatepost.store.views import OUTCOMES
@@ -14,8 +14,8 @@ SYMBOL = {"TRUE": "✔", "FALSE": "✘", "UNKNOWN": "?"}
 
 
 def _say(text: str) -> None:
-    """Print a line made from data: escape sequences and control characters never reach the terminal."""
-    click.echo(clean(text))
+    """Print a line made from data through the output layer: one line, nothing in it drives the terminal."""
+    output.line(text)
 
 
 @click.group()
@@ -90,7 +90,9 @@ def case_show(ctx: click.Context, case_id: str, as_json: bool, as_name: str | No
                " ".join(f"{k}={basis[k]}" for k in sorted(basis)))
     content = cand["content"]
     text = content if isinstance(content, str) else json.dumps(content, indent=2, ensure_ascii=False)
-    _say("content:\n" + "\n".join(f"  | {line}" for line in text.splitlines()))
+    _say("content:")
+    for content_line in text.splitlines():
+        _say(f"  | {content_line}")
     _say("claims:")
     for name in view["claim_order"]:
         _say(f"  {SYMBOL[view['claims'][name]]} {name:<24} {view['explanations'][name]}")

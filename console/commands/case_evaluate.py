@@ -2,6 +2,7 @@
 
 import click
 
+from gatepost import output
 from gatepost.commands._common import as_option, echo_json, open_ctx_store, person
 from gatepost.commands.suite import default_artifact_dir, judge_settings
 from gatepost.store.evaluation import load_suite, make_executor, read_skill
@@ -55,14 +56,14 @@ def evaluate(ctx: click.Context, case_id: str, suite_file: str, executor_cmd: st
     if as_json:
         echo_json(report)
         return
-    click.echo(f"case {case_id} at {report['revision'][:12]}, evidence by {producer}:")
+    output.line(f"case {case_id} at {report['revision'][:12]}, evidence by {producer}:")
     for e in report["evidence"]:
-        click.echo(f"  {e['kind']}: {e['result']}" + (f"  ({e['details']['why']})" if e["details"].get("why") else ""))
+        output.line(f"  {e['kind']}: {e['result']}" + (f"  ({e['details']['why']})" if e["details"].get("why") else ""))
     for r in report["runs"]:
-        click.echo(f"  run {r['run_id']} {r['purpose']}: candidate {r['execution_pass_rate']:.4g} baseline "
+        output.line(f"  run {r['run_id']} {r['purpose']}: candidate {r['execution_pass_rate']:.4g} baseline "
                    f"{r['baseline_pass_rate']:.4g} delta {r['delta']:+.4g}")
     for s in report["skipped"]:
-        click.echo(f"  not recorded: {s}")
+        output.line(f"  not recorded: {s}")
 
 
 SUBCOMMANDS = {"case": [evaluate]}

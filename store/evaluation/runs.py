@@ -26,6 +26,7 @@ from gatepost.store.kernel import (
     parse_json,
     read_text,
     transaction,
+    write_text_atomic,
 )
 
 from .attempts import attempts_line, outcome, outcome_counts
@@ -274,7 +275,7 @@ def write_artifact(artifact: dict, path: Path) -> str:
     artifact["truth_anchor"] = str(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(artifact, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        write_text_atomic(path, json.dumps(artifact, indent=2, ensure_ascii=False) + "\n")
     except OSError as exc:
         raise InputError(f"--output: {path}: cannot be written ({exc.strerror or exc})") from None
     return str(path)

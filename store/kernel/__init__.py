@@ -51,7 +51,9 @@ from .files import (
     parse_json,
     parse_toml,
     parse_yaml,
+    read_stream,
     read_text,
+    write_text_atomic,
 )
 from .leases import (
     DEFAULT_TTL,
@@ -115,6 +117,7 @@ __all__ = [
     "parse_json",
     "parse_toml",
     "parse_yaml",
+    "read_stream",
     "read_text",
     "release",
     "require",
@@ -122,4 +125,5 @@ __all__ = [
     "schema_version",
     "take",
     "transaction",
+    "write_text_atomic",
 ]

@@ -1,9 +1,12 @@
 """Reading foreign files safely: size limits, UTF-8 only, YAML without alias bombs, one-line errors."""
 
+import contextlib
 import json
+import os
+import tempfile
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import yaml
 
@@ -94,3 +97,46 @@ def _first_line(exc: BaseException) -> str:
 
 def load_yaml_file(path: str | Path, *, what: str = "YAML file") -> Any:
     return parse_yaml(read_text(path, what=what), source=str(path))
+
+
+def read_stream(stream: BinaryIO, *, source: str = "stdin", what: str = "file",
+                max_bytes: int | None = None) -> str:
+    """A stream's text under read_text's rules (size limit, no NUL, UTF-8), read in chunks: stdin is a file too."""
+    max_bytes = MAX_FILE_BYTES if max_bytes is None else max_bytes
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = stream.read(1 << 20)
+        if not chunk:
+            break
+        size += len(chunk)
+        if size > max_bytes:
+            raise InputError(f"{source}: more than the {max_bytes:,}-byte limit for a {what}")
+        if b"\x00" in chunk:
+            raise InputError(f"{source}: binary data (a NUL byte), not UTF-8 text; expected a {what}")
+        chunks.append(chunk)
+    data = b"".join(chunks)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{source}: not UTF-8 text (byte {exc.start} is not valid UTF-8); expected a {what}") from None
+
+
+def write_text_atomic(path: str | Path, text: str) -> Path:
+    """Write `text` to a temporary file beside `path`, then rename it into place: never a half-written file."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return path
