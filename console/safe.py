@@ -8,8 +8,10 @@ fields the newline becomes `\\n`.
 """
 
 import re
+from typing import TYPE_CHECKING
 
-from rich.text import Text
+if TYPE_CHECKING:
+    from rich.text import Text
 
 # Complete CSI / OSC / other ESC sequences, removed whole. An unterminated OSC or DCS is not
 # removed (it would hide the rest of the text): its ESC is shown escaped instead.
@@ -58,8 +60,11 @@ def clean(value: object) -> str:
     return inert(value)
 
 
-def literal(value: object, style: str = "") -> Text:
+def literal(value: object, style: str = "") -> "Text":
     """A Rich Text that shows `value` exactly as data: markup like [bold] stays visible text."""
+    # Imported here, not at the top: the CLI prints through this module and never needs Rich.
+    from rich.text import Text
+
     return Text(clean(value), style=style)
 
 

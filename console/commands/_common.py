@@ -27,6 +27,34 @@ def open_ctx_store(ctx: click.Context, *, create: bool = False) -> Database:
     return open_store(store_path(ctx), create=create)
 
 
+# The options `suite run` and `case evaluate` share: one definition, one help text.
+suite_option = click.option(
+    "--suite", "suite_file", required=True, type=click.Path(dir_okay=False),
+    help="The task suite YAML (v1.0); its tasks with split: heldout are the held-out ones.")
+executor_option = click.option(
+    "--executor", "executor_cmd", metavar="'CMD'", default=None,
+    help="The AI under test: a command split on whitespace (no shell) that reads "
+         '{"task_id","prompt","skill"} JSON on stdin and prints its output.')
+mock_option = click.option(
+    "--mock", is_flag=True,
+    help="Use gatepost's built-in deterministic executor (and a fixed passing llm-rubric score without "
+         "--judge-command); every result is marked mock.")
+judge_command_option = click.option(
+    "--judge-command", metavar="'CMD'", default=None,
+    help='The llm-rubric judge: reads {"rubric","output"} JSON on stdin, prints {"score": 0..1}. '
+         "Without it, llm-rubric tasks are not judged (never passed) unless --mock.")
+pass_k_option = click.option(
+    "--pass-k", type=click.IntRange(min=1), default=1, show_default=True,
+    help="Attempts per task; a task passes if any attempt passes (every attempt is stored).")
+cache_dir_option = click.option(
+    "--cache-dir", type=click.Path(file_okay=False), default=None,
+    help="Cache baseline results here for 7 days (keyed by suite, baseline content and executor).")
+baseline_option = click.option(
+    "--baseline", "baseline_path", type=click.Path(), default=None,
+    help="The baseline skill to compare with: a SKILL.md file or a folder holding one "
+         "(default: an empty skill, i.e. no skill at all).")
+quiet_option = click.option("--quiet", "-q", is_flag=True, help="No progress display on stderr.")
+
 force_option = click.option("--force", is_flag=True,
                             help="Replace the output file if it exists (never the store, never a SQLite file).")
 

@@ -3,7 +3,19 @@
 import click
 
 from gatepost import output
-from gatepost.commands._common import as_option, echo_json, open_ctx_store, person
+from gatepost.commands._common import (
+    as_option,
+    baseline_option,
+    cache_dir_option,
+    echo_json,
+    executor_option,
+    judge_command_option,
+    mock_option,
+    open_ctx_store,
+    pass_k_option,
+    person,
+    suite_option,
+)
 from gatepost.commands.suite import default_artifact_dir, judge_settings
 from gatepost.store.evaluation import load_suite, make_executor, read_skill
 from gatepost.store.flows import evaluate_case
@@ -11,26 +23,19 @@ from gatepost.store.flows import evaluate_case
 
 @click.command("evaluate")
 @click.argument("case_id", metavar="ID")
-@click.option("--suite", "suite_file", required=True, type=click.Path(dir_okay=False),
-              help="The task suite YAML (v1.0); tasks with split: heldout make the held-out comparison.")
-@click.option("--executor", "executor_cmd", metavar="'CMD'", default=None,
-              help='The AI under test: a command split on whitespace (no shell), {"task_id","prompt","skill"} '
-                   "JSON on stdin, the output on stdout.")
-@click.option("--mock", is_flag=True, help="Use the built-in deterministic executor instead (results marked mock).")
+@suite_option
+@executor_option
+@mock_option
 @click.option("--producer", required=True, metavar="NAME",
               help="Who produces this evidence (an agent run or CI job); it counts only if the case lists "
                    "it as independent.")
 @click.option("--surface", "surface", multiple=True, metavar="GLOB",
               help="A glob of paths the loop may change (repeat for several; `*` crosses folders). "
                    "Without any, the candidate cannot be shown inside the surface: the guard says outside.")
-@click.option("--baseline", "baseline_path", type=click.Path(), default=None,
-              help="The baseline skill (default: an empty skill).")
-@click.option("--judge-command", metavar="'CMD'", default=None,
-              help='llm-rubric judge: {"rubric","output"} on stdin, {"score": 0..1} on stdout.')
-@click.option("--pass-k", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Attempts per task; a task passes if any attempt passes.")
-@click.option("--cache-dir", type=click.Path(file_okay=False), default=None,
-              help="Cache baseline results here for 7 days.")
+@baseline_option
+@judge_command_option
+@pass_k_option
+@cache_dir_option
 @click.option("--json", "as_json", is_flag=True, help="Print the evidence recorded and the runs as JSON.")
 @as_option
 @click.pass_context

@@ -8,12 +8,19 @@ import click
 from gatepost import output
 from gatepost.commands._common import (
     as_option,
+    baseline_option,
+    cache_dir_option,
     check_target,
     echo_json,
+    executor_option,
     force_option,
+    judge_command_option,
+    mock_option,
     open_ctx_store,
+    pass_k_option,
     person,
     store_path,
+    suite_option,
 )
 from gatepost.store.evaluation import (
     SPLIT_CHOICES,
@@ -88,27 +95,17 @@ def _our_artifact(path: Path) -> bool:
 
 
 @suite.command("run")
-@click.option("--suite", "suite_file", required=True, type=click.Path(dir_okay=False),
-              help="The task suite YAML (v1.0).")
+@suite_option
 @click.option("--skill", "skill_path", required=True, type=click.Path(),
               help="The candidate skill: a SKILL.md file or a folder holding one.")
-@click.option("--baseline", "baseline_path", type=click.Path(), default=None,
-              help="The baseline skill to compare with (default: an empty skill, i.e. no skill at all).")
-@click.option("--executor", "executor_cmd", metavar="'CMD'", default=None,
-              help="The AI under test: a command split on whitespace (no shell) that reads "
-                   '{"task_id","prompt","skill"} JSON on stdin and prints its output.')
-@click.option("--mock", is_flag=True,
-              help="Use gatepost's built-in deterministic executor (and a fixed passing llm-rubric score "
-                   "without --judge-command); every result is marked mock.")
-@click.option("--judge-command", metavar="'CMD'", default=None,
-              help='The llm-rubric judge: reads {"rubric","output"} JSON on stdin, prints {"score": 0..1}. '
-                   "Without it, llm-rubric tasks are not judged (never passed) unless --mock.")
-@click.option("--pass-k", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Attempts per task; a task passes if any attempt passes (every attempt is stored).")
+@baseline_option
+@executor_option
+@mock_option
+@judge_command_option
+@pass_k_option
 @click.option("--split", type=click.Choice(SPLIT_CHOICES), default="all", show_default=True,
               help="Which tasks to run: the tuning split, the held-out split, or all.")
-@click.option("--cache-dir", type=click.Path(file_okay=False), default=None,
-              help="Cache baseline results here for 7 days (keyed by suite, baseline content and executor).")
+@cache_dir_option
 @click.option("--output", "out_file", type=click.Path(dir_okay=False), default=None,
               help="Where to write the artifact JSON (default: evaluations/<run-id>.json beside the store); "
                    "refuses the store, a SQLite file, or an existing file without --force.")
