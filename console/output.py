@@ -9,6 +9,7 @@ gatepost.safe.inert, the function the console uses for its cells.
 
 import json
 import re
+import sys
 from typing import Any
 
 import click
@@ -53,3 +54,48 @@ def json_block(text: str, *, nl: bool = True) -> None:
     """Print JSON text made elsewhere (json.dumps with ensure_ascii=False), its raw C1/bidi characters escaped."""
     click.echo(_JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text), nl=nl)
 
+
+
+class Progress:
+    """Progress of long work on stderr: shown only when stderr is a terminal and not --quiet."""
+
+    def __init__(self, label: str, total: int | None, *, quiet: bool = False) -> None:
+        self.label, self.total, self.done = label, total, 0
+        self.enabled = not quiet and sys.stderr.isatty()
+        self._bar: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> "Progress":
+        if self.enabled:
+            # Rich is imported only here: a command that shows no progress never pays for it.
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                SpinnerColumn,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+            from rich.progress import Progress as Progress_
+
+            description = TextColumn("{task.description}", markup=False)
+            count = [BarColumn(), MofNCompleteColumn()] if self.total else [TextColumn("{task.completed} done")]
+            self._bar = Progress_(SpinnerColumn(), description, *count, TimeElapsedColumn(),
+                                  console=Console(stderr=True), transient=True)
+            self._bar.start()
+            self._task = self._bar.add_task(self._describe(None), total=self.total)
+        return self
+
+    def _describe(self, current: object) -> str:
+        """The label and the current item, inert (the column shows it without markup)."""
+        return self.label if current is None else f"{self.label} · {field(current)}"
+
+    def step(self, current: object = None, *, advance: int = 1) -> None:
+        """One more unit done; `current` (data, made inert) names what runs now."""
+        self.done += advance
+        if self._bar is not None:
+            self._bar.update(self._task, advance=advance, description=self._describe(current))
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()

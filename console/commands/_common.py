@@ -3,6 +3,7 @@
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 from sqlite_utils import Database
@@ -112,3 +113,19 @@ def write_file(path: str | Path, text: str, *, store: Path, force: bool, option:
         return write_text_atomic(target, text)
     except OSError as exc:
         raise InputError(f"{option}: {target}: cannot be written ({exc.strerror or exc})") from None
+
+
+class ReportingExecutor:
+    """An executor that reports each task it finishes to a progress display (everything else passes through)."""
+
+    def __init__(self, inner: Any, progress: output.Progress) -> None:
+        self._inner, self._progress = inner, progress
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def run(self, task_id: str, prompt: str, skill: str, *, timeout: float, attempt: int = 1) -> Any:
+        result = self._inner.run(task_id, prompt, skill, timeout=timeout, attempt=attempt)
+        if attempt == 1:
+            self._progress.step(task_id)
+        return result

@@ -3,7 +3,14 @@
 import click
 
 from gatepost import output
-from gatepost.commands._common import as_option, echo_json, open_ctx_store, person, store_path
+from gatepost.commands._common import (
+    as_option,
+    echo_json,
+    open_ctx_store,
+    person,
+    quiet_option,
+    store_path,
+)
 from gatepost.store.kernel import actors as actors_mod
 from gatepost.store.kernel import schema_version
 
@@ -68,9 +75,11 @@ def console(ctx: click.Context, as_name: str | None) -> None:
               help="Where to build the demo store (default: the global --db rule).")
 @click.option("--no-console", is_flag=True, help="Build the store and exit without opening the console.")
 @click.option("--seed", type=int, default=7, show_default=True, help="Seed of the deterministic generator.")
+@quiet_option
 @as_option
 @click.pass_context
-def demo(ctx: click.Context, db_opt: str | None, no_console: bool, seed: int, as_name: str | None) -> None:
+def demo(ctx: click.Context, db_opt: str | None, no_console: bool, seed: int, quiet: bool,
+         as_name: str | None) -> None:
     """Build a realistic demo store (replacing that file) and open the console on it.
 
     The person running it becomes a reviewer holding every capability a person
@@ -81,7 +90,8 @@ def demo(ctx: click.Context, db_opt: str | None, no_console: bool, seed: int, as
 
     path = resolve_path(db_opt) if db_opt else store_path(ctx)
     who = person(as_name)
-    summary = build_demo(path, seed=seed, person=who)
+    with output.Progress("building the demo store", None, quiet=quiet):
+        summary = build_demo(path, seed=seed, person=who)
     output.line(f"demo store built: {path} ({summary})")
     if not no_console:
         from gatepost.app import GatepostApp

@@ -8,6 +8,7 @@ from gatepost import output
 from gatepost.commands._common import as_option, echo_json, open_ctx_store, person
 from gatepost.store import cases as cases_mod
 from gatepost.store import flows
+from gatepost.store.kernel import InputError
 from gatepost.store.views import OUTCOMES
 
 SYMBOL = {"TRUE": "✔", "FALSE": "✘", "UNKNOWN": "?"}
@@ -28,7 +29,7 @@ def case() -> None:
 @as_option
 @click.pass_context
 def case_import(ctx: click.Context, files: tuple[str, ...], as_name: str | None) -> None:
-    """Import case FILES (YAML, format in DESIGN.md "Case file"); importing an id again moves its candidate."""
+    """Import case FILES (YAML, format in README.md "The protocol"); importing an id again moves its candidate."""
     db = open_ctx_store(ctx, create=True)
     who = person(as_name)
     for path in files:
@@ -147,6 +148,8 @@ def case_evidence(ctx: click.Context, case_id: str, kind: str, result: str, prod
 def case_decide(ctx: click.Context, case_id: str, outcome: str, note: str | None, based_on_seq: int | None,
                 as_name: str | None) -> None:
     """Close a case as kept, rejected, proposed or inconclusive; refused (exit 3) unless the protocol allows it."""
+    if outcome == "inconclusive" and not (note or "").strip():
+        raise InputError("a reason is required to close a case inconclusive (--note TEXT)")
     db = open_ctx_store(ctx)
     who = person(as_name)
     decision_id = flows.decide(db, case_id, outcome, actor=who, note=note, based_on_seq=based_on_seq)

@@ -4,6 +4,7 @@ import click
 
 from gatepost import output
 from gatepost.commands._common import (
+    ReportingExecutor,
     as_option,
     baseline_option,
     cache_dir_option,
@@ -14,6 +15,7 @@ from gatepost.commands._common import (
     open_ctx_store,
     pass_k_option,
     person,
+    quiet_option,
     suite_option,
 )
 from gatepost.commands.suite import default_artifact_dir, judge_settings
@@ -37,11 +39,12 @@ from gatepost.store.flows import evaluate_case
 @pass_k_option
 @cache_dir_option
 @click.option("--json", "as_json", is_flag=True, help="Print the evidence recorded and the runs as JSON.")
+@quiet_option
 @as_option
 @click.pass_context
 def evaluate(ctx: click.Context, case_id: str, suite_file: str, executor_cmd: str | None, mock: bool,
              producer: str, surface: tuple[str, ...], baseline_path: str | None, judge_command: str | None,
-             pass_k: int, cache_dir: str | None, as_json: bool, as_name: str | None) -> None:
+             pass_k: int, cache_dir: str | None, as_json: bool, quiet: bool, as_name: str | None) -> None:
     """Evaluate case ID's current candidate and record the evidence, by --producer.
 
     Records a guard_check (outside / leaked / clean), a tuning_comparison from
@@ -55,9 +58,12 @@ def evaluate(ctx: click.Context, case_id: str, suite_file: str, executor_cmd: st
     settings = judge_settings(judge_command, mock)
     base_path, base_text = read_skill(baseline_path, option="--baseline") if baseline_path else (None, "")
     db = open_ctx_store(ctx)
-    report = evaluate_case(db, case_id, loaded, executor=executor, producer=producer, surface=list(surface),
-                           baseline_text=base_text, baseline_path=base_path, judges=settings, pass_k=pass_k,
-                           cache_dir=cache_dir, artifact_dir=default_artifact_dir(ctx), actor=person(as_name))
+    total = None if cache_dir else 4 * len(loaded.tasks_in("tuning")) + 2 * len(loaded.tasks_in("heldout"))
+    with output.Progress(f"case evaluate {output.field(case_id)}", total, quiet=quiet) as progress:
+        report = evaluate_case(db, case_id, loaded, executor=ReportingExecutor(executor, progress),
+                               producer=producer, surface=list(surface), baseline_text=base_text,
+                               baseline_path=base_path, judges=settings, pass_k=pass_k, cache_dir=cache_dir,
+                               artifact_dir=default_artifact_dir(ctx), actor=person(as_name))
     if as_json:
         echo_json(report)
         return

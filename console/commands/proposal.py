@@ -1,5 +1,7 @@
 """Proposals waiting for a person: import, list, show, mark accepted / declined / needs changes."""
 
+import difflib
+
 import click
 
 from gatepost import output
@@ -67,10 +69,11 @@ def proposal_list(ctx: click.Context, status: str | None, search: str | None, li
 
 @proposal.command("show")
 @click.argument("proposal_id", metavar="ID")
-@click.option("--json", "as_json", is_flag=True, help="Print the proposal, its gate results and marks as JSON.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the proposal (with before_body and after_body), its gate results and marks as JSON.")
 @click.pass_context
 def proposal_show(ctx: click.Context, proposal_id: str, as_json: bool) -> None:
-    """Show one proposal: its fields, gate results, marks and, for a case, the case's claims."""
+    """Show one proposal: its fields, content, before/after diff, gate results, marks and a case's claims."""
     found = get_proposal(open_ctx_store(ctx), proposal_id)
     if not found:
         raise InputError(f"proposal {proposal_id}: no such proposal (gatepost proposal list)")
@@ -83,6 +86,16 @@ def proposal_show(ctx: click.Context, proposal_id: str, as_json: bool) -> None:
     for key in ("title", "kind", "confidence", "rationale", "case_id"):
         if found.get(key) is not None:
             output.line(f"{key}: {found[key]}")
+    before, after = found.get("before_body"), found.get("after_body")
+    if after is not None:
+        output.line("content:")
+        for text in after.splitlines():
+            output.line(f"  | {text}")
+        output.line("diff:")
+        diff = list(difflib.unified_diff((before or "").splitlines(), after.splitlines(), "before", "after",
+                                         lineterm=""))
+        for text in diff or ["  (no difference)"]:
+            output.line(text)
     for g in found["gate_results"]:
         output.line(f"gate {g['at']}: {gate_status(g)}: {g['reason']}")
     for m in found["marks"]:

@@ -7,6 +7,7 @@ import click
 
 from gatepost import output
 from gatepost.commands._common import (
+    ReportingExecutor,
     as_option,
     baseline_option,
     cache_dir_option,
@@ -19,6 +20,7 @@ from gatepost.commands._common import (
     open_ctx_store,
     pass_k_option,
     person,
+    quiet_option,
     store_path,
     suite_option,
 )
@@ -114,12 +116,13 @@ def _our_artifact(path: Path) -> bool:
 @click.option("--fail-on-regression", is_flag=True,
               help="Exit with status 1 when the verdict is fail (the candidate's pass rate is below the "
                    "baseline's); a tie passes. For CI.")
+@quiet_option
 @as_option
 @click.pass_context
 def suite_run(ctx: click.Context, suite_file: str, skill_path: str, baseline_path: str | None,
               executor_cmd: str | None, mock: bool, judge_command: str | None, pass_k: int, split: str,
               cache_dir: str | None, out_file: str | None, force: bool, as_json: bool, fail_on_regression: bool,
-              as_name: str | None) -> None:
+              quiet: bool, as_name: str | None) -> None:
     """Run the suite for a candidate skill and its baseline; store the run and write the artifact.
 
     Prints the pass rates, the delta (candidate - baseline) and the verdict
@@ -134,10 +137,12 @@ def suite_run(ctx: click.Context, suite_file: str, skill_path: str, baseline_pat
     cand_path, cand_text = read_skill(skill_path, option="--skill")
     base_path, base_text = read_skill(baseline_path, option="--baseline") if baseline_path else (None, "")
     db = open_ctx_store(ctx, create=True)
-    artifact = evaluate(db, loaded, candidate_text=cand_text, candidate_path=cand_path, baseline_text=base_text,
-                        baseline_path=base_path, executor=executor, judges=settings, pass_k=pass_k, split=split,
-                        cache_dir=cache_dir, output=out_file, actor=person(as_name),
-                        artifact_dir=default_artifact_dir(ctx))
+    total = None if cache_dir else 2 * len(loaded.tasks_in(split))
+    with output.Progress("suite run", total, quiet=quiet) as progress:
+        artifact = evaluate(db, loaded, candidate_text=cand_text, candidate_path=cand_path, baseline_text=base_text,
+                            baseline_path=base_path, executor=ReportingExecutor(executor, progress), judges=settings,
+                            pass_k=pass_k, split=split, cache_dir=cache_dir, output=out_file, actor=person(as_name),
+                            artifact_dir=default_artifact_dir(ctx))
     if as_json:
         echo_json(artifact)
     else:
