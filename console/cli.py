@@ -11,6 +11,7 @@ silently. SUBCOMMANDS adds commands another module defines to a group (e.g.
 import importlib
 import io
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 import click
@@ -118,7 +119,7 @@ class GatepostGroup(click.Group):
         rows = []
         for name in names:
             if name in COMMANDS:
-                short = click.utils.make_default_short_help(COMMANDS[name][2], limit)
+                short = click.Command(name, help=COMMANDS[name][2]).get_short_help_str(limit)  # as click shortens
             else:
                 short = self._loaded[name].get_short_help_str(limit)
             rows.append((name, short))
@@ -142,12 +143,13 @@ class GatepostGroup(click.Group):
             output.error(exc)
             sys.exit(code)
 
-    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,  # type: ignore[override]
+             complete_var: str | None = None, standalone_mode: bool = True, **extra: Any) -> Any:
         """Click's usage errors quote what was typed (a value with an escape): they go through the output layer."""
         if not standalone_mode:
-            return super().main(*args, standalone_mode=False, **kwargs)
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:
-            result = super().main(*args, standalone_mode=False, **kwargs)
+            result = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.ClickException as exc:
             shown = io.StringIO()
             exc.show(file=shown)

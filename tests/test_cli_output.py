@@ -222,3 +222,38 @@ def test_report_to_a_real_terminal_pipe_is_inert(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "\x1b" not in proc.stdout and "\u202e" not in proc.stdout and "<U+202E>" in proc.stdout
     assert os.path.exists(tmp_path / "store.db")
+
+
+HOSTILE = "T\x1b]52;c;cm0gLXJmIH4=\x07\x1b[2J\u202eX\x9b31m\u200bY\x1bc\nforged line"
+
+
+def test_foreign_programs_cannot_drive_the_terminal(cli, tmp_path):
+    """The gate's scorer reason and an executor's output reach the terminal inert."""
+    import sys
+
+    from .evaluator_helpers import contains_task, write_suite
+    from .test_gate import SAMPLE
+
+    scorer = tmp_path / "scorer.py"
+    scorer.write_text(f"import json, sys\nsys.stdin.read()\nprint(json.dumps({{'passed': False, 'reason': {HOSTILE!r}}}))\n")
+    config = tmp_path / "gate.toml"
+    config.write_text(f'[auto_improve.eval]\nenabled = true\ncommand = "{sys.executable} {scorer}"\n'
+                      'targets = ["procedures"]\ntimeout_secs = 20\n')
+    executor = tmp_path / "executor.py"
+    executor.write_text(f"import sys\nsys.stdin.read()\nprint({HOSTILE!r})\nprint({HOSTILE!r}, file=sys.stderr)\n")
+    suite = write_suite(tmp_path / "s", [contains_task("t1", "p", ["never"])])
+    skill = tmp_path / "SKILL.md"
+    skill.write_text("skill")
+    runs = [
+        cli("gate", "--config", str(config), "--proposal", str(SAMPLE)),
+        cli("gate", "--config", str(config), "--proposal", str(SAMPLE), "--json"),
+        cli("suite", "run", "--suite", str(suite), "--skill", str(skill), "--executor",
+            f"{sys.executable} {executor}"),
+        cli("proposal", "list"),
+    ]
+    for result in runs:
+        for shown in (result.stdout, result.stderr):
+            bad = FORBIDDEN.search(shown)
+            assert bad is None, (repr(bad.group()), shown[:400])
+    assert runs[0].exit_code == 1 and "<U+202E>X<U+200B>Y\\x1bc" in runs[0].stdout
+    assert "\\u009b31m" in runs[1].stdout
