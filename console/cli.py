@@ -1,45 +1,164 @@
-"""The `gatepost` command. Each area's commands live in console/commands/<area>.py.
+"""The `gatepost` command: every command is listed here, and each is imported only when it runs.
 
-Every module there exposes COMMANDS, a list of click commands or groups,
-and may expose SUBCOMMANDS, {group name: [commands]}, to add commands to a
-group another module owns (e.g. `case evaluate`); they are registered here,
-so adding an area never edits this file.
+COMMANDS names each top-level command's module, attribute and short help, so
+`gatepost --help` lists them all without importing any (no Textual, no
+sqlite-utils, no store: see benchmarks/cli_startup.py). A command missing from
+the table does not exist; a wrong entry fails `tests/test_cli_layer.py`, never
+silently. SUBCOMMANDS adds commands another module defines to a group (e.g.
+`case evaluate`).
 """
 
 import importlib
-import pkgutil
+import io
 import sys
+from collections.abc import Sequence
+from typing import Any
 
 import click
 
-from gatepost import commands
-from gatepost.safe import clean
-from gatepost.store.kernel import GatepostError
+from gatepost import output
+
+# name -> (module, attribute, short help shown by `gatepost --help`; a test keeps it equal to the command's own)
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "actors": ("gatepost.commands.base", "actors", "People and producers of the store, and their capabilities."),
+    "bootstrap": ("gatepost.commands.bootstrap", "bootstrap",
+                  "Store a DRAFT manifest for NAME from its last successful runs; a person must approve it."),
+    "case": ("gatepost.commands.case", "case",
+             "Cases of eval.gated_change/1: a loop's candidate change, its evidence, and the decision on it."),
+    "console": ("gatepost.commands.base", "console", "Open the review console on the store."),
+    "demo": ("gatepost.commands.base", "demo",
+             "Build a realistic demo store (replacing that file) and open the console on it."),
+    "gate": ("gatepost.commands.gate", "gate",
+             "Run the scorer gate on a proposal and record the proposal (if new) and the gate result."),
+    "init": ("gatepost.commands.base", "init",
+             "Create an empty store (or migrate an existing one) at the --db location."),
+    "manifest": ("gatepost.commands.manifest", "manifest_group",
+                 "Assertion manifests: import a person's file, review drafts, list versions."),
+    "proposal": ("gatepost.commands.proposal", "proposal",
+                 "Proposals (ai-memory proposals and cases decided `proposed`) waiting for a person."),
+    "protocol": ("gatepost.commands.protocol", "protocol",
+                 "Protocol files (format protocol/1) and their fixtures (format els-fixture/1)."),
+    "report": ("gatepost.commands.report", "report", "Reports for people who are not at the console."),
+    "screenshots": ("gatepost.commands.screenshots", "screenshots",
+                    "Build a demo store in a temporary folder and save an SVG of every screen and dialog."),
+    "serve": ("gatepost.commands.serve", "serve",
+              "Serve the review console to a web browser (each tab runs its own console)."),
+    "skills": ("gatepost.commands.skills", "skills_group",
+               "Installed skills: their runs, their evals against a manifest, their regression states."),
+    "state": ("gatepost.commands.state", "state_group",
+              "Import or export evals-state.json, aeon's local file of regression states."),
+    "suite": ("gatepost.commands.suite", "suite",
+              "Task suites (YAML v1.0): validate them and run a candidate skill against its baseline."),
+}
+# group name -> [(module, attribute)] of commands added to a group another module owns
+SUBCOMMANDS: dict[str, list[tuple[str, str]]] = {
+    "case": [("gatepost.commands.case_evaluate", "evaluate")],
+}
+
+ERRORS_MODULE = "gatepost.store.kernel.errors"
 
 
-def _one_line(message: str) -> str:
-    """An error message as one printable line: data quoted in it (a key with a newline, an escape) stays inert."""
-    return clean(message.replace("\r", "\\r").replace("\n", "\\n"))
+def load_command(name: str) -> click.Command:
+    """Import the command `name` of COMMANDS, with the subcommands other modules add to it."""
+    module, attribute, _ = COMMANDS[name]
+    command = getattr(importlib.import_module(module), attribute)
+    if not isinstance(command, click.Command):
+        raise TypeError(f"{module}.{attribute} is not a click command")
+    for sub_module, sub_attribute in SUBCOMMANDS.get(name, []):
+        sub = getattr(importlib.import_module(sub_module), sub_attribute)
+        if not isinstance(command, click.Group):
+            raise TypeError(f"{module}.{attribute} is not a group; cannot add {sub_module}.{sub_attribute}")
+        command.add_command(sub)
+    return command
+
+
+def _gatepost_error(exc: BaseException) -> int | None:
+    """The exit code of one of gatepost's errors for people, else None.
+
+    The errors module is looked up, not imported: if it was never imported, no
+    command raised one, and `gatepost --help` never pays for the store.
+    """
+    errors = sys.modules.get(ERRORS_MODULE)
+    if errors is not None and isinstance(exc, errors.GatepostError):
+        return int(exc.exit_code)  # type: ignore[attr-defined]
+    return None
 
 
 class GatepostGroup(click.Group):
-    """Turns gatepost's errors into one line and an exit code (2 bad input, 3 refused)."""
+    """The top-level group: commands loaded on first use, and gatepost's errors as one line and an exit code."""
 
-    def invoke(self, ctx: click.Context):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._loaded: dict[str, click.Command] = {}
+        super().__init__(*args, **kwargs)
+
+    @property  # type: ignore[override]
+    def commands(self) -> dict[str, click.Command]:
+        """Every command, loaded (for code that walks the tree, such as the help test)."""
+        for name in COMMANDS:
+            self.get_command(None, name)  # type: ignore[arg-type]
+        return self._loaded
+
+    @commands.setter
+    def commands(self, value: dict[str, click.Command]) -> None:
+        self._loaded.update(value)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(COMMANDS) | set(self._loaded))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self._loaded and cmd_name in COMMANDS:
+            self._loaded[cmd_name] = load_command(cmd_name)
+        return self._loaded.get(cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list from the static table: `--help` imports no command module."""
+        names = self.list_commands(ctx)
+        if not names:
+            return
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = []
+        for name in names:
+            if name in COMMANDS:
+                short = click.Command(name, help=COMMANDS[name][2]).get_short_help_str(limit)  # as click shortens
+            else:
+                short = self._loaded[name].get_short_help_str(limit)
+            rows.append((name, short))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+    def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except GatepostError as exc:
-            click.echo(f"gatepost: {_one_line(str(exc))}", err=True)
-            sys.exit(exc.exit_code)
-        except click.exceptions.Exit:
-            raise
-        except click.ClickException:
+        except (click.exceptions.Exit, click.ClickException):
             raise
         except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
-            click.echo(f"gatepost: {exc.filename}: {exc.strerror}", err=True)
+            output.error(f"{exc.filename}: {exc.strerror}")
             sys.exit(2)
         except BrokenPipeError:
             sys.exit(0)
+        except Exception as exc:
+            code = _gatepost_error(exc)
+            if code is None:
+                raise
+            output.error(exc)
+            sys.exit(code)
+
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,  # type: ignore[override]
+             complete_var: str | None = None, standalone_mode: bool = True, **extra: Any) -> Any:
+        """Click's usage errors quote what was typed (a value with an escape): they go through the output layer."""
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            result = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.ClickException as exc:
+            shown = io.StringIO()
+            exc.show(file=shown)
+            output.block(shown.getvalue().rstrip("\n"), err=True)
+            sys.exit(exc.exit_code)
+        except click.Abort:
+            output.line("Aborted!", err=True)
+            sys.exit(1)
+        sys.exit(result if isinstance(result, int) else 0)
 
 
 @click.group(cls=GatepostGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -60,19 +179,3 @@ def main(ctx: click.Context, db_path: str | None) -> None:
     """
     ctx.ensure_object(dict)
     ctx.obj["db_path"] = db_path
-
-
-def _register() -> None:
-    modules = [importlib.import_module(f"{commands.__name__}.{info.name}")
-               for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name)]
-    for module in modules:
-        for command in getattr(module, "COMMANDS", []):
-            main.add_command(command)
-    for module in modules:
-        for group_name, subcommands in getattr(module, "SUBCOMMANDS", {}).items():
-            group = main.commands[group_name]
-            for command in subcommands:
-                group.add_command(command)
-
-
-_register()

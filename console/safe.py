@@ -1,32 +1,70 @@
-"""Text from data is shown literally: no Rich markup, no terminal escapes, ever."""
+"""Text from data is shown literally: no Rich markup, no terminal escapes, no hidden characters, ever.
+
+`inert` is the one function every screen cell, CLI line, report and JSON document goes
+through: complete terminal escape sequences (CSI, OSC, DCS, 8-bit CSI) are removed whole,
+every other C0/C1 control, DEL and lone ESC becomes a visible `\\x1b`-style escape, bidi
+controls and zero-width characters become visible `<U+202E>` marks, and in one-line
+fields the newline becomes `\\n`.
+"""
 
 import re
+from typing import TYPE_CHECKING
 
-from rich.text import Text
+if TYPE_CHECKING:
+    from rich.text import Text
 
-# CSI / OSC / other ESC sequences, then any remaining C0/C1 control except newline and tab.
+# Complete CSI / OSC / other ESC sequences, removed whole. An unterminated OSC or DCS is not
+# removed (it would hide the rest of the text): its ESC is shown escaped instead.
 _ESCAPES = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI ... final byte
-    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC ... BEL or ST
-    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"  # DCS / SOS / PM / APC
-    r"|\x1b[@-Z\\-_]?"  # other two-byte escapes, or a lone ESC
-    r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
+    r"|\x1b\][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)"  # OSC ... BEL or ST
+    r"|\x1b[PX^_][^\x1b\x9c]*(?:\x1b\\|\x9c)"  # DCS / SOS / PM / APC ... ST
+    r"|\x1b[@-OQ-WYZ\\]"  # other two-byte escapes (not the openers of CSI, OSC, DCS, SOS, PM, APC)
+    r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI (other C1 controls are shown escaped one by one)
 )
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Bidi controls and zero-width characters: they reorder or hide text, so they are shown as marks.
+BIDI_AND_INVISIBLE = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c" \
+                     "\u200b\u200c\u200d\u2060\ufeff\u2028\u2029"
+# Every character made visible: C0 controls (newline and tab handled apart), DEL, C1, bidi, zero-width.
+# Lone surrogates (from a JSON "\\ud800") cannot even be encoded: shown as marks too.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff" + BIDI_AND_INVISIBLE + "]")
+_UNSAFE_ONE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff" + BIDI_AND_INVISIBLE + "]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _shown(match: re.Match) -> str:
+    char = match.group()
+    if char in _NAMED:
+        return _NAMED[char]
+    code = ord(char)
+    return f"\\x{code:02x}" if code <= 0xFF else f"<U+{code:04X}>"
+
+
+def inert(value: object, *, one_line: bool = False) -> str:
+    """The text of `value` safe to show anywhere: nothing in it can drive a terminal or hide text.
+
+    one_line: newline, carriage return and tab are escaped too, so a field cannot forge a line.
+    """
+    if value is None:
+        return ""
+    text = value if isinstance(value, str) else str(value)
+    text = _ESCAPES.sub("", text)
+    if one_line:
+        return _UNSAFE_ONE_LINE.sub(_shown, text)
+    text = text.replace("\r\n", "\n")
+    return _UNSAFE.sub(_shown, text)
 
 
 def clean(value: object) -> str:
-    """The printable text of a value: escape sequences and control characters removed."""
-    if value is None:
-        return ""
-    text = str(value)
-    text = _ESCAPES.sub("", text)
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return _CONTROLS.sub(lambda m: "\N{REPLACEMENT CHARACTER}" if m.group() != "\x1b" else "", text)
+    """The printable text of a value (multi-line): `inert`, the same function the CLI prints through."""
+    return inert(value)
 
 
-def literal(value: object, style: str = "") -> Text:
+def literal(value: object, style: str = "") -> "Text":
     """A Rich Text that shows `value` exactly as data: markup like [bold] stays visible text."""
+    # Imported here, not at the top: the CLI prints through this module and never needs Rich.
+    from rich.text import Text
+
     return Text(clean(value), style=style)
 
 

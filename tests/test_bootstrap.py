@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from gatepost.store.kernel import RefusedError, add_actor
+from gatepost.store.kernel import InputError, RefusedError, add_actor
 from gatepost.store.skills import (
     DEFAULT_FORBIDDEN,
     active_version,
@@ -101,7 +101,7 @@ def test_fewer_runs_than_needed_is_refused_and_stores_nothing(people):
 
 
 def test_unknown_skill_is_refused(people):
-    with pytest.raises(RefusedError, match="no skill 'nope'"):
+    with pytest.raises(InputError, match="no skill 'nope'"):  # bad input (exit 2), not a refusal: issue 17 #4
         bootstrap(people, "nope", actor="bruno")
 
 
@@ -118,8 +118,6 @@ def test_cli_bootstrap_json_and_refusal(people, cli):
 
 
 def test_a_sample_too_small_to_mean_anything_is_bad_input(people, cli):
-    from gatepost.store.kernel import InputError
-
     with pytest.raises(InputError, match="--sample: expected at least 3"):
         propose(people, "hn-digest", sample=2)
     assert cli("bootstrap", "--skill", "hn-digest", "--sample", "1").exit_code == 2

@@ -81,9 +81,9 @@ def test_a_case_listing_its_author_as_independent_is_refused(db):
 
 @pytest.mark.parametrize("change,message", [
     (lambda d: d["candidate"]["basis"].update(design=2), "candidate.basis.design: expected a string"),
-    (lambda d: d["candidate"]["basis"].pop("baseline"), "candidate.basis.baseline: expected a string"),
+    (lambda d: d["candidate"]["basis"].pop("baseline"), "candidate.basis.baseline: missing (expected a string)"),
     (lambda d: d["candidate"]["basis"].update(seed="x"), "candidate.basis.seed: unknown field"),
-    (lambda d: d.pop("title"), "title: expected a string"),
+    (lambda d: d.pop("title"), "title: missing (expected a one-line title of the change)"),
     (lambda d: d.update(colour="red"), "colour: unknown field"),
     (lambda d: d.update(protocol="eval.gated_change/7"), "protocol: unknown protocol"),
     (lambda d: d["evidence"].append({"kind": "vibes", "result": "good", "producer": "run-52"}),
@@ -320,7 +320,8 @@ def test_cli_errors_are_one_line_with_exit_codes(people, cli):
     stale = cli("case", "decide", "case-0050", "proposed", "--as", "bruno", "--seq", "1")
     assert stale.exit_code == 3 and "case changed since you looked" in stale.output
     inconclusive = cli("case", "decide", "case-0050", "inconclusive", "--as", "bruno")
-    assert inconclusive.exit_code == 3 and "with a reason (--note)" in inconclusive.output
+    assert inconclusive.exit_code == 2  # bad input, not a refusal (issue 17 #6)
+    assert "a reason is required to close a case inconclusive (--note TEXT)" in inconclusive.output
     assert cli("case", "list").output.startswith("case-0050")
 
 

@@ -40,7 +40,7 @@ def test_every_problem_is_reported_with_task_and_field():
         "task absolute: judge.test_file: expected a relative path",
         "task no-rubric: judge.rubric: expected a non-empty string",
         "task bad-split: split: expected tuning or heldout",
-        "tasks[11]: id: expected a non-empty string",
+        "tasks[11]: id: missing (expected a non-empty string)",
     ]
     for expected in expectations:
         assert expected in text, expected

@@ -1,13 +1,16 @@
 """What every command module shares: the store of this invocation, the person, JSON output."""
 
-import json
+import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 from sqlite_utils import Database
 
+from gatepost import output
 from gatepost.identity import resolve_person
-from gatepost.store.kernel import open_store, resolve_path
+from gatepost.store.kernel import InputError, open_store, resolve_path, write_text_atomic
 
 as_option = click.option(
     "--as", "as_name", metavar="NAME", default=None,
@@ -25,9 +28,104 @@ def open_ctx_store(ctx: click.Context, *, create: bool = False) -> Database:
     return open_store(store_path(ctx), create=create)
 
 
+# The options `suite run` and `case evaluate` share: one definition, one help text.
+suite_option = click.option(
+    "--suite", "suite_file", required=True, type=click.Path(dir_okay=False),
+    help="The task suite YAML (v1.0); its tasks with split: heldout are the held-out ones.")
+executor_option = click.option(
+    "--executor", "executor_cmd", metavar="'CMD'", default=None,
+    help="The AI under test: a command split on whitespace (no shell) that reads "
+         '{"task_id","prompt","skill"} JSON on stdin and prints its output.')
+mock_option = click.option(
+    "--mock", is_flag=True,
+    help="Use gatepost's built-in deterministic executor (and a fixed passing llm-rubric score without "
+         "--judge-command); every result is marked mock.")
+judge_command_option = click.option(
+    "--judge-command", metavar="'CMD'", default=None,
+    help='The llm-rubric judge: reads {"rubric","output"} JSON on stdin, prints {"score": 0..1}. '
+         "Without it, llm-rubric tasks are not judged (never passed) unless --mock.")
+pass_k_option = click.option(
+    "--pass-k", type=click.IntRange(min=1), default=1, show_default=True,
+    help="Attempts per task; a task passes if any attempt passes (every attempt is stored).")
+cache_dir_option = click.option(
+    "--cache-dir", type=click.Path(file_okay=False), default=None,
+    help="Cache baseline results here for 7 days (keyed by suite, baseline content and executor).")
+baseline_option = click.option(
+    "--baseline", "baseline_path", type=click.Path(), default=None,
+    help="The baseline skill to compare with: a SKILL.md file or a folder holding one "
+         "(default: an empty skill, i.e. no skill at all).")
+quiet_option = click.option("--quiet", "-q", is_flag=True, help="No progress display on stderr.")
+
+force_option = click.option("--force", is_flag=True,
+                            help="Replace the output file if it exists (never the store, never a SQLite file).")
+
+
 def person(as_name: str | None) -> str:
     return resolve_person(as_name)
 
 
-def echo_json(value) -> None:
-    click.echo(json.dumps(value, indent=2, ensure_ascii=False))
+def echo_json(value: object) -> None:
+    """Print a value as JSON through the output layer (controls, C1, bidi escaped)."""
+    output.json_out(value)
+
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def check_target(path: str | Path, *, store: Path, force: bool, option: str = "--output",
+                 ours: Callable[[Path], bool] | None = None) -> Path:
+    """Refuse to write over the store (or its -wal/-shm/-journal), any SQLite file, or an existing file
+    unless --force or `ours` recognises it as a file gatepost wrote there (an artifact it may refresh):
+    a report or export never destroys what is not ours. Returns the resolved path."""
+    target = Path(path).expanduser().resolve()
+    own = store.expanduser().resolve()
+    if target in {own, *(own.with_name(own.name + s) for s in ("-wal", "-shm", "-journal"))} or (
+            target.exists() and own.exists() and _same_file(target, own)):
+        raise InputError(f"{option}: {target}: is the store itself; choose another file")
+    if target.is_dir():
+        raise InputError(f"{option}: {target}: is a folder, expected a file")
+    if target.exists():
+        try:
+            with open(target, "rb") as handle:
+                header = handle.read(len(SQLITE_HEADER))
+        except OSError as exc:
+            raise InputError(f"{option}: {target}: cannot be read to check it ({exc.strerror})") from None
+        if header == SQLITE_HEADER:
+            raise InputError(f"{option}: {target}: is a SQLite database; gatepost never writes over one")
+        if not force and not (ours and ours(target)):
+            raise InputError(f"{option}: {target}: already exists; add --force to replace it")
+    if not target.parent.is_dir():
+        raise InputError(f"{option}: {target.parent}: no such folder")
+    return target
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def write_file(path: str | Path, text: str, *, store: Path, force: bool, option: str = "--output") -> Path:
+    """Write data we made to `path` after check_target, through a temporary file renamed into place."""
+    target = check_target(path, store=store, force=force, option=option)
+    try:
+        return write_text_atomic(target, text)
+    except OSError as exc:
+        raise InputError(f"{option}: {target}: cannot be written ({exc.strerror or exc})") from None
+
+
+class ReportingExecutor:
+    """An executor that reports each task it finishes to a progress display (everything else passes through)."""
+
+    def __init__(self, inner: Any, progress: output.Progress) -> None:
+        self._inner, self._progress = inner, progress
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def run(self, task_id: str, prompt: str, skill: str, *, timeout: float, attempt: int = 1) -> Any:
+        result = self._inner.run(task_id, prompt, skill, timeout=timeout, attempt=attempt)
+        if attempt == 1:
+            self._progress.step(task_id)
+        return result

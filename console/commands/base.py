@@ -2,7 +2,15 @@
 
 import click
 
-from gatepost.commands._common import as_option, echo_json, open_ctx_store, person, store_path
+from gatepost import output
+from gatepost.commands._common import (
+    as_option,
+    echo_json,
+    open_ctx_store,
+    person,
+    quiet_option,
+    store_path,
+)
 from gatepost.store.kernel import actors as actors_mod
 from gatepost.store.kernel import schema_version
 
@@ -12,7 +20,7 @@ from gatepost.store.kernel import schema_version
 def init(ctx: click.Context) -> None:
     """Create an empty store (or migrate an existing one) at the --db location."""
     db = open_ctx_store(ctx, create=True)
-    click.echo(f"store ready: {store_path(ctx)} (schema version {schema_version(db)})")
+    output.line(f"store ready: {store_path(ctx)} (schema version {schema_version(db)})")
 
 
 @click.group()
@@ -32,7 +40,7 @@ def actors_add(ctx: click.Context, name: str, kind: str, caps: tuple[str, ...], 
     """Add an actor NAME, or grant more capabilities to an existing one."""
     db = open_ctx_store(ctx, create=True)
     actor = actors_mod.add_actor(db, name, kind, caps, by=person(as_name))
-    click.echo(f"{actor['name']} ({actor['kind']}): {', '.join(actor['capabilities']) or 'no capabilities'}")
+    output.line(f"{actor['name']} ({actor['kind']}): {', '.join(actor['capabilities']) or 'no capabilities'}")
 
 
 @actors.command("list")
@@ -46,9 +54,9 @@ def actors_list(ctx: click.Context, as_json: bool) -> None:
                     "created_at": r["created_at"]} for r in rows])
         return
     if not rows:
-        click.echo("no actors yet: gatepost actors add NAME --capability CAP")
+        output.line("no actors yet: gatepost actors add NAME --capability CAP")
     for r in rows:
-        click.echo(f"{r['name']:<20} {r['kind']:<9} {' '.join(r['capabilities'])}")
+        output.line(f"{r['name']:<20} {r['kind']:<9} {' '.join(r['capabilities'])}")
 
 
 @click.command()
@@ -67,9 +75,11 @@ def console(ctx: click.Context, as_name: str | None) -> None:
               help="Where to build the demo store (default: the global --db rule).")
 @click.option("--no-console", is_flag=True, help="Build the store and exit without opening the console.")
 @click.option("--seed", type=int, default=7, show_default=True, help="Seed of the deterministic generator.")
+@quiet_option
 @as_option
 @click.pass_context
-def demo(ctx: click.Context, db_opt: str | None, no_console: bool, seed: int, as_name: str | None) -> None:
+def demo(ctx: click.Context, db_opt: str | None, no_console: bool, seed: int, quiet: bool,
+         as_name: str | None) -> None:
     """Build a realistic demo store (replacing that file) and open the console on it.
 
     The person running it becomes a reviewer holding every capability a person
@@ -80,8 +90,9 @@ def demo(ctx: click.Context, db_opt: str | None, no_console: bool, seed: int, as
 
     path = resolve_path(db_opt) if db_opt else store_path(ctx)
     who = person(as_name)
-    summary = build_demo(path, seed=seed, person=who)
-    click.echo(f"demo store built: {path} ({summary})")
+    with output.Progress("building the demo store", None, quiet=quiet):
+        summary = build_demo(path, seed=seed, person=who)
+    output.line(f"demo store built: {path} ({summary})")
     if not no_console:
         from gatepost.app import GatepostApp
 

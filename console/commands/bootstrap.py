@@ -2,6 +2,7 @@
 
 import click
 
+from gatepost import output
 from gatepost.commands._common import as_option, echo_json, open_ctx_store, person
 from gatepost.store.skills import bootstrapping as bootstrap_mod
 
@@ -30,12 +31,12 @@ def bootstrap(ctx: click.Context, skill: str, sample: int, as_json: bool, as_nam
                    "assertions": draft["assertions"], "evidence": draft["evidence"]})
         return
     ev = draft["evidence"]
-    click.echo(f"draft {draft['id']} for {skill} (pending review; never active until approved)")
-    click.echo(f"sampled {', '.join(r['id'] for r in ev['runs'])}")
-    click.echo(f"word counts {ev['word_counts']} -> p25 {ev['min_words']['value']:g} -> min_words "
+    output.line(f"draft {draft['id']} for {skill} (pending review; never active until approved)")
+    output.line(f"sampled {', '.join(r['id'] for r in ev['runs'])}")
+    output.line(f"word counts {ev['word_counts']} -> p25 {ev['min_words']['value']:g} -> min_words "
                f"{draft['assertions']['min_words']}")
-    click.echo(draft["yaml"].rstrip())
-    click.echo(f"next: gatepost manifest approve {draft['id']} --as NAME  |  "
+    output.block(draft["yaml"].rstrip())
+    output.line(f"next: gatepost manifest approve {draft['id']} --as NAME  |  "
                f"gatepost manifest reject {draft['id']} --as NAME --note …")
 
 

@@ -4,18 +4,19 @@ import json
 
 import click
 
+from gatepost import output
 from gatepost.commands._common import as_option, echo_json, open_ctx_store, person
-from gatepost.safe import clean
 from gatepost.store import cases as cases_mod
 from gatepost.store import flows
+from gatepost.store.kernel import InputError
 from gatepost.store.views import OUTCOMES
 
 SYMBOL = {"TRUE": "✔", "FALSE": "✘", "UNKNOWN": "?"}
 
 
 def _say(text: str) -> None:
-    """Print a line made from data: escape sequences and control characters never reach the terminal."""
-    click.echo(clean(text))
+    """Print a line made from data through the output layer: one line, nothing in it drives the terminal."""
+    output.line(text)
 
 
 @click.group()
@@ -28,7 +29,7 @@ def case() -> None:
 @as_option
 @click.pass_context
 def case_import(ctx: click.Context, files: tuple[str, ...], as_name: str | None) -> None:
-    """Import case FILES (YAML, format in DESIGN.md "Case file"); importing an id again moves its candidate."""
+    """Import case FILES (YAML, format in README.md "The protocol"); importing an id again moves its candidate."""
     db = open_ctx_store(ctx, create=True)
     who = person(as_name)
     for path in files:
@@ -90,7 +91,9 @@ def case_show(ctx: click.Context, case_id: str, as_json: bool, as_name: str | No
                " ".join(f"{k}={basis[k]}" for k in sorted(basis)))
     content = cand["content"]
     text = content if isinstance(content, str) else json.dumps(content, indent=2, ensure_ascii=False)
-    _say("content:\n" + "\n".join(f"  | {line}" for line in text.splitlines()))
+    _say("content:")
+    for content_line in text.splitlines():
+        _say(f"  | {content_line}")
     _say("claims:")
     for name in view["claim_order"]:
         _say(f"  {SYMBOL[view['claims'][name]]} {name:<24} {view['explanations'][name]}")
@@ -145,6 +148,8 @@ def case_evidence(ctx: click.Context, case_id: str, kind: str, result: str, prod
 def case_decide(ctx: click.Context, case_id: str, outcome: str, note: str | None, based_on_seq: int | None,
                 as_name: str | None) -> None:
     """Close a case as kept, rejected, proposed or inconclusive; refused (exit 3) unless the protocol allows it."""
+    if outcome == "inconclusive" and not (note or "").strip():
+        raise InputError("a reason is required to close a case inconclusive (--note TEXT)")
     db = open_ctx_store(ctx)
     who = person(as_name)
     decision_id = flows.decide(db, case_id, outcome, actor=who, note=note, based_on_seq=based_on_seq)

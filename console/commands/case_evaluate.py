@@ -2,7 +2,22 @@
 
 import click
 
-from gatepost.commands._common import as_option, echo_json, open_ctx_store, person
+from gatepost import output
+from gatepost.commands._common import (
+    ReportingExecutor,
+    as_option,
+    baseline_option,
+    cache_dir_option,
+    echo_json,
+    executor_option,
+    judge_command_option,
+    mock_option,
+    open_ctx_store,
+    pass_k_option,
+    person,
+    quiet_option,
+    suite_option,
+)
 from gatepost.commands.suite import default_artifact_dir, judge_settings
 from gatepost.store.evaluation import load_suite, make_executor, read_skill
 from gatepost.store.flows import evaluate_case
@@ -10,32 +25,26 @@ from gatepost.store.flows import evaluate_case
 
 @click.command("evaluate")
 @click.argument("case_id", metavar="ID")
-@click.option("--suite", "suite_file", required=True, type=click.Path(dir_okay=False),
-              help="The task suite YAML (v1.0); tasks with split: heldout make the held-out comparison.")
-@click.option("--executor", "executor_cmd", metavar="'CMD'", default=None,
-              help='The AI under test: a command split on whitespace (no shell), {"task_id","prompt","skill"} '
-                   "JSON on stdin, the output on stdout.")
-@click.option("--mock", is_flag=True, help="Use the built-in deterministic executor instead (results marked mock).")
+@suite_option
+@executor_option
+@mock_option
 @click.option("--producer", required=True, metavar="NAME",
               help="Who produces this evidence (an agent run or CI job); it counts only if the case lists "
                    "it as independent.")
 @click.option("--surface", "surface", multiple=True, metavar="GLOB",
               help="A glob of paths the loop may change (repeat for several; `*` crosses folders). "
                    "Without any, the candidate cannot be shown inside the surface: the guard says outside.")
-@click.option("--baseline", "baseline_path", type=click.Path(), default=None,
-              help="The baseline skill (default: an empty skill).")
-@click.option("--judge-command", metavar="'CMD'", default=None,
-              help='llm-rubric judge: {"rubric","output"} on stdin, {"score": 0..1} on stdout.')
-@click.option("--pass-k", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Attempts per task; a task passes if any attempt passes.")
-@click.option("--cache-dir", type=click.Path(file_okay=False), default=None,
-              help="Cache baseline results here for 7 days.")
+@baseline_option
+@judge_command_option
+@pass_k_option
+@cache_dir_option
 @click.option("--json", "as_json", is_flag=True, help="Print the evidence recorded and the runs as JSON.")
+@quiet_option
 @as_option
 @click.pass_context
 def evaluate(ctx: click.Context, case_id: str, suite_file: str, executor_cmd: str | None, mock: bool,
              producer: str, surface: tuple[str, ...], baseline_path: str | None, judge_command: str | None,
-             pass_k: int, cache_dir: str | None, as_json: bool, as_name: str | None) -> None:
+             pass_k: int, cache_dir: str | None, as_json: bool, quiet: bool, as_name: str | None) -> None:
     """Evaluate case ID's current candidate and record the evidence, by --producer.
 
     Records a guard_check (outside / leaked / clean), a tuning_comparison from
@@ -49,20 +58,23 @@ def evaluate(ctx: click.Context, case_id: str, suite_file: str, executor_cmd: st
     settings = judge_settings(judge_command, mock)
     base_path, base_text = read_skill(baseline_path, option="--baseline") if baseline_path else (None, "")
     db = open_ctx_store(ctx)
-    report = evaluate_case(db, case_id, loaded, executor=executor, producer=producer, surface=list(surface),
-                           baseline_text=base_text, baseline_path=base_path, judges=settings, pass_k=pass_k,
-                           cache_dir=cache_dir, artifact_dir=default_artifact_dir(ctx), actor=person(as_name))
+    total = None if cache_dir else 4 * len(loaded.tasks_in("tuning")) + 2 * len(loaded.tasks_in("heldout"))
+    with output.Progress(f"case evaluate {output.field(case_id)}", total, quiet=quiet) as progress:
+        report = evaluate_case(db, case_id, loaded, executor=ReportingExecutor(executor, progress),
+                               producer=producer, surface=list(surface), baseline_text=base_text,
+                               baseline_path=base_path, judges=settings, pass_k=pass_k, cache_dir=cache_dir,
+                               artifact_dir=default_artifact_dir(ctx), actor=person(as_name))
     if as_json:
         echo_json(report)
         return
-    click.echo(f"case {case_id} at {report['revision'][:12]}, evidence by {producer}:")
+    output.line(f"case {case_id} at {report['revision'][:12]}, evidence by {producer}:")
     for e in report["evidence"]:
-        click.echo(f"  {e['kind']}: {e['result']}" + (f"  ({e['details']['why']})" if e["details"].get("why") else ""))
+        output.line(f"  {e['kind']}: {e['result']}" + (f"  ({e['details']['why']})" if e["details"].get("why") else ""))
     for r in report["runs"]:
-        click.echo(f"  run {r['run_id']} {r['purpose']}: candidate {r['execution_pass_rate']:.4g} baseline "
+        output.line(f"  run {r['run_id']} {r['purpose']}: candidate {r['execution_pass_rate']:.4g} baseline "
                    f"{r['baseline_pass_rate']:.4g} delta {r['delta']:+.4g}")
     for s in report["skipped"]:
-        click.echo(f"  not recorded: {s}")
+        output.line(f"  not recorded: {s}")
 
 
 SUBCOMMANDS = {"case": [evaluate]}

@@ -4,6 +4,7 @@ import sys
 
 import click
 
+from gatepost import output
 from gatepost.commands._common import as_option, echo_json, open_ctx_store, person
 from gatepost.store.proposals import gate_proposal, load_gate_config, read_proposal_file
 
@@ -38,7 +39,7 @@ def gate(ctx: click.Context, config_file: str, proposal_file: str, as_json: bool
         if result["score_before"] is not None or result["score_after"] is not None:
             scores = f" (score {result['score_before']} -> {result['score_after']})"
         new = " (new proposal)" if result["new_proposal"] else ""
-        click.echo(f"{result['proposal_id']}{new}: {result['status']}{scores}: {result['reason']}")
+        output.line(f"{result['proposal_id']}{new}: {result['status']}{scores}: {result['reason']}")
     if result["status"] == "failed":
         sys.exit(1)
 

@@ -2,6 +2,7 @@
 
 import click
 
+from gatepost import output
 from gatepost.commands._common import as_option, echo_json, open_ctx_store, person
 from gatepost.store.kernel import InputError, read_text
 from gatepost.store.skills import manifests
@@ -27,9 +28,9 @@ def import_cmd(ctx: click.Context, file: str, as_name: str | None) -> None:
     results = manifests.import_manifest(open_ctx_store(ctx), file, actor=person(as_name))
     for v in results:
         if v["unchanged"]:
-            click.echo(f"{v['skill']}: unchanged (v{v['version']} already has these assertions)")
+            output.line(f"{v['skill']}: unchanged (v{v['version']} already has these assertions)")
         else:
-            click.echo(f"{v['skill']}: v{v['version']} active ({len(v['assertions'])} assertions)")
+            output.line(f"{v['skill']}: v{v['version']} active ({len(v['assertions'])} assertions)")
 
 
 @manifest_group.command("approve")
@@ -40,7 +41,7 @@ def import_cmd(ctx: click.Context, file: str, as_name: str | None) -> None:
 def approve(ctx: click.Context, draft_id: str, note: str | None, as_name: str | None) -> None:
     """Make draft DRAFT_ID the skill's active manifest version (manifest.review)."""
     version = manifests.approve_draft(open_ctx_store(ctx), draft_id, actor=person(as_name), note=note)
-    click.echo(f"approved {draft_id}: {version['skill']} v{version['version']} is active")
+    output.line(f"approved {draft_id}: {version['skill']} v{version['version']} is active")
 
 
 @manifest_group.command("reject")
@@ -51,7 +52,7 @@ def approve(ctx: click.Context, draft_id: str, note: str | None, as_name: str | 
 def reject(ctx: click.Context, draft_id: str, note: str, as_name: str | None) -> None:
     """Reject draft DRAFT_ID with a note (manifest.review); the active version stays."""
     draft = manifests.reject_draft(open_ctx_store(ctx), draft_id, actor=person(as_name), note=note)
-    click.echo(f"rejected {draft_id} ({draft['skill']})")
+    output.line(f"rejected {draft_id} ({draft['skill']})")
 
 
 @manifest_group.command("edit")
@@ -64,7 +65,7 @@ def edit(ctx: click.Context, draft_id: str, file: str, note: str | None, as_name
     """Save FILE (the draft's YAML, edited) as a new draft by you; DRAFT_ID becomes superseded."""
     text = read_text(file, what="draft YAML")
     new = manifests.edit_draft(open_ctx_store(ctx), draft_id, text, actor=person(as_name), note=note)
-    click.echo(f"saved {new['id']} (edit of {draft_id}), pending review")
+    output.line(f"saved {new['id']} (edit of {draft_id}), pending review")
 
 
 @manifest_group.command("drafts")
@@ -84,13 +85,13 @@ def drafts(ctx: click.Context, status: str, all_statuses: bool, skill: str | Non
         echo_json({"total": total, "drafts": rows})
         return
     if not rows:
-        click.echo("no drafts" + ("" if all_statuses else f" {status}"))
+        output.line("no drafts" + ("" if all_statuses else f" {status}"))
     for r in rows:
         parent = f" edit of {r['parent_id']}" if r["parent_id"] else ""
-        click.echo(f"{r['id']}  {r['skill']:<26} {r['status']:<10} {r['origin']:<9} by {r['author']}"
+        output.line(f"{r['id']}  {r['skill']:<26} {r['status']:<10} {r['origin']:<9} by {r['author']}"
                    f"{parent}  {r['created_at'][:19]}")
     if total > len(rows):
-        click.echo(f"… {total - len(rows)} more (--limit)")
+        output.line(f"… {total - len(rows)} more (--limit)")
 
 
 @manifest_group.command("show")
@@ -105,8 +106,8 @@ def show(ctx: click.Context, target: str, as_json: bool) -> None:
         if as_json:
             echo_json({**draft, "history": manifests.draft_history(db, target)})
             return
-        click.echo(f"{draft['id']} · {draft['skill']} · {draft['status']} · {draft['origin']} by {draft['author']}")
-        click.echo(draft["yaml"].rstrip())
+        output.line(f"{draft['id']} · {draft['skill']} · {draft['status']} · {draft['origin']} by {draft['author']}")
+        output.block(draft["yaml"].rstrip())
         return
     version = manifests.active_version(db, target)
     if version is None:
@@ -114,8 +115,8 @@ def show(ctx: click.Context, target: str, as_json: bool) -> None:
     if as_json:
         echo_json(version)
         return
-    click.echo(f"{target} v{version['version']} · {version['source']} by {version['author']} · {version['created_at']}")
-    click.echo(version["yaml"].rstrip())
+    output.line(f"{target} v{version['version']} · {version['source']} by {version['author']} · {version['created_at']}")
+    output.block(version["yaml"].rstrip())
 
 
 @manifest_group.command("versions")
@@ -132,7 +133,7 @@ def versions(ctx: click.Context, skill: str, as_json: bool) -> None:
         raise InputError(f"{skill}: no manifest versions (gatepost manifest import FILE)")
     for v in rows:
         origin = f" from {v['draft_id']}" if v["draft_id"] else ""
-        click.echo(f"{'*' if v['active'] else ' '} v{v['version']}  {v['source']}{origin} by {v['author']}  "
+        output.line(f"{'*' if v['active'] else ' '} v{v['version']}  {v['source']}{origin} by {v['author']}  "
                    f"{v['created_at'][:19]}  {', '.join(v['assertions'])}")
 
 

@@ -1,7 +1,10 @@
 """Proposals waiting for a person: import, list, show, mark accepted / declined / needs changes."""
 
+import difflib
+
 import click
 
+from gatepost import output
 from gatepost.commands._common import as_option, echo_json, open_ctx_store, person
 from gatepost.store.kernel import InputError
 from gatepost.store.proposals import (
@@ -31,7 +34,7 @@ def proposal_import(ctx: click.Context, file: str, as_name: str | None) -> None:
     """
     db = open_ctx_store(ctx, create=True)
     for pid, created in import_proposals(db, file, actor=person(as_name)):
-        click.echo(f"{'imported' if created else 'already imported'}: {pid}")
+        output.line(f"{'imported' if created else 'already imported'}: {pid}")
 
 
 def _brief(row: dict) -> dict:
@@ -54,22 +57,23 @@ def proposal_list(ctx: click.Context, status: str | None, search: str | None, li
         echo_json({"total": total, "offset": offset, "proposals": [_brief(r) for r in rows]})
         return
     if not rows:
-        click.echo("no proposals" + (f" with status {status}" if status else "")
+        output.line("no proposals" + (f" with status {status}" if status else "")
                    + " (gatepost proposal import FILE)")
         return
     for r in rows:
         title = " ".join((r["title"] or "").split())[:40]
-        click.echo(f"{r['id']:<24} {r['status']:<14} gate {r['gate'] or '—':<13} {r['path'] or '—':<32} {title}")
+        output.line(f"{r['id']:<24} {r['status']:<14} gate {r['gate'] or '—':<13} {r['path'] or '—':<32} {title}")
     if total > offset + len(rows):
-        click.echo(f"… {total - offset - len(rows)} more (--offset {offset + len(rows)})")
+        output.line(f"… {total - offset - len(rows)} more (--offset {offset + len(rows)})")
 
 
 @proposal.command("show")
 @click.argument("proposal_id", metavar="ID")
-@click.option("--json", "as_json", is_flag=True, help="Print the proposal, its gate results and marks as JSON.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the proposal (with before_body and after_body), its gate results and marks as JSON.")
 @click.pass_context
 def proposal_show(ctx: click.Context, proposal_id: str, as_json: bool) -> None:
-    """Show one proposal: its fields, gate results, marks and, for a case, the case's claims."""
+    """Show one proposal: its fields, content, before/after diff, gate results, marks and a case's claims."""
     found = get_proposal(open_ctx_store(ctx), proposal_id)
     if not found:
         raise InputError(f"proposal {proposal_id}: no such proposal (gatepost proposal list)")
@@ -78,17 +82,27 @@ def proposal_show(ctx: click.Context, proposal_id: str, as_json: bool) -> None:
         found["case_claims"] = case["claims"] if case else None
         echo_json(found)
         return
-    click.echo(f"{found['id']}  {found['status']}  {found['operation']} {found['edit_mode']}  {found['path']}")
+    output.line(f"{found['id']}  {found['status']}  {found['operation']} {found['edit_mode']}  {found['path']}")
     for key in ("title", "kind", "confidence", "rationale", "case_id"):
         if found.get(key) is not None:
-            click.echo(f"{key}: {found[key]}")
+            output.line(f"{key}: {found[key]}")
+    before, after = found.get("before_body"), found.get("after_body")
+    if after is not None:
+        output.line("content:")
+        for text in after.splitlines():
+            output.line(f"  | {text}")
+        output.line("diff:")
+        diff = list(difflib.unified_diff((before or "").splitlines(), after.splitlines(), "before", "after",
+                                         lineterm=""))
+        for text in diff or ["  (no difference)"]:
+            output.line(text)
     for g in found["gate_results"]:
-        click.echo(f"gate {g['at']}: {gate_status(g)}: {g['reason']}")
+        output.line(f"gate {g['at']}: {gate_status(g)}: {g['reason']}")
     for m in found["marks"]:
-        click.echo(f"marked {m['status']} by {m['actor']} at {m['at']}: {m['note']}")
+        output.line(f"marked {m['status']} by {m['actor']} at {m['at']}: {m['note']}")
     if found.get("case"):
         for name, value in found["case"]["claims"].items():
-            click.echo(f"claim {name}: {value}")
+            output.line(f"claim {name}: {value}")
 
 
 @proposal.command("mark")
@@ -105,7 +119,7 @@ def proposal_mark(ctx: click.Context, proposal_id: str, status: str, note: str, 
     """
     who = person(as_name)
     updated = mark_proposal(open_ctx_store(ctx), proposal_id, status, actor=who, note=note)
-    click.echo(f"{updated['id']}: {updated['status']} by {who}")
+    output.line(f"{updated['id']}: {updated['status']} by {who}")
 
 
 COMMANDS = [proposal]

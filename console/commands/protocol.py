@@ -2,6 +2,7 @@
 
 import click
 
+from gatepost import output
 from gatepost.store.protocol import load_protocol, replay_fixture
 
 
@@ -23,13 +24,13 @@ def protocol_check(ctx: click.Context, fixtures: tuple[str, ...]) -> None:
     for path in fixtures:
         mismatches = replay_fixture(path)
         for mismatch in mismatches:
-            click.echo(str(mismatch))
+            output.line(str(mismatch))
         if mismatches:
             failed += 1
         else:
-            click.echo(f"{path}: ok")
+            output.line(f"{path}: ok")
     if failed:
-        click.echo(f"{failed} of {len(fixtures)} fixture(s) failed", err=True)
+        output.line(f"{failed} of {len(fixtures)} fixture(s) failed", err=True)
         ctx.exit(1)
 
 
@@ -39,7 +40,7 @@ def protocol_validate(files: tuple[str, ...]) -> None:
     """Load protocol FILES and report the first error of each, naming its path inside the file."""
     for path in files:
         proto = load_protocol(path)
-        click.echo(f"{path}: {proto.key}: {len(proto.claims)} claims, {len(proto.actions)} actions, "
+        output.line(f"{path}: {proto.key}: {len(proto.claims)} claims, {len(proto.actions)} actions, "
                    f"{len(proto.outcomes)} outcomes, {len(proto.obligations)} obligations")
 
 

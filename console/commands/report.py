@@ -1,24 +1,25 @@
 """`gatepost report`: decision records, regressions and evaluation runs as Markdown or HTML."""
 
-from pathlib import Path
-
 import click
 
-from gatepost.commands._common import open_ctx_store
+from gatepost import output
+from gatepost.commands._common import force_option, open_ctx_store, store_path, write_file
 from gatepost.store.views import reports
 
 format_option = click.option("--format", "fmt", type=click.Choice(reports.FORMATS), default="md", show_default=True,
                              help="md for a pull request or a chat, html for a browser (all data escaped).")
-output_option = click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), default=None,
-                             help="Write the report to this file instead of standard output.")
+output_option = click.option("--output", "-o", "out_file", type=click.Path(dir_okay=False), default=None,
+                             help="Write the report to this file instead of standard output (refuses the store, "
+                                  "a SQLite file, or an existing file without --force).")
 
 
-def _emit(text: str, output: str | None) -> None:
-    if output:
-        Path(output).write_text(text, encoding="utf-8")
-        click.echo(f"report written: {output}")
+def _emit(ctx: click.Context, text: str, out_file: str | None, force: bool) -> None:
+    """The report to its file (never over the store or another file), or made inert on standard output."""
+    if out_file:
+        written = write_file(out_file, text, store=store_path(ctx), force=force)
+        output.line(f"report written: {written}")
     else:
-        click.echo(text, nl=False)
+        output.block(text, nl=False)
 
 
 @click.group()
@@ -30,35 +31,38 @@ def report() -> None:
 @click.argument("case_id")
 @format_option
 @output_option
+@force_option
 @click.pass_context
-def report_case(ctx: click.Context, case_id: str, fmt: str, output: str | None) -> None:
+def report_case(ctx: click.Context, case_id: str, fmt: str, out_file: str | None, force: bool) -> None:
     """The decision record of case CASE_ID: candidate, basis, revision, claims and why, evidence, decisions."""
-    _emit(reports.case_report(open_ctx_store(ctx), case_id, fmt), output)
+    _emit(ctx, reports.case_report(open_ctx_store(ctx), case_id, fmt), out_file, force)
 
 
 @report.command("regressions")
 @format_option
 @output_option
+@force_option
 @click.option("--no-remember", is_flag=True,
               help="Do not record this report as the one the next report compares against.")
 @click.pass_context
-def report_regressions(ctx: click.Context, fmt: str, output: str | None, no_remember: bool) -> None:
+def report_regressions(ctx: click.Context, fmt: str, out_file: str | None, force: bool, no_remember: bool) -> None:
     """Skills by regression state with their failing assertions.
 
     It leads with what changed since the previous report, and says so in one
     line when nothing did.
     """
-    _emit(reports.regressions_report(open_ctx_store(ctx), fmt, remember=not no_remember), output)
+    _emit(ctx, reports.regressions_report(open_ctx_store(ctx), fmt, remember=not no_remember), out_file, force)
 
 
 @report.command("suite")
 @click.argument("run_id")
 @format_option
 @output_option
+@force_option
 @click.pass_context
-def report_suite(ctx: click.Context, run_id: str, fmt: str, output: str | None) -> None:
+def report_suite(ctx: click.Context, run_id: str, fmt: str, out_file: str | None, force: bool) -> None:
     """One evaluation run RUN_ID: pass rates, delta, verdict, warnings and each task."""
-    _emit(reports.suite_report(open_ctx_store(ctx), run_id, fmt), output)
+    _emit(ctx, reports.suite_report(open_ctx_store(ctx), run_id, fmt), out_file, force)
 
 
 COMMANDS = [report]

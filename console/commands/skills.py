@@ -3,6 +3,7 @@
 
 import click
 
+from gatepost import output
 from gatepost.commands._common import as_option, echo_json, open_ctx_store, person
 from gatepost.store import skills
 from gatepost.store.kernel import read_input
@@ -39,10 +40,10 @@ def skills_group() -> None:
 def record(ctx: click.Context, skill: str, output_file: str, run_id: str | None, at: str | None, status: str,
            as_name: str | None) -> None:
     """Store one run's output of SKILL (needs evidence.record)."""
-    output = _read_text(output_file)
+    text = _read_text(output_file)
     db = open_ctx_store(ctx)
-    run = skills.record_run(db, skill, output, actor=person(as_name), run_id=run_id, at=at, status=status)
-    click.echo(f"recorded {run['id']} of {skill}: {run['status']}, {run['word_count']} words, at {run['at']}")
+    run = skills.record_run(db, skill, text, actor=person(as_name), run_id=run_id, at=at, status=status)
+    output.line(f"recorded {run['id']} of {skill}: {run['status']}, {run['word_count']} words, at {run['at']}")
 
 
 def _read_text(path: str) -> str:
@@ -91,7 +92,7 @@ def eval_cmd(ctx: click.Context, skill: str | None, as_json: bool, fail_on: str 
     hit = [r["skill"] for r in results if r.get("state") in wanted and r["status"] in ("evaluated", "unchanged")]
     if hit:
         if not as_json:
-            click.echo(f"--fail-on: {len(hit)} skill(s) in {','.join(sorted(wanted))}: {', '.join(hit)}", err=True)
+            output.line(f"--fail-on: {len(hit)} skill(s) in {','.join(sorted(wanted))}: {', '.join(hit)}", err=True)
         ctx.exit(1)
 
 
@@ -105,24 +106,24 @@ def _json(r: dict) -> dict:
 
 def _print(results: list[dict]) -> None:
     if not results:
-        click.echo("no skill has an active manifest: gatepost manifest import FILE, or gatepost bootstrap --skill NAME")
+        output.line("no skill has an active manifest: gatepost manifest import FILE, or gatepost bootstrap --skill NAME")
         return
     for r in results:
         if r["status"] in ("no_manifest", "no_runs"):
-            click.echo(f"- {r['skill']}: not evaluated: {r['why']}")
+            output.line(f"- {r['skill']}: not evaluated: {r['why']}")
             continue
         sev = f" ({r['severity']})" if r.get("state") == "NEW_FAIL" else ""
         mark = regressions.SYMBOLS.get(r["state"], "?")
         tail = " · unchanged" if r["status"] == "unchanged" else ""
-        click.echo(f"{mark} {r['skill']}: {r['state']}{sev} · run {r['run_id']} · manifest v{r['manifest_version']}"
+        output.line(f"{mark} {r['skill']}: {r['state']}{sev} · run {r['run_id']} · manifest v{r['manifest_version']}"
                    f"{tail}")
         for a in r["assertions"]:
             if not a["passed"]:
-                click.echo(f"    ✘ {a['assertion']}: {a['message']}")
+                output.line(f"    ✘ {a['assertion']}: {a['message']}")
         if r["state"] == "CHRONIC":
-            click.echo("    recommendation: operator review — fix the skill or relax the assertion (no new filing)")
+            output.line("    recommendation: operator review — fix the skill or relax the assertion (no new filing)")
         elif r["state"] == "STABLE_FAIL":
-            click.echo(f"    the manifest may mismatch: gatepost skills mismatch {r['skill']} --note … starts a draft")
+            output.line(f"    the manifest may mismatch: gatepost skills mismatch {r['skill']} --note … starts a draft")
 
 
 @skills_group.command("show")
@@ -139,13 +140,13 @@ def show(ctx: click.Context, skill: str | None, state: str | None, as_json: bool
         echo_json(rows)
         return
     if not rows:
-        click.echo("no skills yet: gatepost skills record SKILL --output FILE")
+        output.line("no skills yet: gatepost skills record SKILL --output FILE")
     for r in rows:
         state_text = r["state"] or "not evaluated"
         sev = f" ({r['severity']})" if r["severity"] else ""
         mark = regressions.SYMBOLS.get(r["state"], "·")
         failing = f"  failing: {', '.join(r['failing'])}" if r["failing"] else ""
-        click.echo(f"{mark} {r['skill']:<28} {state_text + sev:<20} fails {r['fail_streak']:>2}  passes "
+        output.line(f"{mark} {r['skill']:<28} {state_text + sev:<20} fails {r['fail_streak']:>2}  passes "
                    f"{r['pass_streak']:>3}  last run {r['last_run'] or '—'}{failing}")
 
 
@@ -157,7 +158,7 @@ def show(ctx: click.Context, skill: str | None, state: str | None, as_json: bool
 def acknowledge(ctx: click.Context, skill: str, note: str, as_name: str | None) -> None:
     """Record that you have seen SKILL's failure and own it (needs regression.triage)."""
     seq = regressions.acknowledge(open_ctx_store(ctx), skill, actor=person(as_name), note=note)
-    click.echo(f"acknowledged {skill} (event #{seq})")
+    output.line(f"acknowledged {skill} (event #{seq})")
 
 
 @skills_group.command("mismatch")
@@ -169,9 +170,9 @@ def mismatch(ctx: click.Context, skill: str, note: str, as_name: str | None) -> 
     """Flag that SKILL's manifest mismatches its output, and start a bootstrap draft (regression.triage)."""
     seq, draft, why = regressions.flag_mismatch(open_ctx_store(ctx), skill, actor=person(as_name), note=note)
     if draft:
-        click.echo(f"flagged {skill} (event #{seq}); bootstrap draft {draft['id']} waits for review")
+        output.line(f"flagged {skill} (event #{seq}); bootstrap draft {draft['id']} waits for review")
     else:
-        click.echo(f"flagged {skill} (event #{seq}); no draft: {why}")
+        output.line(f"flagged {skill} (event #{seq}); no draft: {why}")
 
 
 COMMANDS = [skills_group]

@@ -2,7 +2,15 @@
 
 import click
 
-from gatepost.commands._common import as_option, open_ctx_store, person
+from gatepost import output
+from gatepost.commands._common import (
+    as_option,
+    force_option,
+    open_ctx_store,
+    person,
+    store_path,
+    write_file,
+)
 from gatepost.store.skills import evals_state
 
 
@@ -22,20 +30,23 @@ def state_group() -> None:
 def import_cmd(ctx: click.Context, file: str, as_name: str | None) -> None:
     """Merge FILE's regression states into the store (needs evidence.record)."""
     skills = evals_state.import_state(open_ctx_store(ctx), file, actor=person(as_name))
-    click.echo(f"imported {len(skills)} skill state{'s' if len(skills) != 1 else ''} from {file}")
+    output.line(f"imported {len(skills)} skill state{'s' if len(skills) != 1 else ''} from {file}")
 
 
 @state_group.command("export")
 @click.argument("file", type=click.Path(dir_okay=False))
+@force_option
 @click.pass_context
-def export_cmd(ctx: click.Context, file: str) -> None:
-    """Write every skill's regression state to FILE ('-' prints it)."""
+def export_cmd(ctx: click.Context, file: str, force: bool) -> None:
+    """Write every skill's regression state to FILE ('-' prints it); an existing FILE needs --force."""
     db = open_ctx_store(ctx)
+    state = evals_state.export_state(db)
     if file == "-":
-        click.echo(evals_state.dumps(evals_state.export_state(db)), nl=False)
+        output.json_block(evals_state.dumps(state), nl=False)
         return
-    n = evals_state.write_state_file(db, file)
-    click.echo(f"wrote {n} skill state{'s' if n != 1 else ''} to {file}")
+    write_file(file, evals_state.dumps(state), store=store_path(ctx), force=force, option="FILE")
+    n = len(state["skills"])
+    output.line(f"wrote {n} skill state{'s' if n != 1 else ''} to {file}")
 
 
 COMMANDS = [state_group]

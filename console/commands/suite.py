@@ -5,7 +5,25 @@ from pathlib import Path
 
 import click
 
-from gatepost.commands._common import as_option, echo_json, open_ctx_store, person, store_path
+from gatepost import output
+from gatepost.commands._common import (
+    ReportingExecutor,
+    as_option,
+    baseline_option,
+    cache_dir_option,
+    check_target,
+    echo_json,
+    executor_option,
+    force_option,
+    judge_command_option,
+    mock_option,
+    open_ctx_store,
+    pass_k_option,
+    person,
+    quiet_option,
+    store_path,
+    suite_option,
+)
 from gatepost.store.evaluation import (
     SPLIT_CHOICES,
     JudgeSettings,
@@ -17,6 +35,7 @@ from gatepost.store.evaluation import (
     split_command,
     validate_suite,
 )
+from gatepost.store.kernel import InputError, parse_json, read_text
 
 
 @click.group()
@@ -31,12 +50,12 @@ def suite_validate(file: str) -> None:
     errors = validate_suite(file)
     if errors:
         for error in errors:
-            click.echo(error, err=True)
-        click.echo(f"{len(errors)} problem{'s' if len(errors) != 1 else ''} in {Path(file).name}", err=True)
+            output.line(error, err=True)
+        output.line(f"{len(errors)} problem{'s' if len(errors) != 1 else ''} in {Path(file).name}", err=True)
         sys.exit(2)
     loaded = load_suite(file)
     splits = {s: len(loaded.tasks_in(s)) for s in ("tuning", "heldout")}
-    click.echo(f"{Path(file).name}: valid (skill {loaded.skill_id}, {len(loaded.tasks)} tasks: "
+    output.line(f"{Path(file).name}: valid (skill {loaded.skill_id}, {len(loaded.tasks)} tasks: "
                f"{splits['tuning']} tuning, {splits['heldout']} held-out)")
 
 
@@ -50,7 +69,7 @@ def default_artifact_dir(ctx: click.Context) -> Path:
     return store_path(ctx).resolve().parent / "evaluations"
 
 
-def _summary(artifact: dict) -> str:
+def _summary(artifact: dict) -> list[str]:
     lines = [f"{artifact['run_id']}  {artifact['skill_id']}  split {artifact['split']}  pass@{artifact['pass_k']}"
              + ("  [mock]" if artifact["mock"] else ""),
              f"candidate {artifact['execution_pass_rate']:.4g}  baseline {artifact['baseline_pass_rate']:.4g}  "
@@ -65,63 +84,70 @@ def _summary(artifact: dict) -> str:
         lines.append(f"warning: {warning}")
     if artifact.get("truth_anchor"):
         lines.append(f"artifact: {artifact['truth_anchor']}")
-    return "\n".join(lines)
+    return lines
+
+
+def _our_artifact(path: Path) -> bool:
+    """An artifact gatepost wrote at this very path (its truth_anchor names it): refreshing it needs no --force."""
+    try:
+        data = parse_json(read_text(path, what="artifact"), source=str(path))
+    except InputError:
+        return False
+    return isinstance(data, dict) and data.get("truth_anchor") == str(path) and "run_id" in data
 
 
 @suite.command("run")
-@click.option("--suite", "suite_file", required=True, type=click.Path(dir_okay=False),
-              help="The task suite YAML (v1.0).")
+@suite_option
 @click.option("--skill", "skill_path", required=True, type=click.Path(),
               help="The candidate skill: a SKILL.md file or a folder holding one.")
-@click.option("--baseline", "baseline_path", type=click.Path(), default=None,
-              help="The baseline skill to compare with (default: an empty skill, i.e. no skill at all).")
-@click.option("--executor", "executor_cmd", metavar="'CMD'", default=None,
-              help="The AI under test: a command split on whitespace (no shell) that reads "
-                   '{"task_id","prompt","skill"} JSON on stdin and prints its output.')
-@click.option("--mock", is_flag=True,
-              help="Use gatepost's built-in deterministic executor (and a fixed passing llm-rubric score "
-                   "without --judge-command); every result is marked mock.")
-@click.option("--judge-command", metavar="'CMD'", default=None,
-              help='The llm-rubric judge: reads {"rubric","output"} JSON on stdin, prints {"score": 0..1}. '
-                   "Without it, llm-rubric tasks are not judged (never passed) unless --mock.")
-@click.option("--pass-k", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Attempts per task; a task passes if any attempt passes (every attempt is stored).")
+@baseline_option
+@executor_option
+@mock_option
+@judge_command_option
+@pass_k_option
 @click.option("--split", type=click.Choice(SPLIT_CHOICES), default="all", show_default=True,
               help="Which tasks to run: the tuning split, the held-out split, or all.")
-@click.option("--cache-dir", type=click.Path(file_okay=False), default=None,
-              help="Cache baseline results here for 7 days (keyed by suite, baseline content and executor).")
-@click.option("--output", type=click.Path(dir_okay=False), default=None,
-              help="Where to write the artifact JSON (default: evaluations/<run-id>.json beside the store).")
+@cache_dir_option
+@click.option("--output", "out_file", type=click.Path(dir_okay=False), default=None,
+              help="Where to write the artifact JSON (default: evaluations/<run-id>.json beside the store); "
+                   "refuses the store, a SQLite file, or an existing file without --force.")
+@force_option
 @click.option("--json", "as_json", is_flag=True, help="Print the artifact JSON instead of a summary.")
 @click.option("--fail-on-regression", is_flag=True,
               help="Exit with status 1 when the verdict is fail (the candidate's pass rate is below the "
                    "baseline's); a tie passes. For CI.")
+@quiet_option
 @as_option
 @click.pass_context
 def suite_run(ctx: click.Context, suite_file: str, skill_path: str, baseline_path: str | None,
               executor_cmd: str | None, mock: bool, judge_command: str | None, pass_k: int, split: str,
-              cache_dir: str | None, output: str | None, as_json: bool, fail_on_regression: bool,
-              as_name: str | None) -> None:
+              cache_dir: str | None, out_file: str | None, force: bool, as_json: bool, fail_on_regression: bool,
+              quiet: bool, as_name: str | None) -> None:
     """Run the suite for a candidate skill and its baseline; store the run and write the artifact.
 
     Prints the pass rates, the delta (candidate - baseline) and the verdict
     (pass when delta >= 0), task by task. Exit 0 unless --fail-on-regression
     and the verdict is fail (exit 1); bad input exits 2.
     """
+    if out_file is not None:
+        out_file = str(check_target(out_file, store=store_path(ctx), force=force, ours=_our_artifact))  # before the runs, not after
     loaded = load_suite(suite_file)
     executor = make_executor(executor_cmd, mock=mock)
     settings = judge_settings(judge_command, mock)
     cand_path, cand_text = read_skill(skill_path, option="--skill")
     base_path, base_text = read_skill(baseline_path, option="--baseline") if baseline_path else (None, "")
     db = open_ctx_store(ctx, create=True)
-    artifact = evaluate(db, loaded, candidate_text=cand_text, candidate_path=cand_path, baseline_text=base_text,
-                        baseline_path=base_path, executor=executor, judges=settings, pass_k=pass_k, split=split,
-                        cache_dir=cache_dir, output=output, actor=person(as_name),
-                        artifact_dir=default_artifact_dir(ctx))
+    total = None if cache_dir else 2 * len(loaded.tasks_in(split))
+    with output.Progress("suite run", total, quiet=quiet) as progress:
+        artifact = evaluate(db, loaded, candidate_text=cand_text, candidate_path=cand_path, baseline_text=base_text,
+                            baseline_path=base_path, executor=ReportingExecutor(executor, progress), judges=settings,
+                            pass_k=pass_k, split=split, cache_dir=cache_dir, output=out_file, actor=person(as_name),
+                            artifact_dir=default_artifact_dir(ctx))
     if as_json:
         echo_json(artifact)
     else:
-        click.echo(_summary(artifact))
+        for text in _summary(artifact):
+            output.line(text)
     if fail_on_regression and artifact["verdict"] == "fail":
         sys.exit(1)
 
@@ -134,7 +160,7 @@ def suite_import_artifact(ctx: click.Context, file: str, as_name: str | None) ->
     """Store an evaluator artifact JSON FILE (gatepost's or the upstream evaluator's) as an evaluation run."""
     db = open_ctx_store(ctx, create=True)
     run_id, created = import_artifact(db, file, actor=person(as_name))
-    click.echo(f"{'imported' if created else 'already imported'}: {run_id}")
+    output.line(f"{'imported' if created else 'already imported'}: {run_id}")
 
 
 COMMANDS = [suite]

@@ -87,13 +87,17 @@ def parse_case(data: Any, source: str = "case") -> dict:
         if not isinstance(case_id, str) or not _ID.fullmatch(case_id):
             raise fail("id", "expected letters, digits, '.', '_', ':' or '-' (at most 100), "
                              f"got {case_id!r}")
-    for field in ("title", "author"):
+    for field, meaning in (("title", "a one-line title of the change"),
+                           ("author", "the agent run that wrote the candidate")):
+        if data.get(field) is None:
+            raise fail(field, f"missing (expected {meaning})")
         if not _is_text(data.get(field)):
-            raise fail(field, "expected a string")
+            raise fail(field, f"expected a string: {meaning}")
     author = data["author"].strip()
     candidate = data.get("candidate")
     if not isinstance(candidate, dict):
-        raise fail("candidate", "expected a mapping with content and basis")
+        missing = "missing (expected a mapping with content and basis)"
+        raise fail("candidate", missing if candidate is None else "expected a mapping with content and basis")
     unknown = sorted(set(map(str, candidate)) - CANDIDATE_KEYS)
     if unknown:
         raise fail(f"candidate.{unknown[0]}", f"unknown field (expected {', '.join(sorted(CANDIDATE_KEYS))})")
@@ -101,7 +105,7 @@ def parse_case(data: Any, source: str = "case") -> dict:
     if path is not None and not _is_text(path):
         raise fail("candidate.path", "expected a string")
     if "content" not in candidate or candidate["content"] is None:
-        raise fail("candidate.content", "expected the changed text (a string) or configuration (a mapping)")
+        raise fail("candidate.content", "missing (expected the changed text (a string) or configuration (a mapping))")
     content = candidate["content"]
     if not isinstance(content, (str, dict, list)):
         raise fail("candidate.content", "expected a string, a mapping or a list")
@@ -130,12 +134,15 @@ def _check_json(value: Any, where: str) -> None:
 
 def _parse_basis(basis: Any, fail) -> dict[str, str]:
     if not isinstance(basis, dict):
-        raise fail("candidate.basis", f"expected a mapping with {', '.join(BASIS_FIELDS)}")
+        raise fail("candidate.basis", f"{'missing (expected' if basis is None else '(expected'} a mapping with "
+                                      f"{', '.join(BASIS_FIELDS)})")
     unknown = sorted(set(map(str, basis)) - set(BASIS_FIELDS))
     if unknown:
         raise fail(f"candidate.basis.{unknown[0]}", f"unknown field (expected {', '.join(BASIS_FIELDS)})")
     out = {}
     for field in BASIS_FIELDS:
+        if basis.get(field) is None:
+            raise fail(f"candidate.basis.{field}", "missing (expected a string)")
         if not _is_text(basis.get(field)):
             raise fail(f"candidate.basis.{field}", "expected a string")
         out[field] = basis[field].strip()
@@ -171,6 +178,8 @@ def _parse_evidence_item(item: Any, protocol: Protocol, where: str, fail, source
     if unknown:
         raise fail(f"{where}.{unknown[0]}", f"unknown field (expected {', '.join(sorted(EVIDENCE_KEYS))})")
     for field in ("kind", "result", "producer"):
+        if item.get(field) is None:
+            raise fail(f"{where}.{field}", "missing (expected a string)")
         if not _is_text(item.get(field)):
             raise fail(f"{where}.{field}", "expected a string")
     _check_kind(protocol, item["kind"], item["result"], lambda f, m: fail(f"{where}.{f}", m))

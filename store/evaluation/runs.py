@@ -26,6 +26,7 @@ from gatepost.store.kernel import (
     parse_json,
     read_text,
     transaction,
+    write_text_atomic,
 )
 
 from .attempts import attempts_line, outcome, outcome_counts
@@ -274,7 +275,7 @@ def write_artifact(artifact: dict, path: Path) -> str:
     artifact["truth_anchor"] = str(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(artifact, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        write_text_atomic(path, json.dumps(artifact, indent=2, ensure_ascii=False) + "\n")
     except OSError as exc:
         raise InputError(f"--output: {path}: cannot be written ({exc.strerror or exc})") from None
     return str(path)
@@ -527,6 +528,8 @@ def task_outputs(db: Database, run_id: str, task_id: str) -> dict[str, dict | No
 # --- importing a foreign artifact --------------------------------------------------------------
 def _need(data: dict, key: str, kinds: tuple, name: str, what: str):
     value = data.get(key)
+    if value is None and type(None) not in kinds:
+        raise InputError(f"{name}: {key}: missing (expected {what})")
     if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
         raise InputError(f"{name}: {key}: expected {what}")
     return value
@@ -579,9 +582,11 @@ def _explain_bad_result(items: list, key: str, name: str) -> None:
         task_id, score, duration, output = (item.get("task_id"), item.get("score"), item.get("duration_ms", 0),
                                             item.get("output", ""))
         if type(task_id) is not str or not task_id:
-            raise InputError(f"{name}: {key}[{i}].task_id: expected a non-empty string")
+            missing = "missing (expected a non-empty string)" if task_id is None else "expected a non-empty string"
+            raise InputError(f"{name}: {key}[{i}].task_id: {missing}")
         if type(item.get("passed")) is not bool:
-            raise InputError(f"{name}: {key}[{i}].passed: expected true or false")
+            missing = "missing (expected true or false)" if item.get("passed") is None else "expected true or false"
+            raise InputError(f"{name}: {key}[{i}].passed: {missing}")
         if score is not None and not _finite(score):
             raise InputError(f"{name}: {key}[{i}].score: expected a number or null")
         if not _finite(duration):

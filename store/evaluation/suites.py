@@ -76,6 +76,11 @@ def _nonempty_str(value: Any) -> bool:
     return isinstance(value, str) and bool(value.strip())
 
 
+def _expect(value: Any, what: str) -> str:
+    """What a field should be: an absent field is "missing", a wrong one is not the expected kind."""
+    return f"missing (expected {what})" if value is None else f"expected {what}"
+
+
 def _check_test_file(value: Any, suite_dir: Path, where: str, errors: list[str]) -> None:
     if not _nonempty_str(value):
         errors.append(f"{where}: judge.test_file: expected a path under fixtures/, such as fixtures/test_output.py")
@@ -139,14 +144,14 @@ def _check_task(raw: Any, index: int, seen: dict[str, int], suite_dir: Path, nam
     where = f"{name}: {label}"
     before = len(errors)
     if not _nonempty_str(task_id):
-        errors.append(f"{where}: id: expected a non-empty string")
+        errors.append(f"{where}: id: {_expect(task_id, 'a non-empty string')}")
     elif task_id in seen:
         errors.append(f"{where}: id: duplicate task id (also tasks[{seen[task_id]}])")
     else:
         seen[task_id] = index
     prompt = raw.get("prompt")
     if not _nonempty_str(prompt):
-        errors.append(f"{where}: prompt: expected a non-empty string")
+        errors.append(f"{where}: prompt: {_expect(prompt, 'a non-empty string')}")
     if "judge" not in raw:
         errors.append(f"{where}: judge: missing (every task needs a judge block)")
         judge = None
@@ -179,7 +184,7 @@ def parse_suite(text: str, *, path: Path) -> tuple[Suite | None, list[str]]:
         return None, [f"{name}: expected a mapping with skill_id, version and tasks"]
     skill_id = data.get("skill_id")
     if not _nonempty_str(skill_id):
-        errors.append(f"{name}: skill_id: expected a non-empty string")
+        errors.append(f"{name}: skill_id: {_expect(skill_id, 'a non-empty string')}")
     version = data.get("version")
     if version != SUITE_VERSION or not isinstance(version, str):
         hint = " (quote it: version: \"1.0\")" if version == 1.0 else ""

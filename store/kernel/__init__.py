@@ -55,6 +55,7 @@ from .files import (
     read_input,
     read_stdin,
     read_text,
+    write_text_atomic,
 )
 from .leases import (
     DEFAULT_TTL,
@@ -128,4 +129,5 @@ __all__ = [
     "schema_version",
     "take",
     "transaction",
+    "write_text_atomic",
 ]

@@ -6,8 +6,11 @@ JSON and TOML (never "last one wins", which let `{"passed": false, ...,
 refused as one line instead of Python's ValueError.
 """
 
+import contextlib
 import json
+import os
 import sys
+import tempfile
 import tomllib
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -197,3 +200,23 @@ def _first_line(exc: BaseException) -> str:
 
 def load_yaml_file(path: str | Path, *, what: str = "YAML file") -> Any:
     return parse_yaml(read_text(path, what=what), source=str(path))
+
+
+def write_text_atomic(path: str | Path, text: str) -> Path:
+    """Write `text` to a temporary file beside `path`, then rename it into place: never a half-written file."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return path

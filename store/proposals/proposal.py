@@ -48,7 +48,7 @@ def validate_proposal(data: Any, *, name: str = "proposal") -> dict[str, Any]:
         value = data.get(key)
         if value is None:
             if required:
-                raise InputError(f"{name}: {key}: missing, expected a string")
+                raise InputError(f"{name}: {key}: missing (expected a string)")
             return None
         if not isinstance(value, str) or (nonempty and not value.strip()):
             raise InputError(f"{name}: {key}: expected a{' non-empty' if nonempty else ''} string")
@@ -67,7 +67,7 @@ def validate_proposal(data: Any, *, name: str = "proposal") -> dict[str, Any]:
             raise InputError(f"{name}: before_body: expected an empty string for a create proposal")
         before = ""
     elif before is None:
-        raise InputError(f"{name}: before_body: missing, expected the current body for an update proposal")
+        raise InputError(f"{name}: before_body: missing (expected the current body for an update proposal)")
     after = text("after_body", required=True)
     confidence = data.get("confidence")
     if confidence is not None and (isinstance(confidence, bool) or not isinstance(confidence, (int, float))
@@ -123,13 +123,13 @@ def add_proposal(db: Database, proposal: dict[str, Any], *, actor: str | None, s
 
 
 def _read_json(path: Path) -> Any:
-    return parse_json(read_text(path, what="proposal file"), source=path.name)
+    return parse_json(read_text(path, what="proposal file"), source=str(path))
 
 
 def read_proposal_file(path: str | Path) -> dict[str, Any]:
     """One ai-memory proposal (the scorer's request contract) from a JSON file, checked."""
     path = Path(path)
-    return validate_proposal(_read_json(path), name=path.name)
+    return validate_proposal(_read_json(path), name=str(path))
 
 
 def import_proposal(db: Database, path: str | Path, *, actor: str | None) -> tuple[str, bool]:
@@ -144,8 +144,8 @@ def import_proposals(db: Database, path: str | Path, *, actor: str | None) -> li
     data = _read_json(path)
     items = data if isinstance(data, list) else [data]
     if not items:
-        raise InputError(f"{path.name}: an empty list, expected proposals")
-    checked = [validate_proposal(item, name=f"{path.name}[{i}]" if isinstance(data, list) else path.name)
+        raise InputError(f"{path}: an empty list, expected proposals")
+    checked = [validate_proposal(item, name=f"{path}[{i}]" if isinstance(data, list) else str(path))
                for i, item in enumerate(items)]
     with transaction(db):
         return [add_proposal(db, p, actor=actor, source=str(path.resolve())) for p in checked]

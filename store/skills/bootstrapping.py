@@ -111,6 +111,6 @@ def bootstrap(db: Database, skill: str, *, actor: str, sample: int = SAMPLE_SIZE
     if sample < MIN_SAMPLE:
         raise InputError(f"bootstrap {skill}: --sample: expected at least {MIN_SAMPLE} runs, got {sample}")
     if not db.execute("SELECT 1 FROM skills WHERE name = ?", [skill]).fetchone():
-        raise RefusedError(f"bootstrap {skill}: refused: no skill {skill!r} in this store (record runs first)")
+        raise InputError(f"--skill: no skill {skill!r} in this store (record runs first)")
     assertions, evidence = propose(db, skill, sample=sample)
     return create_draft(db, skill, assertions, author=actor, origin=origin, evidence=evidence, note=note)

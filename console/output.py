@@ -1,0 +1,101 @@
+"""The only way the CLI reaches stdout and stderr: everything written here is inert.
+
+Commands never call click.echo or print. A line is one line (a newline inside data is
+shown as `\\n`, so a field cannot forge a line); a block keeps its newlines; JSON escapes
+C1, bidi and zero-width characters too (`\\u009b`), which json.dumps leaves raw. Every
+other control character, ESC included, is shown as a `\\x1b`-style escape by
+gatepost.safe.inert, the function the console uses for its cells.
+"""
+
+import json
+import re
+import sys
+from typing import Any
+
+import click
+
+from gatepost.safe import BIDI_AND_INVISIBLE, inert
+
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\ud800-\udfff" + BIDI_AND_INVISIBLE + "]")
+
+
+def field(value: object) -> str:
+    """A value from data as one inert line, to put inside a line or block of text."""
+    return inert(value, one_line=True)
+
+
+def line(text: object = "", *, err: bool = False) -> None:
+    """Print one line; newlines and controls inside it are shown escaped."""
+    click.echo(inert(text, one_line=True), err=err)
+
+
+def block(text: object, *, err: bool = False, nl: bool = True) -> None:
+    """Print text that may span lines (a report, a file's content): controls shown escaped, newlines kept."""
+    click.echo(inert(text), err=err, nl=nl)
+
+
+def error(message: object) -> None:
+    """A failure for people: `gatepost: ...` on one line of stderr."""
+    line(f"gatepost: {message}", err=True)
+
+
+def json_text(value: Any) -> str:
+    """JSON with every control, C1, bidi and zero-width character as a \\uXXXX escape (still valid JSON)."""
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def json_out(value: Any) -> None:
+    """Print a value as JSON on stdout."""
+    click.echo(json_text(value))
+
+
+def json_block(text: str, *, nl: bool = True) -> None:
+    """Print JSON text made elsewhere (json.dumps with ensure_ascii=False), its raw C1/bidi characters escaped."""
+    click.echo(_JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text), nl=nl)
+
+
+
+class Progress:
+    """Progress of long work on stderr: shown only when stderr is a terminal and not --quiet."""
+
+    def __init__(self, label: str, total: int | None, *, quiet: bool = False) -> None:
+        self.label, self.total, self.done = label, total, 0
+        self.enabled = not quiet and sys.stderr.isatty()
+        self._bar: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> "Progress":
+        if self.enabled:
+            # Rich is imported only here: a command that shows no progress never pays for it.
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                SpinnerColumn,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+            from rich.progress import Progress as Progress_
+
+            description = TextColumn("{task.description}", markup=False)
+            count = [BarColumn(), MofNCompleteColumn()] if self.total else [TextColumn("{task.completed} done")]
+            self._bar = Progress_(SpinnerColumn(), description, *count, TimeElapsedColumn(),
+                                  console=Console(stderr=True), transient=True)
+            self._bar.start()
+            self._task = self._bar.add_task(self._describe(None), total=self.total)
+        return self
+
+    def _describe(self, current: object) -> str:
+        """The label and the current item, inert (the column shows it without markup)."""
+        return self.label if current is None else f"{self.label} · {field(current)}"
+
+    def step(self, current: object = None, *, advance: int = 1) -> None:
+        """One more unit done; `current` (data, made inert) names what runs now."""
+        self.done += advance
+        if self._bar is not None:
+            self._bar.update(self._task, advance=advance, description=self._describe(current))
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()
