@@ -17,6 +17,10 @@ from .actors import (
     require,
 )
 from .clock import (
+    FROZEN_ENV,
+    freeze,
+    is_frozen,
+    now,
     now_iso,
     parse_iso,
 )
@@ -80,6 +84,7 @@ __all__ = [
     "BUSY_TIMEOUT_MS",
     "CAPABILITIES",
     "ConflictError",
+    "FROZEN_ENV",
     "DEFAULT_DB",
     "DEFAULT_TTL",
     "GatepostError",
@@ -102,9 +107,11 @@ __all__ = [
     "ensure_producer",
     "event_actors",
     "event_kinds",
+    "freeze",
     "get_actor",
     "held_by_others",
     "holder",
+    "is_frozen",
     "known_migration_names",
     "last_seq",
     "latest_version",
@@ -114,6 +121,7 @@ __all__ = [
     "m001_initial",
     "m002_leases",
     "migrations",
+    "now",
     "now_iso",
     "open_store",
     "parse_iso",
