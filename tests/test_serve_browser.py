@@ -40,11 +40,11 @@ def _chromium() -> str | None:
 
 CHROMIUM = _chromium()
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.browser, pytest.mark.skipif(
     CHROMIUM is None,
     reason="no Chromium installed (/usr/bin/chromium or `chromium` on PATH); "
            ".ci/system-deps installs Debian's chromium",
-)
+)]
 
 WAIT = 30.0  # the longest any single wait may take, so the suite can never hang here
 

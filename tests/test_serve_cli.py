@@ -131,8 +131,9 @@ async def test_page_and_websocket_run_the_console(demo_db: Path, tmp_path: Path)
             try:
                 printed = re.search(r"on (http://\S+\?token=(\S+)) as", log.read_text())
                 assert printed, "no URL printed yet"  # the page needs this start's token (issue 12)
+                address = printed.group(1)
                 page = await asyncio.to_thread(
-                    lambda: urllib.request.urlopen(printed.group(1), timeout=2).read().decode())
+                    lambda: urllib.request.urlopen(address, timeout=2).read().decode())  # noqa: B023
                 break
             except AssertionError:
                 assert time.monotonic() < deadline, "gatepost serve printed no URL: " + log.read_text()
