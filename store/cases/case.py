@@ -376,7 +376,8 @@ def case_subject(case_id: str) -> Callable[[Database], Subject]:
         if case["status"] != "open":
             previous = _decisions(db, case_id)
             last = previous[-1] if previous else {}
-            closed = f"the case is closed ({case['outcome']}{' by ' + last['actor'] if last.get('actor') else ''})"
+            closed = (f"the case is closed ({case['outcome']}{' by ' + last['actor'] if last.get('actor') else ''})"
+                      "; a decision is never edited")
         return Subject("case", case_id, "case", case, closed=closed, author=case["author"])
 
     return load

@@ -240,7 +240,7 @@ def guarded(db: Database, doing: str, *, actor: str | None, capability: str | No
             if must_be_open and subj.closed:
                 # A person who saw it open and decided is told it changed under them, and how.
                 check_seen(db, subj, seen_seq, doing=doing, also=subj.closed)
-                raise refusal(doing, OPEN, f"{subj.closed}; a decision is never edited")
+                raise refusal(doing, OPEN, subj.closed)
             if lease:
                 check_lease(db, subj, name, doing=doing)
             seq_now = check_seen(db, subj, seen_seq, doing=doing)
