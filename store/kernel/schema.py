@@ -421,6 +421,13 @@ def m002_leases(db: Database) -> None:
     db["leases"].create_index(["expires_at"])
 
 
+@migrations(name="m003_pipeline_authority")
+def m003_pipeline_authority(db: Database) -> None:
+    """Authority (issue 12): an actor may be bound to an OS user; evidence names who recorded it."""
+    db["actors"].add_column("os_user", str)
+    db["evidence"].add_column("recorded_by", str)
+
+
 APPLICATION_ID = 0x47415445  # "GATE": PRAGMA application_id of every gatepost store (issue 13, item 7)
 
 
