@@ -58,6 +58,7 @@ SUBCOMMANDS: dict[str, list[tuple[str, str]]] = {
 }
 
 ERRORS_MODULE = "gatepost.store.kernel.errors"
+INTEGRITY_MODULE = "gatepost.store.kernel.integrity"
 
 
 def load_command(name: str) -> click.Command:
@@ -84,6 +85,19 @@ def _gatepost_error(exc: BaseException) -> int | None:
     if errors is not None and isinstance(exc, errors.GatepostError):
         return int(exc.exit_code)  # type: ignore[attr-defined]
     return None
+
+
+def _machine_error(exc: BaseException, ctx: click.Context) -> BaseException | None:
+    """One line for a failure of the machine (disk full, read-only, busy, damaged, gone), else None.
+
+    Looked up like the errors module: only a command that opened a store can meet one.
+    """
+    integrity = sys.modules.get(INTEGRITY_MODULE)
+    kernel = sys.modules.get("gatepost.store.kernel")
+    if integrity is None or kernel is None:
+        return None
+    path = str(kernel.resolve_path((ctx.obj or {}).get("db_path")))
+    return integrity.machine_error(exc, path)  # type: ignore[no-any-return]
 
 
 class GatepostGroup(click.Group):
@@ -141,7 +155,11 @@ class GatepostGroup(click.Group):
         except Exception as exc:
             code = _gatepost_error(exc)
             if code is None:
-                raise
+                translated = _machine_error(exc, ctx)
+                if translated is None:
+                    raise
+                output.error(translated)
+                sys.exit(2)
             output.error(exc)
             sys.exit(code)
 

@@ -11,9 +11,22 @@ from sqlite_utils import Database
 
 from . import schema
 from .errors import StoreError
-from .integrity import damaged, recover_hint
+from .integrity import damaged, machine_error, recover_hint, remember_file
 
 BUSY_TIMEOUT_MS = 30_000
+BUSY_ENV = "GATEPOST_BUSY_TIMEOUT"  # seconds a writer waits for another's write lock (default 30)
+
+
+def busy_timeout_ms() -> int:
+    """How long a writer waits for the write lock: $GATEPOST_BUSY_TIMEOUT seconds, else 30 s."""
+    value = os.environ.get(BUSY_ENV)
+    if not value:
+        return BUSY_TIMEOUT_MS
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise StoreError(f"{BUSY_ENV}: expected a number of seconds, got {value!r}") from None
+    return max(0, min(int(seconds * 1000), 3_600_000))
 DEFAULT_DB = "gatepost.db"
 
 
@@ -45,7 +58,7 @@ def read_only_media(path: Path) -> bool:
 
 def _connect(path: Path, read_only: bool) -> sqlite3.Connection:
     if not read_only:
-        return sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+        return sqlite3.connect(str(path), timeout=busy_timeout_ms() / 1000, check_same_thread=False)
     uri = path.resolve().as_uri()
     immutable = False
     try:
@@ -54,7 +67,7 @@ def _connect(path: Path, read_only: bool) -> sqlite3.Connection:
         pass
     if not immutable:
         try:
-            conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
+            conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=busy_timeout_ms() / 1000,
                                    check_same_thread=False)
             conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
             return conn
@@ -83,14 +96,15 @@ def open_store(path: str | os.PathLike, *, create: bool = True, read_only: bool 
     try:
         conn = _connect(path, read_only)
         db = Database(conn)
-        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        db.execute(f"PRAGMA busy_timeout = {busy_timeout_ms()}")
         db.execute("PRAGMA foreign_keys = ON")
+        _check_owner(db, path)  # before anything writes: a file that is not ours is left untouched
         if not read_only:
             if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                 _retry_busy(lambda: db.enable_wal())
             db.execute("PRAGMA synchronous = NORMAL")
             db.execute("PRAGMA wal_autocheckpoint = 10000")  # checkpoint every ~40 MB, not every 4 MB: bulk imports
-        _check_owner(db, path)
+        remember_file(db, str(path))
         if read_only:
             if schema.migrations.pending(db):
                 raise StoreError(f"{path}: read-only, and written by an older gatepost (schema version "
@@ -107,19 +121,23 @@ def open_store(path: str | os.PathLike, *, create: bool = True, read_only: bool 
             conn.close()
         if getattr(exc, "sqlite_errorname", "") == "SQLITE_NOTADB" or "file is not a database" in str(exc):
             raise StoreError(f"{path}: not a SQLite database, so not a gatepost store") from None
-        if getattr(exc, "sqlite_errorname", "").startswith("SQLITE_CORRUPT") or "malformed" in str(exc):
-            raise StoreError(f"{path}: damaged ({exc}); {recover_hint(str(path))}") from None
+        known = machine_error(exc, str(path))
+        if known is not None and not str(known).startswith(f"{path}: {exc}"):
+            raise known from None
         raise StoreError(f"{path}: cannot be read as a gatepost store ({exc})") from None
     return db
 
 
 def _retry_busy(step, attempts: int = 20) -> None:
+    """Run `step`, retrying while the store is locked, within the busy timeout (then SQLite's error)."""
+    deadline = time.monotonic() + busy_timeout_ms() / 1000
     for attempt in range(attempts):
         try:
             step()
             return
         except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) and "busy" not in str(exc) or attempt == attempts - 1:
+            if "locked" not in str(exc) and "busy" not in str(exc) or attempt == attempts - 1 \
+                    or time.monotonic() >= deadline:
                 raise
             time.sleep(0.05 * (attempt + 1))
 

@@ -9,6 +9,7 @@ one line naming the store and what to do, exit 2, instead of a traceback.
 
 import errno
 import json
+import os
 import sqlite3
 import weakref
 
@@ -20,6 +21,34 @@ from .errors import StoreError
 from .schema import APPEND_ONLY, append_only_triggers
 
 _checked: "weakref.WeakSet[Database]" = weakref.WeakSet()
+_files: "weakref.WeakKeyDictionary[Database, tuple[str, int, int]]" = weakref.WeakKeyDictionary()
+
+
+def remember_file(db: Database, path: str) -> None:
+    """Note which file a connection opened, to notice it being deleted or replaced under us."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return
+    _files[db] = (path, info.st_dev, info.st_ino)
+
+
+def check_still_there(db: Database) -> None:
+    """Refuse a write to a store whose file was deleted or replaced since it was opened.
+
+    On Linux SQLite would go on writing into the deleted file: every decision would be lost.
+    """
+    known = _files.get(db)
+    if known is None:
+        return
+    path, dev, ino = known
+    try:
+        info = os.stat(path)
+    except OSError:
+        raise StoreError(f"{path}: the store file was deleted while gatepost had it open; nothing was written") from None
+    if (info.st_dev, info.st_ino) != (dev, ino):
+        raise StoreError(f"{path}: the store file was replaced while gatepost had it open; nothing was written; "
+                         "open it again")
 
 
 def store_file(db: Database) -> str:
@@ -53,7 +82,9 @@ def recover_hint(path: str) -> str:
 
 
 def check_before_first_write(db: Database) -> None:
-    """Refuse the first write of a connection to a damaged store or one whose triggers are gone."""
+    """Refuse the first write of a connection to a damaged store or one whose triggers are gone
+    (and any write to a store file deleted or replaced under us)."""
+    check_still_there(db)
     if db in _checked:
         return
     path = store_file(db)
@@ -98,6 +129,14 @@ def forget_checked(db: Database) -> None:
     _checked.discard(db)
 
 
+def _no_space_left(path: str) -> bool:
+    try:
+        info = os.statvfs(os.path.dirname(os.path.abspath(path)) or ".")
+    except OSError:
+        return False
+    return info.f_bavail * info.f_frsize < 64 * 1024
+
+
 def machine_error(exc: BaseException, path: str) -> StoreError | None:
     """One line for a failure of the machine under a store (None when `exc` is not one)."""
     if isinstance(exc, OSError) and not isinstance(exc, sqlite3.Error):
@@ -122,6 +161,8 @@ def machine_error(exc: BaseException, path: str) -> StoreError | None:
         return StoreError(f"{path}: damaged ({text}); {recover_hint(path)}")
     if name.startswith("SQLITE_NOTADB") or "file is not a database" in text:
         return StoreError(f"{path}: not a SQLite database, so not a gatepost store")
+    if _no_space_left(path):
+        return StoreError(f"{path}: disk full ({text}); nothing was written; free space and retry")
     if name.startswith(("SQLITE_IOERR", "SQLITE_CANTOPEN")) or "disk I/O error" in text or "unable to open" in text:
         return StoreError(f"{path}: cannot be read or written any more ({text}); was it moved or deleted?")
     return StoreError(f"{path}: {text}")
