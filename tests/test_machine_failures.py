@@ -99,7 +99,7 @@ def test_a_read_only_file_in_a_writable_folder_is_browsed_and_refuses_writes(dem
     db = open_store(store, read_only=True)
     try:
         assert db.execute("SELECT COUNT(*) FROM cases").fetchone()[0] > 10
-        with pytest.raises(sqlite3.OperationalError, match="readonly"), transaction(db):
+        with pytest.raises(StoreError, match="read-only"), transaction(db):
             append_event(db, "test.write", actor="ana", subject_type="store", subject_id="x")
     finally:
         db.close()
@@ -217,3 +217,24 @@ def test_an_older_gatepost_store_without_the_id_is_recognised_and_stamped(demo_s
     conn = sqlite3.connect(store)
     assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
     conn.close()
+
+
+async def test_the_console_browses_a_store_on_read_only_media(demo_store: Path, tmp_path: Path):
+    from gatepost.app import GatepostApp
+
+    with tmpfs(tmp_path / "media", demo_store.stat().st_size // 1024 * 3) as media:
+        store = media / "review.db"
+        shutil.copy(demo_store, store)
+        assert subprocess.run(["mount", "-o", "remount,ro", str(media)], capture_output=True).returncode == 0
+        app = GatepostApp(store, person="ana")
+        async with app.run_test(size=(140, 42)) as pilot:
+            await pilot.pause()
+            assert "Waiting" in app.export_screenshot()
+            await pilot.press("2")
+            await pilot.pause()
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert type(app.screen).__name__ == "CasesScreen"
+            assert "case-00" in app.export_screenshot()
+            with pytest.raises(StoreError, match="read-only"), transaction(app.db):
+                pass

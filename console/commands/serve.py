@@ -17,6 +17,7 @@ import secrets
 import shlex
 import socket
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -127,7 +128,8 @@ def _server_class():
             cookie = cookie_name(self.port)
 
             @web.middleware
-            async def guard(request: web.Request, handler):
+            async def guard(request: web.Request,
+                            handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
                 websocket = request.headers.get("Upgrade", "").lower() == "websocket"
                 why = refusal(host=request.headers.get("Host"), origin=request.headers.get("Origin"),
                               websocket=websocket, query_token=request.query.get(TOKEN_PARAM),

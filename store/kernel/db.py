@@ -11,7 +11,14 @@ from sqlite_utils import Database
 
 from . import schema
 from .errors import StoreError
-from .integrity import damaged, machine_error, recover_hint, remember_file
+from .integrity import (
+    check_writable,
+    damaged,
+    machine_error,
+    mark_read_only,
+    recover_hint,
+    remember_file,
+)
 
 BUSY_TIMEOUT_MS = 30_000
 BUSY_ENV = "GATEPOST_BUSY_TIMEOUT"  # seconds a writer waits for another's write lock (default 30)
@@ -106,6 +113,7 @@ def open_store(path: str | os.PathLike, *, create: bool = True, read_only: bool 
             db.execute("PRAGMA wal_autocheckpoint = 10000")  # checkpoint every ~40 MB, not every 4 MB: bulk imports
         remember_file(db, str(path))
         if read_only:
+            mark_read_only(db)
             if schema.migrations.pending(db):
                 raise StoreError(f"{path}: read-only, and written by an older gatepost (schema version "
                                  f"{schema_version(db)}, this one uses {schema.latest_version()}); open it once "
@@ -214,6 +222,7 @@ def transaction(db: Database) -> Iterator[Database]:
     Nested calls become savepoints (sqlite-utils' atomic()). The busy timeout
     makes a waiting writer wait; a lock still held after it is retried.
     """
+    check_writable(db)
     if db.conn.in_transaction:
         with db.atomic():
             yield db

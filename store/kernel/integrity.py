@@ -24,6 +24,22 @@ _checked: "weakref.WeakSet[Database]" = weakref.WeakSet()
 _files: "weakref.WeakKeyDictionary[Database, tuple[str, int, int]]" = weakref.WeakKeyDictionary()
 
 
+_read_only: "weakref.WeakSet[Database]" = weakref.WeakSet()
+
+
+def mark_read_only(db: Database) -> None:
+    """This connection was opened read-only (read-only media): its writes are refused in one line."""
+    _read_only.add(db)
+
+
+def check_writable(db: Database) -> None:
+    """Refuse a write through a read-only connection before SQLite does, as a StoreError the console shows."""
+    if db in _read_only:
+        path = store_file(db) or "the store"
+        raise StoreError(f"{path}: read-only (the file, its folder or its media); nothing was written; "
+                         "browsing works, deciding needs write access")
+
+
 def remember_file(db: Database, path: str) -> None:
     """Note which file a connection opened, to notice it being deleted or replaced under us."""
     try:
@@ -84,6 +100,7 @@ def recover_hint(path: str) -> str:
 def check_before_first_write(db: Database) -> None:
     """Refuse the first write of a connection to a damaged store or one whose triggers are gone
     (and any write to a store file deleted or replaced under us)."""
+    check_writable(db)
     check_still_there(db)
     if db in _checked:
         return
