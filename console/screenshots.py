@@ -7,8 +7,6 @@ A screen class may list dialogs worth a picture as SCREENSHOT_STEPS:
 import asyncio
 from pathlib import Path
 
-from textual.widgets import Input
-
 from gatepost.app import GatepostApp
 
 SIZE = (140, 42)
@@ -22,8 +20,10 @@ async def _shoot(db_path: Path, person: str, out: Path) -> list[Path]:
 
         async def save(name: str) -> None:
             await pilot.pause()
-            for field in app.screen.query(Input):  # a blinking cursor would make two runs differ
-                field.cursor_blink = False
+            await app.workers.wait_for_complete()  # a list still loading would differ between runs
+            await pilot.pause()
+            for field in app.screen.query("Input, TextArea"):  # a blinking cursor would make two runs differ
+                field.cursor_blink = False  # type: ignore[attr-defined]
             await pilot.pause()
             await pilot.wait_for_scheduled_animations()
             path = out / f"{name}.svg"
