@@ -365,6 +365,46 @@ def add_evidence(db: Database, case_id: str, *, kind: str, result: str, producer
     return cursor.lastrowid
 
 
+UNDECIDED_EVENT = "evaluation.undecided"
+
+
+def note_undecided(db: Database, case_id: str, *, kind: str, producer: str, note: str,
+                   details: dict | None = None, actor: str | None = None, at: str | None = None) -> int:
+    """Say on the case that an evaluation settled nothing (decision rule `significant`), recording no evidence.
+
+    The claim that evidence would have decided stays UNKNOWN, the protocol's way of saying the
+    evaluation settles nothing; the event lets the case's why say which comparison was undecided
+    and by how much. It is about the case's current revision, like evidence; returns its seq.
+    """
+    if not _is_text(producer):
+        raise InputError("--producer: expected the name of the run or person that produced the evaluation")
+    when = parse_iso(at, field="--at") if at else now_iso()
+    with transaction(db):
+        case = get_case(db, case_id)
+        seq = append_event(db, UNDECIDED_EVENT, actor=actor or producer.strip(), subject_type="case",
+                           subject_id=case_id, revision=case["current_revision"], at=when, note=note,
+                           payload={"kind": kind, "producer": producer.strip(), "note": note,
+                                    "details": details or {}})
+        _project(db, case_id, when)
+    return seq
+
+
+def undecided_notes(db: Database, case_id: str, revision: str | None) -> dict[str, str]:
+    """Per evidence kind, the newest 'settled nothing' note about this revision (none once evidence came later)."""
+    notes: dict[str, str] = {}
+    for payload, seq in db.execute(
+            "SELECT payload, seq FROM events WHERE subject_type = 'case' AND subject_id = ? AND kind = ?"
+            " AND revision IS ? ORDER BY seq", [case_id, UNDECIDED_EVENT, revision]).fetchall():
+        data = json.loads(payload) if payload else {}
+        later = db.execute("SELECT 1 FROM evidence WHERE case_id = ? AND kind = ? AND about IS ? AND event_seq > ?",
+                           [case_id, data.get("kind"), revision, seq]).fetchone()
+        if later:
+            notes.pop(data.get("kind"), None)
+        else:
+            notes[data.get("kind")] = data.get("note") or ""
+    return notes
+
+
 def decide_case(db: Database, case_id: str, outcome: str, *, actor: str | None, note: str | None = None,
                 based_on_seq: int | None = None, at: str | None = None) -> int:
     """Close a case with an outcome the protocol allows now; a refusal names its rule and writes nothing.
@@ -530,6 +570,12 @@ def case_view(db: Database, case_id: str, *, actor: str | None = None) -> dict:
                          "details": json.loads(row["details"]) if row["details"] else None,
                          "status": item["status"], "why": item["why"], "decides": item["decides"]})
     counts = {s: sum(1 for e in evidence if e["status"] == s) for s in ("counting", "stale", "not independent")}
+    undecided = undecided_notes(db, case_id, case["current_revision"])
+    explanations = {name: evaluation.claim_why(name) for name in protocol.claims}
+    for name, why in explanations.items():
+        for kind, note in undecided.items():
+            if evaluation.claims[name] == "UNKNOWN" and kind in why:
+                explanations[name] = f"{why}; the evaluation settled nothing: {note}"
     return {
         "id": case["id"],
         "revision": case["current_revision"],
@@ -545,7 +591,8 @@ def case_view(db: Database, case_id: str, *, actor: str | None = None) -> dict:
         "independent": case["independent"],
         "candidate": {"path": case["candidate_path"], "content": case["content"], "basis": case["basis"],
                       "revision": case["current_revision"]},
-        "explanations": {name: evaluation.claim_why(name) for name in protocol.claims},
+        "explanations": explanations,
+        "undecided": undecided,
         "claim_order": list(protocol.claim_order),
         "derived": [name for name in protocol.claims if protocol.derived(name)],
         "claim_descriptions": {name: desc for name, (desc, _c) in protocol.claims.items()},

@@ -223,15 +223,21 @@ def delta_words(comparison: dict[str, Any]) -> str:
     if comparison["decided"] == "worse":
         return f"{head} — worse beyond the noise at \u03b1 = {comparison['alpha']:g}"
     if mde is None:
-        return f"{head} — too few tasks to tell; {n} tasks cannot decide any change at \u03b1 = {comparison['alpha']:g}"
-    if abs(comparison["delta"]) < mde:
-        return f"{head} — too few tasks to tell; {n} tasks detect only \u00b1{pp(mde, sign=False)} pp"
-    return f"{head} — inside the noise"
+        tail = f"{n} tasks cannot decide any change at \u03b1 = {comparison['alpha']:g}"
+    elif abs(comparison["delta"]) < mde:
+        tail = f"{n} tasks detect only \u00b1{pp(mde, sign=False)} pp"
+    else:
+        return f"{head} — inside the noise: the exact test does not decide at \u03b1 = {comparison['alpha']:g}"
+    return f"{head} — too few tasks to tell; {tail}"
 
 
 def inside_noise(comparison: dict[str, Any]) -> bool:
-    """True when the delta's interval holds 0: the claim would rest on noise."""
-    return comparison["low"] <= 0 <= comparison["high"]
+    """True when the exact test does not decide the delta at alpha: a claim resting on it rests on noise.
+
+    The score interval can leave out 0 while the exact test does not decide (3 of 3 differing tasks:
+    the interval is +3 to +88 pp, p = 0.25); gatepost decides by the exact test, so that counts as noise.
+    """
+    return comparison["decided"] is None
 
 
 def check_rule(rule: str | None, alpha: float | None) -> tuple[str, float]:
