@@ -4,16 +4,20 @@ import hashlib
 import json
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gatepost.app import GatepostApp
 from gatepost.store.cases import case_view, get_case, import_case
-from gatepost.store.evaluation import Attempt, load_suite, run_statistics
+from gatepost.store.evaluation import Attempt, CommandExecutor, evaluate, load_suite, run_statistics
 from gatepost.store.flows import evaluate_case
-from gatepost.store.kernel import open_store
+from gatepost.store.kernel import add_actor, open_store
+from gatepost.widgets.paged_list import PagedList
 
 from .conftest import run_gatepost
 from .evaluator_helpers import contains_task, executor, write_suite
+from .test_results_screen import open_results, rendered
 
 WORDS = [f"answer{i}" for i in range(12)]
 
@@ -207,3 +211,53 @@ def test_an_identical_candidate_never_reproduces_under_significant(tmp_path_fact
     assert get_case(db, "case-20")["claims"]["tuning.improved"] != "TRUE"
     db.close()
 
+
+
+# --- the console and the reports -------------------------------------------------------------
+async def test_results_screen_shows_intervals_and_filters_to_flaky_tasks(tmp_path: Path):
+    db = open_store(tmp_path / "s.db")
+    add_actor(db, "ana", "person", [])
+    suite = load_suite(_suite(tmp_path / "suite", 7))
+    flaky_dir = tmp_path / "flaky"
+    flaky_dir.mkdir()
+    (flaky_dir / "t0").write_text("")  # t0 answers rightly at once; the others fail first, then pass
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("FLAKY_DIR", str(flaky_dir))
+        run_id = evaluate(db, suite, candidate_text="\n".join(WORDS[:4]), baseline_text="\n".join(WORDS[:3]),
+                          executor=CommandExecutor(executor("flaky")), pass_k=2)["run_id"]
+    db.close()
+    app = GatepostApp(tmp_path / "s.db", person="ana")
+    async with app.run_test(size=(180, 50)) as pilot:
+        screen = await open_results(pilot)
+        screen.open_item(run_id)
+        await pilot.pause()
+        head = rendered(app, "#run-head")
+        assert "candidate 57 % (95 % CI 25 to 84, 4 of 7)" in head
+        assert "too few tasks to tell; 7 tasks detect only ±86 pp" in head
+        assert "~ flaky" in head
+        tasks = screen.query_one("#run-tasks", PagedList)
+        assert tasks.total == 7
+        assert "~" in str(tasks.table.get_row("t1")[0]) and "~" not in str(tasks.table.get_row("t0")[0])
+        await pilot.press("t", "f")
+        await pilot.pause()
+        assert sorted(tasks.keys) == ["t1", "t2", "t3"]  # failed once, then passed; t4-t6 never pass
+        await pilot.press("f")
+        await pilot.pause()
+        assert tasks.total == 7
+
+
+def test_report_suite_md_and_html_show_intervals_p_values_and_flaky_tasks(tmp_path: Path):
+    suite = _suite(tmp_path / "suite", 3)
+    cand = _skill(tmp_path / "cand.md", WORDS[:3])
+    flaky_dir = tmp_path / "flaky"
+    flaky_dir.mkdir()
+    env = {"GATEPOST_DB": str(tmp_path / "s.db"), "FLAKY_DIR": str(flaky_dir)}
+    done = run_gatepost("suite", "run", "--suite", str(suite), "--skill", str(cand), "--executor",
+                        executor("flaky"), "--pass-k", "2", "--json", "-q", env=env, cwd=tmp_path)
+    run_id = json.loads(done.stdout)["run_id"]
+    md = run_gatepost("report", "suite", run_id, env=env, cwd=tmp_path).stdout
+    assert "- candidate: 100 % (95 % CI 44 to 100, 3 of 3)" in md
+    assert "p = 0.25" in md and "3 tasks cannot decide any change" in md
+    assert "t0 (candidate): passed 1 of 2 attempts over 1 run" in md
+    html = run_gatepost("report", "suite", run_id, "--format", "html", env=env, cwd=tmp_path).stdout
+    assert "95 % CI 44 to 100" in html and "<li>t1 (candidate): passed 1 of 2 attempts over 1 run</li>" in html
