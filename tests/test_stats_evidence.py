@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from textual.widgets import Static
 
 from gatepost.app import GatepostApp
 from gatepost.store.cases import case_view, get_case, import_case
@@ -261,3 +262,34 @@ def test_report_suite_md_and_html_show_intervals_p_values_and_flaky_tasks(tmp_pa
     assert "t0 (candidate): passed 1 of 2 attempts over 1 run" in md
     html = run_gatepost("report", "suite", run_id, "--format", "html", env=env, cwd=tmp_path).stdout
     assert "95 % CI 44 to 100" in html and "<li>t1 (candidate): passed 1 of 2 attempts over 1 run</li>" in html
+
+
+async def test_cases_screen_warns_when_a_claim_rests_on_noise_and_says_what_settled_nothing(
+        cli, store_path: Path, tmp_path: Path):
+    db = open_store(store_path)
+    add_actor(db, "ana", "person", [])
+    _case(db, "\n".join(WORDS[:4]), case_id="case-30")
+    _case(db, "\n".join(WORDS[:4]), case_id="case-31")
+    db.close()
+    suite = _suite(tmp_path / "suite", 7)
+    base = _skill(tmp_path / "base.md", WORDS[:3])
+    common = ["--suite", str(suite), "--executor", executor("follow"), "--producer", "run-52",
+              "--surface", "skills/*", "--baseline", str(base)]
+    assert cli("case", "evaluate", "case-30", *common).exit_code == 0
+    assert cli("case", "evaluate", "case-31", *common, "--decision-rule", "significant").exit_code == 0
+    app = GatepostApp(store_path, person="ana")
+    async with app.run_test(size=(200, 60)) as pilot:
+        await pilot.press("2")
+        await pilot.pause()
+        screen = app.screen
+        screen.open_item("case-30")
+        await pilot.pause()
+        shown = " ".join(str(w.render()) for w in screen.query(Static))
+        assert "tuning_comparison reproduced (" in shown
+        assert "rests on a delta inside the noise: run 1 +14 pp (95 % CI" in shown
+        screen.open_item("case-31")
+        await pilot.pause()
+        shown = " ".join(str(w.render()) for w in screen.query(Static))
+        assert "∅ tuning_comparison not recorded: decision rule significant" in shown
+    md = cli("report", "case", "case-30").output
+    assert "rests on a delta inside the noise" in md

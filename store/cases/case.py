@@ -405,6 +405,27 @@ def undecided_notes(db: Database, case_id: str, revision: str | None) -> dict[st
     return notes
 
 
+def noise_warnings(evidence: list[dict]) -> list[str]:
+    """One line per counting record whose comparison is not decided at its alpha: a claim resting on noise.
+
+    The evaluation puts `inside_noise` and the comparisons in words in the record's details
+    (flows.evaluate_case); records from elsewhere say nothing of it and draw no warning.
+    """
+    lines = []
+    for e in evidence:
+        details = e.get("details") or {}
+        flags, words = details.get("inside_noise"), details.get("comparisons")
+        if e["status"] != "counting" or not isinstance(flags, list) or not isinstance(words, list):
+            continue
+        for i, (flag, said) in enumerate(zip(flags, words, strict=False)):
+            if flag is True and isinstance(said, str):
+                run = f" run {i + 1}" if len(flags) > 1 else ""
+                decides = f" ({', '.join(e['decides'])})" if e.get("decides") else ""
+                lines.append(f"#{e['id']} {e['kind']} {e['result']}{decides} rests on a delta inside the noise:"
+                             f"{run} {said}")
+    return lines
+
+
 def decide_case(db: Database, case_id: str, outcome: str, *, actor: str | None, note: str | None = None,
                 based_on_seq: int | None = None, at: str | None = None) -> int:
     """Close a case with an outcome the protocol allows now; a refusal names its rule and writes nothing.
@@ -593,6 +614,7 @@ def case_view(db: Database, case_id: str, *, actor: str | None = None) -> dict:
                       "revision": case["current_revision"]},
         "explanations": explanations,
         "undecided": undecided,
+        "noise": noise_warnings(evidence),
         "claim_order": list(protocol.claim_order),
         "derived": [name for name in protocol.claims if protocol.derived(name)],
         "claim_descriptions": {name: desc for name, (desc, _c) in protocol.claims.items()},
