@@ -369,7 +369,7 @@ UNDECIDED_EVENT = "evaluation.undecided"
 
 
 def note_undecided(db: Database, case_id: str, *, kind: str, producer: str, note: str,
-                   details: dict | None = None, actor: str | None = None, at: str | None = None) -> int:
+                   details: dict[str, Any] | None = None, actor: str | None = None, at: str | None = None) -> int:
     """Say on the case that an evaluation settled nothing (decision rule `significant`), recording no evidence.
 
     The claim that evidence would have decided stays UNKNOWN, the protocol's way of saying the
@@ -396,16 +396,17 @@ def undecided_notes(db: Database, case_id: str, revision: str | None) -> dict[st
             "SELECT payload, seq FROM events WHERE subject_type = 'case' AND subject_id = ? AND kind = ?"
             " AND revision IS ? ORDER BY seq", [case_id, UNDECIDED_EVENT, revision]).fetchall():
         data = json.loads(payload) if payload else {}
+        kind = str(data.get("kind") or "")
         later = db.execute("SELECT 1 FROM evidence WHERE case_id = ? AND kind = ? AND about IS ? AND event_seq > ?",
-                           [case_id, data.get("kind"), revision, seq]).fetchone()
+                           [case_id, kind, revision, seq]).fetchone()
         if later:
-            notes.pop(data.get("kind"), None)
+            notes.pop(kind, None)
         else:
-            notes[data.get("kind")] = data.get("note") or ""
+            notes[kind] = str(data.get("note") or "")
     return notes
 
 
-def noise_warnings(evidence: list[dict]) -> list[str]:
+def noise_warnings(evidence: list[dict[str, Any]]) -> list[str]:
     """One line per counting record whose comparison is not decided at its alpha: a claim resting on noise.
 
     The evaluation puts `inside_noise` and the comparisons in words in the record's details

@@ -21,10 +21,10 @@ _SIDE_HASH = "CASE t.side WHEN 'candidate' THEN r.candidate_hash ELSE r.baseline
 _NOT_A_CACHED_BASELINE = ("NOT (t.side = 'baseline' AND "
                           "COALESCE(json_extract(r.artifact, '$.baseline_cache.hit'), 0) = 1)")
 
-Sides = dict[str, dict[str, list[dict]]]  # side -> task id -> attempts ({"passed", "judged"}), in order
+Sides = dict[str, dict[str, list[dict[str, Any]]]]  # side -> task id -> attempts ({"passed", "judged"}), in order
 
 
-def sides_of_results(candidate: list[dict], baseline: list[dict]) -> Sides:
+def sides_of_results(candidate: list[dict[str, Any]], baseline: list[dict[str, Any]]) -> Sides:
     """The attempts of an artifact's candidate_results and baseline_results, per side and task."""
     return {side: {r["task_id"]: list(r.get("attempt_details") or [r]) for r in results}
             for side, results in (("candidate", candidate), ("baseline", baseline))}
@@ -39,7 +39,7 @@ def _stored_sides(db: Database, run_id: str) -> Sides:
     return sides
 
 
-def pooled_attempts(db: Database, key: dict, *, leave_out: str | None = None) -> dict[str, dict[str, dict[str, int]]]:
+def pooled_attempts(db: Database, key: dict[str, Any], *, leave_out: str | None = None) -> dict[str, dict[str, dict[str, int]]]:
     """Per side and task: passes, attempts and runs pooled over stored runs of the same suite id, executor and
     skill text (key: suite_id, executor, candidate_hash, baseline_hash), leaving out the run `leave_out`."""
     out: dict[str, dict[str, dict[str, int]]] = {"candidate": {}, "baseline": {}}
@@ -83,7 +83,7 @@ def summarise(sides: Sides, *, pass_k: int, pooled: dict[str, dict[str, dict[str
     return out
 
 
-def _flaky(sides: Sides, pooled: dict[str, dict[str, dict[str, int]]], k: int, cached_baseline: bool) -> list[dict]:
+def _flaky(sides: Sides, pooled: dict[str, dict[str, dict[str, int]]], k: int, cached_baseline: bool) -> list[dict[str, Any]]:
     found = []
     for side in ("candidate", "baseline"):
         for task, attempts in sides.get(side, {}).items():
@@ -118,7 +118,7 @@ def run_statistics(db: Database, run_id: str, *, alpha: float = stats.ALPHA,
                      alpha=alpha, level=level)
 
 
-def flaky_words(item: dict) -> str:
+def flaky_words(item: dict[str, Any]) -> str:
     """'t3 (candidate): passed 2 of 5 attempts over 2 runs'."""
     runs = item["runs"]
     return (f"{item['task_id']} ({item['side']}): passed {item['passes']} of {item['attempts']} attempts"

@@ -31,7 +31,7 @@ def z_for(level: float = LEVEL) -> float:
     """The two-sided standard normal quantile for a confidence level (1.959964 for 95 %)."""
     if not 0 < level < 1:
         raise ValueError(f"level: expected a number between 0 and 1, got {level!r}")
-    return NormalDist().inv_cdf(1 - (1 - level) / 2)
+    return float(NormalDist().inv_cdf(1 - (1 - level) / 2))
 
 
 def wilson(k: int, n: int, level: float = LEVEL) -> tuple[float, float]:
@@ -59,7 +59,7 @@ def sign_test(b: int, c: int) -> float:
     if n == 0:
         return 1.0
     tail = sum(comb(n, i) for i in range(min(b, c) + 1))
-    return min(1.0, 2 * tail / 2**n)
+    return min(1.0, 2 * tail / float(2**n))
 
 
 def newcombe_unpaired(x1: int, n1: int, x2: int, n2: int, level: float = LEVEL) -> tuple[float, float, float]:
@@ -91,9 +91,9 @@ def newcombe_paired(a: int, b: int, c: int, d: int, level: float = LEVEL) -> tup
     l1, u1 = wilson(a + b, n, level)
     l2, u2 = wilson(a + c, n, level)
     margins = (a + b) * (c + d) * (a + c) * (b + d)
-    product = a * d - b * c
+    product = float(a * d - b * c)
     if product > 0:  # Newcombe's phi: a positive AD - BC is shrunk by N/2 (never below 0)
-        product = max(product - n / 2, 0)
+        product = max(product - n / 2, 0.0)
     phi = product / sqrt(margins) if margins else 0.0
     delta = (b - c) / n
     dl1, du1, dl2, du2 = p1 - l1, u1 - p1, p2 - l2, u2 - p2
