@@ -413,3 +413,10 @@ def m002_leases(db: Database) -> None:
     )
     db["leases"].create_index(["holder"])
     db["leases"].create_index(["expires_at"])
+
+
+@migrations(name="m003_pipeline_authority")
+def m003_pipeline_authority(db: Database) -> None:
+    """Authority (issue 12): an actor may be bound to an OS user; evidence names who recorded it."""
+    db["actors"].add_column("os_user", str)
+    db["evidence"].add_column("recorded_by", str)
