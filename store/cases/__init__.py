@@ -7,6 +7,7 @@ from .case import (
     AUTHOR_DIMENSION,
     CANDIDATE_KEYS,
     CASE_KEYS,
+    CASE_SCHEMA,
     CLOSE_CAPABILITY,
     DEFAULT_PROTOCOL,
     DESIGN_REVIEW_CAPABILITY,
@@ -25,15 +26,18 @@ from .case import (
     list_cases,
     parse_case,
     read_case_file,
+    record_applied,
     revise_candidate,
     short_revision,
     show_json,
+    staleness,
 )
 
 __all__ = [
     "AUTHOR_DIMENSION",
     "CANDIDATE_KEYS",
     "CASE_KEYS",
+    "CASE_SCHEMA",
     "CLOSE_CAPABILITY",
     "DEFAULT_PROTOCOL",
     "DESIGN_REVIEW_CAPABILITY",
@@ -52,7 +56,9 @@ __all__ = [
     "list_cases",
     "parse_case",
     "read_case_file",
+    "record_applied",
     "revise_candidate",
     "short_revision",
     "show_json",
+    "staleness",
 ]

@@ -413,3 +413,49 @@ def m002_leases(db: Database) -> None:
     )
     db["leases"].create_index(["holder"])
     db["leases"].create_index(["expires_at"])
+
+
+@migrations(name="m003_loops_registry")
+def m003_loops_registry(db: Database) -> None:
+    """Registered loops, what is current per path, and where changes landed (issue 18, the loops helper).
+
+    `loop_versions`, `loop_cases` and `applications` are records; `loops` and `current_content` are
+    their projections (the newest version of each loop; the newest applied content of each path).
+    """
+    db["loop_versions"].create(
+        {"name": str, "version": int, "settings": str, "actor": str, "at": str, "event_seq": int},
+        pk=("name", "version"),
+        not_null={"settings", "at"},
+    )
+    db["loops"].create(
+        {"name": str, "version": int, "settings": str, "created_at": str, "updated_at": str, "event_seq": int},
+        pk="name",
+        not_null={"version", "settings"},
+    )
+    db["loop_cases"].create(  # which loop made a case (case new --loop), with the base it was made on
+        {"case_id": str, "loop": str, "path": str, "base_hash": str, "loop_version": int, "event_seq": int},
+        pk="case_id",
+        foreign_keys=[("loop", "loops", "name")],
+        not_null={"loop", "path", "base_hash"},
+    )
+    db["loop_cases"].create_index(["loop"])
+    db["applications"].create(
+        {"id": int, "subject_type": str, "subject_id": str, "path": str, "content_hash": str, "content": str,
+         "ref": str, "actor": str, "at": str, "event_seq": int},
+        pk="id",
+        not_null={"subject_type", "subject_id", "path", "content_hash", "at"},
+    )
+    db["applications"].create_index(["path", "id"])
+    db["applications"].create_index(["subject_type", "subject_id"])
+    db["current_content"].create(
+        {"path": str, "content_hash": str, "application_id": int, "event_seq": int},
+        pk="path",
+        not_null={"content_hash"},
+    )
+    db["report_marks"].create(  # `report regressions --as CONSUMER`: each consumer's "since last report"
+        {"consumer": str, "snapshot": str, "at": str, "event_seq": int},
+        pk="consumer",
+        not_null={"snapshot", "at"},
+    )
+    for table in ("loop_versions", "loop_cases", "applications"):
+        _append_only(db, table)
