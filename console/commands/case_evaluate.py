@@ -24,8 +24,7 @@ from gatepost.store.kernel import InputError
 
 suite_option = click.option(
     "--suite", "suite_file", default=None, type=click.Path(dir_okay=False),
-    help="The task suite YAML (v1.0); its tasks with split: heldout are the held-out ones. A loop's case "
-         "uses its loop's suite (another one only by a holder of store.admin, audited).")
+    help="The task suite YAML (v1.0); its tasks with split: heldout are the held-out ones.")
 
 
 @click.command("evaluate")
@@ -57,6 +56,11 @@ def evaluate(ctx: click.Context, case_id: str, suite_file: str, executor_cmd: st
     heldout_comparison from one held-out run (held / regressed), each about
     the case's current revision. The case's candidate content is the skill
     under test. Every run is stored and its artifact written to evaluations/.
+
+    A loop's case (case new --loop) takes its suite, surface, executor and
+    baseline from the loop's registry; the suite and baseline are checked
+    against the case's basis. Other settings are refused (exit 3) unless you
+    hold store.admin (then the override is an audited event).
     """
     db = open_ctx_store(ctx)
     who = person(as_name)
