@@ -1,0 +1,218 @@
+"""A loop's working day through the CLI only: the loop, an evaluator, CI and a reviewer as separate processes
+over one store (issue 18 items 2, 3 and 7)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import run_gatepost
+
+PATH = "skills/release-notes/SKILL.md"
+BASE_SKILL = "# Release notes\n- Write release notes in plain language.\n"
+BETTER_SKILL = BASE_SKILL + "- Cite the pull request of every change.\n"
+OTHER_SKILL = BASE_SKILL + "- Keep them short.\n"
+
+EXECUTOR = '''import json, sys
+req = json.loads(sys.stdin.read())
+print(req["prompt"])
+if "cite" in req["skill"].lower():
+    print("every change with its pull request cited")
+'''
+
+
+def _suite(folder: Path) -> Path:
+    tasks = [
+        {"id": "t-cite", "prompt": "List the changes of release 2.4",
+         "judge": {"type": "contains", "expected": ["pull request cited"]}},
+        {"id": "t-cite-2", "prompt": "List the changes of release 2.5",
+         "judge": {"type": "contains", "expected": ["pull request cited"]}},
+        {"id": "h-plain", "prompt": "Write release notes in plain words", "split": "heldout",
+         "judge": {"type": "contains", "expected": ["plain words"]}},
+    ]
+    path = folder / "suite.yaml"
+    path.write_text(yaml.safe_dump({"skill_id": "release-notes", "version": "1.0", "tasks": tasks}), "utf-8")
+    return path
+
+
+@pytest.fixture
+def day(tmp_path: Path) -> dict:
+    """A store with an admin, a reviewer, a loop run and an evaluator run, the loop registered."""
+    db = str(tmp_path / "store.db")
+    executor = tmp_path / "executor.py"
+    executor.write_text(EXECUTOR, "utf-8")
+    suite = _suite(tmp_path)
+    (tmp_path / "base.md").write_text(BASE_SKILL, "utf-8")
+    (tmp_path / "better.md").write_text(BETTER_SKILL, "utf-8")
+    (tmp_path / "other.md").write_text(OTHER_SKILL, "utf-8")
+
+    def gp(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+        return run_gatepost("--db", db, *args, cwd=tmp_path, timeout=timeout)
+
+    for args in (["init"],
+                 ["actors", "add", "admin", "--capability", "store.admin", "--as", "admin"],
+                 ["actors", "add", "ana", "--capability", "loop_change.keep", "--capability", "case.close",
+                  "--capability", "eval_design.review", "--capability", "proposal.review", "--as", "admin"],
+                 ["actors", "add", "run-41", "--kind", "producer", "--capability", "evidence.record", "--as", "admin"],
+                 ["actors", "add", "run-52", "--kind", "producer", "--capability", "evidence.record", "--as", "admin"],
+                 ["current", PATH, "--set", "base.md", "--ref", "v0", "--as", "admin"],
+                 ["loop", "add", "writer", "--surface", "skills/*/SKILL.md", "--suite", str(suite),
+                  "--executor", f"{sys.executable} {executor}", "--evaluator", "run-52", "--reviewer", "ana",
+                  "--design", "design-rn-1", "--as", "admin"]):
+        done = gp(*args)
+        assert done.returncode == 0, (args, done.stderr)
+    return {"gp": gp, "db": db, "tmp": tmp_path, "suite": suite}
+
+
+def _json(done: subprocess.CompletedProcess) -> dict:
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def _review_and_keep(gp, case_id: str) -> subprocess.CompletedProcess:
+    assert gp("case", "evidence", case_id, "--kind", "design_review", "--result", "passed", "--producer", "ana",
+              "--about", "design-rn-1", "--as", "ana").returncode == 0
+    shown = _json(gp("case", "show", case_id, "--json", "--as", "ana"))
+    return gp("case", "decide", case_id, "kept", "--seq", str(shown["last_seq"]), "--note", "good", "--as", "ana")
+
+
+def test_a_loops_day_loop_evaluator_reviewer_and_ci_as_separate_processes(day):
+    gp, tmp = day["gp"], day["tmp"]
+    # the loop makes a case from a file: the revision and basis computed by gatepost
+    made = _json(gp("case", "new", "--loop", "writer", "--path", PATH, "--content-file", "better.md", "--json",
+                    "--as", "run-41"))
+    assert made["schema"] == "gatepost.case-new/1" and made["within_surface"] is True
+    current = _json(gp("current", PATH, "--json"))
+    assert made["basis"]["baseline"] == current["content_hash"]
+    case_id = made["case_id"]
+    # a second loop iteration, made on the same base, before the first lands
+    rival = _json(gp("case", "new", "--loop", "writer", "--path", PATH, "--content-file", "other.md", "--json",
+                     "--as", "run-41"))["case_id"]
+    # the loop waits for the decision in its own process
+    waiting = subprocess.Popen([sys.executable, "-m", "gatepost", "--db", day["db"], "case", "wait", case_id,
+                                "--timeout", "120", "--json"], cwd=tmp, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        # the evaluator: settings from the registry, no --suite, --surface or --executor
+        evaluated = _json(gp("case", "evaluate", case_id, "--producer", "run-52", "--json", "--as", "run-52"))
+        assert {e["kind"]: e["result"] for e in evaluated["evidence"]} == {
+            "guard_check": "clean", "tuning_comparison": "reproduced", "heldout_comparison": "held"}
+        assert evaluated["loop"] == "writer" and evaluated["overridden"] == []
+        # the reviewer decides on what they saw
+        decided = _review_and_keep(gp, case_id)
+        assert decided.returncode == 0, decided.stderr
+        out, err = waiting.communicate(timeout=60)
+    finally:
+        if waiting.poll() is None:
+            waiting.kill()
+    assert waiting.returncode == 0, err
+    doc = json.loads(out)
+    assert doc["schema"] == "gatepost.case/1" and doc["status"] == "closed" and doc["outcome"] == "kept"
+    assert doc["decisions"][0]["actor"] == "ana" and doc["candidate"]["content"] == BETTER_SKILL
+    assert {e["producer"] for e in doc["evidence"]} == {"run-52", "ana"}
+    assert any(e["runs"] for e in doc["evidence"] if e["kind"] == "tuning_comparison")
+    # the loop applies it and says where: it is now current
+    assert gp("case", "applied", case_id, "--ref", "abc123", "--as", "run-41").returncode == 0
+    now = _json(gp("current", PATH, "--json"))
+    assert now["source"] == {**now["source"], "subject_type": "case", "subject_id": case_id, "ref": "abc123"}
+    assert now["content"] == BETTER_SKILL
+    # the rival made on the old base is stale: shown, and keep refused until rebased
+    stale = _json(gp("case", "show", rival, "--json"))
+    assert stale["base"]["stale"] is True and "stale" in stale["base"]["why"]
+    refused = gp("case", "decide", rival, "kept", "--note", "x", "--as", "ana")
+    assert refused.returncode == 3 and f"case {rival}: kept: refused: stale:" in refused.stderr
+    evaluate_stale = gp("case", "evaluate", rival, "--producer", "run-52", "--as", "run-52")
+    assert evaluate_stale.returncode == 3 and "stale" in evaluate_stale.stderr
+    # CI follows the feed from where it left off
+    lines = gp("events", "--since", "0", "--json").stdout.splitlines()
+    events = [json.loads(line) for line in lines]
+    assert all(e["schema"] == "gatepost.event/1" for e in events)
+    seqs = [e["seq"] for e in events]
+    assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
+    kinds = [e["kind"] for e in events]
+    assert "case.decided" in kinds and "case.applied" in kinds and "loop.added" in kinds
+    paged = [json.loads(x) for x in gp("events", "--since", str(seqs[2]), "--limit", "3", "--json").stdout.splitlines()]
+    assert [e["seq"] for e in paged] == seqs[3:6]
+    assert gp("events", "--since", str(seqs[-1]), "--json").stdout == ""
+    assert "case.decided" in gp("events", "--subject", f"case:{case_id}").stdout
+
+
+def test_case_wait_exit_codes_per_outcome_and_timeout(day):
+    gp = day["gp"]
+    made = [_json(gp("case", "new", "--loop", "writer", "--path", PATH, "--content-file", name, "--json",
+                     "--as", "run-41"))["case_id"] for name in ("better.md", "other.md")]
+    timed_out = gp("case", "wait", made[0], "--timeout", "0.3")
+    assert timed_out.returncode == 124 and "still open" in timed_out.stderr
+    assert gp("case", "decide", made[1], "inconclusive", "--note", "no signal", "--as", "ana").returncode == 0
+    assert gp("case", "wait", made[1]).returncode == 12
+    assert gp("case", "wait", "case-nope", "--timeout", "1").returncode == 2
+
+
+def test_evaluation_settings_come_from_the_loop_and_overrides_are_refused_or_audited(day):
+    gp = day["gp"]
+    case_id = _json(gp("case", "new", "--loop", "writer", "--path", PATH, "--content-file", "better.md",
+                       "--json", "--as", "run-41"))["case_id"]
+    widened = gp("case", "evaluate", case_id, "--producer", "run-52", "--surface", "*", "--as", "run-52")
+    assert widened.returncode == 3
+    assert f"case evaluate {case_id}: refused: loop-settings: surface of loop writer" in widened.stderr
+    mocked = gp("case", "evaluate", case_id, "--producer", "run-52", "--mock", "--as", "run-52")
+    assert mocked.returncode == 3 and "loop-settings: mock of loop writer" in mocked.stderr
+    other_suite = day["tmp"] / "other-suite"
+    other_suite.mkdir()
+    text = day["suite"].read_text("utf-8").replace("2.5", "2.6")
+    (other_suite / "suite.yaml").write_text(text, "utf-8")
+    swapped = gp("case", "evaluate", case_id, "--producer", "run-52", "--suite", str(other_suite / "suite.yaml"),
+                 "--as", "run-52")
+    assert swapped.returncode == 3 and "suite_hash" in swapped.stderr
+    # the admin may override; it is audited on the loop
+    allowed = gp("case", "evaluate", case_id, "--producer", "admin-check", "--surface", "skills/**",
+                 "--as", "admin", "--json")
+    assert allowed.returncode == 0, allowed.stderr
+    assert json.loads(allowed.stdout)["overridden"] == ["surface"]
+    audit = [json.loads(x) for x in gp("events", "--kind", "loop.overridden", "--json").stdout.splitlines()]
+    assert audit[0]["actor"] == "admin" and audit[0]["payload"]["settings"] == {"surface": ["skills/**"]}
+    # a suite edited after the loop registered it no longer matches the case's basis
+    day["suite"].write_text(text, "utf-8")
+    changed = gp("case", "evaluate", case_id, "--producer", "run-52", "--as", "run-52")
+    assert changed.returncode == 3 and "refused: basis: the suite" in changed.stderr
+
+
+def test_case_new_checks_the_loops_paths_and_independence(day):
+    gp = day["gp"]
+    outside = gp("case", "new", "--loop", "writer", "--path", "_rules/x.md", "--content-file", "better.md",
+                 "--as", "run-41")
+    assert outside.returncode == 3 and "refused: paths: _rules/x.md matches none of loop writer's paths" in \
+        outside.stderr
+    self_dealing = gp("case", "new", "--loop", "writer", "--path", PATH, "--content-file", "better.md",
+                      "--as", "run-52")
+    assert self_dealing.returncode == 3 and "refused: self-dealing" in self_dealing.stderr
+    unknown = gp("case", "new", "--loop", "nope", "--path", PATH, "--content-file", "better.md", "--as", "run-41")
+    assert unknown.returncode == 2 and "loop nope: no such loop" in unknown.stderr
+    doc = _json(gp("case", "show", _json(gp("case", "new", "--loop", "writer", "--path", PATH, "--content-file",
+                                          "better.md", "--json", "--as", "run-41"))["case_id"], "--json"))
+    assert doc["independent"] == {"different_agent_run": ["run-52", "ana"]} and doc["loop"] == "writer"
+
+
+def test_proposals_on_the_same_base_cannot_both_be_accepted_and_applied_marks_current(day):
+    gp, tmp = day["gp"], day["tmp"]
+    ids = []
+    for i, after in enumerate((BETTER_SKILL, OTHER_SKILL)):
+        request = {"path": PATH, "kind": "skill", "operation": "update", "edit_mode": "full_page",
+                   "title": f"p{i}", "confidence": 0.5, "rationale": "r", "before_body": BASE_SKILL,
+                   "after_body": after, "expected_base_body_sha256": None}
+        (tmp / f"p{i}.json").write_text(json.dumps(request), "utf-8")
+        done = gp("proposal", "import", f"p{i}.json", "--as", "run-41")
+        assert done.returncode == 0, done.stderr
+        ids.append(_json(gp("proposal", "list", "--json"))["proposals"][0]["id"])
+    assert gp("proposal", "mark", ids[0], "accepted", "--note", "ok", "--as", "ana").returncode == 0
+    second = gp("proposal", "mark", ids[1], "accepted", "--note", "ok", "--as", "ana")
+    assert second.returncode == 3 and "refused: pending:" in second.stderr
+    assert gp("proposal", "applied", ids[0], "--ref", "def456", "--as", "ana").returncode == 0
+    assert _json(gp("current", PATH, "--json"))["content"] == BETTER_SKILL
+    again = gp("proposal", "mark", ids[1], "accepted", "--note", "ok", "--as", "ana")
+    assert again.returncode == 3 and "refused: stale:" in again.stderr
+    twice = gp("proposal", "applied", ids[0], "--ref", "def456", "--as", "ana")
+    assert twice.returncode == 3 and "already recorded applied" in twice.stderr
