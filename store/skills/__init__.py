@@ -36,8 +36,10 @@ from .bootstrapping import (
     MIN_SAMPLE,
     SAMPLE_SIZE,
     bootstrap,
+    failure_lines,
     percentile,
     propose,
+    sample_failures,
     sample_runs,
 )
 from .evals_state import (
@@ -132,6 +134,8 @@ __all__ = [
     "assertion_changes",
     "assertion_grid",
     "bootstrap",
+    "failure_lines",
+    "sample_failures",
     "check_forbidden_patterns",
     "check_max_words",
     "check_min_distinct_items",
