@@ -123,7 +123,7 @@ def test_a_loops_day_loop_evaluator_reviewer_and_ci_as_separate_processes(day):
     stale = _json(gp("case", "show", rival, "--json"))
     assert stale["base"]["stale"] is True and "stale" in stale["base"]["why"]
     refused = gp("case", "decide", rival, "kept", "--note", "x", "--as", "ana")
-    assert refused.returncode == 3 and f"case {rival}: kept: refused: stale:" in refused.stderr
+    assert refused.returncode == 3 and f"decide {rival} kept: refused: stale:" in refused.stderr
     evaluate_stale = gp("case", "evaluate", rival, "--producer", "run-52", "--as", "run-52")
     assert evaluate_stale.returncode == 3 and "stale" in evaluate_stale.stderr
     # CI follows the feed from where it left off

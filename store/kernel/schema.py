@@ -415,8 +415,15 @@ def m002_leases(db: Database) -> None:
     db["leases"].create_index(["expires_at"])
 
 
-@migrations(name="m003_loops_registry")
-def m003_loops_registry(db: Database) -> None:
+@migrations(name="m003_pipeline_authority")
+def m003_pipeline_authority(db: Database) -> None:
+    """Authority (issue 12): an actor may be bound to an OS user; evidence names who recorded it."""
+    db["actors"].add_column("os_user", str)
+    db["evidence"].add_column("recorded_by", str)
+
+
+@migrations(name="m004_loops_registry")
+def m004_loops_registry(db: Database) -> None:
     """Registered loops, what is current per path, and where changes landed (issue 18, the loops helper).
 
     `loop_versions`, `loop_cases` and `applications` are records; `loops` and `current_content` are

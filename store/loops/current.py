@@ -14,12 +14,13 @@ from typing import Any
 from sqlite_utils import Database
 
 from gatepost.store.kernel import (
+    CAPABILITY,
     InputError,
-    RefusedError,
-    append_event,
-    get_actor,
+    capabilities_held,
+    guarded,
     now_iso,
-    transaction,
+    observed_at,
+    refusal,
 )
 from gatepost.store.protocol import canonical_json
 
@@ -112,31 +113,29 @@ def base_status(db: Database, path: str | None, base: str | None, made_seq: int 
 
 
 def record_applied(db: Database, subject_type: str, subject_id: str, path: str, text: str, *, ref: str | None,
-                   actor: str | None, at: str | None = None) -> dict:
+                   actor: str | None, at: str | None = None, capability: str | None = None) -> dict:
     """Record that a change's content landed at `path` (at `ref`, e.g. a commit): it becomes current.
 
-    The caller has checked that the subject may land (a kept case, an accepted proposal); here the actor
-    must hold one of APPLY_CAPABILITIES.
+    Through the guarded pipeline: the actor must hold `capability` if given, else one of
+    APPLY_CAPABILITIES. The caller has checked that the subject may land (a kept case, an accepted
+    proposal).
     """
     path = check_path(path, "path")
     doing = f"{subject_type} applied {subject_id}"
-    if not actor:
-        raise RefusedError(f"{doing}: refused: identity: no actor given (use --as NAME or $GATEPOST_REVIEWER)")
-    who = get_actor(db, actor)
-    if not who:
-        raise RefusedError(f"{doing}: refused: identity: {actor} is not a known actor of this store")
-    if not set(who["capabilities"]) & set(APPLY_CAPABILITIES):
-        raise RefusedError(f"{doing}: refused: capability: {actor} lacks {' or '.join(APPLY_CAPABILITIES)}")
     ref = (ref or "").strip() or None
-    when = at or now_iso()
+    when = observed_at(at) or now_iso()
     digest = text_hash(text)
-    with transaction(db):
-        seq = append_event(db, f"{subject_type}.applied", actor=actor, subject_type=subject_type,
-                           subject_id=subject_id, revision=digest, at=when,
-                           payload={"path": path, "ref": ref, "content_hash": digest})
+    with guarded(db, doing, actor=actor, capability=capability) as act:
+        if capability is None and actor is not None:
+            held = set(capabilities_held(db, act.actor or ""))
+            if not held & set(APPLY_CAPABILITIES):
+                raise refusal(doing, CAPABILITY, f"{act.actor} holds none of {', '.join(APPLY_CAPABILITIES)}")
+        seq = act.event(f"{subject_type}.applied", subject_type=subject_type, subject_id=subject_id,
+                        revision=digest, at=when, payload={"path": path, "ref": ref, "content_hash": digest})
         cursor = db.execute(
             "INSERT INTO applications (subject_type, subject_id, path, content_hash, content, ref, actor, at, event_seq)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [subject_type, subject_id, path, digest, text, ref, actor, when, seq])
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [subject_type, subject_id, path, digest, text, ref, act.actor, when, seq])
         db.execute("INSERT INTO current_content (path, content_hash, application_id, event_seq) VALUES (?, ?, ?, ?)"
                    " ON CONFLICT(path) DO UPDATE SET content_hash = excluded.content_hash,"
                    " application_id = excluded.application_id, event_seq = excluded.event_seq",

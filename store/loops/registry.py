@@ -22,11 +22,11 @@ from gatepost.store.evaluation import load_suite, read_skill, within_surface
 from gatepost.store.kernel import (
     InputError,
     RefusedError,
-    append_event,
     get_actor,
+    guarded,
     now_iso,
+    observed_at,
     require,
-    transaction,
 )
 
 from .current import text_hash
@@ -107,9 +107,8 @@ def add_loop(db: Database, name: str, settings: dict, *, actor: str | None, note
     unknown = sorted(set(settings) - set(SETTING_KEYS))
     if unknown:
         raise InputError(f"loop {name}: {unknown[0]}: unknown setting (expected {', '.join(SETTING_KEYS)})")
-    when = at or now_iso()
-    with transaction(db):
-        require(db, actor, ADMIN_CAPABILITY, doing=f"loop add {name}")
+    when = observed_at(at) or now_iso()
+    with guarded(db, f"loop add {name}", actor=actor, capability=ADMIN_CAPABILITY) as act:
         for person in settings.get("reviewers", []):
             found = get_actor(db, person)
             if found and found["kind"] != "person":
@@ -123,11 +122,11 @@ def add_loop(db: Database, name: str, settings: dict, *, actor: str | None, note
         if existing and existing["settings"] == settings:
             return get_loop(db, name)
         kind = "loop.changed" if existing else "loop.added"
-        seq = append_event(db, kind, actor=actor, subject_type="loop", subject_id=name, note=note, at=when,
-                           revision=settings["suite_hash"],
-                           payload={"version": version, "settings": settings, "capability": ADMIN_CAPABILITY})
+        seq = act.event(kind, subject_type="loop", subject_id=name, note=note, at=when,
+                        revision=settings["suite_hash"],
+                        payload={"version": version, "settings": settings, "capability": ADMIN_CAPABILITY})
         text = json.dumps(settings, ensure_ascii=False, sort_keys=True)
-        db["loop_versions"].insert({"name": name, "version": version, "settings": text, "actor": actor,
+        db["loop_versions"].insert({"name": name, "version": version, "settings": text, "actor": act.actor,
                                     "at": when, "event_seq": seq})
         db["loops"].upsert({"name": name, "version": version, "settings": text,
                             "created_at": existing["created_at"] if existing else when, "updated_at": when,
@@ -198,8 +197,8 @@ def check_override(db: Database, loop: dict, asked: dict[str, Any], *, actor: st
         raise RefusedError(f"{doing}: refused: loop-settings: {shown} of loop {loop['name']} come from its registry "
                            f"(gatepost loop show {loop['name']}); only a holder of {ADMIN_CAPABILITY} may override "
                            "them")
-    with transaction(db):
-        append_event(db, "loop.overridden", actor=actor, subject_type="loop", subject_id=loop["name"],
-                     payload={"case_id": case_id, "settings": {k: asked[k] for k in differing},
-                              "registered": {k: loop.get(k) for k in differing}, "capability": ADMIN_CAPABILITY})
+    with guarded(db, doing, actor=actor, capability=ADMIN_CAPABILITY) as act:
+        act.event("loop.overridden", subject_type="loop", subject_id=loop["name"],
+                  payload={"case_id": case_id, "settings": {k: asked[k] for k in differing},
+                           "registered": {k: loop.get(k) for k in differing}, "capability": ADMIN_CAPABILITY})
     return differing
