@@ -459,10 +459,5 @@ def m004_loops_registry(db: Database) -> None:
         pk="path",
         not_null={"content_hash"},
     )
-    db["report_marks"].create(  # `report regressions --as CONSUMER`: each consumer's "since last report"
-        {"consumer": str, "snapshot": str, "at": str, "event_seq": int},
-        pk="consumer",
-        not_null={"snapshot", "at"},
-    )
     for table in ("loop_versions", "loop_cases", "applications"):
         _append_only(db, table)

@@ -42,6 +42,15 @@ from .bootstrapping import (
     sample_failures,
     sample_runs,
 )
+from .coverage import (
+    STALE,
+    acknowledged_until,
+    newest_output_at,
+    parse_max_age,
+    states_at,
+    triage,
+)
+from .coverage import staleness as output_staleness
 from .evals_state import (
     KEYS,
     VERSION,
@@ -105,6 +114,13 @@ from .runs import (
 )
 
 __all__ = [
+    "STALE",
+    "acknowledged_until",
+    "newest_output_at",
+    "output_staleness",
+    "parse_max_age",
+    "states_at",
+    "triage",
     "CHECKS",
     "CUSTOM_CHECKS",
     "CustomCheck",
