@@ -216,3 +216,53 @@ def test_proposals_on_the_same_base_cannot_both_be_accepted_and_applied_marks_cu
     assert again.returncode == 3 and "refused: stale:" in again.stderr
     twice = gp("proposal", "applied", ids[0], "--ref", "def456", "--as", "ana")
     assert twice.returncode == 3 and "already recorded applied" in twice.stderr
+
+
+def test_ci_sees_coverage_staleness_acknowledged_failures_and_its_own_report_mark(tmp_path: Path):
+    db = str(tmp_path / "store.db")
+
+    def gp(*args: str) -> subprocess.CompletedProcess:
+        return run_gatepost("--db", db, *args, cwd=tmp_path)
+
+    for args in (["init"], ["actors", "add", "ana", "--capability", "manifest.review", "--capability",
+                            "regression.triage"],
+                 ["actors", "add", "run-52", "--kind", "producer", "--capability", "evidence.record"],
+                 ["actors", "add", "ci", "--kind", "producer", "--capability", "evidence.record"]):
+        assert gp(*args).returncode == 0
+    (tmp_path / "evals.yaml").write_text("digest:\n  min_words: 3\n", "utf-8")
+    assert gp("manifest", "import", "evals.yaml", "--as", "ana").returncode == 0
+    (tmp_path / "long.md").write_text("one two three four\n", "utf-8")
+    (tmp_path / "short.md").write_text("one\n", "utf-8")
+    for skill, out, at in (("digest", "long.md", "2026-05-01T08:00:00Z"), ("orphan", "long.md", "2026-05-01T08:00:00Z")):
+        assert gp("skills", "record", skill, "--output", out, "--at", at, "--as", "run-52").returncode == 0
+    ana_first = gp("report", "regressions", "--as", "ana", "--json")
+    assert json.loads(ana_first.stdout)["schema"] == "gatepost.regressions/1"
+    listed = json.loads(gp("skills", "eval", "--json", "--as", "ci").stdout)
+    by_skill = {r["skill"]: r for r in listed}
+    assert by_skill["orphan"]["covered"] is False and by_skill["orphan"]["status"] == "no_manifest"
+    assert by_skill["digest"]["state"] == "PASS" and by_skill["digest"]["stale"] is False
+    # PASS forever no more: the newest output is older than the cadence
+    stale = gp("skills", "eval", "--max-age", "2d", "--fail-on", "STALE", "--as", "ci")
+    assert stale.returncode == 1 and "digest: STALE" in stale.stdout
+    assert gp("skills", "eval", "--max-age", "2x", "--as", "ci").returncode == 2
+    # a new failure fails CI; acknowledged until a later date it does not; an expired one does again
+    assert gp("skills", "record", "digest", "--output", "short.md", "--as", "run-52").returncode == 0
+    assert gp("skills", "eval", "--fail-on", "NEW_FAIL", "--as", "ci").returncode == 1
+    assert gp("skills", "acknowledge", "digest", "--note", "old", "--until", "2026-01-01", "--as", "ana"
+              ).returncode == 0
+    assert gp("skills", "eval", "--fail-on", "NEW_FAIL", "--as", "ci").returncode == 1
+    assert gp("skills", "acknowledge", "digest", "--note", "fixing in #12", "--until", "2099-01-01",
+              "--as", "ana").returncode == 0
+    quiet = gp("skills", "eval", "--fail-on", "NEW_FAIL", "--as", "ci")
+    assert quiet.returncode == 0 and "acknowledged by ana until 2099-01-01" in quiet.stdout
+    # CI's daily report does not use up the maintainer's "since last report"
+    ci_report = json.loads(gp("report", "regressions", "--as", "ci", "--json").stdout)
+    assert [c["skill"] for c in ci_report["changes"]] == ["digest"]
+    assert json.loads(gp("report", "regressions", "--as", "ci", "--json").stdout)["changes"] == []
+    ana_report = json.loads(gp("report", "regressions", "--as", "ana", "--json").stdout)
+    assert [c["skill"] for c in ana_report["changes"]] == ["digest"]
+    digest = next(r for r in ana_report["skills"] if r["skill"] == "digest")
+    assert digest["triage"]["actor"] == "ana" and digest["triage"]["note"] == "fixing in #12"
+    assert "## Triage" in gp("report", "regressions", "--as", "ana").stdout
+    reports = [json.loads(x) for x in gp("events", "--kind", "report.regressions", "--json").stdout.splitlines()]
+    assert all(e["actor"] for e in reports)
