@@ -249,6 +249,7 @@ def loop_evaluation(db: Database, case_id: str, *, suite: str | None = None, sur
             "baseline_text": base_text, "baseline_path": base_path, "overridden": overridden}
 
 
-def record_case_applied(db: Database, case_id: str, *, ref: str | None, actor: str | None) -> dict:
+def record_case_applied(db: Database, case_id: str, *, ref: str | None, actor: str | None,
+                        at: str | None = None) -> dict:
     """`case applied`: where a kept case landed (cases.record_applied)."""
-    return cases.record_applied(db, case_id, ref=ref, actor=actor)
+    return cases.record_applied(db, case_id, ref=ref, actor=actor, at=at)

@@ -451,6 +451,8 @@ def staleness(db: Database, case: dict | str) -> str | None:
     """
     if isinstance(case, str):
         case = get_case(db, case)
+    if loops.applications_of(db, "case", case["id"]):
+        return None  # it landed: it is (or was) the current content, not a change waiting on a base
     return loops.base_status(db, case["candidate_path"], case["basis"].get("baseline"), _made_seq(db, case))
 
 
