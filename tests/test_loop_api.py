@@ -266,3 +266,19 @@ def test_ci_sees_coverage_staleness_acknowledged_failures_and_its_own_report_mar
     assert "## Triage" in gp("report", "regressions", "--as", "ana").stdout
     reports = [json.loads(x) for x in gp("events", "--kind", "report.regressions", "--json").stdout.splitlines()]
     assert all(e["actor"] for e in reports)
+
+
+def test_the_demo_runs_a_loops_day(tmp_path: Path):
+    db = str(tmp_path / "demo.db")
+    built = run_gatepost("demo", "--no-console", "--db", db, "-q", "--as", "tester", timeout=180)
+    assert built.returncode == 0, built.stderr
+    assert "1 loop (skill-writer): 3 cases, 1 kept and applied, 1 stale" in built.stdout
+    kept = json.loads(run_gatepost("--db", db, "case", "show", "case-loop-01", "--json").stdout)
+    assert kept["outcome"] == "kept" and kept["loop"] == "skill-writer" and kept["applied"][0]["ref"] == "e4f5a6b"
+    now = json.loads(run_gatepost("--db", db, "current", "skills/release-notes/SKILL.md", "--json").stdout)
+    assert now["source"]["subject_id"] == "case-loop-01"
+    stale = json.loads(run_gatepost("--db", db, "case", "show", "case-loop-02", "--json").stdout)
+    assert stale["base"]["stale"] is True and "case case-loop-01, applied at e4f5a6b" in stale["base"]["why"]
+    waiting = json.loads(run_gatepost("--db", db, "case", "show", "case-loop-03", "--json").stdout)
+    assert waiting["status"] == "open" and waiting["base"]["stale"] is False
+    assert waiting["claims"]["content.clean"] == "TRUE"
