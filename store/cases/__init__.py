@@ -24,6 +24,7 @@ from .case import (
     get_case,
     import_case,
     list_cases,
+    note_undecided,
     parse_case,
     read_case_file,
     record_applied,
@@ -31,6 +32,7 @@ from .case import (
     short_revision,
     show_json,
     staleness,
+    undecided_notes,
 )
 
 __all__ = [
@@ -54,6 +56,7 @@ __all__ = [
     "get_case",
     "import_case",
     "list_cases",
+    "note_undecided",
     "parse_case",
     "read_case_file",
     "record_applied",
@@ -61,4 +64,5 @@ __all__ = [
     "short_revision",
     "show_json",
     "staleness",
+    "undecided_notes",
 ]

@@ -35,6 +35,10 @@ from .reports import (
     regressions_report,
     suite_report,
 )
+from .verify import (
+    VerifyReport,
+    verify_store,
+)
 
 __all__ = [
     "EVENT_SCHEMA",
@@ -52,6 +56,7 @@ __all__ = [
     "SOURCES",
     "STATE_SYMBOLS",
     "SYMBOLS",
+    "VerifyReport",
     "case_report",
     "counts",
     "find",
@@ -59,4 +64,5 @@ __all__ = [
     "regression_changes",
     "regressions_report",
     "suite_report",
+    "verify_store",
 ]
