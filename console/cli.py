@@ -26,12 +26,18 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "case": ("gatepost.commands.case", "case",
              "Cases of eval.gated_change/1: a loop's candidate change, its evidence, and the decision on it."),
     "console": ("gatepost.commands.base", "console", "Open the review console on the store."),
+    "current": ("gatepost.commands.loop", "current",
+                "What is current at PATH: the content kept or accepted and recorded applied, and where it landed."),
     "demo": ("gatepost.commands.base", "demo",
              "Build a realistic demo store (replacing that file) and open the console on it."),
+    "events": ("gatepost.commands.loop_api", "events",
+               "The audit log as a feed: events after --since SEQ, oldest first, one page (--limit)."),
     "gate": ("gatepost.commands.gate", "gate",
              "Run the scorer gate on a proposal and record the proposal (if new) and the gate result."),
     "init": ("gatepost.commands.base", "init",
              "Create an empty store (or migrate an existing one) at the --db location."),
+    "loop": ("gatepost.commands.loop", "loop",
+             "Registered loops: their surface, task suite, baseline, executor, evaluators and reviewers."),
     "manifest": ("gatepost.commands.manifest", "manifest_group",
                  "Assertion manifests: import a person's file, review drafts, list versions."),
     "proposal": ("gatepost.commands.proposal", "proposal",
@@ -54,7 +60,9 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 }
 # group name -> [(module, attribute)] of commands added to a group another module owns
 SUBCOMMANDS: dict[str, list[tuple[str, str]]] = {
-    "case": [("gatepost.commands.case_evaluate", "evaluate")],
+    "case": [("gatepost.commands.case_evaluate", "evaluate"), ("gatepost.commands.loop_api", "case_new"),
+             ("gatepost.commands.loop_api", "case_wait"), ("gatepost.commands.loop_api", "case_applied")],
+    "proposal": [("gatepost.commands.loop_api", "proposal_applied")],
 }
 
 ERRORS_MODULE = "gatepost.store.kernel.errors"

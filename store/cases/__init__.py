@@ -7,6 +7,7 @@ from .case import (
     AUTHOR_DIMENSION,
     CANDIDATE_KEYS,
     CASE_KEYS,
+    CASE_SCHEMA,
     CLOSE_CAPABILITY,
     DEFAULT_PROTOCOL,
     DESIGN_REVIEW_CAPABILITY,
@@ -26,9 +27,11 @@ from .case import (
     note_undecided,
     parse_case,
     read_case_file,
+    record_applied,
     revise_candidate,
     short_revision,
     show_json,
+    staleness,
     undecided_notes,
 )
 
@@ -36,6 +39,7 @@ __all__ = [
     "AUTHOR_DIMENSION",
     "CANDIDATE_KEYS",
     "CASE_KEYS",
+    "CASE_SCHEMA",
     "CLOSE_CAPABILITY",
     "DEFAULT_PROTOCOL",
     "DESIGN_REVIEW_CAPABILITY",
@@ -55,8 +59,10 @@ __all__ = [
     "note_undecided",
     "parse_case",
     "read_case_file",
+    "record_applied",
     "revise_candidate",
     "short_revision",
     "show_json",
+    "staleness",
     "undecided_notes",
 ]

@@ -454,3 +454,44 @@ def m003_kernel_audit_chain(db: Database) -> None:
         insert_chained(db, now_iso(), None, "audit.chained", "store", "events", None,
                        f"hashed the {count} events recorded before the chain, in sequence order",
                        json.dumps({"events": count, "head": prev}, sort_keys=True))
+
+
+@migrations(name="m004_loops_registry")
+def m004_loops_registry(db: Database) -> None:
+    """Registered loops, what is current per path, and where changes landed (issue 18, the loops helper).
+
+    `loop_versions`, `loop_cases` and `applications` are records; `loops` and `current_content` are
+    their projections (the newest version of each loop; the newest applied content of each path).
+    """
+    db["loop_versions"].create(
+        {"name": str, "version": int, "settings": str, "actor": str, "at": str, "event_seq": int},
+        pk=("name", "version"),
+        not_null={"settings", "at"},
+    )
+    db["loops"].create(
+        {"name": str, "version": int, "settings": str, "created_at": str, "updated_at": str, "event_seq": int},
+        pk="name",
+        not_null={"version", "settings"},
+    )
+    db["loop_cases"].create(  # which loop made a case (case new --loop), with the base it was made on
+        {"case_id": str, "loop": str, "path": str, "base_hash": str, "loop_version": int, "event_seq": int},
+        pk="case_id",
+        foreign_keys=[("loop", "loops", "name")],
+        not_null={"loop", "path", "base_hash"},
+    )
+    db["loop_cases"].create_index(["loop"])
+    db["applications"].create(
+        {"id": int, "subject_type": str, "subject_id": str, "path": str, "content_hash": str, "content": str,
+         "ref": str, "actor": str, "at": str, "event_seq": int},
+        pk="id",
+        not_null={"subject_type", "subject_id", "path", "content_hash", "at"},
+    )
+    db["applications"].create_index(["path", "id"])
+    db["applications"].create_index(["subject_type", "subject_id"])
+    db["current_content"].create(
+        {"path": str, "content_hash": str, "application_id": int, "event_seq": int},
+        pk="path",
+        not_null={"content_hash"},
+    )
+    for table in ("loop_versions", "loop_cases", "applications"):
+        append_only_triggers(db, table)

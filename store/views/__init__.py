@@ -3,6 +3,11 @@
 What other packages may use is re-exported here; the modules behind it are this package's own.
 """
 
+from .feed import (
+    EVENT_SCHEMA,
+    events_since,
+    newest_seq,
+)
 from .finder import (
     SOURCES,
     find,
@@ -36,6 +41,9 @@ from .verify import (
 )
 
 __all__ = [
+    "EVENT_SCHEMA",
+    "events_since",
+    "newest_seq",
     "CASE_STATUSES",
     "DRAFT_STATUSES",
     "FORMATS",
