@@ -74,6 +74,9 @@ from .schema import (
     m002_leases,
     migrations,
 )
+from .task_order import (
+    refresh_task_order,
+)
 
 __all__ = [
     "APPEND_ONLY",
@@ -123,6 +126,7 @@ __all__ = [
     "read_input",
     "read_stdin",
     "read_text",
+    "refresh_task_order",
     "release",
     "require",
     "resolve_path",

@@ -10,6 +10,8 @@ manifest_drafts.status, proposals.status) so that lists can page from SQL.
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
+from .task_order import backfill_task_order, create_task_order_tables
+
 MIGRATION_SET = "gatepost"
 migrations = Migrations(MIGRATION_SET)
 
@@ -413,3 +415,10 @@ def m002_leases(db: Database) -> None:
     )
     db["leases"].create_index(["holder"])
     db["leases"].create_index(["expires_at"])
+
+
+@migrations(name="m003_scale_run_task_order")
+def m003_scale_run_task_order(db: Database) -> None:
+    """A run's tasks in review order with their counts (issue 19): a page of one run is an index range scan."""
+    create_task_order_tables(db)
+    backfill_task_order(db)
