@@ -196,7 +196,7 @@ def _side(attempts: int, passed: int | None, judged: int | None, score: float | 
                     outcomes=outcomes, attempts_line=line)
 
 
-def _row(raw: tuple, previous: str | None, outcomes: dict[tuple[str, str], dict[str, int]]) -> TaskRow:
+def _row(raw: tuple[Any, ...], previous: str | None, outcomes: dict[tuple[str, str], dict[str, int]]) -> TaskRow:
     (pos, task_id, split, c_attempts, c_passed, c_judged, c_score, c_mock, b_attempts, b_passed, b_judged, b_score,
      b_mock, prev_passed, changed, differs, flaky) = raw
     return TaskRow(
