@@ -186,15 +186,45 @@ def test_the_demo_stores_runs_page_in_run_tasks_order(demo_store: Path):
 def test_an_older_store_is_backfilled_when_opened(demo_store: Path):
     """A store from before the projection: the migration builds it for every stored run."""
     conn = sqlite3.connect(demo_store)
-    before = conn.execute("SELECT * FROM run_task_order ORDER BY run_id, pos").fetchall()
+    before = conn.execute("SELECT * FROM run_task_pages ORDER BY run_id, list, chunk").fetchall()
     counts = conn.execute("SELECT * FROM run_task_counts ORDER BY run_id, split").fetchall()
     assert before and counts
-    conn.execute("DROP TABLE run_task_order")
+    conn.execute("DROP TABLE run_task_pages")
     conn.execute("DROP TABLE run_task_counts")
-    conn.execute("DELETE FROM _sqlite_migrations WHERE name = 'm003_scale_run_task_order'")
+    conn.execute("DELETE FROM _sqlite_migrations WHERE name = 'm004_scale_run_task_order'")
     conn.commit()
     conn.close()
     db = open_store(demo_store)
-    assert db.execute("SELECT * FROM run_task_order ORDER BY run_id, pos").fetchall() == before
+    assert db.execute("SELECT * FROM run_task_pages ORDER BY run_id, list, chunk").fetchall() == before
     assert db.execute("SELECT * FROM run_task_counts ORDER BY run_id, split").fetchall() == counts
     db.close()
+
+
+def test_pages_across_stored_chunks_match_run_tasks_and_search_is_literal(db, tmp_path):
+    """600 tasks: pages that straddle the stored chunks of 256, filtered lists, a search with odd characters."""
+    ids = [f"task-{i:03d}" for i in range(599)] + ['odd "quote" \\ 50%_Ünï']
+    cand = {t: i % 3 != 0 for i, t in enumerate(ids)}
+    base = {t: i % 4 != 0 for i, t in enumerate(ids)}
+    first = _store(db, _artifact(tmp_path, "big1", 1, {t: i % 7 != 0 for i, t in enumerate(ids)}, base))
+    second = _store(db, _artifact(tmp_path, "big2", 2, cand, base,
+                                  splits={t: "heldout" for t in ids[::10]}))
+    old = run_tasks(db, second)
+    pages = [run_task_page(db, second, offset=o, limit=50) for o in range(0, 650, 50)]
+    assert [t for p in pages for t in _ids(p)] == [r["task_id"] for r in old]
+    assert _ids(run_task_page(db, second, offset=230, limit=60)) == [r["task_id"] for r in old[230:290]]
+    for name, key in (("changed", "changed_vs_previous"), ("differs", "differs")):
+        wanted = [r["task_id"] for r in old if r[key]]
+        page = run_task_page(db, second, filter=name, offset=20, limit=300)
+        assert _ids(page) == wanted[20:320] and page["total"] == len(wanted)
+    failing = [r["task_id"] for r in old if not r["candidate"]["passed"]]
+    assert run_task_page(db, second, filter="failing", limit=1000)["total"] == len(failing)
+    assert _ids(run_task_page(db, second, filter="failing", limit=1000)) == failing
+    heldout = [r["task_id"] for r in old if r["split"] == "heldout"]
+    assert _ids(run_task_page(db, second, split="heldout", limit=100)) == heldout
+    both = run_task_page(db, second, split="heldout", filter="failing", limit=100)
+    assert _ids(both) == [t for t in failing if t in heldout] and both["total"] == len(both["rows"])
+    for needle in ('"QUOTE" \\', "50%_", "ünï"):
+        assert _ids(run_task_page(db, second, search=needle)) == [ids[-1]]
+    assert run_task_page(db, second, search="TASK-12")["total"] == 10
+    assert run_task(db, second, ids[-1])["task_id"] == ids[-1]
+    assert run_task_counts(db, second)["previous_run"] == first

@@ -75,6 +75,7 @@ from .schema import (
     migrations,
 )
 from .task_order import (
+    neighbour_run,
     refresh_task_order,
 )
 
@@ -117,6 +118,7 @@ __all__ = [
     "m001_initial",
     "m002_leases",
     "migrations",
+    "neighbour_run",
     "now_iso",
     "open_store",
     "parse_iso",

@@ -417,8 +417,8 @@ def m002_leases(db: Database) -> None:
     db["leases"].create_index(["expires_at"])
 
 
-@migrations(name="m003_scale_run_task_order")
-def m003_scale_run_task_order(db: Database) -> None:
+@migrations(name="m004_scale_run_task_order")
+def m004_scale_run_task_order(db: Database) -> None:
     """A run's tasks in review order with their counts (issue 19): a page of one run is an index range scan."""
     create_task_order_tables(db)
     backfill_task_order(db)

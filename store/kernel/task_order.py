@@ -1,104 +1,63 @@
-"""A run's tasks in review order, kept as a projection of task_results so a page is an index range scan.
+"""A run's tasks in review order, kept as a projection of task_results so a page is one or two row reads.
 
 Opening a run used to aggregate and sort every task result of it in Python (seconds and hundreds of MB
-at 100,000 tasks). Here each task of a run gets one row in `run_task_order`, written when the run's
-results are stored: its attempts collapsed per side (passed, judged, best score, attempts, flaky), its
-flags against the previous run of the same suite and skill, and `pos`, its place in the order a
-reviewer reads (changed since the previous run, then candidate ≠ baseline, then the rest, each in
-import order). `run_task_counts` keeps the counts per split. "Previous run" can change when an older
-run is stored later, so storing a run also rebuilds the run that follows it.
+at 100,000 tasks). Here the order is written when a run's results are stored: the tasks in the order a
+reviewer reads them (changed since the previous run of the same suite and skill, then candidate ≠
+baseline, then the rest, each in import order), and the same order restricted to each filter (failing,
+changed, differs, flaky) and to each split. Each list is cut into chunks of CHUNK tasks, one row per
+chunk keyed (run_id, list, chunk), so the page at any offset is a primary-key read of one or two rows,
+and storing a run writes about 1/CHUNK rows per list instead of one row per task (a row per task cost as
+much as the task results themselves). `run_task_counts` keeps the counts per split.
+
+An entry is [position, task_id, split, previous_passed, changed, differs, flaky]. "Previous run" can
+change when an older run is stored later, so storing a run also rebuilds the run that follows it.
 """
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from sqlite_utils import Database
 
-ORDER_TABLE = "run_task_order"
+PAGES_TABLE = "run_task_pages"
 COUNTS_TABLE = "run_task_counts"
+CHUNK = 256
+LISTS = ("all", "failing", "changed", "differs", "flaky")  # and "split:<name>" per split
 
 _DDL = [
-    f"""CREATE TABLE IF NOT EXISTS {ORDER_TABLE} (
+    f"""CREATE TABLE IF NOT EXISTS {PAGES_TABLE} (
         run_id TEXT NOT NULL REFERENCES evaluation_runs(id),
-        pos INTEGER NOT NULL,          -- 0-based place in review order within the run
-        task_id TEXT NOT NULL,
-        ord INTEGER NOT NULL,          -- import order: the task's first task_results.id
-        split TEXT,
-        c_attempts INTEGER NOT NULL,   -- 0: the candidate did not run this task
-        c_passed INTEGER,              -- pass@k (any attempt passed); NULL when not run
-        c_judged INTEGER,
-        c_score REAL,
-        c_mock INTEGER,
-        b_attempts INTEGER NOT NULL,
-        b_passed INTEGER,
-        b_judged INTEGER,
-        b_score REAL,
-        b_mock INTEGER,
-        prev_passed INTEGER,           -- the candidate in the previous run; NULL: not in it / no previous run
-        changed INTEGER NOT NULL,      -- the candidate's pass/fail changed since the previous run
-        differs INTEGER NOT NULL,      -- candidate and baseline differ in pass/fail
-        failing INTEGER NOT NULL,      -- the candidate did not pass
-        flaky INTEGER NOT NULL,        -- a side both passed and failed this task's attempts
-        PRIMARY KEY (run_id, pos)
+        list TEXT NOT NULL,            -- all | failing | changed | differs | flaky | split:<name>
+        chunk INTEGER NOT NULL,        -- entries chunk*CHUNK .. chunk*CHUNK+CHUNK-1 of the list
+        entries TEXT NOT NULL,         -- JSON: [[position, task_id, split, prev_passed, changed, differs, flaky]]
+        PRIMARY KEY (run_id, list, chunk)
     ) WITHOUT ROWID""",
-    f"CREATE UNIQUE INDEX IF NOT EXISTS idx_{ORDER_TABLE}_task ON {ORDER_TABLE} (run_id, task_id)",
-    f"CREATE INDEX IF NOT EXISTS idx_{ORDER_TABLE}_split ON {ORDER_TABLE} (run_id, split, pos)",
-    f"CREATE INDEX IF NOT EXISTS idx_{ORDER_TABLE}_failing ON {ORDER_TABLE} (run_id, pos) WHERE failing = 1",
-    f"CREATE INDEX IF NOT EXISTS idx_{ORDER_TABLE}_differs ON {ORDER_TABLE} (run_id, pos) WHERE differs = 1",
-    f"CREATE INDEX IF NOT EXISTS idx_{ORDER_TABLE}_flaky ON {ORDER_TABLE} (run_id, pos) WHERE flaky = 1",
     f"""CREATE TABLE IF NOT EXISTS {COUNTS_TABLE} (
         run_id TEXT NOT NULL REFERENCES evaluation_runs(id),
         split TEXT NOT NULL,           -- '' for tasks without a split
         previous_run TEXT,
         tasks INTEGER NOT NULL,
-        failing INTEGER NOT NULL,
-        changed INTEGER NOT NULL,
+        failing INTEGER NOT NULL,      -- the candidate did not pass
+        changed INTEGER NOT NULL,      -- the candidate's pass/fail changed since the previous run
         changed_now_pass INTEGER NOT NULL,
-        differs INTEGER NOT NULL,
-        flaky INTEGER NOT NULL,
+        differs INTEGER NOT NULL,      -- candidate and baseline differ in pass/fail
+        flaky INTEGER NOT NULL,        -- a side both passed and failed the task's attempts
         PRIMARY KEY (run_id, split)
     ) WITHOUT ROWID""",
 ]
 
-# One run's rows, from its task_results (:run) and the previous run's candidate passes (:prev).
-_FILL = f"""
-WITH g AS (
-    SELECT task_id, MIN(id) AS ord, MAX(id) AS last_id,
-        SUM(side = 'candidate') AS c_attempts,
-        MAX(CASE WHEN side = 'candidate' THEN COALESCE(passed, 0) END) AS c_passed,
-        MIN(CASE WHEN side = 'candidate' THEN COALESCE(passed, 0) END) AS c_min,
-        MAX(CASE WHEN side = 'candidate' THEN judged END) AS c_judged,
-        MAX(CASE WHEN side = 'candidate' THEN score END) AS c_score,
-        MAX(CASE WHEN side = 'candidate' THEN mock END) AS c_mock,
-        SUM(side = 'baseline') AS b_attempts,
-        MAX(CASE WHEN side = 'baseline' THEN COALESCE(passed, 0) END) AS b_passed,
-        MIN(CASE WHEN side = 'baseline' THEN COALESCE(passed, 0) END) AS b_min,
-        MAX(CASE WHEN side = 'baseline' THEN judged END) AS b_judged,
-        MAX(CASE WHEN side = 'baseline' THEN score END) AS b_score,
-        MAX(CASE WHEN side = 'baseline' THEN mock END) AS b_mock
-    FROM task_results WHERE run_id = :run GROUP BY task_id
-), p AS (
-    SELECT task_id, MAX(COALESCE(passed, 0)) AS passed
-    FROM task_results WHERE run_id = :prev AND side = 'candidate' GROUP BY task_id
-), f AS (
-    SELECT g.*, p.passed AS prev_passed,
-        (p.passed IS NOT NULL AND g.c_attempts > 0 AND (p.passed > 0) != (g.c_passed > 0)) AS changed,
-        ((CASE WHEN g.c_attempts > 0 THEN g.c_passed > 0 END) IS NOT
-         (CASE WHEN g.b_attempts > 0 THEN g.b_passed > 0 END)) AS differs
-    FROM g LEFT JOIN p ON p.task_id = g.task_id
-)
-INSERT INTO {ORDER_TABLE} (run_id, pos, task_id, ord, split, c_attempts, c_passed, c_judged, c_score, c_mock,
-    b_attempts, b_passed, b_judged, b_score, b_mock, prev_passed, changed, differs, failing, flaky)
-SELECT :run, ROW_NUMBER() OVER (ORDER BY CASE WHEN changed THEN 0 WHEN differs THEN 1 ELSE 2 END, ord) - 1,
-    task_id, ord, (SELECT split FROM task_results WHERE id = last_id),
-    c_attempts, c_passed, c_judged, c_score, c_mock, b_attempts, b_passed, b_judged, b_score, b_mock,
-    prev_passed, changed, differs, COALESCE(c_passed, 0) = 0,
-    (c_attempts > 0 AND c_min = 0 AND c_passed = 1) OR (b_attempts > 0 AND b_min = 0 AND b_passed = 1)
-FROM f ORDER BY 2
-"""
-
-_COUNT = f"""
-INSERT INTO {COUNTS_TABLE} (run_id, split, previous_run, tasks, failing, changed, changed_now_pass, differs, flaky)
-SELECT :run, COALESCE(split, ''), :prev, COUNT(*), SUM(failing), SUM(changed), SUM(changed AND c_passed = 1),
-    SUM(differs), SUM(flaky)
-FROM {ORDER_TABLE} WHERE run_id = :run GROUP BY COALESCE(split, '')
+# Per task of a run, from task_results: (task_id, first id, split of the last row, then per side
+# attempts, pass@k, the lowest attempt's pass).
+_AGGREGATE = """
+SELECT task_id, first_id, (SELECT split FROM task_results WHERE id = last_id), c_n, c_pass, c_min, b_n, b_pass, b_min
+FROM (SELECT task_id, MIN(id) AS first_id, MAX(id) AS last_id,
+    SUM(side = 'candidate') AS c_n,
+    MAX(CASE WHEN side = 'candidate' THEN COALESCE(passed, 0) END) AS c_pass,
+    MIN(CASE WHEN side = 'candidate' THEN COALESCE(passed, 0) END) AS c_min,
+    SUM(side = 'baseline') AS b_n,
+    MAX(CASE WHEN side = 'baseline' THEN COALESCE(passed, 0) END) AS b_pass,
+    MIN(CASE WHEN side = 'baseline' THEN COALESCE(passed, 0) END) AS b_min
+  FROM task_results WHERE run_id = ? GROUP BY task_id)
 """
 
 # The run of the same suite and skill just before / just after a run, by (start time, id): the
@@ -109,14 +68,18 @@ SELECT id FROM evaluation_runs WHERE suite_id IS ? AND skill_id IS ? AND id != ?
 ORDER BY COALESCE(started_at, '') {direction}, id {direction} LIMIT 1
 """
 
+# Where _store's task_results tuples keep what the order needs (evaluation.TASK_COLUMNS order).
+_SIDE, _TASK, _PASSED, _SPLIT = 1, 2, 4, 11
+
 
 def create_task_order_tables(db: Database) -> None:
-    """The projection's tables and indexes (the migration calls this)."""
+    """The projection's tables (the migration calls this)."""
     for statement in _DDL:
         db.execute(statement)
 
 
-def _neighbour(db: Database, run_id: str, *, after: bool) -> str | None:
+def neighbour_run(db: Database, run_id: str, *, after: bool) -> str | None:
+    """The run of the same suite and skill just before (or after) this one, by start time then id."""
     row = db.execute("SELECT suite_id, skill_id, COALESCE(started_at, '') FROM evaluation_runs WHERE id = ?",
                      [run_id]).fetchone()
     if not row:
@@ -127,23 +90,91 @@ def _neighbour(db: Database, run_id: str, *, after: bool) -> str | None:
     return found[0] if found else None
 
 
-def _rebuild(db: Database, run_id: str) -> None:
-    previous = _neighbour(db, run_id, after=False)
-    db.execute(f"DELETE FROM {ORDER_TABLE} WHERE run_id = ?", [run_id])
+def _from_rows(rows: Sequence[Sequence[Any]], first_id: int) -> list[list[Any]]:
+    """The per-task aggregates of _AGGREGATE, from the task results just inserted (ids from first_id)."""
+    tasks: dict[str, list[Any]] = {}
+    for offset, row in enumerate(rows):
+        task = tasks.get(row[_TASK])
+        if task is None:
+            task = tasks[row[_TASK]] = [row[_TASK], first_id + offset, None, 0, None, None, 0, None, None]
+        task[2] = row[_SPLIT]
+        side = row[_SIDE]
+        at = 3 if side == "candidate" else 6 if side == "baseline" else 0
+        if at:
+            passed = row[_PASSED] or 0
+            task[at] += 1
+            task[at + 1] = passed if task[at + 1] is None else max(task[at + 1], passed)
+            task[at + 2] = passed if task[at + 2] is None else min(task[at + 2], passed)
+    return list(tasks.values())
+
+
+def _write(db: Database, run_id: str, tasks: Iterable[Sequence[Any]]) -> None:
+    """Order the run's tasks, and write its lists in chunks and its counts per split."""
+    previous = neighbour_run(db, run_id, after=False)
+    before: dict[str, int] = {}
+    if previous is not None:
+        before = dict(db.execute(
+            "SELECT task_id, MAX(COALESCE(passed, 0)) FROM task_results WHERE run_id = ? AND side = 'candidate'"
+            " GROUP BY task_id", [previous]).fetchall())
+    keyed = []
+    for task_id, ord_, split, c_n, c_pass, c_min, b_n, b_pass, b_min in tasks:
+        was = before.get(task_id)
+        changed = int(was is not None and c_n > 0 and (was > 0) != (c_pass > 0))
+        differs = int((c_pass > 0 if c_n else None) != (b_pass > 0 if b_n else None))
+        flaky = int(bool(c_n and c_min == 0 and c_pass == 1) or bool(b_n and b_min == 0 and b_pass == 1))
+        failing = int(not (c_n and c_pass))
+        keyed.append((0 if changed else 1 if differs else 2, ord_, task_id, split, was, changed, differs, flaky,
+                      failing, int(bool(changed and c_pass))))
+    keyed.sort()
+    lists: dict[str, list[list[Any]]] = {name: [] for name in LISTS}
+    counts: dict[str, list[int]] = {}
+    for position, (_, _, task_id, split, was, changed, differs, flaky, failing, now_pass) in enumerate(keyed):
+        entry = [position, task_id, split, was, changed, differs, flaky]
+        lists["all"].append(entry)
+        for name, flag in (("failing", failing), ("changed", changed), ("differs", differs), ("flaky", flaky)):
+            if flag:
+                lists[name].append(entry)
+        lists.setdefault(f"split:{split or ''}", []).append(entry)
+        c = counts.setdefault(split or "", [0, 0, 0, 0, 0, 0])
+        c[0] += 1
+        c[1] += failing
+        c[2] += changed
+        c[3] += now_pass
+        c[4] += differs
+        c[5] += flaky
+    db.execute(f"DELETE FROM {PAGES_TABLE} WHERE run_id = ?", [run_id])
     db.execute(f"DELETE FROM {COUNTS_TABLE} WHERE run_id = ?", [run_id])
-    params = {"run": run_id, "prev": previous}
-    db.execute(_FILL, params)
-    db.execute(_COUNT, params)
+    db.conn.executemany(
+        f"INSERT INTO {PAGES_TABLE} (run_id, list, chunk, entries) VALUES (?, ?, ?, ?)",
+        [(run_id, name, start // CHUNK, json.dumps(entries[start:start + CHUNK], ensure_ascii=False,
+                                                   separators=(",", ":")))
+         for name, entries in lists.items() for start in range(0, len(entries), CHUNK)])
+    db.conn.executemany(
+        f"INSERT INTO {COUNTS_TABLE} (run_id, split, previous_run, tasks, failing, changed, changed_now_pass,"
+        " differs, flaky) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(run_id, split, previous, *values) for split, values in counts.items()])
 
 
-def refresh_task_order(db: Database, run_id: str) -> None:
+def _rebuild(db: Database, run_id: str) -> None:
+    _write(db, run_id, db.execute(_AGGREGATE, [run_id]).fetchall())
+
+
+def refresh_task_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] | None = None) -> None:
     """Write a stored run's review order and counts, and rebuild the next run of its suite and skill.
 
-    Call it inside the transaction that stores the run's task results. When the run is older than
-    one already stored, that newer run's previous run is now this one: its Δ flags and order change.
+    Call it inside the transaction that stores the run's task results. `rows`: those results as
+    inserted just before by one executemany (task_results columns in evaluation's TASK_COLUMNS
+    order), so nothing is read back; without them the order is computed from task_results. When the
+    run is older than one already stored, that newer run's previous run is now this one: its Δ flags
+    and order change.
     """
-    _rebuild(db, run_id)
-    following = _neighbour(db, run_id, after=True)
+    stored = db.execute(f"SELECT 1 FROM {COUNTS_TABLE} WHERE run_id = ? LIMIT 1", [run_id]).fetchone()
+    if rows is None or stored:
+        _rebuild(db, run_id)
+    else:
+        last = db.execute("SELECT MAX(id) FROM task_results").fetchone()[0] or 0
+        _write(db, run_id, _from_rows(rows, last - len(rows) + 1))
+    following = neighbour_run(db, run_id, after=True)
     if following is not None:
         _rebuild(db, following)
 
