@@ -9,18 +9,30 @@ attempts collapsed per side by a GROUP BY (pass@k, best score, outcome counts).
 """
 
 import json
+import weakref
 from typing import Any, TypedDict
 
 from sqlite_utils import Database
 
-from gatepost.store.kernel import neighbour_run
+from gatepost.store.kernel import (
+    FLAG_CHANGED,
+    FLAG_DIFFERS,
+    FLAG_FAILING,
+    FLAG_FLAKY,
+    FLAG_WAS_KNOWN,
+    FLAG_WAS_PASSED,
+    TASK_CHUNK,
+    Built,
+    computed_order,
+    is_stored,
+    neighbour_run,
+)
 
 from .attempts import outcome
 
 FILTERS = ("failing", "changed", "differs", "flaky")
 PAGE_SIZE = 50
 
-CHUNK = 256  # entries per stored chunk: kernel/task_order.py's CHUNK
 
 
 class TaskSide(TypedDict):
@@ -78,52 +90,95 @@ class TaskCounts(TypedDict):
 _COUNT_KEYS = ("tasks", "failing", "changed", "changed_now_pass", "differs", "flaky")
 
 
-def _count_rows(db: Database, run_id: str, split: str | None = None) -> tuple[str | None, dict[str, int],
-                                                                                  dict[str, int]]:
-    sql = ("SELECT split, previous_run, tasks, failing, changed, changed_now_pass, differs, flaky"
-           " FROM run_task_counts WHERE run_id = ?")
-    params: list[Any] = [run_id]
-    if split is not None:
-        sql += " AND split = ?"
-        params.append(split)
-    totals = dict.fromkeys(_COUNT_KEYS, 0)
-    splits: dict[str, int] = {}
-    previous = None
-    for name, prev, *values in db.execute(sql + " ORDER BY split", params).fetchall():
-        previous = prev
-        splits[name] = values[0]
-        for key, value in zip(_COUNT_KEYS, values, strict=True):
-            totals[key] += value or 0
-    return previous, totals, splits
+class _Order:
+    """A run's order, read from the store for a large run, or computed once (and kept while the store
+    does not change) for a small one; both answer with the same lists, chunked alike."""
 
+    # per open store: run id -> ((data_version, total_changes) when computed, the order)
+    _cache: "weakref.WeakKeyDictionary[Database, dict[str, tuple[tuple[int, int], Built]]]" = \
+        weakref.WeakKeyDictionary()
 
-def run_task_counts(db: Database, run_id: str) -> TaskCounts:
-    """A run's task counts from the stored per-split counts (a few rows, whatever the run's size)."""
-    previous, totals, splits = _count_rows(db, run_id)
-    if not splits:  # a run without tasks has no count rows: its previous run is still worth naming
-        previous = neighbour_run(db, run_id, after=False)
-    return TaskCounts(run_id=run_id, previous_run=previous, tasks=totals["tasks"], failing=totals["failing"],
-                      changed=totals["changed"], changed_now_pass=totals["changed_now_pass"],
-                      changed_now_fail=totals["changed"] - totals["changed_now_pass"], differs=totals["differs"],
-                      flaky=totals["flaky"], splits=splits)
+    def __init__(self, db: Database, run_id: str) -> None:
+        self.db, self.run_id = db, run_id
+        self.built: Built | None = None
+        if not is_stored(db, run_id):
+            mine = self._cache.setdefault(db, {})
+            version = (db.execute("PRAGMA data_version").fetchone()[0], db.conn.total_changes)
+            cached = mine.get(run_id)
+            if cached is None or cached[0] != version:
+                if len(mine) > 16:
+                    mine.clear()
+                cached = mine[run_id] = (version, computed_order(db, run_id))
+            self.built = cached[1]
 
+    def counts(self, split: str | None = None) -> tuple[str | None, dict[str, int], dict[str, int]]:
+        """(previous run, totals over the run or one split, tasks per split)."""
+        totals = dict.fromkeys(_COUNT_KEYS, 0)
+        splits: dict[str, int] = {}
+        if self.built is not None:
+            previous = self.built.previous
+            rows = [(name, *values) for name, values in sorted(self.built.counts.items())
+                    if split is None or name == split]
+        else:
+            sql = ("SELECT split, previous_run, tasks, failing, changed, changed_now_pass, differs, flaky"
+                   " FROM run_task_counts WHERE run_id = ?")
+            params: list[Any] = [self.run_id]
+            if split is not None:
+                sql += " AND split = ?"
+                params.append(split)
+            previous, rows = None, []
+            for name, prev, *values in self.db.execute(sql + " ORDER BY split", params).fetchall():
+                previous = prev
+                rows.append((name, *values))
+        for name, *values in rows:
+            splits[name] = values[0]
+            for key, value in zip(_COUNT_KEYS, values, strict=True):
+                totals[key] += value or 0
+        return previous, totals, splits
 
-def _chunks(db: Database, run_id: str, name: str, first: int = 0, last: int | None = None,
-            like: str | None = None) -> list[list[Any]]:
-    """The entries of a stored list, chunks first..last (all when last is None), optionally only chunks
-    whose text contains `like` (a pre-filter: SQL LIKE is case-insensitive for ASCII, as the search is)."""
-    sql = "SELECT entries FROM run_task_pages WHERE run_id = ? AND list = ? AND chunk >= ?"
-    params: list[Any] = [run_id, name, first]
-    if last is not None:
-        sql += " AND chunk <= ?"
-        params.append(last)
-    if like is not None:
-        sql += " AND entries LIKE ? ESCAPE '\\'"
-        params.append(like)
-    entries: list[list[Any]] = []
-    for (text,) in db.execute(sql + " ORDER BY chunk", params).fetchall():
-        entries.extend(json.loads(text))
-    return entries
+    def chunks(self, name: str, numbers: list[int] | None = None, like: str | None = None) -> list[tuple[int, list[Any]]]:
+        """(chunk number, items) of a list, for these chunk numbers (all when None), in order; `like`: only
+        chunks whose JSON text matches it (SQL LIKE)."""
+        if self.built is not None:
+            items = self.built.lists.get(name, [])
+            wanted = numbers if numbers is not None else range((len(items) + TASK_CHUNK - 1) // TASK_CHUNK)
+            return [(n, items[n * TASK_CHUNK:(n + 1) * TASK_CHUNK]) for n in wanted
+                    if 0 <= n * TASK_CHUNK < len(items)]
+        out: list[tuple[int, list[Any]]] = []
+        sql = "SELECT chunk, entries FROM run_task_pages WHERE run_id = ? AND list = ?"
+        if like is not None:
+            sql += " AND entries LIKE ? ESCAPE '\\'"
+        for start in range(0, len(numbers) if numbers is not None else 1, 400):
+            params: list[Any] = [self.run_id, name, *([like] if like is not None else [])]
+            part = ""
+            if numbers is not None:
+                chosen = numbers[start:start + 400]
+                part = f" AND chunk IN ({', '.join('?' * len(chosen))})"
+                params.extend(chosen)
+            out.extend((n, json.loads(text)) for n, text in
+                       self.db.execute(sql + part + " ORDER BY chunk", params).fetchall())
+        return out
+
+    def positions(self, name: str, start: int, stop: int) -> list[int]:
+        """Items start..stop-1 of a list of positions (failing, differs, flaky, split:<name>)."""
+        if stop <= start:
+            return []
+        first = start // TASK_CHUNK
+        items = [p for _, chunk in self.chunks(name, list(range(first, (stop - 1) // TASK_CHUNK + 1))) for p in chunk]
+        return items[start - first * TASK_CHUNK:stop - first * TASK_CHUNK]
+
+    def at(self, positions: list[int]) -> list[tuple[int, list[Any]]]:
+        """The entries of the list "all" at these positions: only the chunks holding them are read."""
+        chunks = dict(self.chunks("all", sorted({p // TASK_CHUNK for p in positions})))
+        return [(p, chunks[p // TASK_CHUNK][p % TASK_CHUNK]) for p in positions]
+
+    def searched(self, needle: str) -> list[tuple[int, list[Any]]]:
+        """Every entry whose task id contains `needle` (any case), in order; a stored chunk without it is
+        skipped by SQL (LIKE on its JSON text, case-blind for ASCII only)."""
+        like = _like(json.dumps(needle, ensure_ascii=False)[1:-1]) if needle.isascii() else None
+        lowered = needle.lower()
+        return [(n * TASK_CHUNK + i, entry) for n, chunk in self.chunks("all", like=like)
+                for i, entry in enumerate(chunk) if lowered in entry[0].lower()]
 
 
 def _like(text: str) -> str:
@@ -131,50 +186,73 @@ def _like(text: str) -> str:
     return f"%{escaped}%"
 
 
+def run_task_counts(db: Database, run_id: str) -> TaskCounts:
+    """A run's task counts: a few stored rows for a large run, whatever its size."""
+    previous, totals, splits = _Order(db, run_id).counts()
+    if not splits:  # a run without tasks has no counts: its previous run is still worth naming
+        previous = neighbour_run(db, run_id, after=False)
+    return TaskCounts(run_id=run_id, previous_run=previous, tasks=totals["tasks"], failing=totals["failing"],
+                      changed=totals["changed"], changed_now_pass=totals["changed_now_pass"],
+                      changed_now_fail=totals["changed"] - totals["changed_now_pass"], differs=totals["differs"],
+                      flaky=totals["flaky"], splits=splits)
+
+
+_BITS = {"failing": FLAG_FAILING, "changed": FLAG_CHANGED, "differs": FLAG_DIFFERS, "flaky": FLAG_FLAKY}
+
+
 def run_task_page(db: Database, run_id: str, *, filter: str | None = None, split: str | None = None,
                   search: str | None = None, offset: int = 0, limit: int = PAGE_SIZE) -> TaskPage:
     """One page of a run's tasks in review order, optionally only failing / changed / differs / flaky
     tasks, one split ('' for tasks without one) and task ids containing `search` (any case).
 
-    Without a search, and with at most one of filter and split, the page is a primary-key read of one
-    or two stored chunks and the total comes from the stored counts, whatever the size of the run.
+    Without a search the page reads one or two stored chunks of positions and the chunks of tasks they
+    point to, and the total comes from the stored counts, whatever the size of the run (a split and a
+    filter together read the split's tasks until the page is full).
     """
     if filter is not None and filter not in FILTERS:
         raise ValueError(f"filter: expected one of {', '.join(FILTERS)}, got {filter!r}")
     offset, limit = max(0, offset), max(0, limit)
-    previous, totals, _ = _count_rows(db, run_id, split)
-    name = filter or (f"split:{split}" if split is not None else "all")
-    if search or (filter is not None and split is not None):
-        # the list of the filter (or split), narrowed in Python: pays for the entries it reads
-        like = None
-        if search and search.isascii():  # the chunk pre-filter reads JSON text, case-blind for ASCII only
-            like = _like(json.dumps(search, ensure_ascii=False)[1:-1])
-        entries = _chunks(db, run_id, name, like=like)
-        if search:
-            needle = search.lower()
-            entries = [e for e in entries if needle in e[1].lower()]
-        if filter is not None and split is not None:
-            entries = [e for e in entries if (e[2] or "") == split]
-        total, page = len(entries), entries[offset:offset + limit]
+    order = _Order(db, run_id)
+    previous, totals, splits = order.counts()
+    bit = _BITS[filter] if filter else 0
+    found: list[tuple[int, list[Any]]]
+    if split is not None and split not in splits:
+        found, total = [], 0
+    elif search:
+        matches = [(p, e) for p, e in order.searched(search)
+                   if (not bit or e[2] & bit) and (split is None or (e[1] or "") == split)]
+        total, found = len(matches), matches[offset:offset + limit]
     else:
-        total = totals["tasks"] if filter is None else totals[filter]
-        page = []
-        if limit and offset < total:
-            page = _chunks(db, run_id, name, offset // CHUNK, (offset + limit - 1) // CHUNK)
-            start = offset - (offset // CHUNK) * CHUNK
-            page = page[start:start + limit]
-    sides = _collapsed_sides(db, run_id, [e[1] for e in page])
-    rows = [_row(e, previous, sides) for e in page]
+        split_totals = order.counts(split)[1] if split is not None else totals
+        total = split_totals["tasks"] if filter is None else split_totals[filter]
+        stop = min(offset + limit, total)
+        by_split = split is not None and len(splits) > 1
+        if not by_split and filter in (None, "changed"):  # the changed tasks are the first ones
+            found = order.at(list(range(offset, stop)))
+        elif not by_split:
+            found = order.at(order.positions(filter or "", offset, stop))
+        elif filter is None:
+            found = order.at(order.positions(f"split:{split}", offset, stop))
+        else:  # a filter within one split of several: the split's tasks in order until the page is full
+            matches, start = [], 0
+            while len(matches) < stop:
+                positions = order.positions(f"split:{split}", start, start + 4 * TASK_CHUNK)
+                if not positions:
+                    break
+                matches.extend((p, e) for p, e in order.at(positions) if e[2] & bit)
+                start += len(positions)
+            found = matches[offset:stop]
+    sides = _collapsed_sides(db, run_id, [e[0] for _, e in found])
+    rows = [_row(p, e, previous, sides) for p, e in found]
     return TaskPage(rows=rows, total=total, offset=offset, limit=limit)
 
 
 def run_task(db: Database, run_id: str, task_id: str) -> TaskRow | None:
     """One task's row (flags, collapsed sides), for the detail of one task."""
-    encoded = json.dumps(task_id, ensure_ascii=False)
-    for entry in _chunks(db, run_id, "all", like=_like(encoded)):
-        if entry[1] == task_id:
-            previous, _, _ = _count_rows(db, run_id)
-            return _row(entry, previous, _collapsed_sides(db, run_id, [task_id]))
+    order = _Order(db, run_id)
+    for position, entry in order.searched(task_id):
+        if entry[0] == task_id:
+            return _row(position, entry, order.counts()[0], _collapsed_sides(db, run_id, [task_id]))
     return None
 
 
@@ -210,8 +288,10 @@ def _collapsed_sides(db: Database, run_id: str, task_ids: list[str]) -> _Sides:
     return out
 
 
-def _row(entry: list[Any], previous: str | None, sides: _Sides) -> TaskRow:
-    position, task_id, split, was, changed, differs, flaky = entry
+def _row(position: int, entry: list[Any], previous: str | None, sides: _Sides) -> TaskRow:
+    task_id, split, flags = entry
     return TaskRow(position=position, task_id=task_id, split=split, candidate=sides.get((task_id, "candidate")),
-                   baseline=sides.get((task_id, "baseline")), differs=bool(differs), changed_vs_previous=bool(changed),
-                   previous_passed=None if was is None else bool(was), previous_run=previous, flaky=bool(flaky))
+                   baseline=sides.get((task_id, "baseline")), differs=bool(flags & FLAG_DIFFERS),
+                   changed_vs_previous=bool(flags & FLAG_CHANGED),
+                   previous_passed=bool(flags & FLAG_WAS_PASSED) if flags & FLAG_WAS_KNOWN else None,
+                   previous_run=previous, flaky=bool(flags & FLAG_FLAKY))

@@ -75,11 +75,33 @@ from .schema import (
     migrations,
 )
 from .task_order import (
+    FLAG_CHANGED,
+    FLAG_DIFFERS,
+    FLAG_FAILING,
+    FLAG_FLAKY,
+    FLAG_WAS_KNOWN,
+    FLAG_WAS_PASSED,
+    TASK_CHUNK,
+    TASK_ORDER_STORE_ABOVE,
+    Built,
+    computed_order,
+    is_stored,
     neighbour_run,
     refresh_task_order,
 )
 
 __all__ = [
+    "is_stored",
+    "computed_order",
+    "Built",
+    "TASK_ORDER_STORE_ABOVE",
+    "TASK_CHUNK",
+    "FLAG_WAS_PASSED",
+    "FLAG_WAS_KNOWN",
+    "FLAG_FLAKY",
+    "FLAG_FAILING",
+    "FLAG_DIFFERS",
+    "FLAG_CHANGED",
     "APPEND_ONLY",
     "BUSY_TIMEOUT_MS",
     "CAPABILITIES",
