@@ -242,3 +242,32 @@ def test_pages_across_stored_chunks_match_run_tasks_and_search_is_literal(db, tm
     assert run_task_page(db, second, search="TASK-12")["total"] == 10
     assert run_task(db, second, ids[-1])["task_id"] == ids[-1]
     assert run_task_counts(db, second)["previous_run"] == first
+
+
+async def test_the_results_screen_pages_a_run_from_the_store(db, store_path, tmp_path):
+    """The Results screen shows 50 tasks of a 120-task run at a time, Δ tasks first, and the counts in its head."""
+    from gatepost.app import GatepostApp
+    from gatepost.widgets.paged_list import PagedList
+
+    ids = [f"task-{i:03d}" for i in range(120)]
+    first = _store(db, _artifact(tmp_path, "r1", 1, {t: True for t in ids}, {t: True for t in ids}))
+    second = _store(db, _artifact(tmp_path, "r2", 2, {t: i % 40 != 7 for i, t in enumerate(ids)},
+                                  {t: True for t in ids}))
+    expected = [r["task_id"] for r in run_tasks(db, second)]
+    app = GatepostApp(store_path, person="dara")
+    async with app.run_test(size=(180, 50)) as pilot:
+        await pilot.press("3")
+        await pilot.pause()
+        app.screen.open_item(second)
+        await pilot.pause()
+        tasks = app.screen.query_one("#run-tasks", PagedList)
+        assert tasks.keys == expected[:50] and tasks.keys[:3] == ["task-007", "task-047", "task-087"]
+        assert "Showing 1–50 of 120" in str(tasks.query_one(".paged-status").render())
+        head = str(app.screen.query_one("#run-head").render())
+        assert f"vs previous run {first}" in head and "Δ 3 tasks changed (0 now pass, 3 now fail)" in head
+        tasks.action_next_page()
+        await pilot.pause()
+        assert tasks.keys == expected[50:100]
+        tasks.set_search("task-11")
+        await pilot.pause()
+        assert tasks.keys == [f"task-11{i}" for i in range(10)]
