@@ -203,7 +203,7 @@ def test_an_older_store_is_backfilled_when_opened(demo_store: Path, order_mode: 
     assert bool(before and counts) == (order_mode == "stored")
     conn.execute("DROP TABLE run_task_pages")
     conn.execute("DROP TABLE run_task_counts")
-    conn.execute("DELETE FROM _sqlite_migrations WHERE name = 'm004_scale_run_task_order'")
+    conn.execute("DELETE FROM _sqlite_migrations WHERE name = 'm005_scale_run_task_order'")
     conn.commit()
     conn.close()
     db = open_store(demo_store)

@@ -10,6 +10,7 @@ attempts collapsed per side by a GROUP BY (pass@k, best score, outcome counts).
 
 import json
 import weakref
+from collections.abc import Collection
 from typing import Any, TypedDict
 
 from sqlite_utils import Database
@@ -201,9 +202,11 @@ _BITS = {"failing": FLAG_FAILING, "changed": FLAG_CHANGED, "differs": FLAG_DIFFE
 
 
 def run_task_page(db: Database, run_id: str, *, filter: str | None = None, split: str | None = None,
-                  search: str | None = None, offset: int = 0, limit: int = PAGE_SIZE) -> TaskPage:
+                  search: str | None = None, tasks: Collection[str] | None = None, offset: int = 0,
+                  limit: int = PAGE_SIZE) -> TaskPage:
     """One page of a run's tasks in review order, optionally only failing / changed / differs / flaky
-    tasks, one split ('' for tasks without one) and task ids containing `search` (any case).
+    tasks, one split ('' for tasks without one), task ids containing `search` (any case) and only the
+    task ids in `tasks` (e.g. the flaky ones of the run's statistics, pooled across runs).
 
     Without a search the page reads one or two stored chunks of positions and the chunks of tasks they
     point to, and the total comes from the stored counts, whatever the size of the run (a split and a
@@ -218,9 +221,11 @@ def run_task_page(db: Database, run_id: str, *, filter: str | None = None, split
     found: list[tuple[int, list[Any]]]
     if split is not None and split not in splits:
         found, total = [], 0
-    elif search:
-        matches = [(p, e) for p, e in order.searched(search)
-                   if (not bit or e[2] & bit) and (split is None or (e[1] or "") == split)]
+    elif search or tasks is not None:
+        candidates = order.searched(search) if search else \
+            [(n * TASK_CHUNK + i, e) for n, chunk in order.chunks("all") for i, e in enumerate(chunk)]
+        matches = [(p, e) for p, e in candidates if (not bit or e[2] & bit)
+                   and (split is None or (e[1] or "") == split) and (tasks is None or e[0] in tasks)]
         total, found = len(matches), matches[offset:offset + limit]
     else:
         split_totals = order.counts(split)[1] if split is not None else totals
