@@ -68,18 +68,18 @@ def build(path: Path, n: int) -> dict[str, float | str]:
                 " finished_at) VALUES (?, ?, 'bench', 0, 1, 'all', ?, ?, ?, 'pass', '[]', '{}', '{}', 'imported',"
                 " ?, ?)", [run_id, SKILL, sum(cand) / n, sum(base) / n, (sum(cand) - sum(base)) / n,
                            f"2026-11-{day:02d}T09:00:00Z", f"2026-11-{day:02d}T09:10:00Z"])
-            rows = ((run_id, side, f"task-{i:07d}", 1, int(passed), 1, float(passed), 1200,
+            rows = [(run_id, side, f"task-{i:07d}", 1, int(passed), 1, float(passed), 1200,
                      f"{side} output of task {i}: " + ("the expected answer" if passed else "something else"),
                      None if passed else "expected 'answer' in the output", 0,
                      "heldout" if i % 5 == 0 else "tuning")
-                    for side, passes in (("candidate", cand), ("baseline", base)) for i, passed in enumerate(passes))
+                    for side, passes in (("candidate", cand), ("baseline", base)) for i, passed in enumerate(passes)]
             started = time.perf_counter()
             db.conn.executemany(
                 "INSERT INTO task_results (run_id, side, task_id, attempt, passed, judged, score, duration_ms,"
                 " output, reason, mock, split) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
             inserted = time.perf_counter() - started
             started = time.perf_counter()
-            refresh_task_order(db, run_id)
+            refresh_task_order(db, run_id, rows)  # as _store does, from the rows just inserted
             projected = time.perf_counter() - started
         if label == "measured":
             figures.update(insert_s=inserted, projection_s=projected)
@@ -103,7 +103,7 @@ def child_store(path: Path, run_id: str, old: bool) -> dict[str, float]:
         run_task_counts(db, run_id)
         rows = run_task_page(db, run_id, offset=0, limit=50)["rows"]
     assert len(rows) == 50, len(rows)
-    return {"seconds": time.perf_counter() - started, "first": rows[0]["task_id"]}
+    return {"seconds": time.perf_counter() - started, "cpu_s": time.process_time()}
 
 
 def _patch_old_results() -> None:
@@ -143,6 +143,7 @@ def child_console(path: Path, run_id: str, old: bool) -> dict[str, float]:
     async def run() -> dict[str, float]:
         app = GatepostApp(path, person=PERSON)
         async with app.run_test(size=SIZE) as pilot:
+            opened = time.perf_counter()
             app.open_item("results", run_id)
 
             def shown() -> bool:
@@ -158,7 +159,7 @@ def child_console(path: Path, run_id: str, old: bool) -> dict[str, float]:
                     pass
             await pilot.pause()
             first = time.perf_counter() - started
-        return {"seconds": first}
+        return {"seconds": first, "open_s": time.perf_counter() - opened, "cpu_s": time.process_time()}
 
     return asyncio.run(run())
 
@@ -173,8 +174,8 @@ def child(mode: str, path: Path, run_id: str) -> None:
     print(json.dumps(figures))
 
 
-def measure(mode: str, path: Path, run_id: str, repeat: int) -> tuple[float, float]:
-    seconds, rss = [], []
+def measure(mode: str, path: Path, run_id: str, repeat: int) -> tuple[float, float, float]:
+    seconds, rss, cpu = [], [], []
     for _ in range(repeat):
         out = subprocess.run([sys.executable, str(HERE), "--child", mode, "--store", str(path), "--run", run_id],
                              capture_output=True, text=True, check=False)
@@ -183,7 +184,8 @@ def measure(mode: str, path: Path, run_id: str, repeat: int) -> tuple[float, flo
         figures = json.loads(out.stdout.strip().splitlines()[-1])
         seconds.append(figures["seconds"])
         rss.append(figures["rss_mb"])
-    return statistics.median(seconds), statistics.median(rss)
+        cpu.append(figures["cpu_s"])
+    return statistics.median(seconds), statistics.median(rss), statistics.median(cpu)
 
 
 def main() -> None:
@@ -202,7 +204,7 @@ def main() -> None:
         return
     sizes = [int(s) for s in args.sizes.split(",")]
     modes = ["store-new", "store-old"] + ([] if args.no_console else ["console-new", "console-old"])
-    results: dict[int, dict[str, tuple[float, float] | None]] = {}
+    results: dict[int, dict[str, tuple[float, float, float] | None]] = {}
     with tempfile.TemporaryDirectory(prefix="gatepost-run-scale-") as tmp:
         folder = Path(args.keep) if args.keep else Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
@@ -226,14 +228,15 @@ def main() -> None:
                     results[n][mode] = None
                     continue
                 results[n][mode] = measure(mode, path, str(built["run_id"]), args.repeat)
-                secs, rss = results[n][mode]
-                print(f"{'':>11}{mode:<12} first rows {secs:7.3f} s  peak RSS {rss:7.1f} MB", flush=True)
+                secs, rss, cpu = results[n][mode]
+                print(f"{'':>11}{mode:<12} first rows {secs:7.3f} s (process CPU {cpu:6.3f} s)  peak RSS {rss:7.1f} MB",
+                      flush=True)
             if not args.keep:
                 path.unlink()
                 for extra in (path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
                     extra.unlink(missing_ok=True)
 
-    def cell(value: tuple[float, float] | None) -> str:
+    def cell(value: tuple[float, float, float] | None) -> str:
         return "skipped" if value is None else f"{value[0]:.3f} s, {value[1]:.0f} MB"
 
     print()
@@ -247,7 +250,8 @@ def main() -> None:
     for mode in modes:
         low, high = results[smallest].get(mode), results[largest].get(mode)
         if low and high:
-            print(f"{mode:<12} {largest:,} vs {smallest:,}: time {high[0] / low[0]:.2f}×, RSS {high[1] / low[1]:.2f}×")
+            print(f"{mode:<12} {largest:,} vs {smallest:,}: time {high[0] / low[0]:.2f}×, CPU {high[2] / low[2]:.2f}×,"
+                  f" RSS {high[1] / low[1]:.2f}×")
     for n in sizes:
         for kind in ("store", "console"):
             new, old = results[n].get(f"{kind}-new"), results[n].get(f"{kind}-old")

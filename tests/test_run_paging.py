@@ -116,6 +116,7 @@ def test_filters_and_counts_come_from_the_store(db, tmp_path):
     assert _ids(searched) == ["t4"] and searched["total"] == 1
     assert run_task_page(db, second, search="%")["total"] == 0  # a search is a substring, not a pattern
     assert run_task_page(db, second, filter="flaky")["rows"] == []
+    assert _ids(run_task_page(db, second, tasks={"t6", "t3", "nope"})) == ["t3", "t6"]  # in review order
     assert _ids(run_task_page(db, first, split="tuning")) == ["t1", "t2", "t3", "t4", "t5", "t6"]  # its one split
     assert run_task_page(db, first, split="heldout") == {"rows": [], "total": 0, "offset": 0, "limit": 50}
     assert _ids(run_task_page(db, first, split="tuning", filter="failing")) == ["t3", "t4", "t6"]
