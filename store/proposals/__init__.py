@@ -32,11 +32,13 @@ from .proposal import (
     mark_proposal,
     proposal_id,
     proposal_request,
+    proposal_subject,
     read_proposal_file,
     validate_proposal,
 )
 
 __all__ = [
+    "proposal_subject",
     "DEFAULT_TIMEOUT_SECS",
     "EDIT_MODES",
     "FINAL",

@@ -57,6 +57,7 @@ from .manifests import (
     approve_draft,
     create_draft,
     draft_history,
+    draft_subject,
     edit_draft,
     ensure_skill,
     get_draft,
@@ -81,6 +82,7 @@ from .regressions import (
     flag_mismatch,
     get_state,
     next_state,
+    regression_subject,
     replay,
     severity_for,
     urgency,
@@ -103,6 +105,8 @@ from .runs import (
 )
 
 __all__ = [
+    "regression_subject",
+    "draft_subject",
     "CHECKS",
     "CUSTOM_CHECKS",
     "CustomCheck",

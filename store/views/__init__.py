@@ -30,8 +30,24 @@ from .reports import (
     regressions_report,
     suite_report,
 )
+from .work import (
+    CHANGE_WORDS,
+    DONE_KINDS,
+    assigned_ids,
+    assignment_of,
+    changes_since_seen,
+    progress_line,
+    team_progress,
+)
 
 __all__ = [
+    "CHANGE_WORDS",
+    "DONE_KINDS",
+    "assigned_ids",
+    "assignment_of",
+    "changes_since_seen",
+    "progress_line",
+    "team_progress",
     "CASE_STATUSES",
     "DRAFT_STATUSES",
     "FORMATS",
