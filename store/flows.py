@@ -256,8 +256,10 @@ def mark_seen(db: Database, person: str | None, subject_type: str, subject_id: s
     A read receipt, not a judgment: it changes nothing anyone else sees, so it appends no event and
     needs no capability; an unknown or missing person leaves no mark.
     """
-    if not person or not (person := person.strip()):
+    found = find_actor(db, person) if person and person.strip() else None
+    if found is None:
         return
+    person = found["name"]
     with transaction(db):
         seq = last_seq(db, subject_type, subject_id)
         db.execute("INSERT INTO seen_marks (person, subject_type, subject_id, seq, at) VALUES (?, ?, ?, ?, ?)"

@@ -123,7 +123,7 @@ class RegressionsScreen(QueueMixin, GatepostScreen):
             out.append((r["skill"], [symbol, one_line(r["skill"], 22), state, streak,
                                      (r["last_run"] or "")[5:16].replace("T", " "),
                                      one_line(ack + ", ".join(r["failing"]), 40)]))
-        return out, total
+        return self.mark_rows(out), total
 
     @on(Select.Changed, "#reg-state")
     def _filter_changed(self, event: Select.Changed) -> None:
