@@ -4,12 +4,15 @@ and comes back, saying which, when a new one fails; each person sees what change
 import json
 
 import pytest
+from textual.widgets import OptionList, Static
 
+from gatepost.app import GatepostApp
 from gatepost.store.cases import add_evidence, decide_case, import_case
 from gatepost.store.flows import assign, mark_seen
 from gatepost.store.kernel import RefusedError, add_actor, list_events, open_store
 from gatepost.store.skills import acknowledge, evaluate, import_manifest, list_skills, record_run
 from gatepost.store.views import assignment_of, changes_since_seen, queue_state
+from gatepost.widgets.paged_list import PagedList
 
 MANIFEST = "token-movers:\n  min_words: 5\n  required_patterns: [Top]\n  forbidden_patterns: [sorry]\n"
 GOOD = "Top movers today: SOL ARB TIA PEPE LINK OP"
@@ -145,3 +148,47 @@ def test_team_progress_and_the_cli(cli, store_path):
     assert rows["ana"] == {"person": "ana", "assigned": 1, "waiting": 1, "done_today": 0}
     assert rows["chen"] == {"person": "chen", "assigned": 1, "waiting": 0, "done_today": 1}
     assert "chen: 1 assigned, 0 waiting, 1 done today" in cli("team").output
+
+
+# --- the console ----------------------------------------------------------------------------------
+async def test_lists_mark_changed_and_assigned_items_and_the_overview_shows_the_team(store_path):
+    db = open_store(store_path)
+    add_actor(db, "ana", "person", ["case.close"])
+    add_actor(db, "chen", "person", ["case.close"])
+    _open_case(db)
+    _open_case(db, "case-41")
+    add_evidence(db, "case-40", kind="guard_check", result="outside", producer="run-52")
+    add_evidence(db, "case-41", kind="guard_check", result="outside", producer="run-52")
+    assign(db, "case", "case-41", "ana", actor="chen")
+    db.close()
+    app = GatepostApp(store_path, person="ana")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await pilot.pause()
+        overview = " ".join(str(o.prompt) for o in app.screen.query_one(OptionList)._options)
+        assert "Team: assigned · waiting · done today" in overview and "ana" in overview
+        await pilot.press("2")
+        await pilot.pause()
+        screen = app.screen
+        screen.open_item("case-40")  # ana looks at case-40 now
+        await pilot.pause()
+        paged = screen.query_one(PagedList)
+        assert str(paged.table.get_row("case-41")[0]).startswith("→")  # assigned to ana
+        assert not str(paged.table.get_row("case-40")[0]).startswith("●")
+    # chen adds evidence; next time ana's list marks case-40 and its detail says what changed
+    db = open_store(store_path)
+    add_evidence(db, "case-40", kind="tuning_comparison", result="reproduced", producer="run-52")
+    db.close()
+    app = GatepostApp(store_path, person="ana")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await pilot.press("2")
+        await pilot.pause()
+        screen = app.screen
+        paged = screen.query_one(PagedList)
+        assert str(paged.table.get_row("case-40")[0]).startswith("●")
+        screen.open_item("case-40")
+        await pilot.pause()
+        bar = str(screen.query_one("#queue-bar", Static).render())
+        assert "● changed since you looked: 1 new evidence record" in bar
+        screen.open_item("case-41")
+        await pilot.pause()
+        assert "→ assigned to you by chen" in str(screen.query_one("#queue-bar", Static).render())

@@ -85,6 +85,7 @@ class QueueMixin:
     queue_done: int = 0  # decisions taken since the queue was started
     _queue_ended: Text | None = None  # the "queue empty" summary, kept until something waits again
     _queue_timer = None
+    _seen_before: dict[str, tuple[str, str | None]] = {}  # the item last drawn and what had changed in it
 
     # --- what a screen provides --------------------------------------------------------------
     def show_detail(self, key: str | None) -> None:  # overridden: draw one item's detail
@@ -162,10 +163,16 @@ class QueueMixin:
         return out
 
     def _looked(self, key: str) -> Text:
-        """What changed since this person last opened the item, who it is assigned to; then it counts as seen."""
+        """What changed since this person last opened the item, who it is assigned to; then it counts as seen.
+
+        Drawing the same item again (a refresh) keeps saying what had changed when the person opened it.
+        """
         kind = self.queue_spec.subject_type
         text = Text()
         changed = changes_since_seen(self.db, self.person, kind, [key]).get(key)
+        if self._seen_before.get(kind, ("", None))[0] == key:
+            changed = changed or self._seen_before[kind][1]
+        self._seen_before = {kind: (key, changed)}
         if changed:
             text.append_text(literal(f"● {changed}", style="bold cyan"))
         assigned = assignment_of(self.db, kind, key)
