@@ -17,11 +17,13 @@ from gatepost.store.skills import (
     approve_draft,
     draft_history,
     edit_draft,
+    failure_lines,
     get_draft,
     get_version,
     list_drafts,
     parse_draft_yaml,
     reject_draft,
+    sample_failures,
 )
 from gatepost.widgets.diff_view import unified_diff
 from gatepost.widgets.note_dialog import NoteDialog
@@ -303,8 +305,12 @@ class ManifestsScreen(QueueMixin, GatepostScreen):
             return Text(f"This draft is {draft['status']}: nothing to decide.", style="dim")
         if not self.can("manifest.review"):
             return Text(f"{self.person} does not hold manifest.review: browsing only.", style="dim")
-        return Text("[a] approve: make it the active version · [r] reject with a note · "
+        text = Text("[a] approve: make it the active version · [r] reject with a note · "
                     "[e] edit: save a new draft by you")
+        for line in failure_lines(sample_failures(self.db, draft)):
+            text.append("\n⚠ ", style="yellow")
+            text.append_text(literal(line, style="yellow"))
+        return text
 
     # --- decisions -----------------------------------------------------------------------------
     def _pending_draft(self) -> dict | None:

@@ -7,6 +7,7 @@ from .case import (
     AUTHOR_DIMENSION,
     CANDIDATE_KEYS,
     CASE_KEYS,
+    CASE_SCHEMA,
     CLOSE_CAPABILITY,
     DEFAULT_PROTOCOL,
     DESIGN_REVIEW_CAPABILITY,
@@ -27,9 +28,11 @@ from .case import (
     note_undecided,
     parse_case,
     read_case_file,
+    record_applied,
     revise_candidate,
     short_revision,
     show_json,
+    staleness,
     undecided_notes,
 )
 
@@ -38,6 +41,7 @@ __all__ = [
     "AUTHOR_DIMENSION",
     "CANDIDATE_KEYS",
     "CASE_KEYS",
+    "CASE_SCHEMA",
     "CLOSE_CAPABILITY",
     "DEFAULT_PROTOCOL",
     "DESIGN_REVIEW_CAPABILITY",
@@ -57,8 +61,10 @@ __all__ = [
     "note_undecided",
     "parse_case",
     "read_case_file",
+    "record_applied",
     "revise_candidate",
     "short_revision",
     "show_json",
+    "staleness",
     "undecided_notes",
 ]

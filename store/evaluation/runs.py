@@ -13,7 +13,7 @@ import json
 import math
 import os
 import sqlite3
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,9 @@ from gatepost.store.kernel import (
     read_text,
     transaction,
     write_text_atomic,
+)
+from gatepost.store.kernel import (
+    now as clock_now,
 )
 
 from .attempts import attempts_line, outcome, outcome_counts
@@ -185,7 +188,7 @@ def evaluate(
         _check_writable(Path(output))  # before the runs, not after them
     settings = judges or JudgeSettings(mock=executor.mock)
     started = at or now_iso()
-    now = datetime.fromisoformat(started.replace("Z", "+00:00")) if at else datetime.now(UTC)
+    now = datetime.fromisoformat(started.replace("Z", "+00:00")) if at else clock_now()
     warnings: list[str] = []
     candidate_hash, baseline_hash = content_hash(candidate_text), content_hash(baseline_text)
 

@@ -34,6 +34,8 @@ from .proposal import (
     proposal_request,
     proposal_subject,
     read_proposal_file,
+    record_applied,
+    staleness,
     validate_proposal,
 )
 
@@ -65,6 +67,8 @@ __all__ = [
     "proposal_id",
     "proposal_request",
     "read_proposal_file",
+    "record_applied",
+    "staleness",
     "run_gate",
     "validate_proposal",
 ]

@@ -24,6 +24,7 @@ from gatepost.store.kernel import (
     Subject,
     guarded,
     now_iso,
+    parse_iso,
     transaction,
 )
 
@@ -201,13 +202,19 @@ def _triage(db: Database, doing: str, skill: str, actor: str | None, note: str, 
 NOTE_HINT = {True: "what you saw, what happens next", False: "why the manifest looks wrong"}
 
 
-def acknowledge(db: Database, skill: str, *, actor: str, note: str, expected_seq: int | None = None) -> int:
-    """A person has seen this failure and owns it: an event with their note (regression.triage)."""
+def acknowledge(db: Database, skill: str, *, actor: str, note: str, expected_seq: int | None = None,
+                until: str | None = None) -> int:
+    """A person has seen this failure and owns it: an event with their note (regression.triage).
+
+    With `until` (an ISO date or time), CI's `--fail-on` leaves the failure out until then.
+    """
+    until = parse_iso(until, field="--until") if until else None
     with _triage(db, f"acknowledge {skill}", skill, actor, note, expected_seq, failing_only=True) as act:
         state = act.subject.row if act.subject and act.subject.row else {}
         seq = act.event("regression.acknowledged", note=note.strip(),
                         payload={"state": state["state"], "severity": state["severity"],
-                                 "eval_id": state["last_eval_id"], "failing": state["failing"]})
+                                 "eval_id": state["last_eval_id"], "failing": state["failing"],
+                                 **({"until": until} if until else {})})
         db["regression_states"].update(skill, {"acknowledged_eval_id": state["last_eval_id"],
                                                 "acknowledged_failing": json.dumps(state["failing"],
                                                                                    ensure_ascii=False),
