@@ -164,11 +164,11 @@ class ManifestsScreen(QueueMixin, GatepostScreen):
     def _fetch(self, search: str, offset: int, limit: int):
         rows, total = list_drafts(self.db, status=self.status_filter, search=search or None, limit=limit,
                                   offset=offset)
-        return [(r["id"], [one_line(r["id"], 10), one_line(r["skill"], 22), r["origin"] or "",
+        return self.mark_rows([(r["id"], [one_line(r["id"], 10), one_line(r["skill"], 22), r["origin"] or "",
                            one_line(r["author"], 8),
                            Text(f"{STATUS_SYMBOL.get(r['status'], '')} {r['status']}",
                                 style=STATUS_STYLE.get(r["status"], "")),
-                           (r["created_at"] or "")[5:16].replace("T", " ")]) for r in rows], total
+                           (r["created_at"] or "")[5:16].replace("T", " ")]) for r in rows]), total
 
     @on(Select.Changed, "#man-status")
     def _filter_changed(self, event: Select.Changed) -> None:

@@ -39,8 +39,24 @@ from .verify import (
     VerifyReport,
     verify_store,
 )
+from .work import (
+    CHANGE_WORDS,
+    DONE_KINDS,
+    assigned_ids,
+    assignment_of,
+    changes_since_seen,
+    progress_line,
+    team_progress,
+)
 
 __all__ = [
+    "CHANGE_WORDS",
+    "DONE_KINDS",
+    "assigned_ids",
+    "assignment_of",
+    "changes_since_seen",
+    "progress_line",
+    "team_progress",
     "EVENT_SCHEMA",
     "events_since",
     "newest_seq",
