@@ -16,11 +16,15 @@ from gatepost.commands._common import (
     pass_k_option,
     person,
     quiet_option,
-    suite_option,
 )
 from gatepost.commands.suite import default_artifact_dir, judge_settings
 from gatepost.store.evaluation import DECISION_RULES, load_suite, make_executor, read_skill
-from gatepost.store.flows import evaluate_case
+from gatepost.store.flows import evaluate_case, loop_evaluation
+from gatepost.store.kernel import InputError
+
+suite_option = click.option(
+    "--suite", "suite_file", default=None, type=click.Path(dir_okay=False),
+    help="The task suite YAML (v1.0); its tasks with split: heldout are the held-out ones.")
 
 
 @click.command("evaluate")
@@ -60,19 +64,36 @@ def evaluate(ctx: click.Context, case_id: str, suite_file: str, executor_cmd: st
     comparison the exact test does not decide records nothing (the case says
     why); see docs/statistics.md. The case's candidate content is the skill
     under test. Every run is stored and its artifact written to evaluations/.
+
+    A loop's case (case new --loop) takes its suite, surface, executor and
+    baseline from the loop's registry; the suite and baseline are checked
+    against the case's basis. Other settings are refused (exit 3) unless you
+    hold store.admin (then the override is an audited event).
     """
-    loaded = load_suite(suite_file)
+    db = open_ctx_store(ctx)
+    who = person(as_name)
+    registered = loop_evaluation(db, case_id, suite=suite_file, surface=list(surface) or None,
+                                 executor=executor_cmd, mock=mock, baseline=baseline_path, actor=who)
+    if registered is not None:  # a loop's case: its settings come from the loop's registry
+        loaded, surface = registered["suite"], tuple(registered["surface"])
+        executor_cmd, mock = registered["executor"], registered["mock"]
+        base_path, base_text = registered["baseline_path"], registered["baseline_text"]
+    else:
+        if not suite_file:
+            raise InputError("--suite: missing (expected the task suite YAML; a loop's case takes its loop's)")
+        loaded = load_suite(suite_file)
+        base_path, base_text = read_skill(baseline_path, option="--baseline") if baseline_path else (None, "")
     executor = make_executor(executor_cmd, mock=mock)
     settings = judge_settings(judge_command, mock)
-    base_path, base_text = read_skill(baseline_path, option="--baseline") if baseline_path else (None, "")
-    db = open_ctx_store(ctx)
     total = None if cache_dir else 4 * len(loaded.tasks_in("tuning")) + 2 * len(loaded.tasks_in("heldout"))
     with output.Progress(f"case evaluate {output.field(case_id)}", total, quiet=quiet) as progress:
         report = evaluate_case(db, case_id, loaded, executor=ReportingExecutor(executor, progress),
                                producer=producer, surface=list(surface), baseline_text=base_text,
                                baseline_path=base_path, judges=settings, pass_k=pass_k, cache_dir=cache_dir,
-                               artifact_dir=default_artifact_dir(ctx), actor=person(as_name),
+                               artifact_dir=default_artifact_dir(ctx), actor=who,
                                decision_rule=decision_rule, alpha=alpha)
+    if registered is not None:
+        report["loop"], report["overridden"] = registered["loop"], registered["overridden"]
     if as_json:
         echo_json(report)
         return

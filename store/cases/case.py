@@ -16,6 +16,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from gatepost.store import loops
 from gatepost.store.kernel import (
     InputError,
     RefusedError,
@@ -467,6 +468,9 @@ def decide_case(db: Database, case_id: str, outcome: str, *, actor: str | None, 
         if explicit and not note:
             raise refusal(doing, "protocol", f"outcomes.{outcome}.requires: needs an explicit decision "
                                              f"({', '.join(sorted(explicit))}) with a reason (--note)")
+        stale = staleness(db, case) if outcome == "kept" else None
+        if stale:
+            raise RefusedError(f"{doing}: refused: {stale}")
         evaluation = _evaluate(db, case)
         allowed, why = evaluation.outcome_allowed(outcome, explicit)
         if not allowed:
@@ -493,6 +497,44 @@ def decide(db: Database, case_id: str, outcome: str, *, actor: str | None, note:
         raise RefusedError(f"case {case_id}: proposed is recorded through gatepost.store.flows.decide, "
                            "which makes the proposal too")
     return decide_case(db, case_id, outcome, actor=actor, note=note, based_on_seq=based_on_seq, at=at)
+
+
+def _made_seq(db: Database, case: dict) -> int | None:
+    row = db.execute("SELECT event_seq FROM candidate_revisions WHERE case_id = ? AND revision = ?",
+                     [case["id"], case["current_revision"]]).fetchone()
+    return row[0] if row else None
+
+
+def staleness(db: Database, case: dict | str) -> str | None:
+    """Why a case's candidate does not rest on the current content of its path (None if it does).
+
+    A stale candidate cannot be kept until rebased (a new revision made on the current content):
+    keeping it would silently undo what was kept and applied since.
+    """
+    if isinstance(case, str):
+        case = get_case(db, case)
+    if loops.applications_of(db, "case", case["id"]):
+        return None  # it landed: it is (or was) the current content, not a change waiting on a base
+    return loops.base_status(db, case["candidate_path"], case["basis"].get("baseline"), _made_seq(db, case))
+
+
+def record_applied(db: Database, case_id: str, *, ref: str | None, actor: str | None, at: str | None = None) -> dict:
+    """Record where a kept case's content landed (`case applied ID --ref REF`): it becomes current for its path."""
+    doing = f"case applied {case_id}"
+    with transaction(db):
+        case = get_case(db, case_id)
+        if case["outcome"] != "kept":
+            raise RefusedError(f"{doing}: refused: kept: the case is {case['outcome'] or 'open'}; only a kept case "
+                               "lands (a proposed one lands as its proposal: gatepost proposal applied)")
+        if not case["candidate_path"]:
+            raise InputError(f"{doing}: candidate.path: missing (the case names no path to land on)")
+        if loops.applications_of(db, "case", case_id):
+            raise RefusedError(f"{doing}: refused: applied: already recorded applied")
+        stale = staleness(db, case)
+        if stale:
+            raise RefusedError(f"{doing}: refused: {stale}")
+        return loops.record_applied(db, "case", case_id, case["candidate_path"], loops.content_text(case["content"]),
+                                    ref=ref, actor=actor, at=at)
 
 
 def _rule_text(protocol: Protocol, outcome: str) -> str:
@@ -607,6 +649,9 @@ def case_view(db: Database, case_id: str, *, actor: str | None = None) -> dict:
         for kind, note in undecided.items():
             if evaluation.claims[name] == "UNKNOWN" and kind in why:
                 explanations[name] = f"{why}; the evaluation settled nothing: {note}"
+    stale = staleness(db, case)
+    path = case["candidate_path"]
+    link = loops.loop_case(db, case_id)
     return {
         "id": case["id"],
         "revision": case["current_revision"],
@@ -635,12 +680,32 @@ def case_view(db: Database, case_id: str, *, actor: str | None = None) -> dict:
                                          "based_on_seq")} for d in decisions],
         "viewer": actor,
         "viewer_capabilities": sorted(authority),
+        "loop": link["loop"] if link else None,
+        "base": {"path": path, "made_on": case["basis"].get("baseline"),
+                 "current": loops.current_hash(db, path) if path else None, "stale": bool(stale), "why": stale},
+        "applied": loops.applications_of(db, "case", case_id),
     }
 
 
+CASE_SCHEMA = "gatepost.case/1"
+
+
 def show_json(view: dict) -> dict:
-    """The `case show --json` shape of DESIGN.md, and nothing else."""
-    return {k: view[k] for k in ("id", "revision", "claims", "actions", "outcomes", "outcome")}
+    """The `case show --json` document (schema gatepost.case/1): DESIGN.md's shape, then everything a loop needs.
+
+    Status, `last_seq` (what `case decide --seq` asks for), decisions, the candidate (content, basis,
+    path), evidence with its producer, status and runs, the loop, its base and where it landed.
+    """
+    doc = {"schema": CASE_SCHEMA}
+    doc.update({k: view[k] for k in ("id", "revision", "claims", "actions", "outcomes", "outcome")})
+    doc.update({k: view[k] for k in ("status", "last_seq", "title", "author", "protocol", "independent",
+                                     "candidate", "decisions", "loop", "base", "applied")})
+    doc["evidence"] = [{k: e[k] for k in ("id", "kind", "result", "producer", "artifact", "about", "observed_at",
+                                          "status", "why", "decides")}
+                       | {"runs": list((e["details"] or {}).get("runs", [])), "details": e["details"]}
+                       for e in view["evidence"]]
+    doc["evidence_counts"] = view["evidence_counts"]
+    return doc
 
 
 def list_cases(db: Database, *, status: str | None = None, outcome: str | None = None,

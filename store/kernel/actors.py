@@ -19,9 +19,10 @@ CAPABILITIES: dict[str, str] = {
     "manifest.review": "import manifests and approve or reject manifest drafts",
     "regression.triage": "acknowledge regressions and flag manifest mismatches",
     "evidence.record": "record evidence, skill runs and evaluation runs as a producer",
+    "store.admin": "add actors, grant capabilities, register and change loops, record applied content",
 }
 # What a loop (a producer) may never hold.
-NEVER_FOR_PRODUCERS = frozenset({"loop_change.apply_outside_surface"})
+NEVER_FOR_PRODUCERS = frozenset({"loop_change.apply_outside_surface", "store.admin"})
 # Every capability a person may hold: what `gatepost demo` gives the person who runs it.
 PERSON_CAPABILITIES = tuple(sorted(CAPABILITIES))
 
