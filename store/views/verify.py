@@ -181,9 +181,13 @@ def _drafts(db: Database, report: VerifyReport) -> None:
 def _regressions(db: Database, report: VerifyReport) -> None:
     for row in _rows(db, "SELECT r.skill, r.acknowledged_eval_id FROM regression_states r"
                          " WHERE r.acknowledged_eval_id IS NOT NULL ORDER BY r.skill"):
-        found = db.execute("SELECT 1 FROM events WHERE subject_type = 'skill' AND subject_id = ? AND kind IN"
-                           " ('regression.acknowledged', 'regression.mismatch') AND json_extract(payload, '$.eval_id') = ?"
-                           " LIMIT 1", [row["skill"], row["acknowledged_eval_id"]]).fetchone()
+        # acknowledged by an event for that eval, or carried forward from one: no passing eval in between
+        found = db.execute(
+            "SELECT 1 FROM events e WHERE e.subject_type = 'skill' AND e.subject_id = ?1 AND e.kind IN"
+            " ('regression.acknowledged', 'regression.mismatch') AND json_extract(e.payload, '$.eval_id') <= ?2"
+            " AND NOT EXISTS (SELECT 1 FROM skill_evals v WHERE v.skill = ?1 AND v.passed = 1"
+            " AND v.id > json_extract(e.payload, '$.eval_id') AND v.id <= ?2) LIMIT 1",
+            [row["skill"], row["acknowledged_eval_id"]]).fetchone()
         if not found:
             _find(report, None, f"regression of {row['skill']}: shows eval {row['acknowledged_eval_id']} acknowledged, "
                                 "no event acknowledges it; the state row was edited")
