@@ -120,13 +120,15 @@ def case_show(ctx: click.Context, case_id: str, as_json: bool, as_name: str | No
 @click.option("--kind", required=True, help="Evidence kind: guard_check, tuning_comparison, heldout_comparison, "
                                             "design_review.")
 @click.option("--result", required=True, help="Its result, one the kind lists (e.g. clean, reproduced, held, passed).")
-@click.option("--producer", required=True, help="The run or person that produced it (independence is judged on it).")
+@click.option("--producer", default=None,
+              help="The run or person that produced it (independence is judged on it). Default: you (--as); "
+                   "recording for another producer needs evidence.record_for, and the record names both.")
 @click.option("--about", default="current", show_default=True,
               help="current, or the revision it is about (for design_review, the design name).")
 @click.option("--at", default=None, metavar="TIME", help="When it was observed (ISO 8601, UTC). Default: now.")
 @as_option
 @click.pass_context
-def case_evidence(ctx: click.Context, case_id: str, kind: str, result: str, producer: str, about: str,
+def case_evidence(ctx: click.Context, case_id: str, kind: str, result: str, producer: str | None, about: str,
                   at: str | None, as_name: str | None) -> None:
     """Record one piece of evidence on a case and show the claims it leaves."""
     db = open_ctx_store(ctx)

@@ -5,15 +5,20 @@ What other packages may use is re-exported here; the modules behind it are this 
 """
 
 from .actors import (
+    ADMIN,
     CAPABILITIES,
     KINDS,
     NEVER_FOR_PRODUCERS,
     PERSON_CAPABILITIES,
     add_actor,
+    bind,
     capabilities_of,
     ensure_producer,
     get_actor,
+    grant,
     list_actors,
+    make_admin,
+    revoke,
 )
 from .clock import (
     now_iso,
@@ -98,6 +103,7 @@ from .schema import (
 )
 
 __all__ = [
+    "ADMIN",
     "APPEND_ONLY",
     "Act",
     "BUSY_TIMEOUT_MS",
@@ -125,6 +131,7 @@ __all__ = [
     "Subject",
     "add_actor",
     "append_event",
+    "bind",
     "capabilities_held",
     "capabilities_of",
     "check_free",
@@ -136,6 +143,7 @@ __all__ = [
     "event_kinds",
     "find_actor",
     "get_actor",
+    "grant",
     "guarded",
     "has_admin",
     "held_by_others",
@@ -150,6 +158,7 @@ __all__ = [
     "m001_initial",
     "m002_leases",
     "m003_pipeline_authority",
+    "make_admin",
     "migrations",
     "name_key",
     "now_iso",
@@ -167,6 +176,7 @@ __all__ = [
     "release",
     "require",
     "resolve_path",
+    "revoke",
     "same_actor",
     "schema_version",
     "take",
