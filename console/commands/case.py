@@ -29,7 +29,7 @@ def case() -> None:
 @as_option
 @click.pass_context
 def case_import(ctx: click.Context, files: tuple[str, ...], as_name: str | None) -> None:
-    """Import case FILES (YAML, format in README.md "The protocol"); importing an id again moves its candidate."""
+    """Import case FILES (YAML, format in README.md "The protocol"); an id is imported once (then: case revise)."""
     db = open_ctx_store(ctx, create=True)
     who = person(as_name)
     for path in files:
@@ -37,6 +37,23 @@ def case_import(ctx: click.Context, files: tuple[str, ...], as_name: str | None)
         row = cases_mod.get_case(db, case_id)
         _say(f"{case_id}: {row['status']} at revision {cases_mod.short_revision(row['current_revision'])} "
                    f"({cases_mod.claim_strip(row['protocol'], row['claims'])})")
+
+
+@case.command("revise")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--note", default=None, help="Why the candidate (or its independent: list) changes.")
+@as_option
+@click.pass_context
+def case_revise(ctx: click.Context, file: str, note: str | None, as_name: str | None) -> None:
+    """Move an imported case to FILE's candidate (same id, author, protocol): a new revision and its event.
+
+    Changing the independent: list of a case that has evidence needs store.admin.
+    """
+    db = open_ctx_store(ctx)
+    revision = cases_mod.revise_case(db, file, actor=person(as_name), note=note)
+    row = cases_mod.get_case(db, cases_mod.read_case_file(file)["id"])
+    _say(f"{row['id']}: {row['status']} at revision {cases_mod.short_revision(revision)} "
+         f"({cases_mod.claim_strip(row['protocol'], row['claims'])})")
 
 
 @case.command("list")

@@ -26,6 +26,7 @@ from .case import (
     parse_case,
     read_case_file,
     revise_candidate,
+    revise_case,
     short_revision,
     show_json,
 )
@@ -53,6 +54,7 @@ __all__ = [
     "parse_case",
     "read_case_file",
     "revise_candidate",
+    "revise_case",
     "short_revision",
     "show_json",
 ]

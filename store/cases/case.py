@@ -592,9 +592,18 @@ def case_state(db: Database, case: dict, authority: set[str] | None = None) -> S
     """The interpreter's view of a case: revisions, evidence records, independence, authority."""
     records = [Record(id=str(r["id"]), kind=r["kind"], result=r["result"], artifact=r["artifact"],
                       revision=r["about"], producer=r["producer"], observed_at=r["observed_at"], order=r["id"])
-               for r in _records(db, case["id"])]
+               for r in _records(db, case["id"]) if not is_mock(r)]
     return State(revisions=_revisions(case), records=records, independent=case["independent"],
                  authority=set(authority or ()))
+
+
+def is_mock(row: dict) -> bool:
+    """Evidence from a mock executor (details.mock): stored and shown, never establishing a claim."""
+    details = json.loads(row["details"]) if row.get("details") else {}
+    return isinstance(details, dict) and details.get("mock") is True
+
+
+MOCK_WHY = "mock: from a mock executor; stored and shown, never establishes a claim"
 
 
 def _evaluate(db: Database, case: dict, authority: set[str] | None = None) -> Evaluation:
@@ -644,6 +653,13 @@ def case_view(db: Database, case_id: str, *, actor: str | None = None) -> dict:
                          "artifact": rec.artifact, "about": rec.revision, "observed_at": rec.observed_at,
                          "details": json.loads(row["details"]) if row["details"] else None,
                          "status": item["status"], "why": item["why"], "decides": item["decides"]})
+    for row in rows.values():
+        if is_mock(row):
+            evidence.append({"id": row["id"], "kind": row["kind"], "result": row["result"],
+                             "producer": row["producer"], "artifact": row["artifact"], "about": row["about"],
+                             "observed_at": row["observed_at"], "details": json.loads(row["details"]),
+                             "status": "mock", "why": MOCK_WHY, "decides": []})
+    evidence.sort(key=lambda e: e["id"])
     counts = {s: sum(1 for e in evidence if e["status"] == s) for s in ("counting", "stale", "not independent")}
     return {
         "id": case["id"],
