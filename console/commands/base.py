@@ -31,7 +31,7 @@ def init(ctx: click.Context, admin: str | None) -> None:
 
 @click.group()
 def actors() -> None:
-    """People and producers of the store, and their capabilities (changed only by store.admin)."""
+    """People and producers of the store, and their capabilities."""
 
 
 note_option = click.option("--note", default=None, help="Why (kept with the audited event).")
