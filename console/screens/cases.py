@@ -113,7 +113,7 @@ class CasesScreen(QueueMixin, GatepostScreen):
     def _fetch(self, search: str, offset: int, limit: int):
         rows, total = cases_mod.list_cases(self.db, status=self.status, outcome=self.outcome,
                                            search=search or None, limit=limit, offset=offset)
-        return [(r["id"], self._cells(r)) for r in rows], total
+        return self.mark_rows([(r["id"], self._cells(r)) for r in rows]), total
 
     def _cells(self, r: dict) -> list:
         order, derived = self._claim_layout(r["protocol"])
@@ -296,6 +296,10 @@ class CasesScreen(QueueMixin, GatepostScreen):
             if e["decides"]:
                 text.append_text(literal(f"  decides {', '.join(e['decides'])}", style="dim"))
             text.append("\n")
+        for warning in view.get("noise") or []:
+            text.append_text(literal(f"⚠ {warning}\n", style="yellow"))
+        for note in (view.get("undecided") or {}).values():
+            text.append_text(literal(f"∅ {note}\n", style="yellow"))
         return text
 
     def _history(self, view: dict) -> Text:

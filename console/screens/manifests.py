@@ -17,11 +17,13 @@ from gatepost.store.skills import (
     approve_draft,
     draft_history,
     edit_draft,
+    failure_lines,
     get_draft,
     get_version,
     list_drafts,
     parse_draft_yaml,
     reject_draft,
+    sample_failures,
 )
 from gatepost.widgets.diff_view import unified_diff
 from gatepost.widgets.note_dialog import NoteDialog
@@ -162,11 +164,11 @@ class ManifestsScreen(QueueMixin, GatepostScreen):
     def _fetch(self, search: str, offset: int, limit: int):
         rows, total = list_drafts(self.db, status=self.status_filter, search=search or None, limit=limit,
                                   offset=offset)
-        return [(r["id"], [one_line(r["id"], 10), one_line(r["skill"], 22), r["origin"] or "",
+        return self.mark_rows([(r["id"], [one_line(r["id"], 10), one_line(r["skill"], 22), r["origin"] or "",
                            one_line(r["author"], 8),
                            Text(f"{STATUS_SYMBOL.get(r['status'], '')} {r['status']}",
                                 style=STATUS_STYLE.get(r["status"], "")),
-                           (r["created_at"] or "")[5:16].replace("T", " ")]) for r in rows], total
+                           (r["created_at"] or "")[5:16].replace("T", " ")]) for r in rows]), total
 
     @on(Select.Changed, "#man-status")
     def _filter_changed(self, event: Select.Changed) -> None:
@@ -303,8 +305,12 @@ class ManifestsScreen(QueueMixin, GatepostScreen):
             return Text(f"This draft is {draft['status']}: nothing to decide.", style="dim")
         if not self.can("manifest.review"):
             return Text(f"{self.person} does not hold manifest.review: browsing only.", style="dim")
-        return Text("[a] approve: make it the active version · [r] reject with a note · "
+        text = Text("[a] approve: make it the active version · [r] reject with a note · "
                     "[e] edit: save a new draft by you")
+        for line in failure_lines(sample_failures(self.db, draft)):
+            text.append("\n⚠ ", style="yellow")
+            text.append_text(literal(line, style="yellow"))
+        return text
 
     # --- decisions -----------------------------------------------------------------------------
     def _pending_draft(self) -> dict | None:

@@ -7,8 +7,9 @@ from textual.containers import Vertical
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from gatepost.safe import literal
 from gatepost.screens.base import GatepostScreen
-from gatepost.store.views import counts
+from gatepost.store.views import counts, team_progress
 
 # (mode, filter key, filter value, label, counts group, counts key, symbol)
 LINES = [
@@ -80,6 +81,16 @@ class OverviewScreen(GatepostScreen):
                 line.append(f"  {label}", style="" if n else "dim")
                 options.add_option(Option(line, id=f"{mode}|{key}|{value}"))
             options.add_option(Option(Text(""), disabled=True))
+        team = team_progress(self.db)
+        if team:  # per person: assigned, waiting, done today (gatepost assign, gatepost team)
+            options.add_option(Option(Text("Team: assigned · waiting · done today", style="bold underline"),
+                                      disabled=True))
+            for row in team:
+                line = Text("  ")
+                line.append(f"{row['assigned']:>3} · {row['waiting']:>3} · {row['done_today']:>3}  ",
+                            style="bold" if row["waiting"] else "dim")
+                line.append_text(literal(row["person"], style="bold cyan" if row["person"] == who else ""))
+                options.add_option(Option(line, disabled=True))
         if highlighted is not None and highlighted < options.option_count:
             options.highlighted = highlighted
         elif options.option_count > 1:

@@ -101,10 +101,10 @@ class ProposalsScreen(QueueMixin, GatepostScreen):
     def _fetch(self, search: str, offset: int, limit: int):
         rows, total = proposals_mod.list_proposals(self.db, status=self.status, search=search or None,
                                                    limit=limit, offset=offset)
-        return [(r["id"], [Text(SHORT_STATUS.get(r["status"], r["status"]), style=STATUS_STYLE.get(r["status"], "")),
+        return self.mark_rows([(r["id"], [Text(SHORT_STATUS.get(r["status"], r["status"]), style=STATUS_STYLE.get(r["status"], "")),
                            gate_text(r["gate"], short=True), literal(one_line(r["path"] or "—", 40)),
                            literal(one_line(r["title"] or "", 60)), literal(one_line(r["id"], 24))])
-                for r in rows], total
+                for r in rows]), total
 
     def _title(self) -> None:
         label = dict((v, k) for k, v in STATUS_OPTIONS).get(self.status or "", "any status")

@@ -119,11 +119,11 @@ class RegressionsScreen(QueueMixin, GatepostScreen):
                 streak = f"✘ {r['fail_streak']}"
             else:
                 streak = f"✔ {r['pass_streak']}"
-            ack = "✓ack " if r["acknowledged"] else ""
+            ack = "✓ack " if r["acknowledged"] else ("↺new " if r.get("returned_because") else "")
             out.append((r["skill"], [symbol, one_line(r["skill"], 22), state, streak,
                                      (r["last_run"] or "")[5:16].replace("T", " "),
                                      one_line(ack + ", ".join(r["failing"]), 40)]))
-        return out, total
+        return self.mark_rows(out), total
 
     @on(Select.Changed, "#reg-state")
     def _filter_changed(self, event: Select.Changed) -> None:
@@ -210,6 +210,12 @@ class RegressionsScreen(QueueMixin, GatepostScreen):
             text.append(f" at {d['last_run'][:19].replace('T', ' ')}")
         if d["pending_drafts"]:
             text.append(f"\ndrafts waiting for review: {', '.join(d['pending_drafts'])} (5 Manifests)", style="cyan")
+        if d.get("returned_because"):
+            text.append("\nback in the queue: newly failing ", style="bold yellow")
+            text.append_text(literal(", ".join(d["returned_because"]), style="yellow"))
+            text.append(" (the acknowledgement covered only the assertions failing then)", style="yellow")
+        elif d.get("acknowledged") and d["state"] in ("NEW_FAIL", "STABLE_FAIL", "CHRONIC"):
+            text.append("\nacknowledged: stays quiet while the same assertions fail", style="dim")
         return text
 
     def _strip(self, d: dict) -> Text:

@@ -21,8 +21,16 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from gatepost.safe import literal
+from gatepost.store.flows import mark_seen
 from gatepost.store.kernel import ConflictError, leases
-from gatepost.store.views import QUEUES, QueueState, queue_state
+from gatepost.store.views import (
+    QUEUES,
+    QueueState,
+    assigned_ids,
+    assignment_of,
+    changes_since_seen,
+    queue_state,
+)
 from gatepost.widgets.paged_list import PagedList
 
 RENEW_EVERY = 300.0  # seconds: a 15-minute lease renewed every 5 minutes while the item stays open
@@ -77,6 +85,7 @@ class QueueMixin:
     queue_done: int = 0  # decisions taken since the queue was started
     _queue_ended: Text | None = None  # the "queue empty" summary, kept until something waits again
     _queue_timer = None
+    _seen_before: dict[str, tuple[str, str | None]] = {}  # the item last drawn and what had changed in it
 
     # --- what a screen provides --------------------------------------------------------------
     def show_detail(self, key: str | None) -> None:  # overridden: draw one item's detail
@@ -138,13 +147,57 @@ class QueueMixin:
                 text.append_text(literal(f"Queue empty: no {label} left for you{held}.", style="dim"))
         bar.show(progress=text)
 
+    def mark_rows(self, rows: list[tuple[str, list]]) -> list[tuple[str, list]]:
+        """A list page with its markers before the first cell: ● changed since you looked, → assigned to you."""
+        kind = self.queue_spec.subject_type
+        keys = [key for key, _cells in rows]
+        changed = changes_since_seen(self.db, self.person, kind, keys)
+        mine = assigned_ids(self.db, self.person, kind)
+        out = []
+        for key, cells in rows:
+            mark = ("●" if key in changed else "") + ("→" if key in mine else "")
+            if mark and cells:
+                first = cells[0] if isinstance(cells[0], Text) else literal(str(cells[0]))
+                cells = [Text(mark + " ", style="bold cyan") + first, *cells[1:]]
+            out.append((key, cells))
+        return out
+
+    def _looked(self, key: str) -> Text:
+        """What changed since this person last opened the item, who it is assigned to; then it counts as seen.
+
+        Drawing the same item again (a refresh) keeps saying what had changed when the person opened it.
+        """
+        kind = self.queue_spec.subject_type
+        text = Text()
+        changed = changes_since_seen(self.db, self.person, kind, [key]).get(key)
+        if self._seen_before.get(kind, ("", None))[0] == key:
+            changed = changed or self._seen_before[kind][1]
+        self._seen_before = {kind: (key, changed)}
+        if changed:
+            text.append_text(literal(f"● {changed}", style="bold cyan"))
+        assigned = assignment_of(self.db, kind, key)
+        if assigned:
+            text.append("  " if text.plain else "")
+            who = "you" if assigned["assignee"] == self.person else assigned["assignee"]
+            text.append_text(literal(f"→ assigned to {who} by {assigned['assigned_by'] or '—'}", style="cyan"))
+        try:
+            mark_seen(self.db, self.person, kind, key)
+        except sqlite3.OperationalError:  # a busy store: the mark waits for the next look
+            pass
+        return text
+
     def queue_shown(self, key: str | None) -> None:
-        """The detail now shows `key`: say who holds it, if anyone."""
+        """The detail now shows `key`: say who holds it, if anyone, and what changed since the person looked."""
+        looked = self._looked(key) if key else Text()
         bar = self._bar()
         if bar is None:
             return
         lease = leases.holder(self.db, self.queue_spec.subject_type, key) if key else None
         text = Text()
+        if looked.plain:
+            text.append_text(looked)
+        if lease and text.plain:
+            text.append("\n")
         if lease and lease["holder"] != self.person:
             text.append("⚑ ", style="bold yellow")
             text.append_text(literal(f"{lease['holder']} is working on it until {until(lease)}", style="bold yellow"))

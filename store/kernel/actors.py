@@ -34,7 +34,8 @@ CAPABILITIES: dict[str, str] = {
     "regression.triage": "acknowledge regressions and flag manifest mismatches",
     "evidence.record": "record evidence, skill runs and evaluation runs as oneself",
     "evidence.record_for": "record evidence for a producer (e.g. paste a CI result); the record names both",
-    ADMIN: "add actors, grant and revoke capabilities, bind actors to OS users (never a loop's)",
+    ADMIN: "add actors, grant and revoke capabilities, bind actors to OS users, register and change loops, "
+           "record applied content (never a loop's)",
 }
 # What a loop (a producer) may never hold.
 NEVER_FOR_PRODUCERS = frozenset({"loop_change.apply_outside_surface", ADMIN})

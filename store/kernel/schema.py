@@ -7,8 +7,14 @@ transaction as the event that changes them (cases.status, regression_states,
 manifest_drafts.status, proposals.status) so that lists can page from SQL.
 """
 
+import json
+
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
+
+from .chain import EVENT_FIELDS, GENESIS, canonical_event, chain_hash, insert_chained
+from .clock import now_iso
+from .task_order import backfill_task_order, create_task_order_tables
 
 MIGRATION_SET = "gatepost"
 migrations = Migrations(MIGRATION_SET)
@@ -28,7 +34,8 @@ APPEND_ONLY = (
 )
 
 
-def _append_only(db: Database, table: str) -> None:
+def append_only_triggers(db: Database, table: str) -> None:
+    """Create the triggers that refuse UPDATE and DELETE on a record table (if missing)."""
     for verb in ("UPDATE", "DELETE"):
         db.execute(
             f"""CREATE TRIGGER IF NOT EXISTS {table}_no_{verb.lower()}
@@ -384,7 +391,7 @@ def m001_initial(db: Database) -> None:
     )
     db["gate_results"].create_index(["proposal_id", "at"])
     for table in APPEND_ONLY:
-        _append_only(db, table)
+        append_only_triggers(db, table)
 
 
 def latest_version() -> int:
@@ -420,3 +427,104 @@ def m003_pipeline_authority(db: Database) -> None:
     """Authority (issue 12): an actor may be bound to an OS user; evidence names who recorded it."""
     db["actors"].add_column("os_user", str)
     db["evidence"].add_column("recorded_by", str)
+
+
+APPLICATION_ID = 0x47415445  # "GATE": PRAGMA application_id of every gatepost store (issue 13, item 7)
+
+
+@migrations(name="m003_kernel_audit_chain")
+def m003_kernel_audit_chain(db: Database) -> None:
+    """Hash-chain the audit trail (issue 12, item 11): every event gets `prev_hash` and `hash`.
+
+    Existing events are hashed once, in sequence order (the append-only trigger is lifted for
+    this one UPDATE inside the migration's transaction), and the migration is itself an event.
+    """
+    db["events"].add_column("prev_hash", str)
+    db["events"].add_column("hash", str)
+    db.execute("DROP TRIGGER IF EXISTS events_no_update")
+    prev = GENESIS
+    count = 0
+    rows = db.execute(f"SELECT {', '.join(EVENT_FIELDS)} FROM events ORDER BY seq").fetchall()
+    for row in rows:
+        digest = chain_hash(prev, canonical_event(*row))
+        db.execute("UPDATE events SET prev_hash = ?, hash = ? WHERE seq = ?", [prev, digest, row[0]])
+        prev = digest
+        count += 1
+    append_only_triggers(db, "events")
+    if count:
+        insert_chained(db, now_iso(), None, "audit.chained", "store", "events", None,
+                       f"hashed the {count} events recorded before the chain, in sequence order",
+                       json.dumps({"events": count, "head": prev}, sort_keys=True))
+
+
+@migrations(name="m004_loops_registry")
+def m004_loops_registry(db: Database) -> None:
+    """Registered loops, what is current per path, and where changes landed (issue 18, the loops helper).
+
+    `loop_versions`, `loop_cases` and `applications` are records; `loops` and `current_content` are
+    their projections (the newest version of each loop; the newest applied content of each path).
+    """
+    db["loop_versions"].create(
+        {"name": str, "version": int, "settings": str, "actor": str, "at": str, "event_seq": int},
+        pk=("name", "version"),
+        not_null={"settings", "at"},
+    )
+    db["loops"].create(
+        {"name": str, "version": int, "settings": str, "created_at": str, "updated_at": str, "event_seq": int},
+        pk="name",
+        not_null={"version", "settings"},
+    )
+    db["loop_cases"].create(  # which loop made a case (case new --loop), with the base it was made on
+        {"case_id": str, "loop": str, "path": str, "base_hash": str, "loop_version": int, "event_seq": int},
+        pk="case_id",
+        foreign_keys=[("loop", "loops", "name")],
+        not_null={"loop", "path", "base_hash"},
+    )
+    db["loop_cases"].create_index(["loop"])
+    db["applications"].create(
+        {"id": int, "subject_type": str, "subject_id": str, "path": str, "content_hash": str, "content": str,
+         "ref": str, "actor": str, "at": str, "event_seq": int},
+        pk="id",
+        not_null={"subject_type", "subject_id", "path", "content_hash", "at"},
+    )
+    db["applications"].create_index(["path", "id"])
+    db["applications"].create_index(["subject_type", "subject_id"])
+    db["current_content"].create(
+        {"path": str, "content_hash": str, "application_id": int, "event_seq": int},
+        pk="path",
+        not_null={"content_hash"},
+    )
+    for table in ("loop_versions", "loop_cases", "applications"):
+        append_only_triggers(db, table)
+
+
+@migrations(name="m005_scale_run_task_order")
+def m005_scale_run_task_order(db: Database) -> None:
+    """A run's tasks in review order with their counts (issue 19): a page of one run reads one or two stored chunks."""
+    create_task_order_tables(db)
+    backfill_task_order(db)
+
+
+@migrations(name="m006_stats_judgments_assignments")
+def m006_stats_judgments_assignments(db: Database) -> None:
+    """Judgments that carry forward and work assigned to people (issue 16).
+
+    - regression_states.acknowledged_failing: the failing assertions an acknowledgement covered (JSON); it
+      carries forward while the same assertions fail; returned_because: those newly failing that ended it;
+    - seen_marks: per person, the newest event of an item they opened (what "changed since you looked" counts
+      from); a person's own read receipt, not a record: no event;
+    - assignments: who an item is assigned to (the projection of assignment.* events).
+    """
+    db["regression_states"].add_column("acknowledged_failing", str)
+    db["regression_states"].add_column("returned_because", str)
+    db["seen_marks"].create(
+        {"person": str, "subject_type": str, "subject_id": str, "seq": int, "at": str},
+        pk=("person", "subject_type", "subject_id"),
+        not_null={"seq", "at"},
+    )
+    db["assignments"].create(
+        {"subject_type": str, "subject_id": str, "assignee": str, "assigned_by": str, "at": str, "event_seq": int},
+        pk=("subject_type", "subject_id"),
+        not_null={"assignee", "at"},
+    )
+    db["assignments"].create_index(["assignee"])

@@ -32,11 +32,15 @@ from .proposal import (
     mark_proposal,
     proposal_id,
     proposal_request,
+    proposal_subject,
     read_proposal_file,
+    record_applied,
+    staleness,
     validate_proposal,
 )
 
 __all__ = [
+    "proposal_subject",
     "DEFAULT_TIMEOUT_SECS",
     "EDIT_MODES",
     "FINAL",
@@ -63,6 +67,8 @@ __all__ = [
     "proposal_id",
     "proposal_request",
     "read_proposal_file",
+    "record_applied",
+    "staleness",
     "run_gate",
     "validate_proposal",
 ]

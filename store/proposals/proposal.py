@@ -15,11 +15,12 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from gatepost.store import cases
+from gatepost.store import cases, loops
 from gatepost.store.kernel import (
     CAPABILITY,
     GatepostError,
     InputError,
+    RefusedError,
     Subject,
     append_event,
     guarded,
@@ -263,6 +264,10 @@ def mark_proposal(db: Database, pid: str, status: str, *, actor: str | None, not
     with guarded(db, doing, actor=actor, capability="proposal.review", subject=proposal_subject(pid),
                  seen_seq=expected_seq, authority=outside) as act:
         assert act.subject is not None and act.subject.row is not None
+        if status == "accepted":
+            stale = staleness(db, pid) or _rival(db, pid)
+            if stale:
+                raise RefusedError(f"{doing}: refused: {stale}")
         capability = ("proposal.review" if status != "accepted" or not leaves_surface(db, act.subject.row)
                       else f"proposal.review+{OUTSIDE_SURFACE_CAPABILITY}")
         seq = act.event("proposal.marked", note=note.strip(), at=when,
@@ -270,6 +275,72 @@ def mark_proposal(db: Database, pid: str, status: str, *, actor: str | None, not
         db.execute("UPDATE proposals SET status = ?, updated_at = ?, event_seq = ? WHERE id = ?",
                    [status, when, seq, pid])
     return get_proposal(db, pid)  # type: ignore[return-value]
+
+
+def staleness(db: Database, pid: str) -> str | None:
+    """Why a proposal does not rest on the current content of its path (None if it does).
+
+    A case's proposal rests on its case's base; an ai-memory proposal on its `before_body` (empty for a
+    create). Accepting a stale one would silently undo what landed since.
+    """
+    row = db.execute("SELECT path, before_body, case_id, created_at FROM proposals WHERE id = ?", [pid]).fetchone()
+    if not row:
+        raise InputError(f"proposal {pid}: no such proposal (gatepost proposal list)")
+    path, before, case_id, _created = row
+    if case_id:
+        return cases.staleness(db, case_id)
+    if not path:
+        return None
+    made = db.execute("SELECT MIN(seq) FROM events WHERE subject_type = 'proposal' AND subject_id = ?",
+                      [pid]).fetchone()[0]
+    stale = loops.base_status(db, path, loops.text_hash(before or ""), made)
+    if stale and loops.current_of(db, path) is None:
+        return None  # nothing recorded applied for the path: the store cannot tell, the gate's base check can
+    return stale
+
+
+def _rival(db: Database, pid: str) -> str | None:
+    """Another accepted, not yet applied proposal for the same path made on the same base: accepting both
+    would have the second silently undo the first."""
+    row = db.execute("SELECT path, before_body FROM proposals WHERE id = ?", [pid]).fetchone()
+    if not row or not row[0]:
+        return None
+    for other, in db.execute("SELECT id FROM proposals WHERE path = ? AND COALESCE(before_body, '') = ? AND"
+                             " status = 'accepted' AND id != ? ORDER BY id", [row[0], row[1] or "", pid]).fetchall():
+        if not loops.applications_of(db, "proposal", other):
+            return (f"pending: proposal {other} for {row[0]} was accepted on the same base and is not recorded "
+                    f"applied yet (gatepost proposal applied {other} --ref REF); this one must be rebased after it")
+    return None
+
+
+def record_applied(db: Database, pid: str, *, ref: str | None, actor: str | None, content: str | None = None,
+                   at: str | None = None) -> dict:
+    """Record where an accepted proposal landed (`proposal applied ID --ref REF`): it becomes current.
+
+    A full-page proposal lands as its after_body; a patch needs the content that resulted (`content`).
+    """
+    doing = f"proposal applied {pid}"
+    with transaction(db):
+        rows = list(db["proposals"].rows_where("id = ?", [pid]))
+        if not rows:
+            raise InputError(f"proposal {pid}: no such proposal (gatepost proposal list)")
+        row = rows[0]
+        if row["status"] != "accepted":
+            raise RefusedError(f"{doing}: refused: accepted: the proposal is {row['status']}; only an accepted "
+                               "proposal lands")
+        if not row["path"]:
+            raise InputError(f"{doing}: path: missing (the proposal names no path to land on)")
+        if loops.applications_of(db, "proposal", pid):
+            raise RefusedError(f"{doing}: refused: applied: already recorded applied")
+        stale = staleness(db, pid)
+        if stale:
+            raise RefusedError(f"{doing}: refused: {stale}")
+        if content is None:
+            if row["edit_mode"] == "patch":
+                raise InputError(f"{doing}: --content-file: required for a patch proposal (the content that "
+                                 "resulted from applying it)")
+            content = row["after_body"] or ""
+        return loops.record_applied(db, "proposal", pid, row["path"], content, ref=ref, actor=actor, at=at)
 
 
 def count_by_status(db: Database) -> dict[str, int]:

@@ -36,10 +36,21 @@ from .bootstrapping import (
     MIN_SAMPLE,
     SAMPLE_SIZE,
     bootstrap,
+    failure_lines,
     percentile,
     propose,
+    sample_failures,
     sample_runs,
 )
+from .coverage import (
+    STALE,
+    acknowledged_until,
+    newest_output_at,
+    parse_max_age,
+    states_at,
+    triage,
+)
+from .coverage import staleness as output_staleness
 from .evals_state import (
     KEYS,
     VERSION,
@@ -57,6 +68,7 @@ from .manifests import (
     approve_draft,
     create_draft,
     draft_history,
+    draft_subject,
     edit_draft,
     ensure_skill,
     get_draft,
@@ -81,6 +93,7 @@ from .regressions import (
     flag_mismatch,
     get_state,
     next_state,
+    regression_subject,
     replay,
     severity_for,
     urgency,
@@ -103,6 +116,15 @@ from .runs import (
 )
 
 __all__ = [
+    "STALE",
+    "acknowledged_until",
+    "newest_output_at",
+    "output_staleness",
+    "parse_max_age",
+    "states_at",
+    "triage",
+    "regression_subject",
+    "draft_subject",
     "CHECKS",
     "CUSTOM_CHECKS",
     "CustomCheck",
@@ -132,6 +154,8 @@ __all__ = [
     "assertion_changes",
     "assertion_grid",
     "bootstrap",
+    "failure_lines",
+    "sample_failures",
     "check_forbidden_patterns",
     "check_max_words",
     "check_min_distinct_items",

@@ -94,7 +94,8 @@ def _skills_to_eval(db: Database, skill: str | None) -> list[str]:
         if not db.execute("SELECT 1 FROM skills WHERE name = ?", [skill]).fetchone():
             raise InputError(f"--skill: no skill {skill!r} in this store")
         return [skill]
-    return [r[0] for r in db.execute("SELECT skill FROM manifests ORDER BY skill").fetchall()]
+    # Every installed skill: one without a manifest is listed as not covered, never silently skipped.
+    return [r[0] for r in db.execute("SELECT name FROM skills ORDER BY name").fetchall()]
 
 
 def _evaluate_one(db: Database, skill: str, *, actor: str) -> dict:
@@ -128,9 +129,12 @@ def _evaluate_one(db: Database, skill: str, *, actor: str) -> dict:
     step: Transition = next_state(fails, passes, passed)
     at = now_iso()
     failing = [r.assertion for r in results if not r.passed]
+    # an acknowledgement that carries forward is said in this evaluation's event, so the audit explains it
+    carried = regressions.carry_forward(state, step.state, failing)[0]
     seq = append_event(db, "skill.evaluated", actor=actor, subject_type="skill", subject_id=skill,
                        payload={"run_id": run["id"], "manifest_version": manifest["version"], "passed": passed,
-                                "state": step.state, "severity": step.severity, "failing": failing})
+                                "state": step.state, "severity": step.severity, "failing": failing,
+                                "acknowledgement_carried": carried})
     eval_id = db.execute(
         "INSERT INTO skill_evals (skill, run_id, manifest_version_id, passed, state, severity, fail_streak,"
         " pass_streak, broken_streak, base_fail_streak, base_pass_streak, at, event_seq)"
@@ -150,7 +154,8 @@ def _evaluate_one(db: Database, skill: str, *, actor: str) -> dict:
 
 
 def evaluate(db: Database, *, actor: str, skill: str | None = None) -> list[dict]:
-    """Evaluate every skill with an active manifest (or one skill); one transaction per skill."""
+    """Evaluate every installed skill (or one skill); one transaction per skill. A skill without an active
+    manifest is reported `no_manifest` (coverage), not evaluated."""
     out = []
     for name in _skills_to_eval(db, skill):
         with transaction(db):
@@ -162,7 +167,7 @@ def evaluate(db: Database, *, actor: str, skill: str | None = None) -> list[dict
 
 _LIST_SQL = """
 SELECT s.name AS skill, r.state, r.severity, r.fail_streak, r.pass_streak, r.broken_streak, r.last_run,
-       r.last_run_id, r.last_eval_id, r.acknowledged_eval_id, r.failing,
+       r.last_run_id, r.last_eval_id, r.acknowledged_eval_id, r.failing, r.returned_because,
        COALESCE(r.urgency, {not_evaluated}) AS urgency,
        (SELECT COUNT(*) FROM skill_runs WHERE skill = s.name) AS runs,
        (SELECT version FROM manifests m JOIN manifest_versions v ON v.id = m.active_version_id
@@ -186,6 +191,7 @@ def _list_where(state: str | None, search: str | None) -> tuple[str, list]:
 
 def _decode(row: dict) -> dict:
     row["failing"] = json.loads(row["failing"]) if row.get("failing") else []
+    row["returned_because"] = json.loads(row["returned_because"]) if row.get("returned_because") else []
     row["acknowledged"] = bool(row.get("last_eval_id")) and row.get("acknowledged_eval_id") == row.get(
         "last_eval_id")
     return row

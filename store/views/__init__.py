@@ -3,6 +3,11 @@
 What other packages may use is re-exported here; the modules behind it are this package's own.
 """
 
+from .feed import (
+    EVENT_SCHEMA,
+    events_since,
+    newest_seq,
+)
 from .finder import (
     SOURCES,
     find,
@@ -30,8 +35,31 @@ from .reports import (
     regressions_report,
     suite_report,
 )
+from .verify import (
+    VerifyReport,
+    verify_store,
+)
+from .work import (
+    CHANGE_WORDS,
+    DONE_KINDS,
+    assigned_ids,
+    assignment_of,
+    changes_since_seen,
+    progress_line,
+    team_progress,
+)
 
 __all__ = [
+    "CHANGE_WORDS",
+    "DONE_KINDS",
+    "assigned_ids",
+    "assignment_of",
+    "changes_since_seen",
+    "progress_line",
+    "team_progress",
+    "EVENT_SCHEMA",
+    "events_since",
+    "newest_seq",
     "CASE_STATUSES",
     "DRAFT_STATUSES",
     "FORMATS",
@@ -44,6 +72,7 @@ __all__ = [
     "SOURCES",
     "STATE_SYMBOLS",
     "SYMBOLS",
+    "VerifyReport",
     "case_report",
     "counts",
     "find",
@@ -51,4 +80,5 @@ __all__ = [
     "regression_changes",
     "regressions_report",
     "suite_report",
+    "verify_store",
 ]

@@ -27,7 +27,8 @@ QUEUES: dict[str, QueueSpec] = {
     "drafts": QueueSpec("drafts", "draft", "manifest drafts waiting for review",
                         "SELECT id FROM manifest_drafts WHERE status = 'pending' ORDER BY created_at, id"),
     "regressions": QueueSpec("regressions", "skill", "NEW_FAIL and CHRONIC regressions",
-                             "SELECT skill FROM regression_states WHERE state IN ('NEW_FAIL', 'CHRONIC')"
+                             "SELECT skill FROM regression_states WHERE (state IN ('NEW_FAIL', 'CHRONIC')"
+                             " OR returned_because IS NOT NULL)"
                              " AND (acknowledged_eval_id IS NULL OR acknowledged_eval_id != last_eval_id)"
                              " ORDER BY urgency, skill"),
 }
@@ -56,6 +57,9 @@ def queue_state(db: Database, name: str, person: str) -> QueueState:
     """The queue `name` as `person` sees it now."""
     spec = QUEUES[name]
     keys = [row[0] for row in db.execute(spec.sql).fetchall()]
+    mine = {r[0] for r in db.execute("SELECT subject_id FROM assignments WHERE assignee = ? AND subject_type = ?",
+                                     [person, spec.subject_type]).fetchall()}
+    keys.sort(key=lambda k: k not in mine)  # assigned to me first, each part in the queue's own order
     held = held_by_others(db, spec.subject_type, person)
     return QueueState(keys=[k for k in keys if k not in held], held={k: v for k, v in held.items() if k in keys},
                       total=len(keys))
