@@ -14,6 +14,7 @@ from sqlite_utils.migrations import Migrations
 
 from .chain import EVENT_FIELDS, GENESIS, canonical_event, chain_hash, insert_chained
 from .clock import now_iso
+from .task_order import backfill_task_order, create_task_order_tables
 
 MIGRATION_SET = "gatepost"
 migrations = Migrations(MIGRATION_SET)
@@ -497,8 +498,15 @@ def m004_loops_registry(db: Database) -> None:
         append_only_triggers(db, table)
 
 
-@migrations(name="m005_stats_judgments_assignments")
-def m005_stats_judgments_assignments(db: Database) -> None:
+@migrations(name="m005_scale_run_task_order")
+def m005_scale_run_task_order(db: Database) -> None:
+    """A run's tasks in review order with their counts (issue 19): a page of one run reads one or two stored chunks."""
+    create_task_order_tables(db)
+    backfill_task_order(db)
+
+
+@migrations(name="m006_stats_judgments_assignments")
+def m006_stats_judgments_assignments(db: Database) -> None:
     """Judgments that carry forward and work assigned to people (issue 16).
 
     - regression_states.acknowledged_failing: the failing assertions an acknowledgement covered (JSON); it
