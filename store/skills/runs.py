@@ -129,12 +129,9 @@ def _evaluate_one(db: Database, skill: str, *, actor: str) -> dict:
     step: Transition = next_state(fails, passes, passed)
     at = now_iso()
     failing = [r.assertion for r in results if not r.passed]
-    # an acknowledgement that carries forward is said in this evaluation's event, so the audit explains it
-    carried = regressions.carry_forward(state, step.state, failing)[0]
     seq = append_event(db, "skill.evaluated", actor=actor, subject_type="skill", subject_id=skill,
                        payload={"run_id": run["id"], "manifest_version": manifest["version"], "passed": passed,
-                                "state": step.state, "severity": step.severity, "failing": failing,
-                                "acknowledgement_carried": carried})
+                                "state": step.state, "severity": step.severity, "failing": failing})
     eval_id = db.execute(
         "INSERT INTO skill_evals (skill, run_id, manifest_version_id, passed, state, severity, fail_streak,"
         " pass_streak, broken_streak, base_fail_streak, base_pass_streak, at, event_seq)"

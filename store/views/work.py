@@ -28,6 +28,7 @@ CHANGE_WORDS = {
     "skill.evaluated": ("new evaluation", "new evaluations"),
     "regression.acknowledged": ("acknowledgement", "acknowledgements"),
     "regression.mismatch": ("mismatch flag", "mismatch flags"),
+    "regression.carried": ("acknowledgement carried forward", "acknowledgements carried forward"),
     "proposal.marked": ("review mark", "review marks"),
     "draft.approved": ("approval", "approvals"),
     "draft.rejected": ("rejection", "rejections"),
