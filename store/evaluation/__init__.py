@@ -3,10 +3,21 @@
 What other packages may use is re-exported here; the modules behind it are this package's own.
 """
 
+from .artifacts import (
+    SCHEMA_VERSION,
+    SHAPES,
+    STANDALONE_PASS,
+    VERDICTS,
+    ParsedArtifact,
+    parse_artifact,
+    upstream_artifact,
+    write_artifact,
+)
 from .attempts import (
     attempts_line,
     outcome,
     outcome_counts,
+    summarise,
 )
 from .executors import (
     FORGET_BELOW,
@@ -38,30 +49,33 @@ from .judges import (
     judge_pytest,
     judge_rubric,
 )
-from .runs import (
+from .runner import (
     CACHE_FORMAT,
     CACHE_TTL,
-    RESULTS_IN_TABLE,
-    RUN_COLUMNS,
     SPLIT_CHOICES,
-    TASK_COLUMNS,
-    VERDICTS,
     WEAK_BASELINE,
     Executor,
     content_hash,
     evaluate,
+    pass_rate,
+    read_skill,
+    run_side,
+)
+from .runs import (
+    RESULTS_IN_TABLE,
+    RUN_COLUMNS,
+    TASK_COLUMNS,
+    baseline_cache_key,
+    export_artifact,
     get_run,
     import_artifact,
     list_runs,
-    pass_rate,
     previous_run,
-    read_skill,
     record_suite,
-    run_side,
     run_tasks,
+    store_run,
     task_attempts,
     task_outputs,
-    write_artifact,
 )
 from .suites import (
     DEFAULT_PASS_THRESHOLD,
@@ -81,6 +95,16 @@ from .suites import (
 )
 
 __all__ = [
+    "upstream_artifact",
+    "summarise",
+    "store_run",
+    "parse_artifact",
+    "export_artifact",
+    "baseline_cache_key",
+    "STANDALONE_PASS",
+    "SHAPES",
+    "SCHEMA_VERSION",
+    "ParsedArtifact",
     "Attempt",
     "Bounded",
     "CACHE_FORMAT",

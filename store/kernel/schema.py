@@ -413,3 +413,14 @@ def m002_leases(db: Database) -> None:
     )
     db["leases"].create_index(["holder"])
     db["leases"].create_index(["expires_at"])
+
+
+@migrations(name="m003_formats_upstream_results_and_cache_key")
+def m003_formats_upstream_results_and_cache_key(db: Database) -> None:
+    """Upstream evaluator results keep their `details` and `error` (issue 14: export as imported); the
+    store's own random key signs baseline-cache entries, so a cache file is trusted only if this
+    store wrote it (issue 12)."""
+    db.execute("ALTER TABLE task_results ADD COLUMN details TEXT")
+    db.execute("ALTER TABLE task_results ADD COLUMN error TEXT")
+    db["store_keys"].create({"name": str, "value": str}, pk="name", not_null={"value"})
+    db.execute("INSERT INTO store_keys (name, value) VALUES ('baseline_cache', lower(hex(randomblob(32))))")
