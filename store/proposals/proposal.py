@@ -86,11 +86,9 @@ def validate_proposal(data: Any, *, name: str = "proposal") -> dict[str, Any]:
 
 
 def proposal_request(proposal: dict[str, Any]) -> dict[str, Any]:
-    """The scorer's request: the contract's fields in the contract's order (null base hash left out)."""
-    request = {key: proposal.get(key) for key in REQUEST_FIELDS}
-    if request["expected_base_body_sha256"] is None:
-        del request["expected_base_body_sha256"]
-    return request
+    """The scorer's request: the contract's fields in the contract's order; like ai-memory, the base
+    hash is always sent (null when unknown)."""
+    return {key: proposal.get(key) for key in REQUEST_FIELDS}
 
 
 def proposal_id(proposal: dict[str, Any]) -> str:
@@ -194,8 +192,9 @@ def get_proposal(db: Database, pid: str) -> dict | None:
     if not rows:
         return None
     proposal = dict(rows[0])
-    proposal["gate_results"] = [dict(r) for r in db["gate_results"].rows_where(
-        "proposal_id = ?", [pid], order_by="id DESC")]
+    proposal["gate_results"] = [  # booleans as booleans, in --json too (issue 18)
+        {**r, "passed": bool(r["passed"]), "targeted": bool(r["targeted"])}
+        for r in db["gate_results"].rows_where("proposal_id = ?", [pid], order_by="id DESC")]
     cursor = db.execute("SELECT seq, at, actor, kind, note, payload FROM events WHERE subject_type = 'proposal'"
                         " AND subject_id = ? AND kind = 'proposal.marked' ORDER BY seq DESC", [pid])
     proposal["marks"] = []
