@@ -69,6 +69,7 @@ from .manifests import (
 )
 from .regressions import (
     FAILING_STATES,
+    HIGH_FROM,
     MEANING,
     NOT_EVALUATED,
     SEVERITIES,
@@ -119,6 +120,7 @@ __all__ = [
     "RUN_STATUSES",
     "Result",
     "SAMPLE_SIZE",
+    "HIGH_FROM",
     "SEVERITIES",
     "SKILL_NAME",
     "STATES",
