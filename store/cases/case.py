@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,16 +19,17 @@ from sqlite_utils import Database
 from gatepost.store.kernel import (
     InputError,
     RefusedError,
+    Subject,
     append_event,
     capabilities_of,
-    check_free,
-    check_unchanged,
     ensure_producer,
     get_actor,
+    guarded,
     last_seq,
     now_iso,
+    observed_at,
     parse_iso,
-    require,
+    refusal,
     transaction,
 )
 from gatepost.store.protocol import (
@@ -365,6 +367,22 @@ def add_evidence(db: Database, case_id: str, *, kind: str, result: str, producer
     return cursor.lastrowid
 
 
+def case_subject(case_id: str) -> Callable[[Database], Subject]:
+    """The guarded pipeline's view of a case: open or closed (and by whom), and its author."""
+
+    def load(db: Database) -> Subject:
+        case = get_case(db, case_id)
+        closed = None
+        if case["status"] != "open":
+            previous = _decisions(db, case_id)
+            last = previous[-1] if previous else {}
+            closed = (f"the case is closed ({case['outcome']}{' by ' + last['actor'] if last.get('actor') else ''})"
+                      "; a decision is never edited")
+        return Subject("case", case_id, "case", case, closed=closed, author=case["author"])
+
+    return load
+
+
 def decide_case(db: Database, case_id: str, outcome: str, *, actor: str | None, note: str | None = None,
                 based_on_seq: int | None = None, at: str | None = None) -> int:
     """Close a case with an outcome the protocol allows now; a refusal names its rule and writes nothing.
@@ -373,42 +391,33 @@ def decide_case(db: Database, case_id: str, outcome: str, *, actor: str | None, 
     proposal in the same transaction; `decide` below is the same for every other outcome.
     """
     note = (note or "").strip() or None
-    when = parse_iso(at, field="--at") if at else now_iso()
-    with transaction(db):
-        case = get_case(db, case_id)
-        protocol = protocol_for(case["protocol"])
-        if outcome not in protocol.outcomes:
-            raise InputError(f"outcome: expected one of {', '.join(protocol.outcomes)}, got {outcome!r}")
-        closed = ""
-        if case["status"] != "open":
-            previous = _decisions(db, case_id)
-            last = previous[-1] if previous else {}
-            closed = f"the case is closed ({case['outcome']}{' by ' + last['actor'] if last.get('actor') else ''})"
-        # The seq is checked first: a reviewer racing another one is told the case changed under them.
-        seq_now = check_unchanged(db, "case", case_id, based_on_seq, doing=f"case {case_id}", also=closed)
-        if closed:
-            raise RefusedError(f"case {case_id}: {outcome} refused: {closed}; a closed case is closed")
-        check_free(db, "case", case_id, actor)
-        capability = OUTCOME_CAPABILITY.get(outcome, CLOSE_CAPABILITY)
-        require(db, actor, capability, doing=f"case {case_id}: {outcome}")
+    when = observed_at(at) or now_iso()
+    protocol = protocol_for(get_case(db, case_id)["protocol"])
+    if outcome not in protocol.outcomes:
+        raise InputError(f"outcome: expected one of {', '.join(protocol.outcomes)}, got {outcome!r}")
+    capability = OUTCOME_CAPABILITY.get(outcome, CLOSE_CAPABILITY)
+    doing = f"decide {case_id} {outcome}"
+    with guarded(db, doing, actor=actor, capability=capability, subject=case_subject(case_id),
+                 seen_seq=based_on_seq) as act:
+        assert act.subject is not None and act.subject.row is not None
+        case = act.subject.row
         explicit = explicit_decisions(protocol, outcome)
         if explicit and not note:
-            raise RefusedError(f"case {case_id}: {outcome} refused by outcomes.{outcome}.requires: needs an explicit "
-                               f"decision ({', '.join(sorted(explicit))}) with a reason (--note)")
+            raise refusal(doing, "protocol", f"outcomes.{outcome}.requires: needs an explicit decision "
+                                             f"({', '.join(sorted(explicit))}) with a reason (--note)")
         evaluation = _evaluate(db, case)
         allowed, why = evaluation.outcome_allowed(outcome, explicit)
         if not allowed:
             rule = _rule_text(protocol, outcome)
-            raise RefusedError(f"case {case_id}: {outcome} refused by outcomes.{outcome}.requires"
-                               f"{f' ({rule})' if len(rule) <= 60 else ''}: {why}")
-        seq = append_event(db, "case.decided", actor=actor, subject_type="case", subject_id=case_id,
-                           revision=case["current_revision"], note=note, at=when,
-                           payload={"outcome": outcome, "capability": capability, "based_on_seq": seq_now,
-                                    "claims": evaluation.claims})
+            raise refusal(doing, "protocol", f"{outcome} refused by outcomes.{outcome}.requires"
+                                             f"{f' ({rule})' if len(rule) <= 60 else ''}: {why}")
+        seq = act.event("case.decided", revision=case["current_revision"], note=note, at=when,
+                        payload={"outcome": outcome, "capability": capability, "based_on_seq": act.seen_seq,
+                                 "claims": evaluation.claims})
         cursor = db.execute(
             "INSERT INTO decisions (case_id, outcome, actor, capability, revision, note, at, based_on_seq, event_seq)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [case_id, outcome, actor, capability, case["current_revision"], note, when, seq_now, seq])
+            [case_id, outcome, act.actor, capability, case["current_revision"], note, when, act.seen_seq, seq])
         db.execute("UPDATE cases SET status = 'closed', outcome = ? WHERE id = ?", [outcome, case_id])
         _project(db, case_id, when)
     return cursor.lastrowid

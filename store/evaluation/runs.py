@@ -14,10 +14,9 @@ from sqlite_utils import Database
 
 from gatepost.store.kernel import (
     InputError,
-    append_event,
+    guarded,
     now_iso,
     read_text,
-    transaction,
 )
 
 from .artifacts import VERDICTS, parse_artifact, upstream_artifact
@@ -103,13 +102,15 @@ def store_run(db: Database, suite: Suite | None, artifact: dict, *, actor: str |
               rows: list[tuple] | None = None) -> None:
     """Store the run, its event and its task results in one transaction (`rows`: prebuilt task rows)."""
     run_id = artifact["run_id"]
-    with transaction(db):
+    doing = f"{'import' if artifact.get('purpose') == 'imported' else 'record'} evaluation run {run_id}"
+    # through the guarded pipeline (identity checked printable; no capability: any named loop or CI may run a suite)
+    with guarded(db, doing, actor=actor, known=False) as act:
         if suite is not None:
             record_suite(db, suite, at=artifact["started_at"])
         if db.execute("SELECT 1 FROM evaluation_runs WHERE id = ?", [run_id]).fetchone():
             raise InputError(f"evaluation run {run_id}: already recorded")
-        seq = append_event(
-            db, "suite.run", actor=actor, subject_type="run", subject_id=run_id,
+        seq = act.event(
+            "suite.run", subject_type="run", subject_id=run_id,
             payload={"suite": artifact.get("suite_id"), "skill_id": artifact.get("skill_id"),
                      "verdict": artifact["verdict"], "delta": artifact["delta"], "case_id": artifact.get("case_id"),
                      "purpose": artifact.get("purpose"), "mock": artifact.get("mock")},

@@ -87,15 +87,3 @@ def list_actors(db: Database) -> list[dict]:
     for row in db["capabilities"].rows_where(order_by="actor, capability"):
         caps.setdefault(row["actor"], []).append(row["capability"])
     return [dict(row, capabilities=caps.get(row["name"], [])) for row in db["actors"].rows_where(order_by="name")]
-
-
-def require(db: Database, name: str | None, capability: str, *, doing: str) -> dict:
-    """The actor, if it is a known person or producer holding `capability`; else a refusal."""
-    if not name:
-        raise RefusedError(f"{doing}: refused: no actor given (use --as NAME or $GATEPOST_REVIEWER)")
-    actor = get_actor(db, name)
-    if not actor:
-        raise RefusedError(f"{doing}: refused: {name} is not a known actor of this store (gatepost actors add)")
-    if capability not in actor["capabilities"]:
-        raise RefusedError(f"{doing}: refused: {name} does not hold {capability}")
-    return actor

@@ -415,8 +415,15 @@ def m002_leases(db: Database) -> None:
     db["leases"].create_index(["expires_at"])
 
 
-@migrations(name="m003_formats_upstream_results_and_cache_key")
-def m003_formats_upstream_results_and_cache_key(db: Database) -> None:
+@migrations(name="m003_pipeline_authority")
+def m003_pipeline_authority(db: Database) -> None:
+    """Authority (issue 12): an actor may be bound to an OS user; evidence names who recorded it."""
+    db["actors"].add_column("os_user", str)
+    db["evidence"].add_column("recorded_by", str)
+
+
+@migrations(name="m004_formats_upstream_results_and_cache_key")
+def m004_formats_upstream_results_and_cache_key(db: Database) -> None:
     """Upstream evaluator results keep their `details` and `error` (issue 14: export as imported); the
     store's own random key signs baseline-cache entries, so a cache file is trusted only if this
     store wrote it (issue 12)."""

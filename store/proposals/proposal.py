@@ -9,6 +9,7 @@ transaction.
 import hashlib
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,17 +17,18 @@ from sqlite_utils import Database
 
 from gatepost.store import cases
 from gatepost.store.kernel import (
+    CAPABILITY,
     GatepostError,
     InputError,
-    RefusedError,
+    Subject,
     append_event,
-    check_free,
-    check_unchanged,
+    guarded,
     last_seq,
     now_iso,
+    observed_at,
     parse_json,
     read_text,
-    require,
+    refusal,
     transaction,
 )
 
@@ -206,30 +208,67 @@ def get_proposal(db: Database, pid: str) -> dict | None:
     return proposal
 
 
+OUTSIDE_SURFACE_CAPABILITY = "loop_change.apply_outside_surface"
+
+
+def proposal_subject(pid: str) -> Callable[[Database], Subject]:
+    """The guarded pipeline's view of a proposal: final or not, and (for a case's) the case's author."""
+
+    def load(db: Database) -> Subject:
+        rows = list(db["proposals"].rows_where("id = ?", [pid]))
+        if not rows:
+            raise InputError(f"proposal {pid}: no such proposal (gatepost proposal list)")
+        row = dict(rows[0])
+        author = None
+        if row.get("case_id"):
+            found = db.execute("SELECT author FROM cases WHERE id = ?", [row["case_id"]]).fetchone()
+            author = found[0] if found else None
+        closed = f"the proposal is already {row['status']}; a decision is never edited" if row["status"] in FINAL else None
+        return Subject("proposal", pid, "proposal", row, closed=closed, author=author,
+                       author_role="case's author" if author else "author")
+
+    return load
+
+
+def leaves_surface(db: Database, proposal: dict[str, Any]) -> bool:
+    """Whether a proposal came from a case outside the loop's surface (change.within_surface FALSE)."""
+    if not proposal.get("case_id"):
+        return False
+    row = db.execute("SELECT claims FROM cases WHERE id = ?", [proposal["case_id"]]).fetchone()
+    claims = json.loads(row[0] or "{}") if row else {}
+    return claims.get("change.within_surface") != "TRUE"
+
+
 def mark_proposal(db: Database, pid: str, status: str, *, actor: str | None, note: str,
                   expected_seq: int | None = None, at: str | None = None) -> dict:
-    """Mark a proposal accepted, declined or needs_changes, with a note, under proposal.review."""
+    """Mark a proposal accepted, declined or needs_changes, with a note, under proposal.review.
+
+    Accepting a change that leaves the loop's surface also needs loop_change.apply_outside_surface.
+    """
     if status not in MARKS:
         raise InputError(f"mark: expected one of {', '.join(MARKS)}, got {status!r}")
     if not (note or "").strip():
         raise InputError("--note: expected a note saying why (it is kept with the decision)")
+    when = observed_at(at) or now_iso()
     doing = f"mark {pid} {status}"
-    with transaction(db):
-        require(db, actor, "proposal.review", doing=doing)
-        row = db.execute("SELECT status FROM proposals WHERE id = ?", [pid]).fetchone()
-        if not row:
-            raise InputError(f"proposal {pid}: no such proposal (gatepost proposal list)")
-        if row[0] in FINAL:
-            raise RefusedError(f"{doing}: refused: the proposal is already {row[0]}; a decision is never edited")
-        check_free(db, "proposal", pid, actor)
-        check_unchanged(db, "proposal", pid, expected_seq, doing=doing)
-        at = at or now_iso()
-        seq = append_event(db, "proposal.marked", actor=actor, subject_type="proposal", subject_id=pid,
-                           note=note.strip(), payload={"status": status, "capability": "proposal.review",
-                                                       "from": row[0]}, at=at)
+
+    def outside(db: Database, who: dict | None, subject: Subject | None) -> None:
+        assert subject is not None and subject.row is not None and who is not None
+        if status == "accepted" and leaves_surface(db, subject.row) \
+                and OUTSIDE_SURFACE_CAPABILITY not in who["capabilities"]:
+            raise refusal(doing, CAPABILITY, f"{who['name']} does not hold {OUTSIDE_SURFACE_CAPABILITY} "
+                                             "(the change leaves the loop's surface)")
+
+    with guarded(db, doing, actor=actor, capability="proposal.review", subject=proposal_subject(pid),
+                 seen_seq=expected_seq, authority=outside) as act:
+        assert act.subject is not None and act.subject.row is not None
+        capability = ("proposal.review" if status != "accepted" or not leaves_surface(db, act.subject.row)
+                      else f"proposal.review+{OUTSIDE_SURFACE_CAPABILITY}")
+        seq = act.event("proposal.marked", note=note.strip(), at=when,
+                        payload={"status": status, "capability": capability, "from": act.subject.row["status"]})
         db.execute("UPDATE proposals SET status = ?, updated_at = ?, event_seq = ? WHERE id = ?",
-                   [status, at, seq, pid])
-    return get_proposal(db, pid)
+                   [status, when, seq, pid])
+    return get_proposal(db, pid)  # type: ignore[return-value]
 
 
 def count_by_status(db: Database) -> dict[str, int]:
