@@ -1,5 +1,6 @@
 """`gatepost skills`: record runs of installed skills, evaluate them, show their regression states."""
 
+from datetime import timedelta
 
 import click
 
@@ -64,6 +65,14 @@ def _fail_on(value: str | None) -> set[str]:
 @skills_group.command("eval")
 @click.option("--skill", default=None, metavar="NAME", help="Evaluate only this skill (default: every skill "
               "with an active manifest).")
+@click.option("--manifest", "manifest_file", default=None, type=click.Path(dir_okay=False),
+              help="aeon's own evals.json ({\"version\", \"skills\"}): judge the newest output matching each "
+                   "skill's output_pattern under --root, as aeon does (PASS, FAIL, WARN, NO_OUTPUT, STALE, "
+                   "QUALITY_DEGRADED with aeon's root causes); nothing is stored.")
+@click.option("--root", "root", default=".", show_default=True, type=click.Path(file_okay=False),
+              help="With --manifest: the folder output_patterns are relative to (aeon's repository root).")
+@click.option("--max-age", "max_age", default=14.0, show_default=True, type=click.FloatRange(min=0),
+              help="With --manifest: days after which an output is STALE (aeon's fall-back cadence).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print JSON: per skill, each assertion's pass/fail/message and the new state.")
 @click.option("--fail-on", "fail_on", default=None, metavar="STATES",
@@ -72,8 +81,8 @@ def _fail_on(value: str | None) -> set[str]:
                    "whatever the states.")
 @as_option
 @click.pass_context
-def eval_cmd(ctx: click.Context, skill: str | None, as_json: bool, fail_on: str | None,
-             as_name: str | None) -> None:
+def eval_cmd(ctx: click.Context, skill: str | None, manifest_file: str | None, root: str, max_age: float,
+             as_json: bool, fail_on: str | None, as_name: str | None) -> None:
     """Check each skill's latest run against its active manifest and update its regression state.
 
     Every assertion result is stored. A run already evaluated against the
@@ -82,6 +91,9 @@ def eval_cmd(ctx: click.Context, skill: str | None, as_json: bool, fail_on: str 
     \b
     Exit codes: 0 done; 1 a skill ended in a --fail-on state; 2 bad input.
     """
+    if manifest_file is not None:
+        _eval_aeon(ctx, manifest_file, root, skill=skill, max_age=max_age, as_json=as_json, fail_on=fail_on)
+        return
     wanted = _fail_on(fail_on)
     db = open_ctx_store(ctx)
     results = skills.evaluate(db, actor=person(as_name), skill=skill)
@@ -90,6 +102,31 @@ def eval_cmd(ctx: click.Context, skill: str | None, as_json: bool, fail_on: str 
     else:
         _print(results)
     hit = [r["skill"] for r in results if r.get("state") in wanted and r["status"] in ("evaluated", "unchanged")]
+    if hit:
+        if not as_json:
+            output.line(f"--fail-on: {len(hit)} skill(s) in {','.join(sorted(wanted))}: {', '.join(hit)}", err=True)
+        ctx.exit(1)
+
+
+def _eval_aeon(ctx: click.Context, manifest_file: str, root: str, *, skill: str | None, max_age: float,
+               as_json: bool, fail_on: str | None) -> None:
+    """aeon's dialect: judge files under ROOT by aeon's rules (store/skills/aeon.py)."""
+    wanted = {s.strip().upper() for s in (fail_on or "").split(",") if s.strip()}
+    unknown = sorted(wanted - set(skills.AEON_STATUSES))
+    if unknown:
+        raise click.BadParameter(f"unknown status {unknown[0]}; expected some of {','.join(skills.AEON_STATUSES)}",
+                                 param_hint="--fail-on")
+    specs = skills.read_aeon_manifest(manifest_file)
+    results = skills.judge_manifest(specs, root, skill=skill, max_age=timedelta(days=max_age))
+    if as_json:
+        echo_json([r.as_dict() for r in results])
+    else:
+        for r in results:
+            words = f" · {r.words} words" if r.words is not None else ""
+            where = f" · {r.output}" if r.output else ""
+            cause = f": {'; '.join(r.root_causes)}" if r.root_causes else ""
+            output.line(f"{r.status} {r.skill}{cause}{words}{where}")
+    hit = [r.skill for r in results if r.status in wanted]
     if hit:
         if not as_json:
             output.line(f"--fail-on: {len(hit)} skill(s) in {','.join(sorted(wanted))}: {', '.join(hit)}", err=True)

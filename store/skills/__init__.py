@@ -3,6 +3,18 @@
 What other packages may use is re-exported here; the modules behind it are this package's own.
 """
 
+from .aeon import (
+    AEON_SHAPE,
+    AeonResult,
+    AeonSpec,
+    is_aeon_manifest,
+    judge_manifest,
+    read_aeon_manifest,
+    wc_words,
+)
+from .aeon import (
+    STATUSES as AEON_STATUSES,
+)
 from .assertions import (
     CHECKS,
     CUSTOM_CHECKS,
@@ -104,6 +116,14 @@ from .runs import (
 )
 
 __all__ = [
+    "AEON_SHAPE",
+    "AEON_STATUSES",
+    "AeonResult",
+    "AeonSpec",
+    "is_aeon_manifest",
+    "judge_manifest",
+    "read_aeon_manifest",
+    "wc_words",
     "CHECKS",
     "CUSTOM_CHECKS",
     "CustomCheck",
