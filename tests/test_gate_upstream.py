@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gatepost.store.kernel import open_store
+from gatepost.store.kernel import add_actor, open_store
 from gatepost.store.proposals import (
     GateConfig,
     judge_answer,
@@ -152,3 +152,30 @@ def test_proposal_show_json_says_booleans(setup: Path, tmp_path: Path):
     assert shown.returncode == 0, shown.stderr
     result = json.loads(shown.stdout)["gate_results"][0]
     assert result["passed"] is True and result["targeted"] is True
+
+
+def test_accepting_a_proposal_whose_gate_failed_needs_an_override_with_a_reason(setup: Path, tmp_path: Path):
+    config = setup / "ai-memory.toml"
+    config.write_text(f'[auto_improve.eval]\nenabled = true\ncommand = "{_command("py")}"\n')
+    path = tmp_path / "proposal.json"
+    path.write_text(json.dumps({**SAMPLE, **VARIATIONS["todo"]}))
+    store = tmp_path / "r.db"
+    gated = _gatepost("--db", str(store), "gate", "--config", str(config), "--proposal", str(path), "--json",
+                      cwd=tmp_path)
+    assert gated.returncode == 1
+    pid = json.loads(gated.stdout)["proposal_id"]
+    db = open_store(store)
+    add_actor(db, "chen", "person", ("proposal.review",))
+    db.close()
+    refused = _gatepost("--db", str(store), "proposal", "mark", pid, "accepted", "--note", "fine", "--as", "chen",
+                        cwd=tmp_path)
+    assert refused.returncode == 3
+    assert f"mark {pid} accepted: refused: gate: its latest gate result failed" in refused.stderr
+    assert "--override-gate" in refused.stderr
+    done = _gatepost("--db", str(store), "proposal", "mark", pid, "accepted", "--note", "fine", "--as", "chen",
+                     "--override-gate", "the TODO is a tracked follow-up", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    shown = _gatepost("--db", str(store), "proposal", "show", pid, cwd=tmp_path)
+    assert "gate overridden: the TODO is a tracked follow-up" in shown.stdout
+    marks = json.loads(_gatepost("--db", str(store), "proposal", "show", pid, "--json", cwd=tmp_path).stdout)["marks"]
+    assert marks[0]["override_gate"] == "the TODO is a tracked follow-up"

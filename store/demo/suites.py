@@ -22,7 +22,7 @@ from gatepost.store.evaluation import (
     parse_suite,
 )
 from gatepost.store.flows import evaluate_case
-from gatepost.store.proposals import GateConfig, gate_proposal, mark_proposal
+from gatepost.store.proposals import GateConfig, failed_gate, gate_proposal, mark_proposal
 
 ORDER = 30
 BASE = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
@@ -333,7 +333,10 @@ def _populate_proposals(db: Database, rng: random.Random) -> tuple[int, int]:
             gates += 1
         for status, who, note in marks:
             clock += timedelta(hours=rng.randint(1, 9), minutes=rng.randint(0, 59))
-            mark_proposal(db, pid, status, actor=who, note=note, at=clock.strftime("%Y-%m-%dT%H:%M:%S.000000Z"))
+            override = ("read the diff myself: the gate failed on the scorer, not on the change"
+                        if status == "accepted" and failed_gate(db, pid) else None)
+            mark_proposal(db, pid, status, actor=who, note=note, at=clock.strftime("%Y-%m-%dT%H:%M:%S.000000Z"),
+                          override_gate=override)
     return count, gates
 
 

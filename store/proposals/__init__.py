@@ -25,6 +25,7 @@ from .proposal import (
     STATUSES,
     add_proposal,
     count_by_status,
+    failed_gate,
     get_proposal,
     import_proposal,
     import_proposals,
@@ -37,6 +38,7 @@ from .proposal import (
 )
 
 __all__ = [
+    "failed_gate",
     "DEFAULT_TIMEOUT_SECS",
     "EDIT_MODES",
     "FINAL",
