@@ -182,3 +182,29 @@ def test_a_flat_artifact_that_contradicts_itself_is_refused_through_the_cli(tmp_
     assert len(result.stderr.strip().splitlines()) == 1
     assert "contradicts.json: delta: 0.3 contradicts the pass rates (0.5 - 0.8 = -0.3)" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_every_suite_upstream_accepts_gatepost_accepts_and_what_it_refuses_gatepost_refuses(tmp_path: Path):
+    """Upstream's own load_task_suite (run through upstream_verdict.py on a copy) against `suite validate`."""
+    root = tmp_path / "up"
+    shutil.copytree(UPSTREAM / "upstream" / "lib", root / "lib")
+    shutil.copytree(EVALUATOR, root / "skills" / "improvement-evaluator")
+    outputs = UPSTREAM / "upstream-outputs"
+    suites = [*sorted((outputs / "test-suites-extracted").glob("*.yaml")),
+              *sorted((outputs / "forge-suites").glob("*/task_suite.yaml")),
+              *sorted((EVALUATOR / "task_suites").glob("*/task_suite.yaml"))]
+    verdicts = subprocess.run([sys.executable, str(outputs / "upstream_verdict.py"),
+                               str(root / "skills" / "improvement-evaluator"), *map(str, suites)],
+                              capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    assert verdicts.returncode == 0, verdicts.stderr
+    lines = verdicts.stdout.splitlines()
+    assert len(lines) == len(suites) == 22
+    refused = 0
+    for suite, line in zip(suites, lines, strict=True):
+        upstream_valid = line.split("\t")[1] == "valid"
+        ours = _gatepost("suite", "validate", str(suite), cwd=tmp_path)
+        assert ours.returncode == (0 if upstream_valid else 2), (suite.name, line, ours.stderr)
+        assert "Traceback" not in ours.stderr
+        refused += not upstream_valid
+    assert refused == 7
