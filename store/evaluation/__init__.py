@@ -9,7 +9,10 @@ from .artifacts import (
     STANDALONE_PASS,
     VERDICTS,
     ParsedArtifact,
+    artifact_digest,
+    max_artifact_bytes,
     parse_artifact,
+    stream_artifact,
     upstream_artifact,
     write_artifact,
 )
@@ -95,6 +98,9 @@ from .suites import (
 )
 
 __all__ = [
+    "artifact_digest",
+    "max_artifact_bytes",
+    "stream_artifact",
     "upstream_artifact",
     "summarise",
     "store_run",

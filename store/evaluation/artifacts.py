@@ -9,8 +9,13 @@ gatepost's flat fields kept beside it. A file whose delta or verdict contradicts
 counts is refused, naming both values. No SQL here: runs.py stores what this module parses.
 """
 
+import codecs
+import hashlib
 import json
 import math
+import os
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -93,7 +98,8 @@ def _pair_verdict(execution: float, baseline: float, delta: float, verdict: str,
                              f"(a delta of {delta!r} is {implied!r})")
 
 
-def _results(items: Any, key: str, name: str, side: str, *, nullable: bool = False) -> tuple[list[RowTuple], bool]:
+def _results(items: Any, key: str, name: str, side: str, *, nullable: bool = False,
+             start: int = 0) -> tuple[list[RowTuple], bool]:
     """Check an artifact's per-task results and build their rows (one attempt each).
 
     One tight pass checks and builds every row; only a file with a bad result pays for the
@@ -130,13 +136,13 @@ def _results(items: Any, key: str, name: str, side: str, *, nullable: bool = Fal
                 details, error))
     else:
         return rows, mock_any
-    _explain_bad_result(items, key, name)
+    _explain_bad_result(items, key, name, start)
     raise AssertionError("unreachable: _explain_bad_result raises")  # pragma: no cover
 
 
-def _explain_bad_result(items: list, key: str, name: str) -> None:
+def _explain_bad_result(items: list, key: str, name: str, start: int = 0) -> None:
     """Raise the InputError naming the first bad per-task result and its field."""
-    for i, item in enumerate(items):
+    for i, item in enumerate(items, start):
         if not isinstance(item, dict):
             raise InputError(f"{name}: {key}[{i}]: expected an object with task_id and passed")
         task_id, score, duration, output = (item.get("task_id"), item.get("score"), item.get("duration_ms", 0),
@@ -166,7 +172,7 @@ def _health(value: Any, where: str, name: str) -> dict:
     return value
 
 
-def _standalone(data: dict, block: dict, name: str) -> ParsedArtifact:
+def _standalone(data: dict, block: dict, name: str, streamed: tuple[int, int] | None = None) -> ParsedArtifact:
     total, passed, failed = (_count(block, k, name) for k in ("total_tasks", "passed", "failed"))
     rate = _rate(block, "pass_rate", "evaluation.", name)
     verdict = _verdict(block, "evaluation.", name)
@@ -181,10 +187,10 @@ def _standalone(data: dict, block: dict, name: str) -> ParsedArtifact:
             raise InputError(f"{name}: evaluation.verdict: {verdict!r} contradicts pass_rate {rate!r} "
                              f"(standalone passes at {STANDALONE_PASS} or more: {implied!r})")
     rows, mock = _results(data.get("task_results", []), "task_results", name, "candidate")
-    counted = sum(r[2] for r in rows)
-    if rows and (len(rows) != total or counted != passed):
+    seen, counted = streamed if streamed is not None else (len(rows), sum(r[2] for r in rows))
+    if seen and (seen != total or counted != passed):
         raise InputError(f"{name}: evaluation.passed: {passed} of {total} contradicts task_results "
-                         f"({counted} of {len(rows)} passed)")
+                         f"({counted} of {seen} passed)")
     return ParsedArtifact("upstream-standalone", rate, None, None, verdict,
                           _strings(data.get("warnings"), "warnings", name), {}, rows, mock, data)
 
@@ -241,14 +247,183 @@ def parse_artifact(text: str, *, name: str) -> ParsedArtifact:
     data = parse_json(text, source=name)
     if not isinstance(data, dict):
         raise InputError(f"{name}: expected a JSON object (an evaluator artifact)")
+    return _dispatch(data, name)
+
+
+def _dispatch(data: dict, name: str, streamed: tuple[int, int] | None = None) -> ParsedArtifact:
     block = data.get("evaluation")
     if block is None:
         return _flat(data, name)
     if not isinstance(block, dict):
         raise InputError(f"{name}: evaluation: expected an object (upstream's pass rates and verdict)")
     if "pass_rate" in block or "task_results" in data:
-        return _standalone(data, block, name)
+        return _standalone(data, block, name, streamed)
     return _pipeline(data, block, name)
+
+
+# --- streaming a large artifact in bounded memory (issue 19) -----------------------------------------
+STREAM_CHUNK = 4 * 1024 * 1024
+MAX_ELEMENT_CHARS = 64 * 1024 * 1024  # one JSON value (a per-task result, a header field) at most
+RESULT_KEYS = ("candidate_results", "baseline_results", "task_results")
+_WS = re.compile(r"[ \t\n\r]*")
+
+
+def max_artifact_bytes() -> int:
+    """The size limit of a streamed artifact: 4 GiB, or GATEPOST_MAX_ARTIFACT_BYTES."""
+    value = os.environ.get("GATEPOST_MAX_ARTIFACT_BYTES", "")
+    return int(value) if value.isdigit() else 4 * 1024 ** 3
+
+
+class _Strict(Exception):
+    pass
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj:
+            raise _Strict(f"duplicate key {key[:40]!r} (each key may appear once)")
+        obj[key] = value
+    return obj
+
+
+def _int(text: str) -> int:
+    if len(text.lstrip("-")) > 4300:
+        raise _Strict(f"an integer of {len(text.lstrip('-')):,} digits is longer than the 4,300-digit limit")
+    return int(text)
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_int=_int)
+
+
+def artifact_digest(path: Path, *, name: str, max_bytes: int) -> str:
+    """First pass over a large artifact: its size limit, no NUL byte, and its sha256 (the run's id)."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read this artifact file ({exc.strerror})") from None
+    if size > max_bytes:
+        raise InputError(f"{path}: {size:,} bytes is larger than the {max_bytes:,}-byte limit for a artifact file "
+                         "(GATEPOST_MAX_ARTIFACT_BYTES)")
+    digest = hashlib.sha256()
+    offset = 0
+    with path.open("rb") as handle:
+        while chunk := handle.read(STREAM_CHUNK):
+            nul = chunk.find(b"\0")
+            if nul >= 0:
+                raise InputError(f"{name}: a NUL byte at offset {offset + nul:,}: expected UTF-8 text, not binary data")
+            digest.update(chunk)
+            offset += len(chunk)
+    return digest.hexdigest()
+
+
+class _Reader:
+    """A window of the file's text: values are decoded one at a time (C-speed raw_decode), never the whole."""
+
+    def __init__(self, handle: Any, name: str) -> None:
+        self.handle, self.name = handle, name
+        self.decoder = codecs.getincrementaldecoder("utf-8")()
+        self.buf, self.pos, self.eof, self.consumed = "", 0, False, 0
+
+    def fill(self) -> None:
+        data = self.handle.read(STREAM_CHUNK)
+        try:
+            text = self.decoder.decode(data, final=not data)
+        except UnicodeDecodeError:
+            raise InputError(f"{self.name}: not UTF-8 text (an invalid byte after character "
+                             f"{self.consumed + len(self.buf):,})") from None
+        self.eof = not data
+        self.consumed += self.pos
+        self.buf, self.pos = self.buf[self.pos:] + text, 0
+
+    def peek(self) -> str:
+        while True:
+            self.pos = _WS.match(self.buf, self.pos).end()  # type: ignore[union-attr]
+            if self.pos < len(self.buf) or self.eof:
+                return self.buf[self.pos] if self.pos < len(self.buf) else ""
+            self.fill()
+
+    def expect(self, char: str, what: str) -> None:
+        if self.peek() != char:
+            raise InputError(f"{self.name}: not valid JSON at character {self.consumed + self.pos:,}: expected {what}")
+        self.pos += 1
+
+    def value(self) -> Any:
+        self.peek()
+        while True:
+            try:
+                value, end = _DECODER.raw_decode(self.buf, self.pos)
+                if end < len(self.buf) or self.eof:
+                    self.pos = end
+                    return value
+            except json.JSONDecodeError as exc:
+                if self.eof or len(self.buf) - self.pos > MAX_ELEMENT_CHARS:
+                    raise InputError(f"{self.name}: not valid JSON at character {self.consumed + exc.pos:,}: "
+                                     f"{exc.msg}") from None
+            except _Strict as exc:
+                raise InputError(f"{self.name}: {exc}") from None
+            except RecursionError:
+                raise InputError(f"{self.name}: nested too deeply") from None
+            self.fill()  # the value may go on past the window: read more and decode it again
+
+
+def stream_artifact(path: Path, *, name: str, on_rows: Callable[[list[RowTuple]], None],
+                    batch: int = 5000) -> ParsedArtifact:
+    """Parse a large artifact in bounded memory: per-task results are checked and handed to `on_rows` in
+    batches as they are read; everything else (small) is kept and checked as parse_artifact checks it."""
+    header: dict[str, Any] = {}
+    counts: dict[str, tuple[int, int]] = {}
+    mock_any = False
+    with path.open("rb") as handle:
+        reader = _Reader(handle, name)
+        reader.expect("{", "an object (an evaluator artifact)")
+        if reader.peek() == "}":
+            reader.pos += 1
+        else:
+            while True:
+                key = reader.value()
+                if not isinstance(key, str):
+                    raise InputError(f"{name}: not valid JSON: expected a key")
+                if key in header:
+                    raise InputError(f"{name}: duplicate key {key[:40]!r} (each key may appear once)")
+                reader.expect(":", "':'")
+                if key in RESULT_KEYS and reader.peek() == "[":
+                    reader.pos += 1
+                    side = "baseline" if key == "baseline_results" else "candidate"
+                    items: list[Any] = []
+                    seen = passed = 0
+                    if reader.peek() == "]":
+                        reader.pos += 1
+                    else:
+                        while True:
+                            items.append(reader.value())
+                            closing = reader.peek()
+                            if len(items) >= batch or closing == "]":
+                                rows, mock = _results(items, key, name, side, start=seen)
+                                mock_any = mock_any or mock
+                                seen += len(rows)
+                                passed += sum(r[2] for r in rows)
+                                on_rows(rows)
+                                items = []
+                            if closing == ",":
+                                reader.pos += 1
+                                continue
+                            reader.expect("]", f"',' or ']' in {key}")
+                            break
+                    header[key] = []
+                    counts[key] = (seen, passed)
+                else:
+                    header[key] = reader.value()
+                if reader.peek() == ",":
+                    reader.pos += 1
+                    continue
+                reader.expect("}", "',' or '}'")
+                break
+        if reader.peek() != "":
+            raise InputError(f"{name}: not valid JSON: extra data after the artifact's object")
+    parsed = _dispatch(header, name, counts.get("task_results"))
+    parsed.mock = parsed.mock or mock_any
+    return parsed
 
 
 # --- writing ------------------------------------------------------------------------------------
@@ -338,5 +513,5 @@ def write_artifact(artifact: dict, path: Path) -> str:
     return str(path)
 
 
-__all__ = ["VERDICTS", "SCHEMA_VERSION", "STANDALONE_PASS", "SHAPES", "ParsedArtifact", "parse_artifact",
-           "upstream_artifact", "write_artifact"]
+__all__ = ["VERDICTS", "SCHEMA_VERSION", "STANDALONE_PASS", "SHAPES", "ParsedArtifact", "artifact_digest",
+           "max_artifact_bytes", "parse_artifact", "stream_artifact", "upstream_artifact", "write_artifact"]

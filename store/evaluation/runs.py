@@ -13,13 +13,22 @@ from typing import Any
 from sqlite_utils import Database
 
 from gatepost.store.kernel import (
+    MAX_FILE_BYTES,
     InputError,
     guarded,
     now_iso,
     read_text,
 )
 
-from .artifacts import VERDICTS, parse_artifact, upstream_artifact
+from .artifacts import (
+    VERDICTS,
+    ParsedArtifact,
+    artifact_digest,
+    max_artifact_bytes,
+    parse_artifact,
+    stream_artifact,
+    upstream_artifact,
+)
 from .attempts import attempts_line, outcome, outcome_counts, summarise
 from .suites import Suite
 
@@ -55,6 +64,32 @@ def _task_rows(run_id: str, side: str, results: list[dict]) -> list[tuple]:
              a["score"], a["duration_ms"], a["output"], a["reason"], int(bool(a["mock"])), result.get("split"),
              None, None)
             for result in results for a in result["attempt_details"]]
+
+
+_RUN_FIELDS = ("suite_id", "skill_id", "candidate_path", "candidate_hash", "baseline_path", "baseline_hash", "executor",
+               "mock", "pass_k", "split", "execution_pass_rate", "baseline_pass_rate", "delta", "verdict", "warnings",
+               "baseline_health", "artifact", "case_id", "purpose", "started_at", "finished_at", "event_seq")
+
+
+def _payload(artifact: dict) -> dict:
+    return {"suite": artifact.get("suite_id"), "skill_id": artifact.get("skill_id"), "verdict": artifact["verdict"],
+            "delta": artifact["delta"], "case_id": artifact.get("case_id"), "purpose": artifact.get("purpose"),
+            "mock": artifact.get("mock")}
+
+
+def _run_values(suite: Suite | None, artifact: dict, seq: int) -> list:
+    """evaluation_runs values in _RUN_FIELDS order (an imported file's odd values: none)."""
+    candidate, baseline = artifact.get("candidate") or {}, artifact.get("baseline") or {}
+    text = lambda v: v if isinstance(v, str) else None  # noqa: E731
+    suite_id = suite.id if suite is not None else None
+    return [suite_id, text(artifact.get("skill_id")), text(candidate.get("path")), text(candidate.get("sha256")),
+            text(baseline.get("path")), text(baseline.get("sha256")), text(artifact.get("executor")),
+            int(bool(artifact.get("mock"))), artifact.get("pass_k") if type(artifact.get("pass_k")) is int else None,
+            text(artifact.get("split")), artifact["execution_pass_rate"], artifact["baseline_pass_rate"],
+            artifact["delta"], artifact["verdict"], json.dumps(artifact.get("warnings") or [], ensure_ascii=False),
+            json.dumps(artifact.get("baseline_health") or {}, ensure_ascii=False), _stored_artifact(artifact),
+            text(artifact.get("case_id")), text(artifact.get("purpose")), text(artifact.get("started_at")),
+            text(artifact.get("finished_at")), seq]
 
 
 def _note(artifact: dict) -> str:
@@ -111,28 +146,12 @@ def store_run(db: Database, suite: Suite | None, artifact: dict, *, actor: str |
             raise InputError(f"evaluation run {run_id}: already recorded")
         seq = act.event(
             "suite.run", subject_type="run", subject_id=run_id,
-            payload={"suite": artifact.get("suite_id"), "skill_id": artifact.get("skill_id"),
-                     "verdict": artifact["verdict"], "delta": artifact["delta"], "case_id": artifact.get("case_id"),
-                     "purpose": artifact.get("purpose"), "mock": artifact.get("mock")},
+            payload=_payload(artifact),
             note=_note(artifact),
             at=artifact.get("finished_at"),
         )
-        candidate, baseline = artifact.get("candidate") or {}, artifact.get("baseline") or {}
-        text = lambda v: v if isinstance(v, str) else None  # noqa: E731 - an imported file's odd values: none
-        db.execute(
-            "INSERT INTO evaluation_runs (id, suite_id, skill_id, candidate_path, candidate_hash, baseline_path,"
-            " baseline_hash, executor, mock, pass_k, split, execution_pass_rate, baseline_pass_rate, delta, verdict,"
-            " warnings, baseline_health, artifact, case_id, purpose, started_at, finished_at, event_seq)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [run_id, suite.id if suite is not None else None, text(artifact.get("skill_id")),
-             text(candidate.get("path")), text(candidate.get("sha256")), text(baseline.get("path")),
-             text(baseline.get("sha256")), text(artifact.get("executor")), int(bool(artifact.get("mock"))),
-             artifact.get("pass_k") if type(artifact.get("pass_k")) is int else None, text(artifact.get("split")),
-             artifact["execution_pass_rate"], artifact["baseline_pass_rate"], artifact["delta"], artifact["verdict"],
-             json.dumps(artifact.get("warnings") or [], ensure_ascii=False),
-             json.dumps(artifact.get("baseline_health") or {}, ensure_ascii=False), _stored_artifact(artifact),
-             text(artifact.get("case_id")), text(artifact.get("purpose")), text(artifact.get("started_at")),
-             text(artifact.get("finished_at")), seq])
+        db.execute(f"INSERT INTO evaluation_runs (id, {', '.join(_RUN_FIELDS)})"
+                   f" VALUES (?, {', '.join('?' * len(_RUN_FIELDS))})", [run_id, *_run_values(suite, artifact, seq)])
         if rows is None:
             rows = _task_rows(run_id, "candidate", artifact["candidate_results"]) + \
                 _task_rows(run_id, "baseline", artifact["baseline_results"] or [])
@@ -303,11 +322,25 @@ def import_artifact(db: Database, path: str | Path, *, actor: str | None = None)
     returns (run id, newly stored). A file whose delta or verdict contradicts its rates is refused."""
     path = Path(path)
     name = path.name
+    try:
+        large = path.is_file() and path.stat().st_size > MAX_FILE_BYTES
+    except OSError:
+        large = False
+    if large:  # streamed in bounded memory, stored in batches inside its one transaction (issue 19)
+        return _import_streamed(db, path, actor=actor)
     text = read_text(path, what="artifact file")
     parsed = parse_artifact(text, name=name)
     run_id = "imp-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
     if db.execute("SELECT 1 FROM evaluation_runs WHERE id = ?", [run_id]).fetchone():
         return run_id, False
+    artifact = _imported(parsed, path, run_id)
+    rows = [(run_id, side, task_id, 1, *rest) for side, task_id, *rest in parsed.rows]
+    store_run(db, None, artifact, actor=actor, rows=rows)
+    return run_id, True
+
+
+def _imported(parsed: ParsedArtifact, path: Path, run_id: str) -> dict:
+    """The stored artifact of an imported file: its own fields, gatepost's columns, no result lists."""
     data = parsed.data
     at = now_iso()
     str_or_none = lambda v: v if isinstance(v, str) else None  # noqa: E731
@@ -341,8 +374,33 @@ def import_artifact(db: Database, path: str | Path, *, actor: str | None = None)
     })
     for key in ("candidate_results", "baseline_results", "task_results", "evaluation"):
         artifact.pop(key, None)  # checked into rows and fields above; results stored once, in task_results
-    rows = [(run_id, side, task_id, 1, *rest) for side, task_id, *rest in parsed.rows]
-    store_run(db, None, artifact, actor=actor, rows=rows)
+    return artifact
+
+
+def _import_streamed(db: Database, path: Path, *, actor: str | None) -> tuple[str, bool]:
+    """A large artifact: hashed, then parsed once, its results inserted batch by batch as they are read.
+
+    The run row is written first (task results point at it) and completed when the file has been read;
+    a bad result anywhere rolls the whole import back (one transaction).
+    """
+    digest = artifact_digest(path, name=path.name, max_bytes=max_artifact_bytes())
+    run_id = "imp-" + digest[:12]
+    if db.execute("SELECT 1 FROM evaluation_runs WHERE id = ?", [run_id]).fetchone():
+        return run_id, False
+    with guarded(db, f"import evaluation run {run_id}", actor=actor, known=False) as act:
+        db.execute("INSERT INTO evaluation_runs (id, verdict, purpose, execution_pass_rate) VALUES (?, ?, ?, ?)",
+                   [run_id, "error", "imported", 0.0])
+        insert = db.conn.executemany
+
+        def store_rows(rows: list) -> None:
+            insert(_INSERT_TASK, [(run_id, side, task_id, 1, *rest) for side, task_id, *rest in rows])
+
+        parsed = stream_artifact(path, name=path.name, on_rows=store_rows)
+        artifact = _imported(parsed, path, run_id)
+        seq = act.event("suite.run", subject_type="run", subject_id=run_id, payload=_payload(artifact),
+                        note=_note(artifact), at=artifact.get("finished_at"))
+        db.execute(f"UPDATE evaluation_runs SET {', '.join(c + ' = ?' for c in _RUN_FIELDS)} WHERE id = ?",
+                   [*_run_values(None, artifact, seq), run_id])
     return run_id, True
 
 
