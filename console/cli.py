@@ -49,6 +49,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
               "Import or export evals-state.json, aeon's local file of regression states."),
     "suite": ("gatepost.commands.suite", "suite",
               "Task suites (YAML v1.0): validate them and run a candidate skill against its baseline."),
+    "verify": ("gatepost.commands.verify", "verify",
+               "Recompute the audit trail's hash chain and check every record and list against its events."),
 }
 # group name -> [(module, attribute)] of commands added to a group another module owns
 SUBCOMMANDS: dict[str, list[tuple[str, str]]] = {

@@ -7,6 +7,8 @@ A screen class may list dialogs worth a picture as SCREENSHOT_STEPS:
 import asyncio
 from pathlib import Path
 
+from textual.widgets import Input
+
 from gatepost.app import GatepostApp
 
 SIZE = (140, 42)
@@ -19,6 +21,9 @@ async def _shoot(db_path: Path, person: str, out: Path) -> list[Path]:
     async with app.run_test(size=SIZE) as pilot:
 
         async def save(name: str) -> None:
+            await pilot.pause()
+            for field in app.screen.query(Input):  # a blinking cursor would make two runs differ
+                field.cursor_blink = False
             await pilot.pause()
             await pilot.wait_for_scheduled_animations()
             path = out / f"{name}.svg"

@@ -68,18 +68,32 @@ def evaluate_case(
     artifact_dir: str | Path | None = None,
     actor: str | None = None,
     at: str | None = None,
+    decision_rule: str | None = None,
+    alpha: float | None = None,
 ) -> dict[str, Any]:
     """Run candidate.evaluate for a case and record each result as evidence about its current revision.
 
     Tuning: two runs of the candidate against the baseline; the first better
     and the second better -> reproduced, the first better and the second not
     -> not_reproduced, the first not better -> not_better. Held-out: the
-    candidate not below the baseline -> held, else regressed. "Better" is a
-    strictly higher pass rate. A split the suite does not have records nothing
-    (and says so).
+    candidate not below the baseline -> held, else regressed. A split the
+    suite does not have records nothing (and says so).
+
+    "Better" depends on the decision rule (the suite's `decision_rule`, or the
+    argument): `strict` (the default, the seed's) is a strictly higher pass
+    rate; under `significant` a comparison counts only when the exact sign
+    test decides it at alpha, and when either tuning comparison is undecided
+    no tuning_comparison is recorded: the case says which comparison was
+    undecided and by how much, and tuning.improved stays UNKNOWN. Held-out
+    stays strict under both rules: any drop is a regression (docs/statistics.md).
     """
     if not (producer or "").strip():
         raise InputError("--producer: expected the name of the run or person that produces this evidence")
+    try:
+        rule, alpha = evaluation.check_rule(decision_rule or suite.decision_rule,
+                                            suite.alpha if alpha is None else alpha)
+    except ValueError as exc:
+        raise InputError(f"--{exc}") from None
     producer = producer.strip()
     case = cases.get_case(db, case_id)
     if case.get("status") not in (None, "open"):
@@ -89,7 +103,7 @@ def evaluate_case(
     content = _content_text(case.get("content"))
     path = case.get("candidate_path")
     report: dict[str, Any] = {"case_id": case_id, "revision": revision, "producer": producer, "evidence": [],
-                              "runs": [], "skipped": []}
+                              "runs": [], "skipped": [], "undecided": [], "decision_rule": rule, "alpha": alpha}
 
     start = datetime.fromisoformat(at.replace("Z", "+00:00")) if at else None
     step = [0]
@@ -115,29 +129,53 @@ def evaluate_case(
         artifact = evaluation.evaluate(db, suite, candidate_text=content, candidate_path=path, baseline_text=baseline_text,
                             baseline_path=baseline_path, executor=executor, judges=judges, pass_k=pass_k,
                             split=split, cache_dir=cache_dir, artifact_dir=artifact_dir, actor=actor or producer,
-                            case_id=case_id, purpose=purpose, at=moment())
+                            case_id=case_id, purpose=purpose, at=moment(), alpha=alpha)
         summary = {k: artifact[k] for k in ("run_id", "execution_pass_rate", "baseline_pass_rate", "delta",
                                             "verdict", "truth_anchor", "warnings")}
+        summary["comparison"] = artifact["statistics"]["comparison"]
         report["runs"].append(dict(summary, purpose=purpose, split=split))
         return summary
+
+    def weighed(*runs: dict) -> dict[str, Any]:
+        """What a record's details carry about the noise of its comparisons."""
+        return {"runs": [r["run_id"] for r in runs], "deltas": [r["delta"] for r in runs],
+                "decision_rule": rule, "alpha": alpha,
+                "comparisons": [r["comparison"]["words"] for r in runs],
+                "p_values": [r["comparison"]["p_value"] for r in runs],
+                "intervals": [[r["comparison"]["low"], r["comparison"]["high"]] for r in runs],
+                "inside_noise": [evaluation.inside_noise(r["comparison"]) for r in runs]}
 
     if suite.tasks_in("tuning"):
         first = run("tuning", "tuning-1")
         second = run("tuning", "tuning-2")
-        if first["delta"] <= 0:
-            result = "not_better"
-        elif second["delta"] > 0:
-            result = "reproduced"
+        result: str | None
+        if rule == "strict":
+            if first["delta"] <= 0:
+                result = "not_better"
+            elif second["delta"] > 0:
+                result = "reproduced"
+            else:
+                result = "not_reproduced"
         else:
-            result = "not_reproduced"
-        record("tuning_comparison", result, {"runs": [first["run_id"], second["run_id"]],
-                                             "deltas": [first["delta"], second["delta"]]})
+            one, two = first["comparison"]["decided"], second["comparison"]["decided"]
+            result = {("worse", None): "not_better", ("worse", "better"): "not_better",
+                      ("worse", "worse"): "not_better", ("better", "better"): "reproduced",
+                      ("better", "worse"): "not_reproduced"}.get((one, two))
+        if result is not None:
+            record("tuning_comparison", result, weighed(first, second))
+        else:
+            undecided = [f"run {i} {r['run_id']}: {r['comparison']['words']}"
+                         for i, r in ((1, first), (2, second)) if r["comparison"]["decided"] is None]
+            note = (f"tuning_comparison not recorded: decision rule significant (\u03b1 = {alpha:g}) and "
+                    + "; ".join(undecided))
+            cases.note_undecided(db, case_id, kind="tuning_comparison", producer=producer, note=note,
+                                 details=weighed(first, second), actor=actor, at=moment())
+            report["undecided"].append(note)
     else:
         report["skipped"].append("tuning_comparison: the suite has no tuning tasks")
     if suite.tasks_in("heldout"):
         held = run("heldout", "heldout")
-        record("heldout_comparison", "held" if held["delta"] >= 0 else "regressed",
-               {"runs": [held["run_id"]], "deltas": [held["delta"]]})
+        record("heldout_comparison", "held" if held["delta"] >= 0 else "regressed", weighed(held))
     else:
         report["skipped"].append("heldout_comparison: the suite has no held-out tasks (split: heldout)")
     return report

@@ -19,7 +19,7 @@ from gatepost.commands._common import (
     suite_option,
 )
 from gatepost.commands.suite import default_artifact_dir, judge_settings
-from gatepost.store.evaluation import load_suite, make_executor, read_skill
+from gatepost.store.evaluation import DECISION_RULES, load_suite, make_executor, read_skill
 from gatepost.store.flows import evaluate_case
 
 
@@ -38,19 +38,27 @@ from gatepost.store.flows import evaluate_case
 @judge_command_option
 @pass_k_option
 @cache_dir_option
+@click.option("--decision-rule", type=click.Choice(DECISION_RULES), default=None,
+              help="strict: a higher pass rate is better, a tie passes (the default, or the suite's "
+                   "decision_rule); significant: a comparison counts only when decided at --alpha.")
+@click.option("--alpha", type=float, default=None, metavar="LEVEL",
+              help="The level of the significant rule (default: the suite's alpha, else 0.05).")
 @click.option("--json", "as_json", is_flag=True, help="Print the evidence recorded and the runs as JSON.")
 @quiet_option
 @as_option
 @click.pass_context
 def evaluate(ctx: click.Context, case_id: str, suite_file: str, executor_cmd: str | None, mock: bool,
              producer: str, surface: tuple[str, ...], baseline_path: str | None, judge_command: str | None,
-             pass_k: int, cache_dir: str | None, as_json: bool, quiet: bool, as_name: str | None) -> None:
+             pass_k: int, cache_dir: str | None, decision_rule: str | None, alpha: float | None, as_json: bool,
+             quiet: bool, as_name: str | None) -> None:
     """Evaluate case ID's current candidate and record the evidence, by --producer.
 
     Records a guard_check (outside / leaked / clean), a tuning_comparison from
     two tuning runs (reproduced / not_reproduced / not_better) and a
     heldout_comparison from one held-out run (held / regressed), each about
-    the case's current revision. The case's candidate content is the skill
+    the case's current revision. Under --decision-rule significant a tuning
+    comparison the exact test does not decide records nothing (the case says
+    why); see docs/statistics.md. The case's candidate content is the skill
     under test. Every run is stored and its artifact written to evaluations/.
     """
     loaded = load_suite(suite_file)
@@ -63,7 +71,8 @@ def evaluate(ctx: click.Context, case_id: str, suite_file: str, executor_cmd: st
         report = evaluate_case(db, case_id, loaded, executor=ReportingExecutor(executor, progress),
                                producer=producer, surface=list(surface), baseline_text=base_text,
                                baseline_path=base_path, judges=settings, pass_k=pass_k, cache_dir=cache_dir,
-                               artifact_dir=default_artifact_dir(ctx), actor=person(as_name))
+                               artifact_dir=default_artifact_dir(ctx), actor=person(as_name),
+                               decision_rule=decision_rule, alpha=alpha)
     if as_json:
         echo_json(report)
         return
@@ -73,6 +82,9 @@ def evaluate(ctx: click.Context, case_id: str, suite_file: str, executor_cmd: st
     for r in report["runs"]:
         output.line(f"  run {r['run_id']} {r['purpose']}: candidate {r['execution_pass_rate']:.4g} baseline "
                    f"{r['baseline_pass_rate']:.4g} delta {r['delta']:+.4g}")
+        output.line(f"    {r['comparison']['words']}")
+    for note in report["undecided"]:
+        output.line(f"  settled nothing: {note}")
     for s in report["skipped"]:
         output.line(f"  not recorded: {s}")
 

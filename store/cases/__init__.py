@@ -23,11 +23,13 @@ from .case import (
     get_case,
     import_case,
     list_cases,
+    note_undecided,
     parse_case,
     read_case_file,
     revise_candidate,
     short_revision,
     show_json,
+    undecided_notes,
 )
 
 __all__ = [
@@ -50,9 +52,11 @@ __all__ = [
     "get_case",
     "import_case",
     "list_cases",
+    "note_undecided",
     "parse_case",
     "read_case_file",
     "revise_candidate",
     "short_revision",
     "show_json",
+    "undecided_notes",
 ]

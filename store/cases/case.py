@@ -367,6 +367,68 @@ def add_evidence(db: Database, case_id: str, *, kind: str, result: str, producer
     return cursor.lastrowid
 
 
+UNDECIDED_EVENT = "evaluation.undecided"
+
+
+def note_undecided(db: Database, case_id: str, *, kind: str, producer: str, note: str,
+                   details: dict[str, Any] | None = None, actor: str | None = None, at: str | None = None) -> int:
+    """Say on the case that an evaluation settled nothing (decision rule `significant`), recording no evidence.
+
+    The claim that evidence would have decided stays UNKNOWN, the protocol's way of saying the
+    evaluation settles nothing; the event lets the case's why say which comparison was undecided
+    and by how much. It is about the case's current revision, like evidence; returns its seq.
+    """
+    if not _is_text(producer):
+        raise InputError("--producer: expected the name of the run or person that produced the evaluation")
+    when = observed_at(at) or now_iso()
+    with guarded(db, f"evaluate {case_id}", actor=actor or producer.strip(), subject=case_subject(case_id),
+                 lease=False, known=False) as act:
+        case = get_case(db, case_id)
+        seq = act.event(UNDECIDED_EVENT, revision=case["current_revision"], at=when, note=note,
+                        payload={"kind": kind, "producer": producer.strip(), "note": note,
+                                 "details": details or {}})
+        _project(db, case_id, when)
+    return seq
+
+
+def undecided_notes(db: Database, case_id: str, revision: str | None) -> dict[str, str]:
+    """Per evidence kind, the newest 'settled nothing' note about this revision (none once evidence came later)."""
+    notes: dict[str, str] = {}
+    for payload, seq in db.execute(
+            "SELECT payload, seq FROM events WHERE subject_type = 'case' AND subject_id = ? AND kind = ?"
+            " AND revision IS ? ORDER BY seq", [case_id, UNDECIDED_EVENT, revision]).fetchall():
+        data = json.loads(payload) if payload else {}
+        kind = str(data.get("kind") or "")
+        later = db.execute("SELECT 1 FROM evidence WHERE case_id = ? AND kind = ? AND about IS ? AND event_seq > ?",
+                           [case_id, kind, revision, seq]).fetchone()
+        if later:
+            notes.pop(kind, None)
+        else:
+            notes[kind] = str(data.get("note") or "")
+    return notes
+
+
+def noise_warnings(evidence: list[dict[str, Any]]) -> list[str]:
+    """One line per counting record whose comparison is not decided at its alpha: a claim resting on noise.
+
+    The evaluation puts `inside_noise` and the comparisons in words in the record's details
+    (flows.evaluate_case); records from elsewhere say nothing of it and draw no warning.
+    """
+    lines = []
+    for e in evidence:
+        details = e.get("details") or {}
+        flags, words = details.get("inside_noise"), details.get("comparisons")
+        if e["status"] != "counting" or not isinstance(flags, list) or not isinstance(words, list):
+            continue
+        for i, (flag, said) in enumerate(zip(flags, words, strict=False)):
+            if flag is True and isinstance(said, str):
+                run = f" run {i + 1}" if len(flags) > 1 else ""
+                decides = f" ({', '.join(e['decides'])})" if e.get("decides") else ""
+                lines.append(f"#{e['id']} {e['kind']} {e['result']}{decides} rests on a delta inside the noise:"
+                             f"{run} {said}")
+    return lines
+
+
 def case_subject(case_id: str) -> Callable[[Database], Subject]:
     """The guarded pipeline's view of a case: open or closed (and by whom), and its author."""
 
@@ -539,6 +601,12 @@ def case_view(db: Database, case_id: str, *, actor: str | None = None) -> dict:
                          "details": json.loads(row["details"]) if row["details"] else None,
                          "status": item["status"], "why": item["why"], "decides": item["decides"]})
     counts = {s: sum(1 for e in evidence if e["status"] == s) for s in ("counting", "stale", "not independent")}
+    undecided = undecided_notes(db, case_id, case["current_revision"])
+    explanations = {name: evaluation.claim_why(name) for name in protocol.claims}
+    for name, why in explanations.items():
+        for kind, note in undecided.items():
+            if evaluation.claims[name] == "UNKNOWN" and kind in why:
+                explanations[name] = f"{why}; the evaluation settled nothing: {note}"
     return {
         "id": case["id"],
         "revision": case["current_revision"],
@@ -554,7 +622,9 @@ def case_view(db: Database, case_id: str, *, actor: str | None = None) -> dict:
         "independent": case["independent"],
         "candidate": {"path": case["candidate_path"], "content": case["content"], "basis": case["basis"],
                       "revision": case["current_revision"]},
-        "explanations": {name: evaluation.claim_why(name) for name in protocol.claims},
+        "explanations": explanations,
+        "undecided": undecided,
+        "noise": noise_warnings(evidence),
         "claim_order": list(protocol.claim_order),
         "derived": [name for name in protocol.claims if protocol.derived(name)],
         "claim_descriptions": {name: desc for name, (desc, _c) in protocol.claims.items()},

@@ -42,7 +42,7 @@ def attempts_line(attempts: list[dict]) -> str:
     return f"{n} attempt{'s' if n != 1 else ''}: " + ", ".join(f"{c} {word}" for word, c in counts.items())
 
 
-def summarise(task_id: str, split: str | None, attempts: list[dict]) -> dict[str, Any]:
+def summarise_attempts(task_id: str, split: str | None, attempts: list[dict]) -> dict[str, Any]:
     """One task's result from its attempts (pass@k: any passing attempt passes; the passing one is shown)."""
     passing = [a for a in attempts if a["passed"]]
     shown = passing[0] if passing else attempts[-1]

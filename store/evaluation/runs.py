@@ -29,7 +29,7 @@ from .artifacts import (
     stream_artifact,
     upstream_artifact,
 )
-from .attempts import attempts_line, outcome, outcome_counts, summarise
+from .attempts import attempts_line, outcome, outcome_counts, summarise_attempts
 from .suites import Suite
 
 
@@ -125,7 +125,7 @@ def _results_from_table(db: Database, run_id: str) -> dict[str, list[dict]]:
             continue
         results = []
         for task_id, attempts in tasks.items():
-            result = summarise(task_id, splits[(side, task_id)], attempts)
+            result = summarise_attempts(task_id, splits[(side, task_id)], attempts)
             if (side, task_id) in upstream:
                 result["details"], result["error"] = upstream[(side, task_id)]
             results.append(result)

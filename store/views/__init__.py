@@ -30,6 +30,10 @@ from .reports import (
     regressions_report,
     suite_report,
 )
+from .verify import (
+    VerifyReport,
+    verify_store,
+)
 
 __all__ = [
     "CASE_STATUSES",
@@ -44,6 +48,7 @@ __all__ = [
     "SOURCES",
     "STATE_SYMBOLS",
     "SYMBOLS",
+    "VerifyReport",
     "case_report",
     "counts",
     "find",
@@ -51,4 +56,5 @@ __all__ = [
     "regression_changes",
     "regressions_report",
     "suite_report",
+    "verify_store",
 ]

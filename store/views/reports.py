@@ -72,11 +72,15 @@ def case_report(db: Database, case_id: str, fmt: str = "md") -> str:
 
 
 def suite_report(db: Database, run_id: str, fmt: str = "md") -> str:
-    """One evaluation run: pass rates, delta, verdict, warnings and every task, candidate beside baseline."""
+    """One evaluation run: pass rates with intervals, the paired delta with its p-value, verdict, warnings,
+    flaky tasks and every task, candidate beside baseline."""
     run = evaluator.get_run(db, run_id)
     if run is None:
         raise InputError(f"RUN_ID: no evaluation run {run_id!r} in this store")
-    return _render("suite", fmt, run=run, tasks=evaluator.run_tasks(db, run_id))
+    figures = evaluator.run_statistics(db, run_id)
+    flaky = {(f["task_id"], f["side"]) for f in (figures or {}).get("flaky", [])}
+    return _render("suite", fmt, run=run, tasks=evaluator.run_tasks(db, run_id), figures=figures, flaky=flaky,
+                   flaky_words=evaluator.flaky_words)
 
 
 def _previous_snapshot(db: Database) -> dict | None:
