@@ -22,6 +22,7 @@ from typing import Any
 import re2
 
 from gatepost.store.kernel import InputError, parse_json, read_text
+from gatepost.store.kernel import now as clock_now
 
 STATUSES = ("NO_OUTPUT", "FAIL", "STALE", "QUALITY_DEGRADED", "WARN", "PASS")  # precedence, first wins
 DEFAULT_MAX_AGE = timedelta(days=14)  # aeon's fall-back cadence when a skill's cron is unknown
@@ -199,7 +200,7 @@ def judge_skill(spec: AeonSpec, root: Path, *, now: datetime | None = None,
     text = data.decode("utf-8", "replace")
     result = AeonResult(spec.skill, "PASS", [], wc_words(data), rel)
     statuses = set()
-    now = now or datetime.now(UTC)
+    now = now or clock_now()
     if now - datetime.fromtimestamp(output.stat().st_mtime, UTC) > max_age:
         statuses.add("STALE")
         result.root_causes.append("stale_file")
