@@ -64,11 +64,26 @@ def test_malformed_json_is_one_line(tmp_path: Path, text: str, says: str):
     assert "\n" not in str(caught.value)
 
 
+def _write_piecewise(path: Path, n: int, *, bad_last_baseline_score: object = None) -> None:
+    head = {k: v for k, v in _artifact(0).items() if k not in ("candidate_results", "baseline_results")}
+    with path.open("w", encoding="utf-8") as out:
+        out.write(json.dumps(head)[:-1])
+        for key in ("candidate_results", "baseline_results"):
+            out.write(f', "{key}": [')
+            for i in range(n):
+                r = {"task_id": f"t-{i}", "passed": i % 2 == 0, "score": 1.0, "duration_ms": 3, "output": "x" * 300}
+                if key == "baseline_results" and i == n - 1 and bad_last_baseline_score is not None:
+                    r["score"] = bad_last_baseline_score
+                out.write(("," if i else "") + json.dumps(r))
+            out.write("]")
+        out.write("}")
+
+
 def test_a_large_artifact_imports_through_the_cli_in_one_transaction(tmp_path: Path):
     """Over the 64 MiB limit of other files: streamed. A bad result at the very end stores nothing."""
     n = 120_000
     path = tmp_path / "large.json"
-    path.write_text(json.dumps(_artifact(n)))
+    _write_piecewise(path, n)  # never the whole document in this process's memory (its RSS is measured elsewhere)
     assert path.stat().st_size > 64 * 1024 * 1024
     store = tmp_path / "r.db"
     done = subprocess.run([sys.executable, "-m", "gatepost", "--db", str(store), "suite", "import-artifact",
@@ -81,10 +96,8 @@ def test_a_large_artifact_imports_through_the_cli_in_one_transaction(tmp_path: P
     assert db.execute("SELECT COUNT(*) FROM task_results WHERE run_id = ?", [run_id]).fetchone()[0] == 2 * n
     before = db.execute("SELECT COUNT(*) FROM task_results").fetchone()[0]
     db.close()
-    data = _artifact(n)
-    data["baseline_results"][-1]["score"] = "high"
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps(data))
+    _write_piecewise(bad, n, bad_last_baseline_score="high")
     refused = subprocess.run([sys.executable, "-m", "gatepost", "--db", str(store), "suite", "import-artifact",
                               str(bad), "--as", "ana"], capture_output=True, text=True, timeout=300)
     assert refused.returncode == 2
