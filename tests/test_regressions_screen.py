@@ -24,7 +24,7 @@ async def test_skills_in_urgency_order_with_strip_failures_and_literal_output(db
         paged = screen.query_one(PagedList)
         assert paged.keys == ["token-movers", "paper-pick", "hn-digest"]  # NEW_FAIL high, STABLE_FAIL, PASS
         head = _text(screen, "#reg-head")
-        assert "✘ NEW_FAIL (high)" in head and "broke a pass streak of 6" in head
+        assert "✘ NEW_FAIL (medium)" in head and "broke a pass streak of 6" in head
         assert "✔✔✔✔✔✔✘" in _text(screen, "#reg-strip")
         failing = _text(screen, "#reg-failing")
         assert "✘ min_words: 7 words, needs 8" in failing
