@@ -1,6 +1,6 @@
 """The audit log: every event, who did what on which revision, when, with its note."""
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Select, Static
@@ -35,20 +35,29 @@ class AuditScreen(GatepostScreen):
             yield Static("", id="audit-detail")
 
     def on_mount(self) -> None:
-        self.query_one("#audit-actor", Select).set_options([(literal(a), a) for a in event_actors(self.db)])
-        self.query_one("#audit-kind", Select).set_options([(literal(k), k) for k in event_kinds(self.db)])
         self.query_one(PagedList).table.focus()
+        self._read_choices()
 
-    def _fetch(self, search: str, offset: int, limit: int):
+    @work(thread=True, exclusive=True, group="choices")
+    def _read_choices(self) -> None:
+        with self.app.reading() as db:  # type: ignore[attr-defined]
+            actors, kinds = event_actors(db), event_kinds(db)
+        self.app.call_from_thread(self._set_choices, actors, kinds)
+
+    def _set_choices(self, actors: list[str], kinds: list[str]) -> None:
+        self.query_one("#audit-actor", Select).set_options([(literal(a), a) for a in actors])
+        self.query_one("#audit-kind", Select).set_options([(literal(k), k) for k in kinds])
+
+    def _fetch(self, db, search: str, offset: int, limit: int):
         filters = {"actor": self.actor, "kind": self.kind, "search": search or None}
-        rows = list_events(self.db, limit=limit, offset=offset, **filters)
+        rows = list_events(db, limit=limit, offset=offset, **filters)
         self._rows = {str(r["seq"]): r for r in rows}
         return [
             (str(r["seq"]), [r["seq"], r["at"][:19].replace("T", " "), r["actor"] or "—", r["kind"],
                              f"{r['subject_type']} {one_line(r['subject_id'], 30)}", (r["revision"] or "")[:7],
                              one_line(r["note"], 60)])
             for r in rows
-        ], count_events(self.db, **filters)
+        ], count_events(db, **filters)
 
     @on(Select.Changed)
     def _filter_changed(self, event: Select.Changed) -> None:

@@ -1,11 +1,12 @@
 """The overview: what waits for whom, each line opening its list already filtered."""
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
 
 from gatepost.screens.base import GatepostScreen
 from gatepost.store.views import counts
@@ -58,9 +59,17 @@ class OverviewScreen(GatepostScreen):
         self.refresh_data()
 
     def refresh_data(self) -> None:
-        data = counts(self.db)
-        who = self.app.person
-        caps = self.app.capabilities
+        self._read_counts()
+
+    @work(thread=True, exclusive=True, group="counts")
+    def _read_counts(self) -> None:
+        data = self.app.read(counts)  # type: ignore[attr-defined]
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show, data)
+
+    def _show(self, data: dict) -> None:
+        who = self.app.person  # type: ignore[attr-defined]
+        caps = self.app.capabilities  # type: ignore[attr-defined]
         intro = Text()
         intro.append("gatepost", style="bold")
         intro.append(f" · store {self.app.db_path}\n")

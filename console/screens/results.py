@@ -124,6 +124,11 @@ class ResultsScreen(GatepostScreen):
         Binding("c", "open_case", "Open case"),
     ]
 
+    @property
+    def db(self):
+        """The read connection: a run's detail is still read on the event loop (issue 19 pages it from SQL)."""
+        return self.app.reader  # type: ignore[attr-defined]
+
     def __init__(self) -> None:
         super().__init__()
         self.verdict: str | None = None
@@ -164,8 +169,8 @@ class ResultsScreen(GatepostScreen):
         self.refresh_data()
 
     # --- runs ------------------------------------------------------------------------------
-    def _fetch_runs(self, search: str, offset: int, limit: int):
-        rows, total = list_runs(self.db, search=search or None, verdict=self.verdict, case_id=self.case_id,
+    def _fetch_runs(self, db, search: str, offset: int, limit: int):
+        rows, total = list_runs(db, search=search or None, verdict=self.verdict, case_id=self.case_id,
                                 limit=limit, offset=offset)
         self._runs = {r["id"]: r for r in rows}
         cells = []
@@ -326,7 +331,7 @@ class ResultsScreen(GatepostScreen):
         return text
 
     # --- tasks -----------------------------------------------------------------------------
-    def _fetch_tasks(self, search: str, offset: int, limit: int):
+    def _fetch_tasks(self, db, search: str, offset: int, limit: int):
         tasks = [t for t in self._tasks if not search or search.lower() in t["task_id"].lower()]
         page = tasks[offset:offset + limit]
         return [(t["task_id"], [mark_cell(t), literal(one_line(t["task_id"], 30)), literal(t["split"] or "—"),

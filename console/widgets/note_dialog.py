@@ -2,11 +2,11 @@
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, TextArea
 
+from gatepost.keymap import bound, key_for
 from gatepost.safe import literal
 
 
@@ -19,15 +19,17 @@ class NoteDialog(ModalScreen[str | None]):
 
     DEFAULT_CSS = """
     NoteDialog { align: center middle; }
-    NoteDialog > Vertical { width: 72; height: auto; border: thick $primary; background: $surface; padding: 1 2; }
-    NoteDialog TextArea { height: 6; }
+    NoteDialog > Vertical { width: 72; max-width: 100%; height: auto; max-height: 100%; border: thick $primary;
+                            background: $surface; padding: 0 1; }
+    NoteDialog Label { width: 100%; }
+    NoteDialog TextArea { height: 6; min-height: 3; }
     NoteDialog .dialog-error { color: $error; height: auto; }
     NoteDialog Horizontal { height: auto; align-horizontal: right; }
     NoteDialog Button { margin-left: 1; }
     """
     BINDINGS = [
-        Binding("escape", "cancel", "Cancel"),
-        Binding("ctrl+s", "confirm", "Confirm"),
+        bound("escape", "cancel", "Cancel", "dialog.cancel", priority=True),
+        bound("ctrl+s", "confirm", "Confirm", "dialog.confirm", priority=True),
     ]
 
     def __init__(self, title: str, prompt: str = "Note", *, required: bool = True,
@@ -43,12 +45,13 @@ class NoteDialog(ModalScreen[str | None]):
         with Vertical():
             yield Label(literal(self.title_text, style="bold"))
             yield Label(literal(self.prompt + (" (required)" if self.required else " (optional)")
-                                + " · ctrl+s confirms, Escape cancels"))
+                                + f" · {key_for(self.app, 'dialog.confirm', 'ctrl+s')} confirms, "
+                                f"{key_for(self.app, 'dialog.cancel', 'escape')} cancels"))
             yield TextArea(self.initial, id="note-text")
             yield Label("", classes="dialog-error", id="note-error")
             with Horizontal():
-                yield Button("Cancel", id="note-cancel")
-                yield Button(self.confirm_label, variant="primary", id="note-confirm")
+                yield Button("Cancel", id="note-cancel", compact=True)
+                yield Button(self.confirm_label, variant="primary", id="note-confirm", compact=True)
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()

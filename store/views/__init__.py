@@ -21,6 +21,11 @@ from .queues import (
     QueueState,
     queue_state,
 )
+from .regressions import (
+    WORST_FIRST,
+    RegressionRow,
+    worst_first,
+)
 from .reports import (
     FORMATS,
     STATE_SYMBOLS,
@@ -41,6 +46,8 @@ __all__ = [
     "QueueSpec",
     "QueueState",
     "REGRESSION_STATES",
+    "RegressionRow",
+    "WORST_FIRST",
     "SOURCES",
     "STATE_SYMBOLS",
     "SYMBOLS",
@@ -51,4 +58,5 @@ __all__ = [
     "regression_changes",
     "regressions_report",
     "suite_report",
+    "worst_first",
 ]
