@@ -12,7 +12,7 @@ from textual.widgets import Button, Static
 
 from gatepost.keymap import key_for
 from gatepost.safe import literal, one_line
-from gatepost.screens.decision import Decision, DecisionScreen, Done
+from gatepost.screens.decision import Decision, DecisionScreen, Done, Work, decided_line
 from gatepost.screens.list_detail import Filter
 from gatepost.store import cases as cases_mod
 from gatepost.store import flows
@@ -45,10 +45,8 @@ class CasesScreen(DecisionScreen):
 
     NAME, TITLE, COLUMNS, FILTERS, DECISIONS = "cases", "Cases", COLUMNS, (STATUS, OUTCOME), DECISIONS
     EMPTY = "No cases here. Press f for another status, or import one: gatepost case import FILE."
-    SUBJECT, QUEUE = "case", "cases"
-    QUEUE_FILTER = {"status": "needs_decision"}
-    QUEUE_EMPTY_HINT = ("Open cases still waiting on evidence are not in it: f shows them; "
-                        "6 Proposals holds what was proposed to a person.")
+    WORK = Work("cases", "case", {"status": "needs_decision"}, ("Open cases still waiting on evidence are not in it: f shows them; "
+                        "6 Proposals holds what was proposed to a person."))
     DEFAULT_CSS = """
     CasesScreen #case-decisions { height: auto; }
     CasesScreen #case-decisions Button { width: 100%; height: auto; content-align: left middle;
@@ -194,11 +192,8 @@ class CasesScreen(DecisionScreen):
     def _history(self, view: dict) -> Text:
         text = Text()
         for d in view["decisions"]:
-            text.append_text(literal(f"{d['outcome']} by {d['actor']} at {d['at'][:16].replace('T', ' ')} "
-                                     f"on rev {cases_mod.short_revision(d['revision'], 7)}", style="bold"))
-            if d["note"]:
-                text.append_text(literal(f": {d['note']}"))
-            text.append("\n")
+            text.append_text(decided_line(d["outcome"], d["actor"], d["at"], d["note"],
+                                          f" on rev {cases_mod.short_revision(d['revision'], 7)}"))
         if not view["decisions"] and view["status"] == "open":
             text.append(f"you decide as {self.person}", style="dim")
         return text

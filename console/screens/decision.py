@@ -7,8 +7,8 @@ The four deciding screens (Cases, Proposals, Manifests, Regressions) configure i
 - `perform(db, name, key, note, seen_seq)`: the write, run on the app's one writer thread through
   the store's guarded functions; returns a `Done` (the toast, and the item to follow if the
   decision made a new one, as an edit makes a new draft);
-- QUEUE (a name in store.views.QUEUES), QUEUE_FILTER, QUEUE_EMPTY_HINT and SUBJECT (the lease's
-  subject type) for working the list as a queue: `w` takes the first item with a lease, a
+- WORK (a `Work`: the queue, the lease's subject type, its filter, the hint once empty) for
+  working the list as a queue: `w` takes the first item with a lease, a
   decision lands on the next, `s` sends the item to the back for the session, `x` stops.
 """
 
@@ -45,6 +45,21 @@ class Decision:
 
 
 @dataclass(frozen=True)
+class Work:
+    """How the list is worked as a queue: the queue's name (store.views.QUEUES), the lease's subject
+    type, the filter that shows the queue's items, and what to do once it is empty."""
+
+    queue: str
+    subject: str
+    filter: dict[str, str]
+    empty_hint: str
+
+    @property
+    def name(self) -> str:
+        return self.queue
+
+
+@dataclass(frozen=True)
 class Done:
     """What a successful write says, and the item the screen should follow (an edit's new draft)."""
 
@@ -63,14 +78,20 @@ class ItemRead:
     queue: QueueState | None = field(default=None)
 
 
+def decided_line(what: str, actor: str | None, at: str, note: str | None, extra: str = "") -> Text:
+    """`kept by ana at 2026-11-20 10:00 on rev 1a2b3c4: the note` — one past decision, data literal."""
+    text = literal(f"{what} by {actor or '?'} at {at[:16].replace('T', ' ')}{extra}", style="bold")
+    if note:
+        text.append_text(literal(f": {note}"))
+    text.append("\n")
+    return text
+
+
 class DecisionScreen(ListDetailScreen):
     """A list whose items a person decides; see the module docstring for what a screen configures."""
 
     DECISIONS: ClassVar[tuple[Decision, ...]] = ()
-    SUBJECT: ClassVar[str] = ""
-    QUEUE: ClassVar[str] = ""
-    QUEUE_FILTER: ClassVar[dict[str, str]] = {}
-    QUEUE_EMPTY_HINT: ClassVar[str] = ""
+    WORK: ClassVar["Work"]
     BINDINGS = [
         bound("w", "work_queue", "Work queue", "queue.work"),
         bound("s", "queue_skip", "Skip", "queue.skip"),
@@ -115,7 +136,7 @@ class DecisionScreen(ListDetailScreen):
 
     def seq_of(self, db: Any, key: str, detail: Any) -> int | None:
         """The seq the person saw: a decision is refused if the subject changed since."""
-        return last_seq(db, self.SUBJECT, key)
+        return last_seq(db, self.WORK.subject, key)
 
     def top(self) -> Iterator[Widget]:
         yield QueueBar()
@@ -128,11 +149,11 @@ class DecisionScreen(ListDetailScreen):
         detail = self.fetch_detail(db, key)
         if detail is None:
             return None
-        return ItemRead(detail, self.seq_of(db, key, detail), leases.holder(db, self.SUBJECT, key),
-                        queue_state(db, self.QUEUE, self.person))
+        return ItemRead(detail, self.seq_of(db, key, detail), leases.holder(db, self.WORK.subject, key),
+                        queue_state(db, self.WORK.name, self.person))
 
     def read_nothing(self, db: Any) -> ItemRead:
-        return ItemRead(None, queue=queue_state(db, self.QUEUE, self.person))
+        return ItemRead(None, queue=queue_state(db, self.WORK.name, self.person))
 
     def _apply_detail(self, key: str | None, detail: Any) -> None:
         if key != self.wanted:
@@ -210,7 +231,7 @@ class DecisionScreen(ListDetailScreen):
     # --- the queue ------------------------------------------------------------------------------
     @property
     def queue_label(self) -> str:
-        return QUEUES[self.QUEUE].label
+        return QUEUES[self.WORK.name].label
 
     def _k(self, binding_id: str, default: str) -> str:
         return key_for(self.app, binding_id, default)
@@ -273,8 +294,8 @@ class DecisionScreen(ListDetailScreen):
         if not self._may_work():
             return
         self.queue_active, self.queue_done, self.queue_skipped = True, 0, []
-        if self.QUEUE_FILTER:
-            self.apply_filter(**self.QUEUE_FILTER)
+        if self.WORK.filter:
+            self.apply_filter(**self.WORK.filter)
         self.run_worker(self._queue_go(None), group="queue")
 
     def action_queue_skip(self) -> None:
@@ -296,7 +317,7 @@ class DecisionScreen(ListDetailScreen):
 
     async def _queue_go(self, after: str | None, *, prefer: str | None = None, release: bool = False) -> None:
         """Take the next item's lease (on the writer) and show it; the queue ends when none is left."""
-        person, subject, queue = self.person, self.SUBJECT, self.QUEUE
+        person, subject, queue = self.person, self.WORK.subject, self.WORK.name
         current = self.queue_key if release or after is None else None
         skipped = list(self.queue_skipped)
 
@@ -342,18 +363,18 @@ class DecisionScreen(ListDetailScreen):
         held = f" {len(qs.held)} held by others." if qs.held else ""
         text = Text("✔ Queue empty", style="bold green")
         text.append_text(literal(f": {done} decided, no {self.queue_label} left for you.{held} "
-                                 f"{self.QUEUE_EMPTY_HINT}"))
+                                 f"{self.WORK.empty_hint}"))
         self._queue_ended = text
         for bar in self.query(QueueBar):
             bar.show(progress=text, holding=Text())
-        self.notify(f"Queue empty: no {self.queue_label} left for you. {self.QUEUE_EMPTY_HINT}", title="Done")
+        self.notify(f"Queue empty: no {self.queue_label} left for you. {self.WORK.empty_hint}", title="Done")
 
     def _renew(self, db: Any) -> str | None:
         """Renew the held item's lease (on the writer); the refusal when it was lost."""
         if not (self.queue_active and self.queue_key):
             return None
         try:
-            leases.take(db, self.SUBJECT, self.queue_key, self.person)
+            leases.take(db, self.WORK.subject, self.queue_key, self.person)
         except ConflictError as exc:
             return str(exc)
         return None
@@ -374,7 +395,7 @@ class DecisionScreen(ListDetailScreen):
 
     def _release_on(self, db: Any, key: str | None) -> None:
         if key:
-            leases.release(db, self.SUBJECT, key, self.person)
+            leases.release(db, self.WORK.subject, key, self.person)
 
     def release_lease(self) -> None:
         """Give back the item this screen holds (the app calls it when it quits, the writer stopped)."""

@@ -10,9 +10,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static, TextArea
 
-from gatepost.keymap import bound, key_for
 from gatepost.safe import literal, one_line
-from gatepost.screens.decision import Decision, DecisionScreen, Done
+from gatepost.screens.decision import Decision, DecisionScreen, Done, Work
 from gatepost.screens.list_detail import Filter
 from gatepost.store.kernel import GatepostError
 from gatepost.store.skills import (
@@ -28,6 +27,7 @@ from gatepost.store.skills import (
     reject_draft,
 )
 from gatepost.widgets.diff_view import unified_diff
+from gatepost.widgets.note_dialog import Dialog
 from gatepost.widgets.paged_list import Row
 
 COLUMNS = [("draft", 10), ("skill", 22), ("origin", 9), ("by", 8), ("status", 12), ("created", 11)]
@@ -48,7 +48,7 @@ class DraftView:
     history: list[dict]
 
 
-class EditDraftDialog(ModalScreen[str | None]):
+class EditDraftDialog(Dialog):
     """The draft's YAML in a TextArea, validated as it is typed; ctrl+s saves it as a new draft."""
 
     DEFAULT_CSS = """
@@ -59,9 +59,6 @@ class EditDraftDialog(ModalScreen[str | None]):
     EditDraftDialog Horizontal { height: auto; align-horizontal: right; }
     EditDraftDialog Button { margin-left: 1; }
     """
-    # priority: one Escape cancels even while the text area has the focus (it would take the first one)
-    BINDINGS = [bound("escape", "cancel", "Cancel", "dialog.cancel", priority=True),
-                bound("ctrl+s", "save", "Save as a new draft", "dialog.confirm", priority=True)]
 
     def __init__(self, draft: dict) -> None:
         super().__init__()
@@ -71,13 +68,12 @@ class EditDraftDialog(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(literal(f"Edit {self.draft['id']} · {self.draft['skill']} — saving makes a new draft by you "
-                                f"({key_for(self.app, 'dialog.confirm', 'ctrl+s')} saves, "
-                                f"{key_for(self.app, 'dialog.cancel', 'escape')} cancels)", style="bold"))
+                                f"({self.hint('saves')})", style="bold"))
             yield TextArea(self.draft["yaml"], id="edit-yaml", show_line_numbers=True, tab_behavior="indent")
             yield Label("", id="edit-status")
             with Horizontal():
-                yield Button("Cancel", id="edit-cancel")
-                yield Button("Save as new draft", variant="primary", id="edit-save")
+                yield Button("Cancel", id="edit-cancel", classes="dialog-cancel")
+                yield Button("Save as new draft", variant="primary", id="edit-save", classes="dialog-confirm")
 
     def on_mount(self) -> None:
         area = self.query_one(TextArea)
@@ -105,23 +101,13 @@ class EditDraftDialog(ModalScreen[str | None]):
     def _changed(self) -> None:
         self._validate()
 
-    def action_save(self) -> None:
+    def action_confirm(self) -> None:
+        """Save as a new draft (only valid YAML)."""
         self._validate()
         if not self.valid:
             self.notify("Fix the YAML first: the line below the editor says what is wrong.", severity="error")
             return
         self.dismiss(self.query_one(TextArea).text)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-    @on(Button.Pressed, "#edit-save")
-    def _save(self) -> None:
-        self.action_save()
-
-    @on(Button.Pressed, "#edit-cancel")
-    def _cancel(self) -> None:
-        self.action_cancel()
 
 
 class ManifestsScreen(DecisionScreen):
@@ -134,9 +120,7 @@ class ManifestsScreen(DecisionScreen):
         Decision("edit", "e", "edit", CAPABILITY),
     )
     EMPTY = "No drafts here. Press f for another status; drafts come from gatepost bootstrap --skill NAME."
-    SUBJECT, QUEUE = "draft", "drafts"
-    QUEUE_FILTER = {"status": "pending"}
-    QUEUE_EMPTY_HINT = "New drafts come from bootstrap and from a flagged mismatch (4 Regressions, m)."
+    WORK = Work("drafts", "draft", {"status": "pending"}, "New drafts come from bootstrap and from a flagged mismatch (4 Regressions, m).")
     SCREENSHOT_STEPS = [("edit", ["e"]), ("reject", ["r"])]
     DEFAULT_CSS = """
     ManifestsScreen .yaml-pair { height: auto; margin-bottom: 1; }

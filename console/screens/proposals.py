@@ -9,7 +9,7 @@ from textual.widgets import Static
 
 from gatepost.keymap import bound
 from gatepost.safe import literal, one_line
-from gatepost.screens.decision import Decision, DecisionScreen, Done
+from gatepost.screens.decision import Decision, DecisionScreen, Done, Work, decided_line
 from gatepost.screens.list_detail import Filter
 from gatepost.store import proposals as proposals_mod
 from gatepost.store.proposals import gate_status
@@ -42,10 +42,8 @@ class ProposalsScreen(DecisionScreen):
     NAME, TITLE, COLUMNS, FILTERS = "proposals", "Proposals", COLUMNS, (STATUS,)
     DECISIONS = tuple(Decision(status, key, label, CAPABILITY) for status, key, label in MARKS)
     EMPTY = "No proposals here. Press f for another status, or import one: gatepost proposal import FILE."
-    SUBJECT, QUEUE = "proposal", "proposals"
-    QUEUE_FILTER = {"status": "waiting"}
-    QUEUE_EMPTY_HINT = ("Proposals marked needs changes wait on their author: f shows them; "
-                        "new ones come from proposed cases and gatepost proposal import.")
+    WORK = Work("proposals", "proposal", {"status": "waiting"}, ("Proposals marked needs changes wait on their author: f shows them; "
+                        "new ones come from proposed cases and gatepost proposal import."))
     DEFAULT_CSS = """
     ProposalsScreen #proposal-diff { border: round $panel; padding: 0 1; }
     """
@@ -157,10 +155,7 @@ class ProposalsScreen(DecisionScreen):
     def _marks(self, p: dict) -> Text:
         text = Text()
         for m in p["marks"]:
-            text.append_text(literal(f"{(m['status'] or '').replace('_', ' ')} by {m['actor']} at "
-                                     f"{m['at'][:16].replace('T', ' ')}", style="bold"))
-            text.append_text(literal(f": {m['note']}" if m["note"] else ""))
-            text.append("\n")
+            text.append_text(decided_line((m["status"] or "").replace("_", " "), m["actor"], m["at"], m["note"]))
         return text
 
     # --- marking -----------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from gatepost.safe import literal, one_line
-from gatepost.screens.decision import Decision, DecisionScreen, Done
+from gatepost.screens.decision import Decision, DecisionScreen, Done, Work
 from gatepost.screens.list_detail import Filter
 from gatepost.store.skills import (
     FAILING_STATES,
@@ -57,10 +57,8 @@ class RegressionsScreen(DecisionScreen):
                  prompt="Why the manifest, not the skill, looks wrong", confirm="Flag and draft"),
     )
     EMPTY = "No skills here. Press f for another state; skills appear with gatepost skills record and skills eval."
-    SUBJECT, QUEUE = "skill", "regressions"
-    QUEUE_FILTER = {"state": "all"}
-    QUEUE_EMPTY_HINT = ("STABLE_FAIL skills are not queued (the manifest may mismatch): f filters by state; "
-                        "5 Manifests holds the drafts a mismatch started.")
+    WORK = Work("regressions", "skill", {"state": "all"}, ("STABLE_FAIL skills are not queued (the manifest may mismatch): f filters by state; "
+                        "5 Manifests holds the drafts a mismatch started."))
     SCREENSHOT_STEPS = [("acknowledge", ["a"]), ("mismatch", ["m"])]
     DEFAULT_CSS = """
     RegressionsScreen #reg-output { border: round $surface-lighten-2; padding: 0 1; }

@@ -10,7 +10,38 @@ from gatepost.keymap import bound, key_for
 from gatepost.safe import literal
 
 
-class NoteDialog(ModalScreen[str | None]):
+class Dialog(ModalScreen[str | None]):
+    """A dialog that confirms (its `confirm()`; ctrl+s or the primary button) or cancels (Escape or Cancel).
+
+    Both keys are priority bindings, so one press works even while a text area has the focus.
+    """
+
+    BINDINGS = [
+        bound("escape", "cancel", "Cancel", "dialog.cancel", priority=True),
+        bound("ctrl+s", "confirm", "Confirm", "dialog.confirm", priority=True),
+    ]
+
+    def hint(self, confirms: str = "confirms") -> str:
+        """`ctrl+s confirms, Escape cancels` with the keys the keymap gives."""
+        return (f"{key_for(self.app, 'dialog.confirm', 'ctrl+s')} {confirms}, "
+                f"{key_for(self.app, 'dialog.cancel', 'escape')} cancels")
+
+    def action_confirm(self) -> None:
+        raise NotImplementedError
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    @on(Button.Pressed, ".dialog-confirm")
+    def _confirm(self) -> None:
+        self.action_confirm()
+
+    @on(Button.Pressed, ".dialog-cancel")
+    def _cancel(self) -> None:
+        self.action_cancel()
+
+
+class NoteDialog(Dialog):
     """Dismisses with the note when confirmed, or None when cancelled.
 
     With `required`, an empty note is refused in place and the dialog stays
@@ -27,11 +58,6 @@ class NoteDialog(ModalScreen[str | None]):
     NoteDialog Horizontal { height: auto; align-horizontal: right; }
     NoteDialog Button { margin-left: 1; }
     """
-    BINDINGS = [
-        bound("escape", "cancel", "Cancel", "dialog.cancel", priority=True),
-        bound("ctrl+s", "confirm", "Confirm", "dialog.confirm", priority=True),
-    ]
-
     def __init__(self, title: str, prompt: str = "Note", *, required: bool = True,
                  confirm_label: str = "Confirm", initial: str = "") -> None:
         super().__init__()
@@ -45,13 +71,13 @@ class NoteDialog(ModalScreen[str | None]):
         with Vertical():
             yield Label(literal(self.title_text, style="bold"))
             yield Label(literal(self.prompt + (" (required)" if self.required else " (optional)")
-                                + f" · {key_for(self.app, 'dialog.confirm', 'ctrl+s')} confirms, "
-                                f"{key_for(self.app, 'dialog.cancel', 'escape')} cancels"))
+                                + " · " + self.hint()))
             yield TextArea(self.initial, id="note-text")
             yield Label("", classes="dialog-error", id="note-error")
             with Horizontal():
-                yield Button("Cancel", id="note-cancel", compact=True)
-                yield Button(self.confirm_label, variant="primary", id="note-confirm", compact=True)
+                yield Button("Cancel", id="note-cancel", classes="dialog-cancel", compact=True)
+                yield Button(self.confirm_label, variant="primary", id="note-confirm", classes="dialog-confirm",
+                             compact=True)
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()
@@ -62,14 +88,3 @@ class NoteDialog(ModalScreen[str | None]):
             self.query_one("#note-error", Label).update(f"{self.prompt} is required.")
             return
         self.dismiss(note)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-    @on(Button.Pressed, "#note-confirm")
-    def _confirm(self) -> None:
-        self.action_confirm()
-
-    @on(Button.Pressed, "#note-cancel")
-    def _cancel(self) -> None:
-        self.action_cancel()

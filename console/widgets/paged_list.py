@@ -37,6 +37,19 @@ def _cell(value: object) -> object:
     return literal(value)
 
 
+class ListMessage(Message):
+    """A message from a PagedList about one row (`key`), or about the list (`key` None)."""
+
+    def __init__(self, paged: "PagedList", key: str | None = None) -> None:
+        super().__init__()
+        self.paged = paged
+        self.key = key
+
+    @property
+    def control(self) -> "PagedList":
+        return self.paged
+
+
 class PagedList(Vertical):
     """Search box, one page of a DataTable, and a 'Showing a–b of n' line."""
 
@@ -53,52 +66,17 @@ class PagedList(Vertical):
         Binding("left_square_bracket", "previous_page", "Prev page", show=False),
     ]
 
-    class Highlighted(Message):
-        """The cursor moved to the row with this key."""
+    class Highlighted(ListMessage):
+        """The cursor moved to the row with this key (None: the list is empty)."""
 
-        def __init__(self, paged: "PagedList", key: str | None) -> None:
-            super().__init__()
-            self.paged = paged
-            self.key = key
+    class Loaded(ListMessage):
+        """A page was applied to the table; `key` is the row the cursor was on before."""
 
-        @property
-        def control(self) -> "PagedList":
-            return self.paged
-
-    class Loaded(Message):
-        """A page was applied to the table; `before` is the key the cursor was on."""
-
-        def __init__(self, paged: "PagedList", before: str | None) -> None:
-            super().__init__()
-            self.paged = paged
-            self.before = before
-
-        @property
-        def control(self) -> "PagedList":
-            return self.paged
-
-    class SearchChanged(Message):
+    class SearchChanged(ListMessage):
         """The search text changed (the owner's title shows it)."""
 
-        def __init__(self, paged: "PagedList") -> None:
-            super().__init__()
-            self.paged = paged
-
-        @property
-        def control(self) -> "PagedList":
-            return self.paged
-
-    class Chosen(Message):
+    class Chosen(ListMessage):
         """Enter on the row with this key."""
-
-        def __init__(self, paged: "PagedList", key: str) -> None:
-            super().__init__()
-            self.paged = paged
-            self.key = key
-
-        @property
-        def control(self) -> "PagedList":
-            return self.paged
 
     def __init__(
         self,
