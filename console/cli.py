@@ -26,12 +26,18 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "case": ("gatepost.commands.case", "case",
              "Cases of eval.gated_change/1: a loop's candidate change, its evidence, and the decision on it."),
     "console": ("gatepost.commands.base", "console", "Open the review console on the store."),
+    "current": ("gatepost.commands.loop", "current",
+                "What is current at PATH: the content kept or accepted and recorded applied, and where it landed."),
     "demo": ("gatepost.commands.base", "demo",
              "Build a realistic demo store (replacing that file) and open the console on it."),
+    "events": ("gatepost.commands.loop_api", "events",
+               "The audit log as a feed: events after --since SEQ, oldest first, one page (--limit)."),
     "gate": ("gatepost.commands.gate", "gate",
              "Run the scorer gate on a proposal and record the proposal (if new) and the gate result."),
     "init": ("gatepost.commands.base", "init",
              "Create an empty store (or migrate an existing one) at the --db location."),
+    "loop": ("gatepost.commands.loop", "loop",
+             "Registered loops: their surface, task suite, baseline, executor, evaluators and reviewers."),
     "manifest": ("gatepost.commands.manifest", "manifest_group",
                  "Assertion manifests: import a person's file, review drafts, list versions."),
     "proposal": ("gatepost.commands.proposal", "proposal",
@@ -49,13 +55,18 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
               "Import or export evals-state.json, aeon's local file of regression states."),
     "suite": ("gatepost.commands.suite", "suite",
               "Task suites (YAML v1.0): validate them and run a candidate skill against its baseline."),
+    "verify": ("gatepost.commands.verify", "verify",
+               "Recompute the audit trail's hash chain and check every record and list against its events."),
 }
 # group name -> [(module, attribute)] of commands added to a group another module owns
 SUBCOMMANDS: dict[str, list[tuple[str, str]]] = {
-    "case": [("gatepost.commands.case_evaluate", "evaluate")],
+    "case": [("gatepost.commands.case_evaluate", "evaluate"), ("gatepost.commands.loop_api", "case_new"),
+             ("gatepost.commands.loop_api", "case_wait"), ("gatepost.commands.loop_api", "case_applied")],
+    "proposal": [("gatepost.commands.loop_api", "proposal_applied")],
 }
 
 ERRORS_MODULE = "gatepost.store.kernel.errors"
+INTEGRITY_MODULE = "gatepost.store.kernel.integrity"
 
 
 def load_command(name: str) -> click.Command:
@@ -82,6 +93,19 @@ def _gatepost_error(exc: BaseException) -> int | None:
     if errors is not None and isinstance(exc, errors.GatepostError):
         return int(exc.exit_code)  # type: ignore[attr-defined]
     return None
+
+
+def _machine_error(exc: BaseException, ctx: click.Context) -> BaseException | None:
+    """One line for a failure of the machine (disk full, read-only, busy, damaged, gone), else None.
+
+    Looked up like the errors module: only a command that opened a store can meet one.
+    """
+    integrity = sys.modules.get(INTEGRITY_MODULE)
+    kernel = sys.modules.get("gatepost.store.kernel")
+    if integrity is None or kernel is None:
+        return None
+    path = str(kernel.resolve_path((ctx.obj or {}).get("db_path")))
+    return integrity.machine_error(exc, path)  # type: ignore[no-any-return]
 
 
 class GatepostGroup(click.Group):
@@ -139,7 +163,11 @@ class GatepostGroup(click.Group):
         except Exception as exc:
             code = _gatepost_error(exc)
             if code is None:
-                raise
+                translated = _machine_error(exc, ctx)
+                if translated is None:
+                    raise
+                output.error(translated)
+                sys.exit(2)
             output.error(exc)
             sys.exit(code)
 

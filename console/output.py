@@ -50,6 +50,12 @@ def json_out(value: Any) -> None:
     click.echo(json_text(value))
 
 
+def json_line(value: Any) -> None:
+    """Print a value as one line of canonical JSON (keys sorted, no spaces): one JSON Lines record."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    click.echo(_JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
+
+
 def json_block(text: str, *, nl: bool = True) -> None:
     """Print JSON text made elsewhere (json.dumps with ensure_ascii=False), its raw C1/bidi characters escaped."""
     click.echo(_JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text), nl=nl)

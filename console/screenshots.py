@@ -20,6 +20,11 @@ async def _shoot(db_path: Path, person: str, out: Path) -> list[Path]:
 
         async def save(name: str) -> None:
             await pilot.pause()
+            await app.workers.wait_for_complete()  # a list still loading would differ between runs
+            await pilot.pause()
+            for field in app.screen.query("Input, TextArea"):  # a blinking cursor would make two runs differ
+                field.cursor_blink = False  # type: ignore[attr-defined]
+            await pilot.pause()
             await pilot.wait_for_scheduled_animations()
             path = out / f"{name}.svg"
             app.save_screenshot(filename=path.name, path=str(out))

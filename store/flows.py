@@ -2,7 +2,9 @@
 
 - a case decided `proposed` becomes a proposal through `proposals.add_proposal`, in the decision's
   transaction;
-- `evaluate_case` runs a task suite for a case and records what it shows as the case's evidence.
+- `evaluate_case` runs a task suite for a case and records what it shows as the case's evidence;
+- `new_case` makes a loop's case from a file (`case new --loop`), its basis and independence from the
+  loop's registry; `loop_evaluation` settles an evaluation's settings from that registry.
 
 The domains never import each other for these; the flows import the domains.
 """
@@ -14,9 +16,23 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from gatepost.store import cases, evaluation, proposals
-from gatepost.store.evaluation import Executor, JudgeSettings, Suite, guard_check
-from gatepost.store.kernel import InputError, RefusedError, now_iso, transaction
+from gatepost.store import cases, evaluation, loops, proposals
+from gatepost.store.evaluation import (
+    Executor,
+    JudgeSettings,
+    Suite,
+    guard_check,
+    load_suite,
+    read_skill,
+)
+from gatepost.store.kernel import (
+    InputError,
+    RefusedError,
+    last_seq,
+    now_iso,
+    read_text,
+    transaction,
+)
 
 
 def decide(db: Database, case_id: str, outcome: str, *, actor: str | None, note: str | None = None,
@@ -68,18 +84,32 @@ def evaluate_case(
     artifact_dir: str | Path | None = None,
     actor: str | None = None,
     at: str | None = None,
+    decision_rule: str | None = None,
+    alpha: float | None = None,
 ) -> dict[str, Any]:
     """Run candidate.evaluate for a case and record each result as evidence about its current revision.
 
     Tuning: two runs of the candidate against the baseline; the first better
     and the second better -> reproduced, the first better and the second not
     -> not_reproduced, the first not better -> not_better. Held-out: the
-    candidate not below the baseline -> held, else regressed. "Better" is a
-    strictly higher pass rate. A split the suite does not have records nothing
-    (and says so).
+    candidate not below the baseline -> held, else regressed. A split the
+    suite does not have records nothing (and says so).
+
+    "Better" depends on the decision rule (the suite's `decision_rule`, or the
+    argument): `strict` (the default, the seed's) is a strictly higher pass
+    rate; under `significant` a comparison counts only when the exact sign
+    test decides it at alpha, and when either tuning comparison is undecided
+    no tuning_comparison is recorded: the case says which comparison was
+    undecided and by how much, and tuning.improved stays UNKNOWN. Held-out
+    stays strict under both rules: any drop is a regression (docs/statistics.md).
     """
     if not (producer or "").strip():
         raise InputError("--producer: expected the name of the run or person that produces this evidence")
+    try:
+        rule, alpha = evaluation.check_rule(decision_rule or suite.decision_rule,
+                                            suite.alpha if alpha is None else alpha)
+    except ValueError as exc:
+        raise InputError(f"--{exc}") from None
     producer = producer.strip()
     case = cases.get_case(db, case_id)
     if case.get("status") not in (None, "open"):
@@ -89,7 +119,7 @@ def evaluate_case(
     content = _content_text(case.get("content"))
     path = case.get("candidate_path")
     report: dict[str, Any] = {"case_id": case_id, "revision": revision, "producer": producer, "evidence": [],
-                              "runs": [], "skipped": []}
+                              "runs": [], "skipped": [], "undecided": [], "decision_rule": rule, "alpha": alpha}
 
     start = datetime.fromisoformat(at.replace("Z", "+00:00")) if at else None
     step = [0]
@@ -115,29 +145,149 @@ def evaluate_case(
         artifact = evaluation.evaluate(db, suite, candidate_text=content, candidate_path=path, baseline_text=baseline_text,
                             baseline_path=baseline_path, executor=executor, judges=judges, pass_k=pass_k,
                             split=split, cache_dir=cache_dir, artifact_dir=artifact_dir, actor=actor or producer,
-                            case_id=case_id, purpose=purpose, at=moment())
+                            case_id=case_id, purpose=purpose, at=moment(), alpha=alpha)
         summary = {k: artifact[k] for k in ("run_id", "execution_pass_rate", "baseline_pass_rate", "delta",
                                             "verdict", "truth_anchor", "warnings")}
+        summary["comparison"] = artifact["statistics"]["comparison"]
         report["runs"].append(dict(summary, purpose=purpose, split=split))
         return summary
+
+    def weighed(*runs: dict) -> dict[str, Any]:
+        """What a record's details carry about the noise of its comparisons."""
+        return {"runs": [r["run_id"] for r in runs], "deltas": [r["delta"] for r in runs],
+                "decision_rule": rule, "alpha": alpha,
+                "comparisons": [r["comparison"]["words"] for r in runs],
+                "p_values": [r["comparison"]["p_value"] for r in runs],
+                "intervals": [[r["comparison"]["low"], r["comparison"]["high"]] for r in runs],
+                "inside_noise": [evaluation.inside_noise(r["comparison"]) for r in runs]}
 
     if suite.tasks_in("tuning"):
         first = run("tuning", "tuning-1")
         second = run("tuning", "tuning-2")
-        if first["delta"] <= 0:
-            result = "not_better"
-        elif second["delta"] > 0:
-            result = "reproduced"
+        result: str | None
+        if rule == "strict":
+            if first["delta"] <= 0:
+                result = "not_better"
+            elif second["delta"] > 0:
+                result = "reproduced"
+            else:
+                result = "not_reproduced"
         else:
-            result = "not_reproduced"
-        record("tuning_comparison", result, {"runs": [first["run_id"], second["run_id"]],
-                                             "deltas": [first["delta"], second["delta"]]})
+            one, two = first["comparison"]["decided"], second["comparison"]["decided"]
+            result = {("worse", None): "not_better", ("worse", "better"): "not_better",
+                      ("worse", "worse"): "not_better", ("better", "better"): "reproduced",
+                      ("better", "worse"): "not_reproduced"}.get((one, two))
+        if result is not None:
+            record("tuning_comparison", result, weighed(first, second))
+        else:
+            undecided = [f"run {i} {r['run_id']}: {r['comparison']['words']}"
+                         for i, r in ((1, first), (2, second)) if r["comparison"]["decided"] is None]
+            note = (f"tuning_comparison not recorded: decision rule significant (\u03b1 = {alpha:g}) and "
+                    + "; ".join(undecided))
+            cases.note_undecided(db, case_id, kind="tuning_comparison", producer=producer, note=note,
+                                 details=weighed(first, second), actor=actor, at=moment())
+            report["undecided"].append(note)
     else:
         report["skipped"].append("tuning_comparison: the suite has no tuning tasks")
     if suite.tasks_in("heldout"):
         held = run("heldout", "heldout")
-        record("heldout_comparison", "held" if held["delta"] >= 0 else "regressed",
-               {"runs": [held["run_id"]], "deltas": [held["delta"]]})
+        record("heldout_comparison", "held" if held["delta"] >= 0 else "regressed", weighed(held))
     else:
         report["skipped"].append("heldout_comparison: the suite has no held-out tasks (split: heldout)")
     return report
+
+
+def new_case(db: Database, loop_name: str, path: str, content: str, *, actor: str | None, title: str | None = None,
+             case_id: str | None = None, data_revision: str | None = None, at: str | None = None) -> dict:
+    """A loop's case from a file's content: the revision computed, the basis and independence from the registry.
+
+    The basis records what the candidate was made on: `baseline` the hash of the path's current
+    content (or of the loop's baseline file), `question_set` the suite's content hash, `design` and
+    `data_revision` the loop's. The path must be one the loop may touch; outside its surface the case
+    can only be proposed (the guard says so). Returns {case_id, revision, basis, within_surface, ...}.
+    """
+    loop = loops.get_loop(db, loop_name)
+    path = loops.check_path(path, "--path")
+    doing = f"case new --loop {loop['name']}"
+    if not actor:
+        raise RefusedError(f"{doing}: refused: identity: no actor given (use --as NAME)")
+    allowed, why = loops.may_touch(loop, path)
+    if not allowed:
+        raise RefusedError(f"{doing}: refused: paths: {why}")
+    if actor in loop["evaluators"] or actor in loop["reviewers"]:
+        raise RefusedError(f"{doing}: refused: self-dealing: {actor} is listed as an independent evaluator or "
+                           f"reviewer of loop {loop['name']}; the run that writes a candidate never evaluates it")
+    with transaction(db):
+        base = loops.current_hash(db, path) if loop["baseline"] == loops.BASELINE_CURRENT else loop["baseline_hash"]
+        basis = {"baseline": base, "question_set": loops.HASH_PREFIX + loop["suite_hash"],
+                 "design": loop["design"], "data_revision": (data_revision or "").strip() or loop["data_revision"]}
+        independent = [n for n in [*loop["evaluators"], *loop["reviewers"]] if n != actor]
+        data = {"title": (title or "").strip() or f"{loop['name']}: {path}", "author": actor,
+                "candidate": {"path": path, "content": content, "basis": basis},
+                "independent": {cases.AUTHOR_DIMENSION: independent}}
+        if case_id:
+            data["id"] = case_id
+        made = cases.import_case(db, data, actor=actor, at=at)
+        if loops.loop_case(db, made) is None:
+            loops.link_case(db, made, loop["name"], path, base, loop["version"], last_seq(db, "case", made))
+        row = cases.get_case(db, made)
+    return {"schema": "gatepost.case-new/1", "case_id": made, "revision": row["current_revision"], "path": path,
+            "loop": loop["name"], "loop_version": loop["version"], "basis": basis,
+            "content_hash": loops.text_hash(content), "within_surface": loops.inside_surface(loop, path),
+            "status": row["status"], "last_seq": row["last_seq"]}
+
+
+def loop_evaluation(db: Database, case_id: str, *, suite: str | None = None, surface: list[str] | None = None,
+                    executor: str | None = None, mock: bool = False, baseline: str | None = None,
+                    actor: str | None = None) -> dict | None:
+    """The settings of an evaluation of a loop's case, from the loop's registry; None for a case of no loop.
+
+    The suite file is checked against the case's basis (`question_set`) and the baseline against its
+    `baseline` (the content the candidate was made on): a mismatch is refused, never evaluated. Settings
+    asked for that differ from the registry are refused unless `actor` may change the loop (then audited).
+    Returns {loop, suite (a Suite), surface, executor, mock, baseline_text, baseline_path, overridden}.
+    """
+    link = loops.loop_case(db, case_id)
+    if link is None:
+        return None
+    loop = loops.get_loop(db, link["loop"])
+    case = cases.get_case(db, case_id)
+    doing = f"case evaluate {case_id}"
+    asked: dict[str, Any] = {"surface": list(surface) if surface else None}
+    if executor or mock:
+        asked["executor"] = executor or None
+        asked["mock"] = bool(mock)
+    loaded = load_suite(suite or loop["suite_path"])
+    if suite:
+        asked["suite_hash"] = loaded.id
+    base_path = None
+    if baseline:
+        base_path, base_text = read_skill(baseline, option="--baseline")
+        asked["baseline_hash"] = loops.text_hash(base_text)
+    want_suite = case["basis"].get("question_set")
+    if not suite and want_suite != loops.HASH_PREFIX + loaded.id:
+        raise RefusedError(f"{doing}: refused: basis: the suite {loaded.path} (sha256:{loaded.id[:12]}…) is not the "
+                           f"question set the case was made on ({want_suite}); make a new case on it")
+    if not baseline:
+        if loop["baseline"] == loops.BASELINE_CURRENT:
+            now = loops.current_of(db, link["path"])
+            base_text = now["content"] if now else ""
+        else:
+            base_path = loop["baseline_path"]
+            base_text = read_text(base_path, what="baseline skill")
+        stale = cases.staleness(db, case)
+        if stale:
+            raise RefusedError(f"{doing}: refused: {stale}")
+        if loops.text_hash(base_text) != case["basis"].get("baseline"):
+            raise RefusedError(f"{doing}: refused: basis: the baseline ({loops.text_hash(base_text)[:19]}…) is not "
+                               f"the content the case was made on ({case['basis'].get('baseline')})")
+    overridden = loops.check_override(db, loop, asked, actor=actor, case_id=case_id)  # refused, or audited
+    return {"loop": loop["name"], "suite": loaded, "surface": asked["surface"] or loop["surface"],
+            "executor": asked.get("executor", loop["executor"]), "mock": asked.get("mock", loop["mock"]),
+            "baseline_text": base_text, "baseline_path": base_path, "overridden": overridden}
+
+
+def record_case_applied(db: Database, case_id: str, *, ref: str | None, actor: str | None,
+                        at: str | None = None) -> dict:
+    """`case applied`: where a kept case landed (cases.record_applied)."""
+    return cases.record_applied(db, case_id, ref=ref, actor=actor, at=at)

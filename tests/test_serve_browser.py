@@ -14,6 +14,7 @@ import asyncio
 import base64
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -39,11 +40,11 @@ def _chromium() -> str | None:
 
 CHROMIUM = _chromium()
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.browser, pytest.mark.skipif(
     CHROMIUM is None,
     reason="no Chromium installed (/usr/bin/chromium or `chromium` on PATH); "
            ".ci/system-deps installs Debian's chromium",
-)
+)]
 
 WAIT = 30.0  # the longest any single wait may take, so the suite can never hang here
 
@@ -137,7 +138,9 @@ def served(tmp_path: Path):
                    "--as", "ana"], log, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
         _wait_until(lambda: _port_answers(port), "gatepost serve to listen", log, proc)
-        yield f"http://127.0.0.1:{port}", log
+        banner = _wait_until(lambda: re.search(r"on (http://\S+\?token=\S+) as", log.read_text()),
+                             "gatepost serve to print its URL", log, proc)
+        yield banner.group(1), log  # the tokened URL it prints: without its token the page is refused
     finally:
         _stop(proc)
 

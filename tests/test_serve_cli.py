@@ -129,9 +129,15 @@ async def test_page_and_websocket_run_the_console(demo_db: Path, tmp_path: Path)
         while True:
             assert proc.poll() is None, log.read_text()
             try:
+                printed = re.search(r"on (http://\S+\?token=(\S+)) as", log.read_text())
+                assert printed, "no URL printed yet"  # the page needs this start's token (issue 12)
+                address = printed.group(1)
                 page = await asyncio.to_thread(
-                    lambda: urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2).read().decode())
+                    lambda: urllib.request.urlopen(address, timeout=2).read().decode())  # noqa: B023
                 break
+            except AssertionError:
+                assert time.monotonic() < deadline, "gatepost serve printed no URL: " + log.read_text()
+                await asyncio.sleep(0.1)
             except OSError:
                 assert time.monotonic() < deadline, "gatepost serve did not answer: " + log.read_text()
                 await asyncio.sleep(0.1)
@@ -140,8 +146,10 @@ async def test_page_and_websocket_run_the_console(demo_db: Path, tmp_path: Path)
         banner = log.read_text()
         assert f"http://127.0.0.1:{port}" in banner and "as ana" in banner and str(demo_db) in banner
 
-        async with aiohttp.ClientSession() as session:
-            async with session.ws_connect(f"ws://127.0.0.1:{port}/ws?width=120&height=40") as ws:
+        token_cookie = {f"gatepost_token_{port}": printed.group(2)}  # as the page's cookie carries it
+        async with aiohttp.ClientSession(cookies=token_cookie) as session:
+            async with session.ws_connect(f"ws://127.0.0.1:{port}/ws?width=120&height=40",
+                                          origin=f"http://127.0.0.1:{port}") as ws:
                 async def screen_until(needle: str, seen: str = "") -> str:
                     async with asyncio.timeout(WAIT):
                         while needle not in ANSI.sub("", seen):

@@ -25,10 +25,12 @@ def bootstrap(ctx: click.Context, skill: str, sample: int, as_json: bool, as_nam
     Fewer successful runs than --sample: refused (exit 3), nothing stored.
     Review it with `gatepost manifest show DRAFT_ID`, then approve or reject it.
     """
-    draft = bootstrap_mod.bootstrap(open_ctx_store(ctx), skill, actor=person(as_name), sample=sample)
+    db = open_ctx_store(ctx)
+    draft = bootstrap_mod.bootstrap(db, skill, actor=person(as_name), sample=sample)
+    failures = bootstrap_mod.sample_failures(db, draft)
     if as_json:
         echo_json({"id": draft["id"], "skill": draft["skill"], "status": draft["status"],
-                   "assertions": draft["assertions"], "evidence": draft["evidence"]})
+                   "assertions": draft["assertions"], "evidence": draft["evidence"], "would_fail": failures})
         return
     ev = draft["evidence"]
     output.line(f"draft {draft['id']} for {skill} (pending review; never active until approved)")
@@ -36,6 +38,8 @@ def bootstrap(ctx: click.Context, skill: str, sample: int, as_json: bool, as_nam
     output.line(f"word counts {ev['word_counts']} -> p25 {ev['min_words']['value']:g} -> min_words "
                f"{draft['assertions']['min_words']}")
     output.block(draft["yaml"].rstrip())
+    for text in bootstrap_mod.failure_lines(failures):
+        output.line(f"warning: {text}")
     output.line(f"next: gatepost manifest approve {draft['id']} --as NAME  |  "
                f"gatepost manifest reject {draft['id']} --as NAME --note …")
 

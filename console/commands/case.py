@@ -74,7 +74,8 @@ def case_list(ctx: click.Context, status: str | None, outcome: str | None, searc
 @case.command("show")
 @click.argument("case_id")
 @click.option("--json", "as_json", is_flag=True,
-              help='Print {"id","revision","claims","actions","outcomes","outcome"} as JSON.')
+              help='Print the case as JSON (schema gatepost.case/1): id, revision, claims, actions, outcomes, '
+                   'outcome, status, last_seq, decisions, candidate, evidence, loop, base, applied.')
 @as_option
 @click.pass_context
 def case_show(ctx: click.Context, case_id: str, as_json: bool, as_name: str | None) -> None:
@@ -89,6 +90,12 @@ def case_show(ctx: click.Context, case_id: str, as_json: bool, as_name: str | No
     basis = cand["basis"]
     _say(f"candidate {cand['path'] or '(no path)'} · basis " +
                " ".join(f"{k}={basis[k]}" for k in sorted(basis)))
+    base = view.get("base") or {}
+    if view.get("loop") or base.get("stale"):
+        _say(f"loop {view.get('loop') or '—'} · base " + (base["why"] if base.get("stale") else
+                                                           f"current ({(base.get('made_on') or '')[:19]}…)"))
+    for a in view.get("applied") or []:
+        _say(f"applied at {a['ref'] or '—'} by {a['actor']} ({a['at']}): {a['path']} is {a['content_hash'][:19]}…")
     content = cand["content"]
     text = content if isinstance(content, str) else json.dumps(content, indent=2, ensure_ascii=False)
     _say("content:")

@@ -16,11 +16,15 @@ from gatepost.commands._common import (
     pass_k_option,
     person,
     quiet_option,
-    suite_option,
 )
 from gatepost.commands.suite import default_artifact_dir, judge_settings
-from gatepost.store.evaluation import load_suite, make_executor, read_skill
-from gatepost.store.flows import evaluate_case
+from gatepost.store.evaluation import DECISION_RULES, load_suite, make_executor, read_skill
+from gatepost.store.flows import evaluate_case, loop_evaluation
+from gatepost.store.kernel import InputError
+
+suite_option = click.option(
+    "--suite", "suite_file", default=None, type=click.Path(dir_okay=False),
+    help="The task suite YAML (v1.0); its tasks with split: heldout are the held-out ones.")
 
 
 @click.command("evaluate")
@@ -38,32 +42,58 @@ from gatepost.store.flows import evaluate_case
 @judge_command_option
 @pass_k_option
 @cache_dir_option
+@click.option("--decision-rule", type=click.Choice(DECISION_RULES), default=None,
+              help="strict: a higher pass rate is better, a tie passes (the default, or the suite's "
+                   "decision_rule); significant: a comparison counts only when decided at --alpha.")
+@click.option("--alpha", type=float, default=None, metavar="LEVEL",
+              help="The level of the significant rule (default: the suite's alpha, else 0.05).")
 @click.option("--json", "as_json", is_flag=True, help="Print the evidence recorded and the runs as JSON.")
 @quiet_option
 @as_option
 @click.pass_context
 def evaluate(ctx: click.Context, case_id: str, suite_file: str, executor_cmd: str | None, mock: bool,
              producer: str, surface: tuple[str, ...], baseline_path: str | None, judge_command: str | None,
-             pass_k: int, cache_dir: str | None, as_json: bool, quiet: bool, as_name: str | None) -> None:
+             pass_k: int, cache_dir: str | None, decision_rule: str | None, alpha: float | None, as_json: bool,
+             quiet: bool, as_name: str | None) -> None:
     """Evaluate case ID's current candidate and record the evidence, by --producer.
 
     Records a guard_check (outside / leaked / clean), a tuning_comparison from
     two tuning runs (reproduced / not_reproduced / not_better) and a
     heldout_comparison from one held-out run (held / regressed), each about
-    the case's current revision. The case's candidate content is the skill
+    the case's current revision. Under --decision-rule significant a tuning
+    comparison the exact test does not decide records nothing (the case says
+    why); see docs/statistics.md. The case's candidate content is the skill
     under test. Every run is stored and its artifact written to evaluations/.
+
+    A loop's case (case new --loop) takes its suite, surface, executor and
+    baseline from the loop's registry; the suite and baseline are checked
+    against the case's basis. Other settings are refused (exit 3) unless you
+    hold store.admin (then the override is an audited event).
     """
-    loaded = load_suite(suite_file)
+    db = open_ctx_store(ctx)
+    who = person(as_name)
+    registered = loop_evaluation(db, case_id, suite=suite_file, surface=list(surface) or None,
+                                 executor=executor_cmd, mock=mock, baseline=baseline_path, actor=who)
+    if registered is not None:  # a loop's case: its settings come from the loop's registry
+        loaded, surface = registered["suite"], tuple(registered["surface"])
+        executor_cmd, mock = registered["executor"], registered["mock"]
+        base_path, base_text = registered["baseline_path"], registered["baseline_text"]
+    else:
+        if not suite_file:
+            raise InputError("--suite: missing (expected the task suite YAML; a loop's case takes its loop's)")
+        loaded = load_suite(suite_file)
+        base_path, base_text = read_skill(baseline_path, option="--baseline") if baseline_path else (None, "")
     executor = make_executor(executor_cmd, mock=mock)
     settings = judge_settings(judge_command, mock)
-    base_path, base_text = read_skill(baseline_path, option="--baseline") if baseline_path else (None, "")
-    db = open_ctx_store(ctx)
     total = None if cache_dir else 4 * len(loaded.tasks_in("tuning")) + 2 * len(loaded.tasks_in("heldout"))
     with output.Progress(f"case evaluate {output.field(case_id)}", total, quiet=quiet) as progress:
         report = evaluate_case(db, case_id, loaded, executor=ReportingExecutor(executor, progress),
                                producer=producer, surface=list(surface), baseline_text=base_text,
                                baseline_path=base_path, judges=settings, pass_k=pass_k, cache_dir=cache_dir,
-                               artifact_dir=default_artifact_dir(ctx), actor=person(as_name))
+                               artifact_dir=default_artifact_dir(ctx), actor=who,
+                               decision_rule=decision_rule, alpha=alpha)
+    if registered is not None:
+        report["loop"], report["overridden"] = registered["loop"], registered["overridden"]
     if as_json:
         echo_json(report)
         return
@@ -73,6 +103,9 @@ def evaluate(ctx: click.Context, case_id: str, suite_file: str, executor_cmd: st
     for r in report["runs"]:
         output.line(f"  run {r['run_id']} {r['purpose']}: candidate {r['execution_pass_rate']:.4g} baseline "
                    f"{r['baseline_pass_rate']:.4g} delta {r['delta']:+.4g}")
+        output.line(f"    {r['comparison']['words']}")
+    for note in report["undecided"]:
+        output.line(f"  settled nothing: {note}")
     for s in report["skipped"]:
         output.line(f"  not recorded: {s}")
 

@@ -5,7 +5,7 @@ import click
 from gatepost import output
 from gatepost.commands._common import as_option, echo_json, open_ctx_store, person
 from gatepost.store.kernel import InputError, read_text
-from gatepost.store.skills import manifests
+from gatepost.store.skills import failure_lines, manifests, sample_failures
 
 
 @click.group("manifest")
@@ -40,8 +40,12 @@ def import_cmd(ctx: click.Context, file: str, as_name: str | None) -> None:
 @click.pass_context
 def approve(ctx: click.Context, draft_id: str, note: str | None, as_name: str | None) -> None:
     """Make draft DRAFT_ID the skill's active manifest version (manifest.review)."""
-    version = manifests.approve_draft(open_ctx_store(ctx), draft_id, actor=person(as_name), note=note)
+    db = open_ctx_store(ctx)
+    version = manifests.approve_draft(db, draft_id, actor=person(as_name), note=note)
     output.line(f"approved {draft_id}: {version['skill']} v{version['version']} is active")
+    draft = manifests.get_draft(db, draft_id)
+    for text in failure_lines(sample_failures(db, draft) if draft else []):
+        output.line(f"warning: {text}", err=True)
 
 
 @manifest_group.command("reject")
@@ -103,11 +107,14 @@ def show(ctx: click.Context, target: str, as_json: bool) -> None:
     db = open_ctx_store(ctx)
     draft = manifests.get_draft(db, target)
     if draft:
+        failures = sample_failures(db, draft)
         if as_json:
-            echo_json({**draft, "history": manifests.draft_history(db, target)})
+            echo_json({**draft, "history": manifests.draft_history(db, target), "would_fail": failures})
             return
         output.line(f"{draft['id']} · {draft['skill']} · {draft['status']} · {draft['origin']} by {draft['author']}")
         output.block(draft["yaml"].rstrip())
+        for text in failure_lines(failures):
+            output.line(f"warning: {text}")
         return
     version = manifests.active_version(db, target)
     if version is None:

@@ -3,7 +3,7 @@
 import click
 
 from gatepost import output
-from gatepost.commands._common import force_option, open_ctx_store, store_path, write_file
+from gatepost.commands._common import force_option, open_ctx_store, person, store_path, write_file
 from gatepost.store.views import reports
 
 format_option = click.option("--format", "fmt", type=click.Choice(reports.FORMATS), default="md", show_default=True,
@@ -44,14 +44,26 @@ def report_case(ctx: click.Context, case_id: str, fmt: str, out_file: str | None
 @force_option
 @click.option("--no-remember", is_flag=True,
               help="Do not record this report as the one the next report compares against.")
+@click.option("--as", "consumer", default=None, metavar="NAME",
+              help="Who reads it (ci-nightly, ana): each keeps its own \"since last report\" mark. "
+                   "Default: $GATEPOST_REVIEWER, else your OS user name.")
+@click.option("--since", type=click.IntRange(min=0), default=None, metavar="SEQ",
+              help="Compare with the states as of event SEQ instead of the previous report.")
+@click.option("--json", "as_json", is_flag=True, help="Print the facts as JSON (schema gatepost.regressions/1).")
 @click.pass_context
-def report_regressions(ctx: click.Context, fmt: str, out_file: str | None, force: bool, no_remember: bool) -> None:
+def report_regressions(ctx: click.Context, fmt: str, out_file: str | None, force: bool, no_remember: bool,
+                       consumer: str | None, since: int | None, as_json: bool) -> None:
     """Skills by regression state with their failing assertions.
 
     It leads with what changed since the previous report, and says so in one
-    line when nothing did.
+    line when nothing did; triage (who acknowledged, their note) is listed.
     """
-    _emit(ctx, reports.regressions_report(open_ctx_store(ctx), fmt, remember=not no_remember), out_file, force)
+    text = reports.regressions_report(open_ctx_store(ctx), "json" if as_json else fmt, remember=not no_remember,
+                                      consumer=person(consumer), since=since)
+    if as_json and not out_file:
+        output.json_block(text, nl=False)
+        return
+    _emit(ctx, text, out_file, force)
 
 
 @report.command("suite")

@@ -1,5 +1,10 @@
-"""`gatepost screenshots`: the README's pictures, regenerated from the demo store."""
+"""`gatepost screenshots`: the README's pictures, regenerated from the demo store.
 
+Two runs give byte-identical SVGs: the clock is frozen at the demo's "now" (kernel.clock)
+and the console is shown the store as `demo.db`, never the temporary folder it lives in.
+"""
+
+import os
 import tempfile
 from pathlib import Path
 
@@ -15,13 +20,20 @@ import click
 def screenshots(out: str, seed: int, as_name: str) -> None:
     """Build a demo store in a temporary folder and save an SVG of every screen and dialog."""
     from gatepost.screenshots import take_screenshots
-    from gatepost.store.demo import build_demo
+    from gatepost.store.demo import DEMO_NOW, build_demo
+    from gatepost.store.kernel import freeze
 
-    with tempfile.TemporaryDirectory() as tmp:
-        db_path = Path(tmp) / "demo.db"
-        build_demo(db_path, seed=seed, person=as_name)
-        for path in take_screenshots(db_path, as_name, Path(out)):
-            click.echo(str(path))
+    out_dir = Path(out).resolve()
+    here = Path.cwd()
+    with tempfile.TemporaryDirectory() as tmp, freeze(DEMO_NOW):
+        os.chdir(tmp)  # the console names the store `demo.db`, not a random temporary path
+        try:
+            build_demo(Path("demo.db"), seed=seed, person=as_name)
+            saved = take_screenshots(Path("demo.db"), as_name, out_dir)
+        finally:
+            os.chdir(here)
+    for path in saved:
+        click.echo(str(Path(out) / path.name))
 
 
 COMMANDS = [screenshots]

@@ -1,17 +1,25 @@
 """`gatepost serve`: the console in a browser, through textual-serve.
 
 Each browser tab that opens the page gets its own console process, run as
-`gatepost --db STORE console --as PERSON`; whoever reaches the port acts as
-that person, which is why only loopback addresses are served unless --public
-says otherwise.
+`gatepost --db STORE console --as PERSON`; whoever opens it acts as that person. So:
+- only loopback addresses are served unless --public says otherwise;
+- the browser needs a key: each start makes a random token, printed in the URL (as Jupyter
+  does); the page sets it as a cookie (HttpOnly, SameSite=Strict) for its WebSocket and files,
+  and every request without it is refused (403);
+- against DNS rebinding and other sites' pages, the `Host` header must name the served host
+  and a WebSocket's `Origin` must be the served origin (anything else 403).
 """
 
 import errno
+import hmac
 import ipaddress
+import secrets
 import shlex
 import socket
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import click
 
@@ -52,6 +60,52 @@ def page_url(host: str, port: int) -> str:
     return f"http://{host}:{port}"
 
 
+TOKEN_PARAM = "token"
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+
+def cookie_name(port: int) -> str:
+    """Cookies are per host, not per port: each served port has its own cookie."""
+    return f"gatepost_token_{port}"
+
+
+def served_hosts(host: str, port: int, public_url: str | None) -> set[str]:
+    """The `Host` headers this server answers: the bound host, the public URL's, and loopback names on loopback."""
+    hosts = {f"{host}:{port}" if ":" not in host or host.startswith("[") else f"[{host}]:{port}"}
+    if host in WILDCARDS or is_loopback(host):
+        hosts |= {f"{name}:{port}" for name in LOOPBACK_NAMES}
+    if public_url:
+        parts = urlsplit(public_url)
+        default = 443 if parts.scheme == "https" else 80
+        hosts.add(parts.netloc if parts.port else f"{parts.netloc}:{default}")
+        if parts.port is None:
+            hosts.add(parts.netloc)
+    return {h.lower() for h in hosts}
+
+
+def served_origins(hosts: set[str], public_url: str | None) -> set[str]:
+    """The `Origin`s a WebSocket may come from: the served pages' own."""
+    scheme = urlsplit(public_url).scheme if public_url else "http"
+    origins = {f"{scheme}://{h}" for h in hosts}
+    for h in hosts:  # browsers leave the default port out of Origin
+        if h.endswith(":80") and scheme == "http" or h.endswith(":443") and scheme == "https":
+            origins.add(f"{scheme}://{h.rsplit(':', 1)[0]}")
+    return origins
+
+
+def refusal(*, host: str | None, origin: str | None, websocket: bool, query_token: str | None,
+            cookie_token: str | None, token: str, hosts: set[str], origins: set[str]) -> str | None:
+    """Why a request is refused (one line), or None to serve it."""
+    if (host or "").lower() not in hosts:
+        return f"serve: refused: host: {host!r} is not the served host (DNS rebinding?)"
+    if websocket and (origin or "").lower() not in origins:
+        return f"serve: refused: origin: a WebSocket from {origin or 'no origin'!r}, not from the served page"
+    given = query_token or cookie_token or ""
+    if not hmac.compare_digest(given.encode(), token.encode()):
+        return "serve: refused: token: open the URL `gatepost serve` printed (it carries this start's token)"
+    return None
+
+
 def _server_class():
     import asyncio
     import signal
@@ -62,9 +116,34 @@ def _server_class():
     class GatepostServer(Server):
         """textual-serve's server, announcing itself in gatepost's words once it really listens."""
 
-        def __init__(self, *args, banner: str, **kwargs) -> None:
+        def __init__(self, *args, banner: str, token: str, hosts: set[str], origins: set[str], **kwargs) -> None:
             super().__init__(*args, **kwargs)
             self.banner = banner
+            self.token = token
+            self.hosts = hosts
+            self.origins = origins
+
+        async def _make_app(self) -> web.Application:
+            app = await super()._make_app()
+            cookie = cookie_name(self.port)
+
+            @web.middleware
+            async def guard(request: web.Request,
+                            handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
+                websocket = request.headers.get("Upgrade", "").lower() == "websocket"
+                why = refusal(host=request.headers.get("Host"), origin=request.headers.get("Origin"),
+                              websocket=websocket, query_token=request.query.get(TOKEN_PARAM),
+                              cookie_token=request.cookies.get(cookie), token=self.token,
+                              hosts=self.hosts, origins=self.origins)
+                if why is not None:
+                    return web.Response(status=403, text=why + "\n")
+                response = await handler(request)
+                if request.query.get(TOKEN_PARAM) and isinstance(response, web.Response):
+                    response.set_cookie(cookie, self.token, httponly=True, samesite="Strict", path="/")
+                return response
+
+            app.middlewares.append(guard)
+            return app
 
         async def on_startup(self, app) -> None:
             """Say nothing yet: the port is not bound at startup, so a busy port would lie."""
@@ -99,11 +178,12 @@ def serve(ctx: click.Context, host: str, port: int, public: bool, public_url: st
     """Serve the review console to a web browser (each tab runs its own console).
 
     Every visitor of the page acts as the --as person, with that person's
-    capabilities, so by default it listens on 127.0.0.1 only. Stop it with Ctrl+C.
+    capabilities, so by default it listens on 127.0.0.1 only, and the page needs
+    the random token of this start: open the URL it prints. Stop it with Ctrl+C.
 
     \b
     Examples:
-      gatepost --db review.db serve --as ana           # then open http://127.0.0.1:8000
+      gatepost --db review.db serve --as ana           # then open the http://127.0.0.1:8000/?token=… it prints
       gatepost serve --port 8123
       gatepost serve --host 0.0.0.0 --public --public-url http://review.lan:8000
     """
@@ -125,10 +205,13 @@ def serve(ctx: click.Context, host: str, port: int, public: bool, public_url: st
         click.echo(f"gatepost: note: {who} is not a person of this store, so visitors can browse but not "
                    "decide (choose someone with --as, or `gatepost actors add`)", err=True)
     url = (public_url or page_url(host, port)).rstrip("/")
-    banner = (f"gatepost: serving the console on {url} as {who} (store {path}); "
-              f"anyone who opens it acts as {who}. Ctrl+C stops.")
+    token = secrets.token_urlsafe(24)
+    hosts = served_hosts(host, port, public_url or url)
+    banner = (f"gatepost: serving the console on {url}/?{TOKEN_PARAM}={token} as {who} (store {path}); "
+              f"anyone who opens that URL acts as {who}; without its token every request is refused. Ctrl+C stops.")
     server = _server_class()(console_command(path, who), host=host, port=port,
-                             title=f"gatepost · {path.name} · {who}", public_url=url, banner=banner)
+                             title=f"gatepost · {path.name} · {who}", public_url=url, banner=banner,
+                             token=token, hosts=hosts, origins=served_origins(hosts, public_url or url))
     try:
         server.serve()
     except OSError as exc:

@@ -54,9 +54,10 @@ def _fail_on(value: str | None) -> set[str]:
     if not value:
         return set()
     states = {s.strip().upper() for s in value.split(",") if s.strip()}
-    unknown = sorted(states - set(STATES))
+    known = (*STATES, skills.STALE)
+    unknown = sorted(states - set(known))
     if unknown:
-        raise click.BadParameter(f"unknown state {unknown[0]}; expected some of {','.join(STATES)}",
+        raise click.BadParameter(f"unknown state {unknown[0]}; expected some of {','.join(known)}",
                                  param_hint="--fail-on")
     return states
 
@@ -68,11 +69,14 @@ def _fail_on(value: str | None) -> set[str]:
               help="Print JSON: per skill, each assertion's pass/fail/message and the new state.")
 @click.option("--fail-on", "fail_on", default=None, metavar="STATES",
               help="Comma-separated states, e.g. NEW_FAIL,CHRONIC: exit 1 when any skill checked (evaluated now, "
-                   "or unchanged since its last eval) is in one of them (for CI). Without it, eval exits 0 "
+                   "or unchanged since its last eval) is in one of them (for CI); STALE counts skills older than "
+                   "--max-age. A failure acknowledged --until a later date is left out. Without it, eval exits 0 "
                    "whatever the states.")
+@click.option("--max-age", "max_age", default=None, metavar="AGE",
+              help="A skill whose newest output is older than AGE (15m, 36h, 2d) is STALE, whatever its state.")
 @as_option
 @click.pass_context
-def eval_cmd(ctx: click.Context, skill: str | None, as_json: bool, fail_on: str | None,
+def eval_cmd(ctx: click.Context, skill: str | None, as_json: bool, fail_on: str | None, max_age: str | None,
              as_name: str | None) -> None:
     """Check each skill's latest run against its active manifest and update its regression state.
 
@@ -83,13 +87,19 @@ def eval_cmd(ctx: click.Context, skill: str | None, as_json: bool, fail_on: str 
     Exit codes: 0 done; 1 a skill ended in a --fail-on state; 2 bad input.
     """
     wanted = _fail_on(fail_on)
+    seconds = skills.parse_max_age(max_age)
     db = open_ctx_store(ctx)
     results = skills.evaluate(db, actor=person(as_name), skill=skill)
+    for r in results:
+        r["stale"] = skills.output_staleness(db, r["skill"], seconds)
+        r["acknowledged"] = skills.acknowledged_until(db, r["skill"])
     if as_json:
         echo_json([_json(r) for r in results])
     else:
         _print(results)
-    hit = [r["skill"] for r in results if r.get("state") in wanted and r["status"] in ("evaluated", "unchanged")]
+    hit = [r["skill"] for r in results
+           if (r.get("state") in wanted and r["status"] in ("evaluated", "unchanged") and not r["acknowledged"])
+           or (skills.STALE in wanted and r["stale"])]
     if hit:
         if not as_json:
             output.line(f"--fail-on: {len(hit)} skill(s) in {','.join(sorted(wanted))}: {', '.join(hit)}", err=True)
@@ -101,6 +111,8 @@ def _json(r: dict) -> dict:
             "manifest_version": r.get("manifest_version"), "passed": r.get("passed"),
             "assertions": r.get("assertions", []), "state": r.get("state"),
             "severity": r.get("severity") if r.get("state") == "NEW_FAIL" else None,
+            "covered": r["status"] != "no_manifest", "stale": bool(r.get("stale")), "stale_why": r.get("stale"),
+            "acknowledged_until": (r.get("acknowledged") or {}).get("until"),
             **({"why": r["why"]} if r.get("why") else {})}
 
 
@@ -109,6 +121,8 @@ def _print(results: list[dict]) -> None:
         output.line("no skill has an active manifest: gatepost manifest import FILE, or gatepost bootstrap --skill NAME")
         return
     for r in results:
+        if r.get("stale"):
+            output.line(f"⌛ {r['skill']}: STALE: {r['stale']}")
         if r["status"] in ("no_manifest", "no_runs"):
             output.line(f"- {r['skill']}: not evaluated: {r['why']}")
             continue
@@ -117,6 +131,9 @@ def _print(results: list[dict]) -> None:
         tail = " · unchanged" if r["status"] == "unchanged" else ""
         output.line(f"{mark} {r['skill']}: {r['state']}{sev} · run {r['run_id']} · manifest v{r['manifest_version']}"
                    f"{tail}")
+        if r.get("acknowledged"):
+            ack = r["acknowledged"]
+            output.line(f"    acknowledged by {ack['actor']} until {ack['until'][:19]}Z: {ack['note']}")
         for a in r["assertions"]:
             if not a["passed"]:
                 output.line(f"    ✘ {a['assertion']}: {a['message']}")
@@ -153,11 +170,13 @@ def show(ctx: click.Context, skill: str | None, state: str | None, as_json: bool
 @skills_group.command("acknowledge")
 @click.argument("skill")
 @click.option("--note", required=True, help="What you saw and what happens next (required).")
+@click.option("--until", default=None, metavar="DATE",
+              help="Until when (ISO date or time, UTC): `skills eval --fail-on` leaves this failure out until then.")
 @as_option
 @click.pass_context
-def acknowledge(ctx: click.Context, skill: str, note: str, as_name: str | None) -> None:
+def acknowledge(ctx: click.Context, skill: str, note: str, until: str | None, as_name: str | None) -> None:
     """Record that you have seen SKILL's failure and own it (needs regression.triage)."""
-    seq = regressions.acknowledge(open_ctx_store(ctx), skill, actor=person(as_name), note=note)
+    seq = regressions.acknowledge(open_ctx_store(ctx), skill, actor=person(as_name), note=note, until=until)
     output.line(f"acknowledged {skill} (event #{seq})")
 
 

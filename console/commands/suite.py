@@ -28,6 +28,7 @@ from gatepost.store.evaluation import (
     SPLIT_CHOICES,
     JudgeSettings,
     evaluate,
+    flaky_words,
     import_artifact,
     load_suite,
     make_executor,
@@ -74,6 +75,7 @@ def _summary(artifact: dict) -> list[str]:
              + ("  [mock]" if artifact["mock"] else ""),
              f"candidate {artifact['execution_pass_rate']:.4g}  baseline {artifact['baseline_pass_rate']:.4g}  "
              f"delta {artifact['delta']:+.4g}  verdict {artifact['verdict']}"]
+    lines.extend(statistics_lines(artifact.get("statistics")))
     for c, b in zip(artifact["candidate_results"], artifact["baseline_results"], strict=False):
         mark = lambda r: "pass" if r["passed"] else ("not judged" if not r["judged"] else "FAIL")  # noqa: E731
         line = f"  {c['task_id']:<28} candidate {mark(c):<10} baseline {mark(b):<10}"
@@ -84,6 +86,28 @@ def _summary(artifact: dict) -> list[str]:
         lines.append(f"warning: {warning}")
     if artifact.get("truth_anchor"):
         lines.append(f"artifact: {artifact['truth_anchor']}")
+    return lines
+
+
+def statistics_lines(figures: dict | None) -> list[str]:
+    """The rates with their intervals, pass^k beside pass@k, the paired delta in words, the flaky tasks."""
+    if not figures:
+        return []
+    k = figures["pass_k"]
+    lines = []
+    for side in ("candidate", "baseline"):
+        rate = figures[side]
+        hat = rate["pass_hat_k"]
+        extra = ""
+        if k > 1:
+            extra = (f"  pass@{k} {rate['pass_at_k']:.0%}  pass^{k} " +
+                     (f"{hat:.0%}" if hat is not None else "not measured (attempts stop at a pass: --all-attempts)"))
+        lines.append(f"{side:<9} {rate['words']}{extra}")
+    lines.append(f"delta     {figures['comparison']['words']}")
+    flaky = figures.get("flaky") or []
+    if flaky:
+        lines.append(f"flaky     {len(flaky)} task{'s' if len(flaky) != 1 else ''} passed and failed on the same inputs:")
+        lines.extend(f"  {flaky_words(item)}" for item in flaky)
     return lines
 
 
@@ -113,6 +137,9 @@ def _our_artifact(path: Path) -> bool:
                    "refuses the store, a SQLite file, or an existing file without --force.")
 @force_option
 @click.option("--json", "as_json", is_flag=True, help="Print the artifact JSON instead of a summary.")
+@click.option("--all-attempts", "every_attempt", is_flag=True,
+              help="With --pass-k: run all k attempts even after one passes, so pass^k (every attempt passes) "
+                   "is measured beside pass@k.")
 @click.option("--fail-on-regression", is_flag=True,
               help="Exit with status 1 when the verdict is fail (the candidate's pass rate is below the "
                    "baseline's); a tie passes. For CI.")
@@ -121,8 +148,8 @@ def _our_artifact(path: Path) -> bool:
 @click.pass_context
 def suite_run(ctx: click.Context, suite_file: str, skill_path: str, baseline_path: str | None,
               executor_cmd: str | None, mock: bool, judge_command: str | None, pass_k: int, split: str,
-              cache_dir: str | None, out_file: str | None, force: bool, as_json: bool, fail_on_regression: bool,
-              quiet: bool, as_name: str | None) -> None:
+              cache_dir: str | None, out_file: str | None, force: bool, as_json: bool, every_attempt: bool,
+              fail_on_regression: bool, quiet: bool, as_name: str | None) -> None:
     """Run the suite for a candidate skill and its baseline; store the run and write the artifact.
 
     Prints the pass rates, the delta (candidate - baseline) and the verdict
@@ -137,12 +164,12 @@ def suite_run(ctx: click.Context, suite_file: str, skill_path: str, baseline_pat
     cand_path, cand_text = read_skill(skill_path, option="--skill")
     base_path, base_text = read_skill(baseline_path, option="--baseline") if baseline_path else (None, "")
     db = open_ctx_store(ctx, create=True)
-    total = None if cache_dir else 2 * len(loaded.tasks_in(split))
+    total = None if cache_dir or every_attempt else 2 * len(loaded.tasks_in(split))
     with output.Progress("suite run", total, quiet=quiet) as progress:
         artifact = evaluate(db, loaded, candidate_text=cand_text, candidate_path=cand_path, baseline_text=base_text,
                             baseline_path=base_path, executor=ReportingExecutor(executor, progress), judges=settings,
                             pass_k=pass_k, split=split, cache_dir=cache_dir, output=out_file, actor=person(as_name),
-                            artifact_dir=default_artifact_dir(ctx))
+                            artifact_dir=default_artifact_dir(ctx), every_attempt=every_attempt)
     if as_json:
         echo_json(artifact)
     else:

@@ -187,6 +187,10 @@ class CasesScreen(DecisionScreen):
             if e["decides"]:
                 text.append_text(literal(f"  decides {', '.join(e['decides'])}", style="dim"))
             text.append("\n")
+        for warning in view.get("noise") or []:
+            text.append_text(literal(f"⚠ {warning}\n", style="yellow"))
+        for note in (view.get("undecided") or {}).values():
+            text.append_text(literal(f"∅ {note}\n", style="yellow"))
         return text
 
     def _history(self, view: dict) -> Text:

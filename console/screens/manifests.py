@@ -20,11 +20,13 @@ from gatepost.store.skills import (
     approve_draft,
     draft_history,
     edit_draft,
+    failure_lines,
     get_draft,
     get_version,
     list_drafts,
     parse_draft_yaml,
     reject_draft,
+    sample_failures,
 )
 from gatepost.widgets.diff_view import unified_diff
 from gatepost.widgets.note_dialog import Dialog
@@ -46,6 +48,7 @@ class DraftView:
     active: dict | None
     based: dict | None
     history: list[dict]
+    failures: list[str]  # the sampled runs the draft would fail, and on which assertion
 
 
 class EditDraftDialog(Dialog):
@@ -151,7 +154,8 @@ class ManifestsScreen(DecisionScreen):
             return None
         active = active_version(db, draft["skill"])
         based = get_version(db, draft["based_on_version_id"]) if draft["based_on_version_id"] else None
-        return DraftView(draft, active, based, draft_history(db, draft["id"]))
+        return DraftView(draft, active, based, draft_history(db, draft["id"]),
+                         failure_lines(sample_failures(db, draft)))
 
     def title_of(self, detail: Any) -> str | None:
         return detail.draft["skill"] if detail else None
@@ -183,7 +187,12 @@ class ManifestsScreen(DecisionScreen):
         if draft["status"] != "pending":
             parts["actions"].update(Text(f"This draft is {draft['status']}: nothing to decide.", style="dim"))
         else:
-            parts["actions"].update(self.actions_text())
+            actions = self.actions_text()
+            for line in view.failures:
+                actions.append("⚠ ", style="yellow")
+                actions.append_text(literal(line, style="yellow"))
+                actions.append("\n")
+            parts["actions"].update(actions)
 
     def _head(self, draft: dict, active: dict | None, based: dict | None, history: list[dict]) -> Text:
         text = Text()

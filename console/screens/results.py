@@ -11,9 +11,11 @@ from textual.widgets import Select, Static
 from gatepost.safe import literal, one_line
 from gatepost.screens.base import GatepostScreen
 from gatepost.store.evaluation import (
+    flaky_words,
     get_run,
     list_runs,
     previous_run,
+    run_statistics,
     run_tasks,
     task_attempts,
     task_outputs,
@@ -24,7 +26,7 @@ from gatepost.widgets.paged_list import PagedList
 RUN_COLUMNS = [("started", 11), ("skill", 15), ("verdict", 7), ("cand.", 6), ("base.", 6), ("delta", 6),
                ("flags", 16)]
 # Δ: the candidate's pass/fail changed since the previous run of the suite and skill; ≠: candidate ≠ baseline.
-TASK_COLUMNS = [("", 2), ("task", 24), ("split", 7), ("candidate", 16), ("baseline", 16), ("attempts", 34)]
+TASK_COLUMNS = [("", 3), ("task", 24), ("split", 7), ("candidate", 16), ("baseline", 16), ("attempts", 34)]
 OUTCOME_STYLE = {"pass": "green", "fail": "red", "timeout": "yellow", "crash": "bold red", "not judged": "yellow"}
 VERDICT_OPTIONS = [("pass", "pass"), ("fail", "fail")]
 SHOW_CHARS = 20_000  # of each output: a 1 MiB output would make the screen crawl
@@ -79,12 +81,15 @@ def side_cell(side: dict | None) -> Text:
 
 
 def mark_cell(task: dict) -> Text:
-    """Δ when the candidate's pass/fail changed since the previous run, ≠ when candidate and baseline differ."""
+    """Δ when the candidate's pass/fail changed since the previous run, ≠ when candidate and baseline differ,
+    ~ when the task is flaky (passed and failed on the same inputs)."""
     text = Text()
     if task.get("changed_vs_previous"):
         text.append("Δ", style="bold magenta")
     if task["differs"]:
         text.append("≠", style="bold yellow")
+    if task.get("flaky"):
+        text.append("~", style="bold cyan")
     return text if text.plain else Text(" ")
 
 
@@ -108,7 +113,7 @@ class ResultsScreen(GatepostScreen):
     DEFAULT_CSS = """
     ResultsScreen .filters Select { width: 1fr; }
     ResultsScreen #results-detail { height: 1fr; }
-    ResultsScreen #run-head { height: auto; max-height: 12; }
+    ResultsScreen #run-head { height: auto; max-height: 16; }
     ResultsScreen #run-tasks { height: 12; }
     ResultsScreen #task-attempts { height: auto; max-height: 14; display: none; border: round $accent; padding: 0 1; }
     ResultsScreen #task-attempts.-open { display: block; }
@@ -122,6 +127,7 @@ class ResultsScreen(GatepostScreen):
         Binding("t", "focus_tasks", "Tasks"),
         Binding("l", "focus_runs", "Runs"),
         Binding("c", "open_case", "Open case"),
+        Binding("f", "toggle_flaky", "Flaky only"),
     ]
 
     @property
@@ -139,6 +145,8 @@ class ResultsScreen(GatepostScreen):
         self._tasks: list[dict] = []
         self._previous: dict | None = None  # the run this one is compared with
         self._expanded: str | None = None  # the task whose attempts are shown (Enter on a task)
+        self._figures: dict | None = None  # the run's intervals, paired delta and flaky tasks
+        self.flaky_only = False
 
     def body(self) -> ComposeResult:
         with Horizontal(classes="split"):
@@ -273,6 +281,10 @@ class ResultsScreen(GatepostScreen):
         self.run_id = run["id"] if run else None
         self._tasks = run_tasks(self.db, self.run_id) if run else []
         self._previous = previous_run(self.db, self.run_id) if run else None
+        self._figures = run_statistics(self.db, self.run_id) if run else None
+        flaky = {f["task_id"] for f in (self._figures or {}).get("flaky", [])}
+        for task in self._tasks:
+            task["flaky"] = task["task_id"] in flaky
         self.query_one("#run-head", Static).update(self._head(run) if run else literal("No run selected."))
         tasks = self.query_one("#run-tasks", PagedList)
         tasks.page_offset = 0
@@ -292,6 +304,7 @@ class ResultsScreen(GatepostScreen):
             f"candidate {rate(run['execution_pass_rate'])}  baseline {rate(run['baseline_pass_rate'])}  "
             f"delta {run['delta']:+.4g}  split {run['split'] or '—'}  pass@{run['pass_k'] or 1}  "
             f"{run['purpose'] or ''}" + (f" of case {run['case_id']}" if run["case_id"] else "")))
+        text.append_text(self._weighed())
         suite = (run.get("artifact") or {}).get("suite")
         text.append("\n")
         text.append_text(literal(f"suite     {suite or '—'}" + (f" ({run['suite_id'][:12]})" if run["suite_id"] else ""),
@@ -314,6 +327,38 @@ class ResultsScreen(GatepostScreen):
         text.append_text(self._compared())
         return text
 
+    def _weighed(self) -> Text:
+        """The rates with their intervals, pass^k, the paired delta in words, the flaky tasks."""
+        figures = self._figures
+        if not figures:
+            return Text("")
+        text = Text()
+        k = figures["pass_k"]
+        for side in ("candidate", "baseline"):
+            text.append(f"\n{side:<9} ", style="bold")
+            text.append_text(literal(figures[side]["words"]))
+            if k > 1:
+                hat = figures[side]["pass_hat_k"]
+                text.append(f"  pass^{k} " + (f"{hat:.0%}" if hat is not None else "not measured"), style="cyan")
+        comparison = figures["comparison"]
+        text.append("\ndelta     ", style="bold")
+        style = "yellow" if figures["inside_noise"] else ("green" if comparison["decided"] == "better" else "red")
+        text.append_text(literal(comparison["words"], style=style))
+        flaky = figures.get("flaky") or []
+        if flaky:
+            text.append(f"\n~ flaky   {len(flaky)}: ", style="bold cyan")
+            text.append_text(literal("; ".join(flaky_words(f) for f in flaky[:3])
+                                     + (f"; +{len(flaky) - 3} more (f: flaky only)" if len(flaky) > 3 else "")))
+        return text
+
+    def action_toggle_flaky(self) -> None:
+        """Show only the flaky tasks of the run (again: every task)."""
+        self.flaky_only = not self.flaky_only
+        tasks = self.query_one("#run-tasks", PagedList)
+        tasks.page_offset = 0
+        tasks.reload()
+        self.notify("Flaky tasks only." if self.flaky_only else "All tasks.")
+
     def _compared(self) -> Text:
         """How this run differs from the previous run of the same suite and skill (those tasks lead, marked Δ)."""
         previous = self._previous
@@ -332,7 +377,8 @@ class ResultsScreen(GatepostScreen):
 
     # --- tasks -----------------------------------------------------------------------------
     def _fetch_tasks(self, db, search: str, offset: int, limit: int):
-        tasks = [t for t in self._tasks if not search or search.lower() in t["task_id"].lower()]
+        tasks = [t for t in self._tasks if (not search or search.lower() in t["task_id"].lower())
+                 and (not self.flaky_only or t.get("flaky"))]
         page = tasks[offset:offset + limit]
         return [(t["task_id"], [mark_cell(t), literal(one_line(t["task_id"], 30)), literal(t["split"] or "—"),
                                 side_cell(t["candidate"]), side_cell(t["baseline"]), attempts_cell(t)])

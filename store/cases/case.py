@@ -10,24 +10,27 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from sqlite_utils import Database
 
+from gatepost.store import loops
 from gatepost.store.kernel import (
     InputError,
     RefusedError,
+    Subject,
     append_event,
     capabilities_of,
-    check_free,
-    check_unchanged,
     ensure_producer,
     get_actor,
+    guarded,
     last_seq,
     now_iso,
+    observed_at,
     parse_iso,
-    require,
+    refusal,
     transaction,
 )
 from gatepost.store.protocol import (
@@ -365,6 +368,84 @@ def add_evidence(db: Database, case_id: str, *, kind: str, result: str, producer
     return cursor.lastrowid
 
 
+UNDECIDED_EVENT = "evaluation.undecided"
+
+
+def note_undecided(db: Database, case_id: str, *, kind: str, producer: str, note: str,
+                   details: dict[str, Any] | None = None, actor: str | None = None, at: str | None = None) -> int:
+    """Say on the case that an evaluation settled nothing (decision rule `significant`), recording no evidence.
+
+    The claim that evidence would have decided stays UNKNOWN, the protocol's way of saying the
+    evaluation settles nothing; the event lets the case's why say which comparison was undecided
+    and by how much. It is about the case's current revision, like evidence; returns its seq.
+    """
+    if not _is_text(producer):
+        raise InputError("--producer: expected the name of the run or person that produced the evaluation")
+    when = observed_at(at) or now_iso()
+    with guarded(db, f"evaluate {case_id}", actor=actor or producer.strip(), subject=case_subject(case_id),
+                 lease=False, known=False) as act:
+        case = get_case(db, case_id)
+        seq = act.event(UNDECIDED_EVENT, revision=case["current_revision"], at=when, note=note,
+                        payload={"kind": kind, "producer": producer.strip(), "note": note,
+                                 "details": details or {}})
+        _project(db, case_id, when)
+    return seq
+
+
+def undecided_notes(db: Database, case_id: str, revision: str | None) -> dict[str, str]:
+    """Per evidence kind, the newest 'settled nothing' note about this revision (none once evidence came later)."""
+    notes: dict[str, str] = {}
+    for payload, seq in db.execute(
+            "SELECT payload, seq FROM events WHERE subject_type = 'case' AND subject_id = ? AND kind = ?"
+            " AND revision IS ? ORDER BY seq", [case_id, UNDECIDED_EVENT, revision]).fetchall():
+        data = json.loads(payload) if payload else {}
+        kind = str(data.get("kind") or "")
+        later = db.execute("SELECT 1 FROM evidence WHERE case_id = ? AND kind = ? AND about IS ? AND event_seq > ?",
+                           [case_id, kind, revision, seq]).fetchone()
+        if later:
+            notes.pop(kind, None)
+        else:
+            notes[kind] = str(data.get("note") or "")
+    return notes
+
+
+def noise_warnings(evidence: list[dict[str, Any]]) -> list[str]:
+    """One line per counting record whose comparison is not decided at its alpha: a claim resting on noise.
+
+    The evaluation puts `inside_noise` and the comparisons in words in the record's details
+    (flows.evaluate_case); records from elsewhere say nothing of it and draw no warning.
+    """
+    lines = []
+    for e in evidence:
+        details = e.get("details") or {}
+        flags, words = details.get("inside_noise"), details.get("comparisons")
+        if e["status"] != "counting" or not isinstance(flags, list) or not isinstance(words, list):
+            continue
+        for i, (flag, said) in enumerate(zip(flags, words, strict=False)):
+            if flag is True and isinstance(said, str):
+                run = f" run {i + 1}" if len(flags) > 1 else ""
+                decides = f" ({', '.join(e['decides'])})" if e.get("decides") else ""
+                lines.append(f"#{e['id']} {e['kind']} {e['result']}{decides} rests on a delta inside the noise:"
+                             f"{run} {said}")
+    return lines
+
+
+def case_subject(case_id: str) -> Callable[[Database], Subject]:
+    """The guarded pipeline's view of a case: open or closed (and by whom), and its author."""
+
+    def load(db: Database) -> Subject:
+        case = get_case(db, case_id)
+        closed = None
+        if case["status"] != "open":
+            previous = _decisions(db, case_id)
+            last = previous[-1] if previous else {}
+            closed = (f"the case is closed ({case['outcome']}{' by ' + last['actor'] if last.get('actor') else ''})"
+                      "; a decision is never edited")
+        return Subject("case", case_id, "case", case, closed=closed, author=case["author"])
+
+    return load
+
+
 def decide_case(db: Database, case_id: str, outcome: str, *, actor: str | None, note: str | None = None,
                 based_on_seq: int | None = None, at: str | None = None) -> int:
     """Close a case with an outcome the protocol allows now; a refusal names its rule and writes nothing.
@@ -373,42 +454,36 @@ def decide_case(db: Database, case_id: str, outcome: str, *, actor: str | None, 
     proposal in the same transaction; `decide` below is the same for every other outcome.
     """
     note = (note or "").strip() or None
-    when = parse_iso(at, field="--at") if at else now_iso()
-    with transaction(db):
-        case = get_case(db, case_id)
-        protocol = protocol_for(case["protocol"])
-        if outcome not in protocol.outcomes:
-            raise InputError(f"outcome: expected one of {', '.join(protocol.outcomes)}, got {outcome!r}")
-        closed = ""
-        if case["status"] != "open":
-            previous = _decisions(db, case_id)
-            last = previous[-1] if previous else {}
-            closed = f"the case is closed ({case['outcome']}{' by ' + last['actor'] if last.get('actor') else ''})"
-        # The seq is checked first: a reviewer racing another one is told the case changed under them.
-        seq_now = check_unchanged(db, "case", case_id, based_on_seq, doing=f"case {case_id}", also=closed)
-        if closed:
-            raise RefusedError(f"case {case_id}: {outcome} refused: {closed}; a closed case is closed")
-        check_free(db, "case", case_id, actor)
-        capability = OUTCOME_CAPABILITY.get(outcome, CLOSE_CAPABILITY)
-        require(db, actor, capability, doing=f"case {case_id}: {outcome}")
+    when = observed_at(at) or now_iso()
+    protocol = protocol_for(get_case(db, case_id)["protocol"])
+    if outcome not in protocol.outcomes:
+        raise InputError(f"outcome: expected one of {', '.join(protocol.outcomes)}, got {outcome!r}")
+    capability = OUTCOME_CAPABILITY.get(outcome, CLOSE_CAPABILITY)
+    doing = f"decide {case_id} {outcome}"
+    with guarded(db, doing, actor=actor, capability=capability, subject=case_subject(case_id),
+                 seen_seq=based_on_seq) as act:
+        assert act.subject is not None and act.subject.row is not None
+        case = act.subject.row
         explicit = explicit_decisions(protocol, outcome)
         if explicit and not note:
-            raise RefusedError(f"case {case_id}: {outcome} refused by outcomes.{outcome}.requires: needs an explicit "
-                               f"decision ({', '.join(sorted(explicit))}) with a reason (--note)")
+            raise refusal(doing, "protocol", f"outcomes.{outcome}.requires: needs an explicit decision "
+                                             f"({', '.join(sorted(explicit))}) with a reason (--note)")
+        stale = staleness(db, case) if outcome == "kept" else None
+        if stale:
+            raise RefusedError(f"{doing}: refused: {stale}")
         evaluation = _evaluate(db, case)
         allowed, why = evaluation.outcome_allowed(outcome, explicit)
         if not allowed:
             rule = _rule_text(protocol, outcome)
-            raise RefusedError(f"case {case_id}: {outcome} refused by outcomes.{outcome}.requires"
-                               f"{f' ({rule})' if len(rule) <= 60 else ''}: {why}")
-        seq = append_event(db, "case.decided", actor=actor, subject_type="case", subject_id=case_id,
-                           revision=case["current_revision"], note=note, at=when,
-                           payload={"outcome": outcome, "capability": capability, "based_on_seq": seq_now,
-                                    "claims": evaluation.claims})
+            raise refusal(doing, "protocol", f"{outcome} refused by outcomes.{outcome}.requires"
+                                             f"{f' ({rule})' if len(rule) <= 60 else ''}: {why}")
+        seq = act.event("case.decided", revision=case["current_revision"], note=note, at=when,
+                        payload={"outcome": outcome, "capability": capability, "based_on_seq": act.seen_seq,
+                                 "claims": evaluation.claims})
         cursor = db.execute(
             "INSERT INTO decisions (case_id, outcome, actor, capability, revision, note, at, based_on_seq, event_seq)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [case_id, outcome, actor, capability, case["current_revision"], note, when, seq_now, seq])
+            [case_id, outcome, act.actor, capability, case["current_revision"], note, when, act.seen_seq, seq])
         db.execute("UPDATE cases SET status = 'closed', outcome = ? WHERE id = ?", [outcome, case_id])
         _project(db, case_id, when)
     return cursor.lastrowid
@@ -422,6 +497,44 @@ def decide(db: Database, case_id: str, outcome: str, *, actor: str | None, note:
         raise RefusedError(f"case {case_id}: proposed is recorded through gatepost.store.flows.decide, "
                            "which makes the proposal too")
     return decide_case(db, case_id, outcome, actor=actor, note=note, based_on_seq=based_on_seq, at=at)
+
+
+def _made_seq(db: Database, case: dict) -> int | None:
+    row = db.execute("SELECT event_seq FROM candidate_revisions WHERE case_id = ? AND revision = ?",
+                     [case["id"], case["current_revision"]]).fetchone()
+    return row[0] if row else None
+
+
+def staleness(db: Database, case: dict | str) -> str | None:
+    """Why a case's candidate does not rest on the current content of its path (None if it does).
+
+    A stale candidate cannot be kept until rebased (a new revision made on the current content):
+    keeping it would silently undo what was kept and applied since.
+    """
+    if isinstance(case, str):
+        case = get_case(db, case)
+    if loops.applications_of(db, "case", case["id"]):
+        return None  # it landed: it is (or was) the current content, not a change waiting on a base
+    return loops.base_status(db, case["candidate_path"], case["basis"].get("baseline"), _made_seq(db, case))
+
+
+def record_applied(db: Database, case_id: str, *, ref: str | None, actor: str | None, at: str | None = None) -> dict:
+    """Record where a kept case's content landed (`case applied ID --ref REF`): it becomes current for its path."""
+    doing = f"case applied {case_id}"
+    with transaction(db):
+        case = get_case(db, case_id)
+        if case["outcome"] != "kept":
+            raise RefusedError(f"{doing}: refused: kept: the case is {case['outcome'] or 'open'}; only a kept case "
+                               "lands (a proposed one lands as its proposal: gatepost proposal applied)")
+        if not case["candidate_path"]:
+            raise InputError(f"{doing}: candidate.path: missing (the case names no path to land on)")
+        if loops.applications_of(db, "case", case_id):
+            raise RefusedError(f"{doing}: refused: applied: already recorded applied")
+        stale = staleness(db, case)
+        if stale:
+            raise RefusedError(f"{doing}: refused: {stale}")
+        return loops.record_applied(db, "case", case_id, case["candidate_path"], loops.content_text(case["content"]),
+                                    ref=ref, actor=actor, at=at)
 
 
 def _rule_text(protocol: Protocol, outcome: str) -> str:
@@ -530,6 +643,15 @@ def case_view(db: Database, case_id: str, *, actor: str | None = None) -> dict:
                          "details": json.loads(row["details"]) if row["details"] else None,
                          "status": item["status"], "why": item["why"], "decides": item["decides"]})
     counts = {s: sum(1 for e in evidence if e["status"] == s) for s in ("counting", "stale", "not independent")}
+    undecided = undecided_notes(db, case_id, case["current_revision"])
+    explanations = {name: evaluation.claim_why(name) for name in protocol.claims}
+    for name, why in explanations.items():
+        for kind, note in undecided.items():
+            if evaluation.claims[name] == "UNKNOWN" and kind in why:
+                explanations[name] = f"{why}; the evaluation settled nothing: {note}"
+    stale = staleness(db, case)
+    path = case["candidate_path"]
+    link = loops.loop_case(db, case_id)
     return {
         "id": case["id"],
         "revision": case["current_revision"],
@@ -545,7 +667,9 @@ def case_view(db: Database, case_id: str, *, actor: str | None = None) -> dict:
         "independent": case["independent"],
         "candidate": {"path": case["candidate_path"], "content": case["content"], "basis": case["basis"],
                       "revision": case["current_revision"]},
-        "explanations": {name: evaluation.claim_why(name) for name in protocol.claims},
+        "explanations": explanations,
+        "undecided": undecided,
+        "noise": noise_warnings(evidence),
         "claim_order": list(protocol.claim_order),
         "derived": [name for name in protocol.claims if protocol.derived(name)],
         "claim_descriptions": {name: desc for name, (desc, _c) in protocol.claims.items()},
@@ -556,12 +680,32 @@ def case_view(db: Database, case_id: str, *, actor: str | None = None) -> dict:
                                          "based_on_seq")} for d in decisions],
         "viewer": actor,
         "viewer_capabilities": sorted(authority),
+        "loop": link["loop"] if link else None,
+        "base": {"path": path, "made_on": case["basis"].get("baseline"),
+                 "current": loops.current_hash(db, path) if path else None, "stale": bool(stale), "why": stale},
+        "applied": loops.applications_of(db, "case", case_id),
     }
 
 
+CASE_SCHEMA = "gatepost.case/1"
+
+
 def show_json(view: dict) -> dict:
-    """The `case show --json` shape of DESIGN.md, and nothing else."""
-    return {k: view[k] for k in ("id", "revision", "claims", "actions", "outcomes", "outcome")}
+    """The `case show --json` document (schema gatepost.case/1): DESIGN.md's shape, then everything a loop needs.
+
+    Status, `last_seq` (what `case decide --seq` asks for), decisions, the candidate (content, basis,
+    path), evidence with its producer, status and runs, the loop, its base and where it landed.
+    """
+    doc = {"schema": CASE_SCHEMA}
+    doc.update({k: view[k] for k in ("id", "revision", "claims", "actions", "outcomes", "outcome")})
+    doc.update({k: view[k] for k in ("status", "last_seq", "title", "author", "protocol", "independent",
+                                     "candidate", "decisions", "loop", "base", "applied")})
+    doc["evidence"] = [{k: e[k] for k in ("id", "kind", "result", "producer", "artifact", "about", "observed_at",
+                                          "status", "why", "decides")}
+                       | {"runs": list((e["details"] or {}).get("runs", [])), "details": e["details"]}
+                       for e in view["evidence"]]
+    doc["evidence_counts"] = view["evidence_counts"]
+    return doc
 
 
 def list_cases(db: Database, *, status: str | None = None, outcome: str | None = None,

@@ -11,9 +11,12 @@ import pkgutil
 import random
 from pathlib import Path
 
-from gatepost.store.kernel import StoreError, append_event, open_store
+from gatepost.store.kernel import StoreError, append_event, freeze, open_store
 
 DEMO_MARK = "demo.built"
+# The demo's "now": after every dated record of the demo, so the same seed gives the same store bytes
+# (record times included) whenever it is built; see kernel.clock.
+DEMO_NOW = "2026-12-01T09:00:00Z"
 
 
 def _parts():
@@ -36,15 +39,16 @@ def build_demo(path: str | os.PathLike, *, seed: int = 7, person: str) -> str:
         raise StoreError(f"{path}: holds a store that is not a demo store; refusing to replace it (use --db)")
     for suffix in ("", "-wal", "-shm"):
         Path(str(path) + suffix).unlink(missing_ok=True)
-    db = open_store(path)
     rng = random.Random(seed)
     summaries = []
-    try:
-        for part in _parts():
-            summaries.append(part.populate(db, rng, person))
-        with db.atomic():
-            append_event(db, DEMO_MARK, actor=person, subject_type="store", subject_id=str(path.name),
-                         payload={"seed": seed})
-    finally:
-        db.close()
+    with freeze(DEMO_NOW):
+        db = open_store(path)
+        try:
+            for part in _parts():
+                summaries.append(part.populate(db, rng, person))
+            with db.atomic():
+                append_event(db, DEMO_MARK, actor=person, subject_type="store", subject_id=str(path.name),
+                             payload={"seed": seed})
+        finally:
+            db.close()
     return "; ".join(s for s in summaries if s)

@@ -22,7 +22,7 @@ from gatepost.store.evaluation import (
     parse_suite,
 )
 from gatepost.store.flows import evaluate_case
-from gatepost.store.proposals import GateConfig, gate_proposal, mark_proposal
+from gatepost.store.proposals import GateConfig, gate_proposal, mark_proposal, staleness
 
 ORDER = 30
 BASE = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
@@ -309,6 +309,13 @@ def _rounds():
             yield path, kind, op, title, confidence, rationale, before, after, plans, marks
 
 
+def _accepted_rival(db: Database, pid: str) -> bool:
+    """Whether another proposal for the same path and base was accepted already (the store refuses both)."""
+    row = db.execute("SELECT path, before_body FROM proposals WHERE id = ?", [pid]).fetchone()
+    return db.execute("SELECT 1 FROM proposals WHERE path = ? AND COALESCE(before_body, '') = ? AND id != ?"
+                      " AND status = 'accepted'", [row[0], row[1] or "", pid]).fetchone() is not None
+
+
 def _populate_proposals(db: Database, rng: random.Random) -> tuple[int, int]:
     clock = BASE + timedelta(days=2)
     gates = 0
@@ -333,7 +340,11 @@ def _populate_proposals(db: Database, rng: random.Random) -> tuple[int, int]:
             gates += 1
         for status, who, note in marks:
             clock += timedelta(hours=rng.randint(1, 9), minutes=rng.randint(0, 59))
-            mark_proposal(db, pid, status, actor=who, note=note, at=clock.strftime("%Y-%m-%dT%H:%M:%S.000000Z"))
+            at = clock.strftime("%Y-%m-%dT%H:%M:%S.000000Z")
+            if status == "accepted" and staleness(db, pid) is None and _accepted_rival(db, pid):
+                # another version of this path was accepted on the same base: this one must be rebased first
+                status, note = "needs_changes", "Another version of this file was accepted first; rebase on it."
+            mark_proposal(db, pid, status, actor=who, note=note, at=at)
     return count, gates
 
 

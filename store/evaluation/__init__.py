@@ -38,6 +38,13 @@ from .judges import (
     judge_pytest,
     judge_rubric,
 )
+from .noise import (
+    flaky_words,
+    pooled_attempts,
+    run_statistics,
+    sides_of_results,
+    summarise,
+)
 from .runs import (
     CACHE_FORMAT,
     CACHE_TTL,
@@ -63,6 +70,26 @@ from .runs import (
     task_outputs,
     write_artifact,
 )
+from .stats import (
+    ALPHA,
+    DECISION_RULES,
+    LEVEL,
+    Pairs,
+    check_rule,
+    compare,
+    delta_words,
+    inside_noise,
+    minimum_detectable,
+    newcombe_paired,
+    newcombe_unpaired,
+    pass_at_k,
+    pass_hat_k,
+    pp,
+    rate_summary,
+    rate_words,
+    sign_test,
+    wilson,
+)
 from .suites import (
     DEFAULT_PASS_THRESHOLD,
     DEFAULT_SPLIT,
@@ -81,6 +108,29 @@ from .suites import (
 )
 
 __all__ = [
+    "ALPHA",
+    "DECISION_RULES",
+    "LEVEL",
+    "Pairs",
+    "check_rule",
+    "compare",
+    "delta_words",
+    "flaky_words",
+    "inside_noise",
+    "minimum_detectable",
+    "newcombe_paired",
+    "newcombe_unpaired",
+    "pass_at_k",
+    "pass_hat_k",
+    "pooled_attempts",
+    "pp",
+    "rate_summary",
+    "rate_words",
+    "run_statistics",
+    "sides_of_results",
+    "sign_test",
+    "summarise",
+    "wilson",
     "Attempt",
     "Bounded",
     "CACHE_FORMAT",

@@ -13,7 +13,7 @@ import json
 import math
 import os
 import sqlite3
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +28,14 @@ from gatepost.store.kernel import (
     transaction,
     write_text_atomic,
 )
+from gatepost.store.kernel import (
+    now as clock_now,
+)
 
 from .attempts import attempts_line, outcome, outcome_counts
 from .executors import MOCK, CommandExecutor, MockExecutor
 from .judges import JudgeSettings, judge
+from .noise import pooled_attempts, sides_of_results, summarise
 from .suites import Suite, Task
 
 WEAK_BASELINE = 0.2
@@ -62,7 +66,7 @@ def read_skill(path: str | Path, *, option: str) -> tuple[str, str]:
 
 # --- running one side ------------------------------------------------------------------
 def _run_task(task: Task, skill: str, executor: Executor, settings: JudgeSettings, pass_k: int,
-              suite_dir: Path) -> dict[str, Any]:
+              suite_dir: Path, every_attempt: bool = False) -> dict[str, Any]:
     attempts = []
     for number in range(1, pass_k + 1):
         attempt = executor.run(task.id, task.prompt, skill, timeout=task.timeout_seconds, attempt=number)
@@ -76,8 +80,8 @@ def _run_task(task: Task, skill: str, executor: Executor, settings: JudgeSetting
         row["duration_ms"] = attempt.duration_ms
         row["output"] = attempt.output
         attempts.append(row)
-        if row["passed"]:
-            break  # pass@k: any passing attempt passes the task
+        if row["passed"] and not every_attempt:
+            break  # pass@k: any passing attempt passes the task (every_attempt: all k run, for pass^k)
     return _summarise(task.id, task.split, attempts)
 
 
@@ -101,9 +105,9 @@ def _summarise(task_id: str, split: str, attempts: list[dict]) -> dict[str, Any]
 
 
 def run_side(suite: Suite, tasks: list[Task], skill: str, executor: Executor, settings: JudgeSettings,
-             pass_k: int) -> list[dict[str, Any]]:
+             pass_k: int, every_attempt: bool = False) -> list[dict[str, Any]]:
     """Every task of one side (candidate or baseline), in suite order."""
-    return [_run_task(t, skill, executor, settings, pass_k, suite.path.parent) for t in tasks]
+    return [_run_task(t, skill, executor, settings, pass_k, suite.path.parent, every_attempt) for t in tasks]
 
 
 def pass_rate(results: list[dict]) -> float:
@@ -112,9 +116,11 @@ def pass_rate(results: list[dict]) -> float:
 
 # --- the baseline cache ----------------------------------------------------------------
 def _cache_key(suite: Suite, baseline_hash: str, executor: Executor, settings: JudgeSettings,
-               split: str, pass_k: int) -> str:
+               split: str, pass_k: int, every_attempt: bool = False) -> str:
     judge_id = " ".join(settings.rubric_argv) if settings.rubric_argv else ("mock" if settings.mock else "")
     parts = [suite.id, baseline_hash, executor.identity, split, str(pass_k), judge_id]
+    if every_attempt:
+        parts.append("every-attempt")
     return content_hash("\x00".join(parts))
 
 
@@ -161,11 +167,15 @@ def evaluate(
     case_id: str | None = None,
     purpose: str = "standalone",
     at: str | None = None,
+    every_attempt: bool = False,
+    alpha: float | None = None,
 ) -> dict[str, Any]:
     """Run the suite for a candidate and its baseline, store the run, return the artifact (with run_id).
 
     The artifact is written to `output`, else to `artifact_dir/<run_id>.json`, else not written
-    (truth_anchor null); it is stored with the run either way.
+    (truth_anchor null); it is stored with the run either way. Its `statistics` say how much the
+    numbers mean (intervals, the paired delta, pass^k, flaky tasks: docs/statistics.md);
+    `every_attempt` runs all k attempts even after a pass, so pass^k can be measured.
     """
     if split not in SPLIT_CHOICES:
         raise InputError(f"--split: expected one of {', '.join(SPLIT_CHOICES)}, got {split!r}")
@@ -178,22 +188,22 @@ def evaluate(
         _check_writable(Path(output))  # before the runs, not after them
     settings = judges or JudgeSettings(mock=executor.mock)
     started = at or now_iso()
-    now = datetime.fromisoformat(started.replace("Z", "+00:00")) if at else datetime.now(UTC)
+    now = datetime.fromisoformat(started.replace("Z", "+00:00")) if at else clock_now()
     warnings: list[str] = []
     candidate_hash, baseline_hash = content_hash(candidate_text), content_hash(baseline_text)
 
-    candidate = run_side(suite, tasks, candidate_text, executor, settings, pass_k)
+    candidate = run_side(suite, tasks, candidate_text, executor, settings, pass_k, every_attempt)
     cache_info: dict[str, Any] = {"used": False}
     baseline = None
     if cache_dir is not None:
-        key = _cache_key(suite, baseline_hash, executor, settings, split, pass_k)
+        key = _cache_key(suite, baseline_hash, executor, settings, split, pass_k, every_attempt)
         cache_path = Path(cache_dir) / f"baseline-{key[:32]}.json"
         entry = _cache_read(cache_path, key, now, warnings)
         if entry:
             baseline = entry["results"]
             cache_info = {"used": True, "hit": True, "path": str(cache_path.resolve()), "created_at": entry["created_at"]}
         else:
-            baseline = run_side(suite, tasks, baseline_text, executor, settings, pass_k)
+            baseline = run_side(suite, tasks, baseline_text, executor, settings, pass_k, every_attempt)
             try:
                 _cache_write(cache_path, key, {"created_at": started, "suite_id": suite.id,
                                                "baseline_sha256": baseline_hash, "executor": executor.identity,
@@ -202,7 +212,7 @@ def evaluate(
             except OSError as exc:
                 warnings.append(f"baseline cache not written ({exc.strerror or exc})")
     if baseline is None:
-        baseline = run_side(suite, tasks, baseline_text, executor, settings, pass_k)
+        baseline = run_side(suite, tasks, baseline_text, executor, settings, pass_k, every_attempt)
 
     execution_rate, baseline_rate = pass_rate(candidate), pass_rate(baseline)
     delta = round(execution_rate - baseline_rate, 4)
@@ -243,6 +253,11 @@ def evaluate(
         "baseline_health": health,
         "baseline_cache": cache_info,
         "warnings": warnings,
+        "statistics": summarise(
+            sides_of_results(candidate, baseline), pass_k=pass_k,
+            pooled=pooled_attempts(db, {"suite_id": suite.id, "executor": executor.identity,
+                                        "candidate_hash": candidate_hash, "baseline_hash": baseline_hash}),
+            cached_baseline=bool(cache_info.get("hit")), alpha=suite.alpha if alpha is None else alpha),
         "case_id": case_id,
         "purpose": purpose,
         "started_at": started,

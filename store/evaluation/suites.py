@@ -12,6 +12,8 @@ from typing import Any
 
 from gatepost.store.kernel import InputError, parse_yaml, read_text
 
+from .stats import DECISION_RULES
+
 SUITE_VERSION = "1.0"
 JUDGE_TYPES = ("contains", "pytest", "llm-rubric")
 SPLITS = ("tuning", "heldout")
@@ -45,6 +47,8 @@ class Suite:
     path: Path
     text: str
     tasks: tuple[Task, ...] = field(default_factory=tuple)
+    decision_rule: str = "strict"  # strict (a tie passes) | significant (decided at alpha): docs/statistics.md
+    alpha: float = 0.05
 
     @property
     def fixtures_dir(self) -> Path:
@@ -189,6 +193,11 @@ def parse_suite(text: str, *, path: Path) -> tuple[Suite | None, list[str]]:
     if version != SUITE_VERSION or not isinstance(version, str):
         hint = " (quote it: version: \"1.0\")" if version == 1.0 else ""
         errors.append(f"{name}: version: expected the string \"1.0\", got {version!r}{hint}")
+    rule, alpha = data.get("decision_rule", "strict"), data.get("alpha", 0.05)
+    if rule not in DECISION_RULES:
+        errors.append(f"{name}: decision_rule: expected one of {', '.join(DECISION_RULES)}, got {rule!r}")
+    if not _is_number(alpha) or not 0 < alpha < 1:
+        errors.append(f"{name}: alpha: expected a number between 0 and 1 (e.g. 0.05), got {alpha!r}")
     raw_tasks = data.get("tasks")
     tasks: list[Task] = []
     if not isinstance(raw_tasks, list) or not raw_tasks:
@@ -203,7 +212,7 @@ def parse_suite(text: str, *, path: Path) -> tuple[Suite | None, list[str]]:
         return None, errors
     suite_id = hashlib.sha256(text.encode("utf-8")).hexdigest()
     return Suite(id=suite_id, skill_id=skill_id, version=version, path=path.resolve(), text=text,
-                 tasks=tuple(tasks)), []
+                 tasks=tuple(tasks), decision_rule=rule, alpha=float(alpha)), []
 
 
 def read_suite_text(path: str | Path) -> tuple[Path, str]:

@@ -19,9 +19,10 @@ CAPABILITIES: dict[str, str] = {
     "manifest.review": "import manifests and approve or reject manifest drafts",
     "regression.triage": "acknowledge regressions and flag manifest mismatches",
     "evidence.record": "record evidence, skill runs and evaluation runs as a producer",
+    "store.admin": "add actors, grant capabilities, register and change loops, record applied content",
 }
 # What a loop (a producer) may never hold.
-NEVER_FOR_PRODUCERS = frozenset({"loop_change.apply_outside_surface"})
+NEVER_FOR_PRODUCERS = frozenset({"loop_change.apply_outside_surface", "store.admin"})
 # Every capability a person may hold: what `gatepost demo` gives the person who runs it.
 PERSON_CAPABILITIES = tuple(sorted(CAPABILITIES))
 
@@ -87,15 +88,3 @@ def list_actors(db: Database) -> list[dict]:
     for row in db["capabilities"].rows_where(order_by="actor, capability"):
         caps.setdefault(row["actor"], []).append(row["capability"])
     return [dict(row, capabilities=caps.get(row["name"], [])) for row in db["actors"].rows_where(order_by="name")]
-
-
-def require(db: Database, name: str | None, capability: str, *, doing: str) -> dict:
-    """The actor, if it is a known person or producer holding `capability`; else a refusal."""
-    if not name:
-        raise RefusedError(f"{doing}: refused: no actor given (use --as NAME or $GATEPOST_REVIEWER)")
-    actor = get_actor(db, name)
-    if not actor:
-        raise RefusedError(f"{doing}: refused: {name} is not a known actor of this store (gatepost actors add)")
-    if capability not in actor["capabilities"]:
-        raise RefusedError(f"{doing}: refused: {name} does not hold {capability}")
-    return actor

@@ -1,13 +1,62 @@
-"""One notion of time for the store: UTC, ISO 8601, second precision."""
+"""One notion of time for the store: UTC, ISO 8601, microsecond precision, from one place.
 
+`now()` is the only "now" of store and console (record times, lease expiry). It can be
+frozen, so the demo, the screenshots and tests give the same bytes whenever they run:
+- `freeze("2026-12-01T09:00:00Z")` as a context manager (tests, `gatepost screenshots`);
+- the environment variable GATEPOST_FROZEN_CLOCK=2026-12-01T09:00:00Z (a whole process and
+  the consoles it starts, e.g. `gatepost serve`'s sessions).
+Order is never taken from these times (the store's sequence orders records); a frozen
+clock only makes every record carry the same time.
+"""
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 
 from .errors import InputError
 
+FROZEN_ENV = "GATEPOST_FROZEN_CLOCK"
+ISO_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+_frozen: list[datetime] = []  # a stack: freeze() nests
+
+
+def _moment(value: str | datetime, *, field: str) -> datetime:
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    return datetime.strptime(parse_iso(value, field=field), ISO_FORMAT).replace(tzinfo=UTC)
+
+
+def now() -> datetime:
+    """The current time (UTC, aware), or the frozen one."""
+    if _frozen:
+        return _frozen[-1]
+    env = os.environ.get(FROZEN_ENV)
+    if env:
+        return _moment(env, field=FROZEN_ENV)
+    return datetime.now(UTC)
+
 
 def now_iso() -> str:
     """The current time as gatepost writes it everywhere (UTC, ISO 8601, 'Z')."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return now().strftime(ISO_FORMAT)
+
+
+def is_frozen() -> bool:
+    """True when `now()` is frozen (by freeze() or GATEPOST_FROZEN_CLOCK)."""
+    return bool(_frozen) or bool(os.environ.get(FROZEN_ENV))
+
+
+@contextmanager
+def freeze(at: str | datetime) -> Iterator[datetime]:
+    """Within the block, `now()` returns `at`: the same store and screens on every run."""
+    moment = _moment(at, field="frozen clock")
+    _frozen.append(moment)
+    try:
+        yield moment
+    finally:
+        _frozen.pop()
 
 
 def parse_iso(value: str, *, field: str = "time") -> str:
@@ -20,6 +69,6 @@ def parse_iso(value: str, *, field: str = "time") -> str:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     try:
-        return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        return moment.astimezone(UTC).strftime(ISO_FORMAT)
     except OverflowError:  # 9999-12-31T23:59:59-01:00 is past year 9999 in UTC
         raise InputError(f"{field}: {value!r} is out of range (years 1 to 9999 in UTC)") from None

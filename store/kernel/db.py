@@ -11,8 +11,29 @@ from sqlite_utils import Database
 
 from . import schema
 from .errors import StoreError
+from .integrity import (
+    check_writable,
+    damaged,
+    machine_error,
+    mark_read_only,
+    recover_hint,
+    remember_file,
+)
 
 BUSY_TIMEOUT_MS = 30_000
+BUSY_ENV = "GATEPOST_BUSY_TIMEOUT"  # seconds a writer waits for another's write lock (default 30)
+
+
+def busy_timeout_ms() -> int:
+    """How long a writer waits for the write lock: $GATEPOST_BUSY_TIMEOUT seconds, else 30 s."""
+    value = os.environ.get(BUSY_ENV)
+    if not value:
+        return BUSY_TIMEOUT_MS
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise StoreError(f"{BUSY_ENV}: expected a number of seconds, got {value!r}") from None
+    return max(0, min(int(seconds * 1000), 3_600_000))
 DEFAULT_DB = "gatepost.db"
 
 
@@ -32,50 +53,123 @@ def _check_file(path: Path) -> None:
         raise StoreError(f"{path}: is a directory, expected a gatepost store file")
 
 
-def open_store(path: str | os.PathLike, *, create: bool = True) -> Database:
-    """Create or open a store; refuse files that are not gatepost's or come from a newer gatepost."""
+def read_only_media(path: Path) -> bool:
+    """True when the store cannot be written here: a read-only file system, file or folder."""
+    try:
+        if os.statvfs(path).f_flag & os.ST_RDONLY:
+            return True
+    except OSError:
+        return False
+    return not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK)
+
+
+def _connect(path: Path, read_only: bool) -> sqlite3.Connection:
+    if not read_only:
+        return sqlite3.connect(str(path), timeout=busy_timeout_ms() / 1000, check_same_thread=False)
+    uri = path.resolve().as_uri()
+    immutable = False
+    try:
+        immutable = bool(os.statvfs(path).f_flag & os.ST_RDONLY)  # nobody writes there: no WAL index needed
+    except OSError:
+        pass
+    if not immutable:
+        try:
+            conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=busy_timeout_ms() / 1000,
+                                   check_same_thread=False)
+            conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.OperationalError:
+            pass  # a WAL store whose folder we cannot write: no -shm can be made, read it as it is
+    return sqlite3.connect(f"{uri}?immutable=1", uri=True, check_same_thread=False)
+
+
+def open_store(path: str | os.PathLike, *, create: bool = True, read_only: bool | None = None) -> Database:
+    """Create or open a store; refuse files that are not gatepost's or come from a newer gatepost.
+
+    A store on read-only media (or `read_only=True`) opens read-only: it can be browsed, and a
+    write is refused in one line by SQLite's own read-only check.
+    """
     path = Path(path)
     _check_file(path)
     if not path.exists() and not create:
         raise StoreError(f"{path}: no gatepost store here (run `gatepost init` or `gatepost demo`)")
     if not path.parent.exists():
         raise StoreError(f"{path}: folder {path.parent} does not exist")
+    if read_only is None:
+        read_only = path.exists() and read_only_media(path)
+    if read_only and not path.exists():
+        raise StoreError(f"{path}: no gatepost store here, and its folder is read-only")
     conn = None
     try:
-        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+        conn = _connect(path, read_only)
         db = Database(conn)
-        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        db.execute(f"PRAGMA busy_timeout = {busy_timeout_ms()}")
         db.execute("PRAGMA foreign_keys = ON")
-        if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-            _retry_busy(lambda: db.enable_wal())
-        db.execute("PRAGMA synchronous = NORMAL")
-        db.execute("PRAGMA wal_autocheckpoint = 10000")  # checkpoint every ~40 MB, not every 4 MB: bulk imports
-        _check_owner(db, path)
-        _retry_busy(lambda: _migrate(db, path))
+        _check_owner(db, path)  # before anything writes: a file that is not ours is left untouched
+        if not read_only:
+            if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                _retry_busy(lambda: db.enable_wal())
+            db.execute("PRAGMA synchronous = NORMAL")
+            db.execute("PRAGMA wal_autocheckpoint = 10000")  # checkpoint every ~40 MB, not every 4 MB: bulk imports
+        remember_file(db, str(path))
+        if read_only:
+            mark_read_only(db)
+            if schema.migrations.pending(db):
+                raise StoreError(f"{path}: read-only, and written by an older gatepost (schema version "
+                                 f"{schema_version(db)}, this one uses {schema.latest_version()}); open it once "
+                                 "where it can be written to upgrade it")
+        else:
+            _retry_busy(lambda: _migrate(db, path))
+    except StoreError:
+        if conn is not None:
+            conn.close()
+        raise
     except sqlite3.DatabaseError as exc:
         if conn is not None:
             conn.close()
         if getattr(exc, "sqlite_errorname", "") == "SQLITE_NOTADB" or "file is not a database" in str(exc):
             raise StoreError(f"{path}: not a SQLite database, so not a gatepost store") from None
+        known = machine_error(exc, str(path))
+        if known is not None and not str(known).startswith(f"{path}: {exc}"):
+            raise known from None
         raise StoreError(f"{path}: cannot be read as a gatepost store ({exc})") from None
     return db
 
 
 def _retry_busy(step, attempts: int = 20) -> None:
+    """Run `step`, retrying while the store is locked, within the busy timeout (then SQLite's error)."""
+    deadline = time.monotonic() + busy_timeout_ms() / 1000
     for attempt in range(attempts):
         try:
             step()
             return
         except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) and "busy" not in str(exc) or attempt == attempts - 1:
+            if "locked" not in str(exc) and "busy" not in str(exc) or attempt == attempts - 1 \
+                    or time.monotonic() >= deadline:
                 raise
             time.sleep(0.05 * (attempt + 1))
 
 
+def _ours_by_schema(db: Database, tables: set[str]) -> bool:
+    """A store from before the application_id: gatepost's migration set and its core tables."""
+    if not {"_sqlite_migrations", "events", "cases"} <= tables:
+        return False
+    row = db.execute("SELECT COUNT(*) FROM _sqlite_migrations WHERE migration_set = ? AND name = 'm001_initial'",
+                     [schema.MIGRATION_SET]).fetchone()
+    return bool(row[0])
+
+
 def _check_owner(db: Database, path: Path) -> None:
+    """Only gatepost's stores: PRAGMA application_id says so (older stores are known by their schema)."""
     tables = set(db.table_names())
-    if tables and "_sqlite_migrations" not in tables:
-        raise StoreError(f"{path}: a SQLite database, but not a gatepost store (it has no gatepost schema)")
+    app_id = db.execute("PRAGMA application_id").fetchone()[0]
+    if app_id != schema.APPLICATION_ID:
+        if app_id != 0:
+            raise StoreError(f"{path}: a SQLite database of another program (application_id {app_id:#x}), "
+                             "not a gatepost store; left untouched")
+        if tables and not _ours_by_schema(db, tables):
+            raise StoreError(f"{path}: a SQLite database, but not a gatepost store (no gatepost application_id "
+                             "or schema); left untouched")
     applied = [m.name for m in schema.migrations.applied(db)]
     known = schema.known_migration_names()
     unknown = [name for name in applied if name not in known]
@@ -88,10 +182,32 @@ def _check_owner(db: Database, path: Path) -> None:
 
 
 def _migrate(db: Database, path: Path) -> None:
-    if not schema.migrations.pending(db):
+    """Apply pending migrations, each in one transaction with its user_version and the application_id.
+
+    A store is checked (`PRAGMA quick_check`) before a migration writes to it: migrating a
+    damaged file would spread the damage.
+    """
+    stamped = db.execute("PRAGMA application_id").fetchone()[0] == schema.APPLICATION_ID
+    pending = schema.migrations.pending(db)
+    if not pending:
+        if not stamped:  # a gatepost store from before the application_id, recognised by its schema
+            with db.atomic():
+                db.execute(f"PRAGMA application_id = {schema.APPLICATION_ID}")
         return
-    schema.migrations.apply(db)
-    db.execute(f"PRAGMA user_version = {schema.latest_version()}")
+    if db.table_names():
+        problem = damaged(db)
+        if problem is not None:
+            raise StoreError(f"{path}: damaged ({problem}); not migrated, nothing was written; "
+                             f"{recover_hint(str(path))}")
+    schema.migrations.ensure_migrations_table(db)
+    done = len(schema.migrations.applied(db))
+    for migration in pending:
+        with db.atomic():
+            migration.fn(db)
+            schema.migrations._record_applied(db, migration.name)
+            done += 1
+            db.execute(f"PRAGMA user_version = {done}")
+            db.execute(f"PRAGMA application_id = {schema.APPLICATION_ID}")
 
 
 def schema_version(db: Database) -> int:
@@ -106,6 +222,7 @@ def transaction(db: Database) -> Iterator[Database]:
     Nested calls become savepoints (sqlite-utils' atomic()). The busy timeout
     makes a waiting writer wait; a lock still held after it is retried.
     """
+    check_writable(db)
     if db.conn.in_transaction:
         with db.atomic():
             yield db

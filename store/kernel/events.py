@@ -1,12 +1,17 @@
-"""The append-only audit trail: every act of a person or a producer is one event."""
+"""The append-only audit trail: every act of a person or a producer is one event.
+
+Events are hash-chained (see chain.py): each stores the hash of the event before it and its own.
+"""
 
 import json
 from typing import Any
 
 from sqlite_utils import Database
 
+from .chain import insert_chained
 from .clock import now_iso
 from .errors import ConflictError
+from .integrity import check_before_first_write
 
 
 def append_event(
@@ -21,22 +26,16 @@ def append_event(
     payload: dict[str, Any] | None = None,
     at: str | None = None,
 ) -> int:
-    """Append one event and return its sequence number; call inside the write's transaction."""
-    cursor = db.execute(
-        "INSERT INTO events (at, actor, kind, subject_type, subject_id, revision, note, payload)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            at or now_iso(),
-            actor,
-            kind,
-            subject_type,
-            subject_id,
-            revision,
-            note,
-            json.dumps(payload, ensure_ascii=False, sort_keys=True) if payload is not None else None,
-        ],
+    """Append one event, chained to the one before it, and return its sequence number.
+
+    Call inside the write's transaction: the head read here and the row written are then one
+    atomic step (a concurrent writer waits for the write lock, or fails and retries).
+    """
+    check_before_first_write(db)
+    return insert_chained(
+        db, at or now_iso(), actor, kind, subject_type, subject_id, revision, note,
+        json.dumps(payload, ensure_ascii=False, sort_keys=True) if payload is not None else None,
     )
-    return cursor.lastrowid
 
 
 def last_seq(db: Database, subject_type: str, subject_id: str) -> int:

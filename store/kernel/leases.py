@@ -4,10 +4,11 @@ The `leases` table holds the current lease per item (a projection); every take,
 renewal and release is also an event, so the audit log shows who held what when.
 """
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from sqlite_utils import Database
 
+from .clock import now as clock_now
 from .clock import now_iso
 from .db import transaction
 from .errors import ConflictError
@@ -17,7 +18,7 @@ DEFAULT_TTL = timedelta(minutes=15)
 
 
 def _now() -> datetime:
-    return datetime.now(UTC)
+    return clock_now()
 
 
 def _iso(moment: datetime) -> str:

@@ -33,6 +33,8 @@ from .proposal import (
     proposal_id,
     proposal_request,
     read_proposal_file,
+    record_applied,
+    staleness,
     validate_proposal,
 )
 
@@ -63,6 +65,8 @@ __all__ = [
     "proposal_id",
     "proposal_request",
     "read_proposal_file",
+    "record_applied",
+    "staleness",
     "run_gate",
     "validate_proposal",
 ]

@@ -9,24 +9,27 @@ transaction.
 import hashlib
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from sqlite_utils import Database
 
-from gatepost.store import cases
+from gatepost.store import cases, loops
 from gatepost.store.kernel import (
+    CAPABILITY,
     GatepostError,
     InputError,
     RefusedError,
+    Subject,
     append_event,
-    check_free,
-    check_unchanged,
+    guarded,
     last_seq,
     now_iso,
+    observed_at,
     parse_json,
     read_text,
-    require,
+    refusal,
     transaction,
 )
 
@@ -207,30 +210,137 @@ def get_proposal(db: Database, pid: str) -> dict | None:
     return proposal
 
 
+OUTSIDE_SURFACE_CAPABILITY = "loop_change.apply_outside_surface"
+
+
+def proposal_subject(pid: str) -> Callable[[Database], Subject]:
+    """The guarded pipeline's view of a proposal: final or not, and (for a case's) the case's author."""
+
+    def load(db: Database) -> Subject:
+        rows = list(db["proposals"].rows_where("id = ?", [pid]))
+        if not rows:
+            raise InputError(f"proposal {pid}: no such proposal (gatepost proposal list)")
+        row = dict(rows[0])
+        author = None
+        if row.get("case_id"):
+            found = db.execute("SELECT author FROM cases WHERE id = ?", [row["case_id"]]).fetchone()
+            author = found[0] if found else None
+        closed = f"the proposal is already {row['status']}; a decision is never edited" if row["status"] in FINAL else None
+        return Subject("proposal", pid, "proposal", row, closed=closed, author=author,
+                       author_role="case's author" if author else "author")
+
+    return load
+
+
+def leaves_surface(db: Database, proposal: dict[str, Any]) -> bool:
+    """Whether a proposal came from a case outside the loop's surface (change.within_surface FALSE)."""
+    if not proposal.get("case_id"):
+        return False
+    row = db.execute("SELECT claims FROM cases WHERE id = ?", [proposal["case_id"]]).fetchone()
+    claims = json.loads(row[0] or "{}") if row else {}
+    return claims.get("change.within_surface") != "TRUE"
+
+
 def mark_proposal(db: Database, pid: str, status: str, *, actor: str | None, note: str,
                   expected_seq: int | None = None, at: str | None = None) -> dict:
-    """Mark a proposal accepted, declined or needs_changes, with a note, under proposal.review."""
+    """Mark a proposal accepted, declined or needs_changes, with a note, under proposal.review.
+
+    Accepting a change that leaves the loop's surface also needs loop_change.apply_outside_surface.
+    """
     if status not in MARKS:
         raise InputError(f"mark: expected one of {', '.join(MARKS)}, got {status!r}")
     if not (note or "").strip():
         raise InputError("--note: expected a note saying why (it is kept with the decision)")
+    when = observed_at(at) or now_iso()
     doing = f"mark {pid} {status}"
-    with transaction(db):
-        require(db, actor, "proposal.review", doing=doing)
-        row = db.execute("SELECT status FROM proposals WHERE id = ?", [pid]).fetchone()
-        if not row:
-            raise InputError(f"proposal {pid}: no such proposal (gatepost proposal list)")
-        if row[0] in FINAL:
-            raise RefusedError(f"{doing}: refused: the proposal is already {row[0]}; a decision is never edited")
-        check_free(db, "proposal", pid, actor)
-        check_unchanged(db, "proposal", pid, expected_seq, doing=doing)
-        at = at or now_iso()
-        seq = append_event(db, "proposal.marked", actor=actor, subject_type="proposal", subject_id=pid,
-                           note=note.strip(), payload={"status": status, "capability": "proposal.review",
-                                                       "from": row[0]}, at=at)
+
+    def outside(db: Database, who: dict | None, subject: Subject | None) -> None:
+        assert subject is not None and subject.row is not None and who is not None
+        if status == "accepted" and leaves_surface(db, subject.row) \
+                and OUTSIDE_SURFACE_CAPABILITY not in who["capabilities"]:
+            raise refusal(doing, CAPABILITY, f"{who['name']} does not hold {OUTSIDE_SURFACE_CAPABILITY} "
+                                             "(the change leaves the loop's surface)")
+
+    with guarded(db, doing, actor=actor, capability="proposal.review", subject=proposal_subject(pid),
+                 seen_seq=expected_seq, authority=outside) as act:
+        assert act.subject is not None and act.subject.row is not None
+        if status == "accepted":
+            stale = staleness(db, pid) or _rival(db, pid)
+            if stale:
+                raise RefusedError(f"{doing}: refused: {stale}")
+        capability = ("proposal.review" if status != "accepted" or not leaves_surface(db, act.subject.row)
+                      else f"proposal.review+{OUTSIDE_SURFACE_CAPABILITY}")
+        seq = act.event("proposal.marked", note=note.strip(), at=when,
+                        payload={"status": status, "capability": capability, "from": act.subject.row["status"]})
         db.execute("UPDATE proposals SET status = ?, updated_at = ?, event_seq = ? WHERE id = ?",
-                   [status, at, seq, pid])
-    return get_proposal(db, pid)
+                   [status, when, seq, pid])
+    return get_proposal(db, pid)  # type: ignore[return-value]
+
+
+def staleness(db: Database, pid: str) -> str | None:
+    """Why a proposal does not rest on the current content of its path (None if it does).
+
+    A case's proposal rests on its case's base; an ai-memory proposal on its `before_body` (empty for a
+    create). Accepting a stale one would silently undo what landed since.
+    """
+    row = db.execute("SELECT path, before_body, case_id, created_at FROM proposals WHERE id = ?", [pid]).fetchone()
+    if not row:
+        raise InputError(f"proposal {pid}: no such proposal (gatepost proposal list)")
+    path, before, case_id, _created = row
+    if case_id:
+        return cases.staleness(db, case_id)
+    if not path:
+        return None
+    made = db.execute("SELECT MIN(seq) FROM events WHERE subject_type = 'proposal' AND subject_id = ?",
+                      [pid]).fetchone()[0]
+    stale = loops.base_status(db, path, loops.text_hash(before or ""), made)
+    if stale and loops.current_of(db, path) is None:
+        return None  # nothing recorded applied for the path: the store cannot tell, the gate's base check can
+    return stale
+
+
+def _rival(db: Database, pid: str) -> str | None:
+    """Another accepted, not yet applied proposal for the same path made on the same base: accepting both
+    would have the second silently undo the first."""
+    row = db.execute("SELECT path, before_body FROM proposals WHERE id = ?", [pid]).fetchone()
+    if not row or not row[0]:
+        return None
+    for other, in db.execute("SELECT id FROM proposals WHERE path = ? AND COALESCE(before_body, '') = ? AND"
+                             " status = 'accepted' AND id != ? ORDER BY id", [row[0], row[1] or "", pid]).fetchall():
+        if not loops.applications_of(db, "proposal", other):
+            return (f"pending: proposal {other} for {row[0]} was accepted on the same base and is not recorded "
+                    f"applied yet (gatepost proposal applied {other} --ref REF); this one must be rebased after it")
+    return None
+
+
+def record_applied(db: Database, pid: str, *, ref: str | None, actor: str | None, content: str | None = None,
+                   at: str | None = None) -> dict:
+    """Record where an accepted proposal landed (`proposal applied ID --ref REF`): it becomes current.
+
+    A full-page proposal lands as its after_body; a patch needs the content that resulted (`content`).
+    """
+    doing = f"proposal applied {pid}"
+    with transaction(db):
+        rows = list(db["proposals"].rows_where("id = ?", [pid]))
+        if not rows:
+            raise InputError(f"proposal {pid}: no such proposal (gatepost proposal list)")
+        row = rows[0]
+        if row["status"] != "accepted":
+            raise RefusedError(f"{doing}: refused: accepted: the proposal is {row['status']}; only an accepted "
+                               "proposal lands")
+        if not row["path"]:
+            raise InputError(f"{doing}: path: missing (the proposal names no path to land on)")
+        if loops.applications_of(db, "proposal", pid):
+            raise RefusedError(f"{doing}: refused: applied: already recorded applied")
+        stale = staleness(db, pid)
+        if stale:
+            raise RefusedError(f"{doing}: refused: {stale}")
+        if content is None:
+            if row["edit_mode"] == "patch":
+                raise InputError(f"{doing}: --content-file: required for a patch proposal (the content that "
+                                 "resulted from applying it)")
+            content = row["after_body"] or ""
+        return loops.record_applied(db, "proposal", pid, row["path"], content, ref=ref, actor=actor, at=at)
 
 
 def count_by_status(db: Database) -> dict[str, int]:

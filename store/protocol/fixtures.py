@@ -20,6 +20,7 @@ against. docs/protocol.md lists where gatepost differs from els, and why.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -91,7 +92,7 @@ class _Reader:
     def fail(self, where: str, message: str) -> InputError:
         return InputError(f"{self.source}: {where}: {message}" if where else f"{self.source}: {message}")
 
-    def mapping(self, value: Any, where: str, keys: set[str] | None = None, *, required: bool = True) -> dict:
+    def mapping(self, value: Any, where: str, keys: set[str] | None = None, *, required: bool = True) -> dict[str, Any]:
         if value is None and not required:
             return {}
         if not isinstance(value, dict):
@@ -103,7 +104,7 @@ class _Reader:
                                 f"unknown key (expected one of {', '.join(sorted(keys))})")
         return value
 
-    def need(self, doc: dict, key: str, where: str) -> Any:
+    def need(self, doc: dict[str, Any], key: str, where: str) -> Any:
         """A required key, refused when left out or written with no value (as els refuses `add_evidence:`)."""
         path = f"{where}.{key}" if where else key
         if key not in doc:
@@ -112,7 +113,7 @@ class _Reader:
             raise self.fail(path, "a key is written with no value")
         return doc[key]
 
-    def list(self, value: Any, where: str) -> list:
+    def list(self, value: Any, where: str) -> list[Any]:
         if not isinstance(value, list):
             raise self.fail(where, "expected a list")
         return value
@@ -127,7 +128,7 @@ class _Reader:
             value = value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         if instant_seconds(value) is None:
             raise self.fail(where, f"{value!r} is not an instant written YYYY-MM-DDTHH:MM:SSZ")
-        return value
+        return str(value)
 
 
 def replay_fixture(path: str | Path) -> list[Mismatch]:
@@ -200,7 +201,7 @@ def replay_fixture(path: str | Path) -> list[Mismatch]:
     return mismatches
 
 
-def _case(r: _Reader, case: dict, protocol: Protocol, rel: str) -> tuple[dict[str, str], dict[str, list[str]]]:
+def _case(r: _Reader, case: dict[str, Any], protocol: Protocol, rel: str) -> tuple[dict[str, str], dict[str, list[str]]]:
     """The case's current revisions and independence lists, checked as Canon checks a case snapshot."""
     if r.need(case, "format", "case") != CASE_FORMAT:
         raise r.fail("case.format", f"expected {CASE_FORMAT!r}, got {case.get('format')!r}")
@@ -237,7 +238,8 @@ def _record(r: _Reader, protocol: Protocol, item: Any, where: str, at: str, orde
     if r.need(rec, "format", here) != EVIDENCE_FORMAT:
         raise r.fail(f"{here}.format", f"expected {EVIDENCE_FORMAT!r}, got {rec.get('format')!r}")
     rid = r.text(r.need(rec, "id", here), f"{here}.id")
-    if instant_seconds(observed) > instant_seconds(at):
+    seen, evaluated = instant_seconds(observed), instant_seconds(at)
+    if seen is not None and evaluated is not None and seen > evaluated:
         raise r.fail(f"{where}.observed_at", f"evidence {rid} is observed at {observed}, after the evaluation "
                                              f"instant {at}")
     if "observed_at" in rec:
@@ -270,12 +272,12 @@ def _record(r: _Reader, protocol: Protocol, item: Any, where: str, at: str, orde
                   observed_at=observed, order=order, upstream=tuple(upstream))
 
 
-def _compare(r: _Reader, protocol: Protocol, state: State, expect: dict, label: str,
+def _compare(r: _Reader, protocol: Protocol, state: State, expect: dict[str, Any], label: str,
              where: str) -> list[Mismatch]:
     """Mismatches both ways: a wrong value, and a declared name the state does not expect."""
     ev = protocol.evaluate(state)
     # section -> (actual values, accepted expectations -> value, how a value is printed)
-    sections = {
+    sections: dict[str, tuple[dict[str, Any], dict[Any, Any], Callable[[Any], str]]] = {
         "claims": (ev.claims, _CLAIM_VALUES, str.lower),
         "obligations": ({k: v["status"] for k, v in ev.obligations().items()},
                         {OPEN: OPEN, DISCHARGED: DISCHARGED}, str),

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import cache
@@ -83,7 +84,7 @@ class ClaimRef:
 
 @dataclass(frozen=True)
 class All:
-    items: tuple
+    items: tuple[Any, ...]
 
     def describe(self) -> str:
         return "all of (" + "; ".join(c.describe() for c in self.items) + ")"
@@ -93,7 +94,7 @@ class All:
 class AnyOf:
     """`any: [...]`: Kleene OR; TRUE when one member is TRUE, FALSE when all are (an empty any is FALSE)."""
 
-    items: tuple
+    items: tuple[Any, ...]
 
     def describe(self) -> str:
         return "any of (" + "; ".join(c.describe() for c in self.items) + ")"
@@ -151,7 +152,7 @@ class Protocol:
     description: str
     source: str
     artifacts: dict[str, str]
-    evidence_kinds: dict[str, dict]  # name -> {description, results: tuple | None, max_age, max_age_seconds}
+    evidence_kinds: dict[str, dict[str, Any]]  # name -> {description, results: tuple | None, max_age, max_age_seconds}
     independence_dimensions: dict[str, str]
     claims: dict[str, tuple[str, Condition]]  # name -> (description, true_when)
     claim_order: tuple[str, ...]  # claims resting only on evidence first, then those resting on claims
@@ -173,7 +174,7 @@ class Protocol:
         return Evaluation(self, state)
 
 
-def _walk(cond):
+def _walk(cond: Condition | None) -> Iterator[Condition | None]:
     yield cond
     if isinstance(cond, (All, AnyOf)):
         for item in cond.items:
@@ -191,7 +192,7 @@ class _Loader:
     def fail(self, where: str, message: str) -> InputError:
         return InputError(f"{self.source}: {where}: {message}" if where else f"{self.source}: {message}")
 
-    def mapping(self, value: Any, where: str, *, required: bool = True) -> dict:
+    def mapping(self, value: Any, where: str, *, required: bool = True) -> dict[str, Any]:
         if value is None and not required:
             return {}
         if not isinstance(value, dict):
@@ -208,7 +209,7 @@ class _Loader:
             raise self.fail(where, f"expected a string, got {_kind(value)}")
         return value
 
-    def keys(self, value: dict, where: str, allowed: set[str]) -> None:
+    def keys(self, value: dict[str, Any], where: str, allowed: set[str]) -> None:
         unknown = sorted(set(value) - allowed)
         if unknown:
             raise self.fail(f"{where}.{unknown[0]}" if where else unknown[0],
@@ -228,7 +229,7 @@ class _Loader:
         self.artifacts = self._described(doc.get("artifacts"), "artifacts", required=False)
         self.dimensions = self._described(doc.get("independence_dimensions"), "independence_dimensions",
                                           required=False)
-        self.kinds: dict[str, dict] = {}
+        self.kinds: dict[str, dict[str, Any]] = {}
         for name, spec in self.mapping(doc.get("evidence_kinds"), "evidence_kinds", required=False).items():
             where = f"evidence_kinds.{name}"
             spec = self.mapping(spec, where, required=False)
@@ -252,7 +253,7 @@ class _Loader:
                                 "results": results, "max_age": max_age, "max_age_seconds": seconds}
         raw_claims = self.mapping(doc.get("claims"), "claims", required=False)
         self.claim_names = set(raw_claims)
-        self.kind_artifacts: dict[str, set] = {}
+        self.kind_artifacts: dict[str, set[Any]] = {}
         claims = {}
         for name, spec in raw_claims.items():
             where = f"claims.{name}"
@@ -379,7 +380,7 @@ class _Loader:
             return Decision(self.text(spec["decision"], f"{where}.decision", required=True))
         return self._evidence(self.mapping(spec["evidence"], f"{where}.evidence"), f"{where}.evidence")
 
-    def _evidence(self, spec: dict, where: str) -> Evidence:
+    def _evidence(self, spec: dict[str, Any], where: str) -> Evidence:
         self.keys(spec, where, {"kind", "result", "subject", "about", "independent_on"})
         kind = spec.get("kind")
         if kind not in self.kinds:
@@ -404,7 +405,7 @@ class _Loader:
         self.kind_artifacts.setdefault(kind, set()).add(artifact)
         return Evidence(kind, result, artifact, dimension)
 
-    def _claim_order(self, claims: dict) -> tuple[str, ...]:
+    def _claim_order(self, claims: dict[str, Any]) -> tuple[str, ...]:
         deps = {n: [c.name for c in _walk(cond) if isinstance(c, ClaimRef)] for n, (_d, cond) in claims.items()}
         done: list[str] = []
         visiting: list[str] = []
@@ -431,7 +432,7 @@ class _Loader:
         return tuple(base + [n for n in done if deps[n]])
 
 
-    def _measure(self, claims: dict, order: list[str]) -> None:
+    def _measure(self, claims: dict[str, Any], order: list[str]) -> None:
         """Refuse claims whose explanation is deeper than MAX_DEPTH or larger than MAX_TREE_NODES (claims expanded)."""
         depth: dict[str, int] = {}
         nodes: dict[str, int] = {}
@@ -558,14 +559,14 @@ class State:
     at: str | None = None
 
 
-def kleene_and(values) -> str:
+def kleene_and(values: Iterable[str]) -> str:
     values = list(values)
     if FALSE in values:
         return FALSE
     return UNKNOWN if UNKNOWN in values else TRUE
 
 
-def kleene_or(values) -> str:
+def kleene_or(values: Iterable[str]) -> str:
     values = list(values)
     if TRUE in values:
         return TRUE
@@ -585,7 +586,7 @@ def tested(value: str, is_: str | None) -> str:
     return TRUE if value == UNKNOWN else FALSE
 
 
-_NO_CONTEXT: frozenset = frozenset()
+_NO_CONTEXT: frozenset[str] = frozenset()
 
 
 # --- evaluation -------------------------------------------------------------------------------
@@ -600,8 +601,8 @@ class Evaluation:
         self.protocol = protocol
         self.state = state
         self._at = instant_seconds(state.at)
-        self._match_cache: dict[tuple[Evidence, frozenset], tuple[str, str, tuple[Record, ...]]] = {}
-        self._claim_cache: dict[tuple[str, frozenset], str] = {}
+        self._match_cache: dict[tuple[Evidence, frozenset[str]], tuple[str, str, tuple[Record, ...]]] = {}
+        self._claim_cache: dict[tuple[str, frozenset[str]], str] = {}
         self._invalid = self._invalidated()
         self._expired = self._expiries()
         self.claims: dict[str, str] = {}
@@ -609,9 +610,9 @@ class Evaluation:
             self.claims[name] = self.claim_value(name)
         self.claims = {name: self.claims[name] for name in protocol.claims}
 
-    def _invalidated(self) -> dict[str, frozenset]:
+    def _invalidated(self) -> dict[str, frozenset[str]]:
         """Claim -> ids of the records an invalidation rule keeps from it (and from claims built on it)."""
-        out: dict[str, set] = {}
+        out: dict[str, set[Any]] = {}
         for rule in self.protocol.invalidation.values():
             current = self.state.revisions.get(rule.upstream)
             moved = {r.id for r in self.state.records
@@ -644,12 +645,12 @@ class Evaluation:
                                f"at {self.state.at}")
         return out
 
-    def context(self, claim: str) -> frozenset:
+    def context(self, claim: str) -> frozenset[str]:
         """The records invalidated for a claim."""
         return self._invalid.get(claim, _NO_CONTEXT)
 
     # values
-    def claim_value(self, name: str, ctx: frozenset = _NO_CONTEXT) -> str:
+    def claim_value(self, name: str, ctx: frozenset[str] = _NO_CONTEXT) -> str:
         """A claim's value, evaluated without the records invalidated for it or for the claim testing it."""
         ctx = ctx | self.context(name)
         key = (name, ctx)
@@ -657,7 +658,7 @@ class Evaluation:
             self._claim_cache[key] = self.value(self.protocol.claims[name][1], ctx)
         return self._claim_cache[key]
 
-    def value(self, cond: Condition, ctx: frozenset = _NO_CONTEXT) -> str:
+    def value(self, cond: Condition, ctx: frozenset[str] = _NO_CONTEXT) -> str:
         if isinstance(cond, Evidence):
             return self.match(cond, ctx)[0]
         if isinstance(cond, ClaimRef):
@@ -670,7 +671,7 @@ class Evaluation:
             return kleene_not(self.value(cond.item, ctx))
         return TRUE if cond.name in self.state.decisions else FALSE
 
-    def record_status(self, record: Record, match: Evidence, ctx: frozenset = _NO_CONTEXT) -> list[str]:
+    def record_status(self, record: Record, match: Evidence, ctx: frozenset[str] = _NO_CONTEXT) -> list[str]:
         """Why a record does not count for a match (empty when it counts)."""
         reasons = []
         current = self.state.revisions.get(record.artifact) if record.artifact else None
@@ -696,7 +697,7 @@ class Evaluation:
         return [r for r in self.state.records
                 if r.kind == match.kind and (match.artifact is None or r.artifact == match.artifact)]
 
-    def match(self, match: Evidence, ctx: frozenset = _NO_CONTEXT) -> tuple[str, str, tuple[Record, ...]]:
+    def match(self, match: Evidence, ctx: frozenset[str] = _NO_CONTEXT) -> tuple[str, str, tuple[Record, ...]]:
         """(value, why, the records that decided it), as Canon matches evidence.
 
         No counting record: UNKNOWN. A match without a result: TRUE. Otherwise TRUE when every counting
@@ -710,7 +711,7 @@ class Evaluation:
         counting = [r for r in relevant if not self.record_status(r, match, ctx)]
         if not counting:
             if not relevant:
-                answer = (UNKNOWN, f"none counts: missing {match.kind}", ())
+                answer: tuple[str, str, tuple[Record, ...]] = (UNKNOWN, f"none counts: missing {match.kind}", ())
             else:
                 reasons = [f"{r.label()}: {'; '.join(self.record_status(r, match, ctx))}" for r in relevant]
                 answer = (UNKNOWN, "none counts: " + " | ".join(reasons), ())
@@ -726,7 +727,7 @@ class Evaluation:
         self._match_cache[key] = answer
         return answer
 
-    def explain(self, cond: Condition, ctx: frozenset = _NO_CONTEXT) -> str:
+    def explain(self, cond: Condition, ctx: frozenset[str] = _NO_CONTEXT) -> str:
         """The facts a condition's value rests on, in one line."""
         if isinstance(cond, Evidence):
             return self.match(cond, ctx)[1]
@@ -776,7 +777,7 @@ class Evaluation:
                         out.append(record)
         return out
 
-    def trace(self, cond: Condition, seen: frozenset = frozenset(), ctx: frozenset = _NO_CONTEXT) -> dict:
+    def trace(self, cond: Condition, seen: frozenset[str] = frozenset(), ctx: frozenset[str] = _NO_CONTEXT) -> dict[str, Any]:
         """What a condition rests on, as a tree of {label, value, why, children} for a console."""
         value = self.value(cond, ctx)
         if isinstance(cond, ClaimRef):
@@ -801,11 +802,11 @@ class Evaluation:
             return {"label": cond.describe(), "value": value, "why": self.explain(cond, ctx), "children": children}
         return {"label": cond.describe(), "value": value, "why": self.explain(cond, ctx), "children": []}
 
-    def claim_tree(self, name: str) -> dict:
+    def claim_tree(self, name: str) -> dict[str, Any]:
         return self.trace(ClaimRef(name), frozenset())
 
     # records, obligations, actions, outcomes
-    def records(self) -> list[dict]:
+    def records(self) -> list[dict[str, Any]]:
         """Every record with whether it counts (counting / stale / expired / invalidated / not independent)
         and what it decides."""
         matches: dict[str, list[Evidence]] = {}
@@ -844,14 +845,14 @@ class Evaluation:
                         "decides": deciding.get(record, [])})
         return out
 
-    def obligations(self) -> dict[str, dict]:
+    def obligations(self) -> dict[str, dict[str, Any]]:
         out = {}
         for name, (_desc, cond) in self.protocol.obligations.items():
             value = self.value(cond)
             out[name] = {"status": DISCHARGED if value == TRUE else OPEN, "why": self.explain(cond)}
         return out
 
-    def actions(self) -> dict[str, dict]:
+    def actions(self) -> dict[str, dict[str, Any]]:
         """Each action's status, as Canon decides it: blocked while the precondition is not TRUE or a
         required capability is denied, approval-required while one is not decided, else admissible."""
         out = {}
@@ -873,7 +874,7 @@ class Evaluation:
             out[name] = {"allowed": status != BLOCKED, "status": status, "why": why}
         return out
 
-    def outcomes(self) -> dict[str, dict]:
+    def outcomes(self) -> dict[str, dict[str, Any]]:
         out = {}
         for name, (_desc, cond) in self.protocol.outcomes.items():
             if cond is None:
@@ -891,7 +892,7 @@ class Evaluation:
             out[name] = {"allowed": allowed, "why": why}
         return out
 
-    def outcome_allowed(self, name: str, decisions: set[str] | frozenset = frozenset()) -> tuple[bool, str]:
+    def outcome_allowed(self, name: str, decisions: set[str] | frozenset[str] = frozenset()) -> tuple[bool, str]:
         """Whether deciding `name` (with these explicit decisions) satisfies its requirement, and why."""
         cond = self.protocol.outcomes[name][1]
         if cond is None:
@@ -912,7 +913,7 @@ def explicit_decisions(protocol: Protocol, outcome: str) -> set[str]:
     return {c.name for c in _walk(cond) if isinstance(c, Decision)} if cond else set()
 
 
-def _all_conditions(protocol: Protocol):
+def _all_conditions(protocol: Protocol) -> Iterator[Condition | None]:
     roots = [cond for _d, cond in protocol.claims.values()]
     roots += [cond for _d, cond in protocol.obligations.values()]
     roots += [a.precondition for a in protocol.actions.values() if a.precondition]

@@ -36,10 +36,21 @@ from .bootstrapping import (
     MIN_SAMPLE,
     SAMPLE_SIZE,
     bootstrap,
+    failure_lines,
     percentile,
     propose,
+    sample_failures,
     sample_runs,
 )
+from .coverage import (
+    STALE,
+    acknowledged_until,
+    newest_output_at,
+    parse_max_age,
+    states_at,
+    triage,
+)
+from .coverage import staleness as output_staleness
 from .evals_state import (
     KEYS,
     VERSION,
@@ -103,6 +114,13 @@ from .runs import (
 )
 
 __all__ = [
+    "STALE",
+    "acknowledged_until",
+    "newest_output_at",
+    "output_staleness",
+    "parse_max_age",
+    "states_at",
+    "triage",
     "CHECKS",
     "CUSTOM_CHECKS",
     "CustomCheck",
@@ -132,6 +150,8 @@ __all__ = [
     "assertion_changes",
     "assertion_grid",
     "bootstrap",
+    "failure_lines",
+    "sample_failures",
     "check_forbidden_patterns",
     "check_max_words",
     "check_min_distinct_items",

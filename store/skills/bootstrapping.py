@@ -15,7 +15,7 @@ from sqlite_utils import Database
 
 from gatepost.store.kernel import InputError, RefusedError
 
-from .assertions import headings
+from .assertions import CHECKS, headings
 from .manifests import create_draft
 
 SAMPLE_SIZE = 5
@@ -114,3 +114,40 @@ def bootstrap(db: Database, skill: str, *, actor: str, sample: int = SAMPLE_SIZE
         raise InputError(f"--skill: no skill {skill!r} in this store (record runs first)")
     assertions, evidence = propose(db, skill, sample=sample)
     return create_draft(db, skill, assertions, author=actor, origin=origin, evidence=evidence, note=note)
+
+
+def sample_failures(db: Database, draft: dict) -> list[dict]:
+    """The runs a draft was drawn from that it would fail, and on which assertion (issue 17 item 10).
+
+    `min_words` at p25 is the seed's rule, so by design the shortest sampled runs can fall below it;
+    a person must see that before approving, most of all when the newest run (the one the next eval
+    checks) fails: approving would make it NEW_FAIL at once. Checks the draft's assertions as they are
+    now (an edited draft is checked as edited). Newest run first.
+    """
+    evidence = draft.get("evidence") or {}
+    ids = [r["id"] for r in evidence.get("runs", [])]
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    outputs = dict(db.execute(f"SELECT id, output FROM skill_runs WHERE id IN ({marks})", ids).fetchall())
+    found = []
+    for index, run_id in enumerate(ids):
+        if run_id not in outputs:
+            continue
+        for key, value in (draft.get("assertions") or {}).items():
+            check = CHECKS.get(key)
+            if check is None:
+                continue
+            passed, message = check(outputs[run_id] or "", value)
+            if not passed:
+                found.append({"run_id": run_id, "newest": index == 0, "assertion": key, "message": message})
+    return found
+
+
+def failure_lines(failures: list[dict]) -> list[str]:
+    """Plain lines saying which sampled runs a draft would fail (for the CLI and the console's detail)."""
+    lines = []
+    for f in failures:
+        newest = " (the newest run: the next eval fails at once, NEW_FAIL)" if f["newest"] else ""
+        lines.append(f"would fail sampled run {f['run_id']}{newest} on {f['assertion']}: {f['message']}")
+    return lines

@@ -8,19 +8,18 @@ authored by the editor, whose parent is the draft edited (now superseded).
 """
 
 import json
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any
 
 from sqlite_utils import Database
 
 from gatepost.store.kernel import (
+    Act,
     InputError,
-    RefusedError,
-    append_event,
-    check_free,
-    check_unchanged,
+    Subject,
+    guarded,
     now_iso,
-    require,
-    transaction,
 )
 
 from .assertions import (
@@ -100,18 +99,17 @@ def import_manifest(db: Database, path: str, *, actor: str, text: str | None = N
     """
     manifest = parse_manifest(text, source=str(path)) if text is not None else read_manifest_file(path)
     results = []
-    with transaction(db):
-        require(db, actor, "manifest.review", doing=f"import manifest {path}")
+    with guarded(db, f"import manifest {path}", actor=actor, capability="manifest.review") as act:
         for skill, assertions in manifest.items():
             ensure_skill(db, skill)
             active = active_version(db, skill, with_yaml=False)
             if active and active["assertions"] == assertions:
                 results.append({**active, "unchanged": True})
                 continue
-            seq = append_event(db, "manifest.imported", actor=actor, subject_type="skill", subject_id=skill,
-                               payload={"file": str(path), "assertions": assertions})
-            results.append({**_add_version(db, skill, assertions, author=actor, source="import", draft_id=None,
-                                           event_seq=seq), "unchanged": False})
+            seq = act.event("manifest.imported", subject_type="skill", subject_id=skill,
+                            payload={"file": str(path), "assertions": assertions})
+            results.append({**_add_version(db, skill, assertions, author=act.actor or actor, source="import",
+                                           draft_id=None, event_seq=seq), "unchanged": False})
     return results
 
 
@@ -132,11 +130,24 @@ def get_draft(db: Database, draft_id: str) -> dict | None:
     return _draft_row(rows[0] if rows else None)
 
 
-def _require_draft(db: Database, draft_id: str, doing: str) -> dict:
-    draft = get_draft(db, draft_id)
-    if draft is None:
-        raise InputError(f"{doing}: no draft {draft_id!r} in this store (gatepost manifest drafts)")
-    return draft
+def draft_subject(draft_id: str) -> Callable[[Database], Subject]:
+    """The guarded pipeline's view of a draft: it is open while pending."""
+
+    def load(db: Database) -> Subject:
+        draft = get_draft(db, draft_id)
+        if draft is None:
+            raise InputError(f"draft {draft_id}: no such draft in this store (gatepost manifest drafts)")
+        closed = None if draft["status"] == "pending" else f"draft {draft_id} is {draft['status']}, not pending"
+        return Subject("draft", draft_id, "draft", draft, closed=closed)
+
+    return load
+
+
+def _review(db: Database, doing: str, draft_id: str, actor: str | None,
+            expected_seq: int | None) -> AbstractContextManager[Act]:
+    """A reviewer's act on a pending draft: the guarded pipeline under manifest.review."""
+    return guarded(db, doing, actor=actor, capability="manifest.review", subject=draft_subject(draft_id),
+                   seen_seq=expected_seq)
 
 
 def create_draft(db: Database, skill: str, assertions: dict[str, Any], *, author: str, origin: str,
@@ -146,7 +157,7 @@ def create_draft(db: Database, skill: str, assertions: dict[str, Any], *, author
     if origin not in ORIGINS:
         raise InputError(f"draft origin: expected one of {', '.join(ORIGINS)}, got {origin!r}")
     assertions = validate_assertions(skill, assertions, source="draft")
-    with transaction(db):
+    with guarded(db, f"draft a manifest for {skill}", actor=author, known=False) as act:
         ensure_skill(db, skill)
         number = db.execute("SELECT COUNT(*) + 1 FROM manifest_drafts").fetchone()[0]
         draft_id = f"draft-{number:04d}"
@@ -154,25 +165,18 @@ def create_draft(db: Database, skill: str, assertions: dict[str, Any], *, author
             number += 1
             draft_id = f"draft-{number:04d}"
         active = active_version(db, skill, with_yaml=False)
-        seq = append_event(db, "draft.created", actor=author, subject_type="draft", subject_id=draft_id, note=note,
-                           payload={"skill": skill, "origin": origin, "parent_id": parent_id,
+        seq = act.event("draft.created", subject_type="draft", subject_id=draft_id, note=note,
+                        payload={"skill": skill, "origin": origin, "parent_id": parent_id,
                                     "based_on_version": active["version"] if active else None})
         db["manifest_drafts"].insert({
             "id": draft_id, "skill": skill, "assertions": json.dumps(assertions, ensure_ascii=False),
             "yaml": yaml_text if yaml_text is not None else to_yaml(skill, assertions),
             "evidence": json.dumps(evidence, ensure_ascii=False) if evidence is not None else None,
-            "author": author, "origin": origin, "parent_id": parent_id,
+            "author": act.actor or author, "origin": origin, "parent_id": parent_id,
             "based_on_version_id": active["id"] if active else None, "status": "pending",
             "created_at": now_iso(), "decided_at": None, "event_seq": seq,
         })
     return get_draft(db, draft_id)
-
-
-def _check_pending(db: Database, draft: dict, expected_seq: int | None, doing: str, actor: str) -> None:
-    if draft["status"] != "pending":
-        raise RefusedError(f"{doing}: refused: draft {draft['id']} is {draft['status']}, not pending")
-    check_free(db, "draft", draft["id"], actor)
-    check_unchanged(db, "draft", draft["id"], expected_seq, doing=doing)
 
 
 def _set_status(db: Database, draft_id: str, status: str) -> None:
@@ -182,20 +186,16 @@ def _set_status(db: Database, draft_id: str, status: str) -> None:
 def approve_draft(db: Database, draft_id: str, *, actor: str, note: str | None = None,
                   expected_seq: int | None = None) -> dict:
     """A person's approval makes the draft the skill's active version; its sibling drafts are superseded."""
-    doing = f"approve {draft_id}"
-    with transaction(db):
-        require(db, actor, "manifest.review", doing=doing)
-        draft = _require_draft(db, draft_id, doing)
-        _check_pending(db, draft, expected_seq, doing, actor)
-        seq = append_event(db, "draft.approved", actor=actor, subject_type="draft", subject_id=draft_id,
-                           note=(note or "").strip() or None, payload={"skill": draft["skill"]})
-        version = _add_version(db, draft["skill"], draft["assertions"], author=actor, source="draft",
+    with _review(db, f"approve {draft_id}", draft_id, actor, expected_seq) as act:
+        draft = act.subject.row if act.subject and act.subject.row else {}
+        seq = act.event("draft.approved", note=(note or "").strip() or None, payload={"skill": draft["skill"]})
+        version = _add_version(db, draft["skill"], draft["assertions"], author=act.actor or actor, source="draft",
                                draft_id=draft_id, event_seq=seq)
         _set_status(db, draft_id, "approved")
         for (other,) in db.execute("SELECT id FROM manifest_drafts WHERE skill = ? AND status = 'pending'",
                                    [draft["skill"]]).fetchall():
-            append_event(db, "draft.superseded", actor=actor, subject_type="draft", subject_id=other,
-                         payload={"by": draft_id, "version": version["version"]})
+            act.event("draft.superseded", subject_type="draft", subject_id=other,
+                      payload={"by": draft_id, "version": version["version"]})
             _set_status(db, other, "superseded")
     return version
 
@@ -205,12 +205,9 @@ def reject_draft(db: Database, draft_id: str, *, actor: str, note: str, expected
     doing = f"reject {draft_id}"
     if not (note or "").strip():
         raise InputError(f"{doing}: --note: a note is required when rejecting a draft")
-    with transaction(db):
-        require(db, actor, "manifest.review", doing=doing)
-        draft = _require_draft(db, draft_id, doing)
-        _check_pending(db, draft, expected_seq, doing, actor)
-        append_event(db, "draft.rejected", actor=actor, subject_type="draft", subject_id=draft_id,
-                     note=note.strip(), payload={"skill": draft["skill"]})
+    with _review(db, doing, draft_id, actor, expected_seq) as act:
+        draft = act.subject.row if act.subject and act.subject.row else {}
+        act.event("draft.rejected", note=note.strip(), payload={"skill": draft["skill"]})
         _set_status(db, draft_id, "rejected")
     return get_draft(db, draft_id)
 
@@ -227,17 +224,14 @@ def edit_draft(db: Database, draft_id: str, yaml_text: str, *, actor: str, note:
                expected_seq: int | None = None) -> dict:
     """Save an edit as a NEW pending draft by the editor; the edited draft becomes superseded."""
     doing = f"edit {draft_id}"
-    with transaction(db):
-        require(db, actor, "manifest.review", doing=doing)
-        draft = _require_draft(db, draft_id, doing)
-        _check_pending(db, draft, expected_seq, doing, actor)
+    with _review(db, doing, draft_id, actor, expected_seq) as act:
+        draft = act.subject.row if act.subject and act.subject.row else {}
         assertions = parse_draft_yaml(yaml_text, draft["skill"], source=f"edit of {draft_id}")
         if assertions == draft["assertions"]:
             raise InputError(f"{doing}: the edit changes no assertion; nothing to save")
-        new = create_draft(db, draft["skill"], assertions, author=actor, origin="edit", evidence=draft["evidence"],
+        new = create_draft(db, draft["skill"], assertions, author=act.actor or actor, origin="edit", evidence=draft["evidence"],
                            parent_id=draft_id, note=note, yaml_text=yaml_text)
-        append_event(db, "draft.superseded", actor=actor, subject_type="draft", subject_id=draft_id,
-                     payload={"by": new["id"]})
+        act.event("draft.superseded", payload={"by": new["id"]})
         _set_status(db, draft_id, "superseded")
     return get_draft(db, new["id"])
 

@@ -11,18 +11,20 @@ whether the run passed:
 """
 
 import json
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
 from sqlite_utils import Database
 
 from gatepost.store.kernel import (
+    Act,
     InputError,
     RefusedError,
-    append_event,
-    check_free,
-    check_unchanged,
+    Subject,
+    guarded,
     now_iso,
-    require,
+    parse_iso,
     transaction,
 )
 
@@ -147,33 +149,47 @@ def write_state(db: Database, skill: str, transition: Transition, *, last_run: s
                f" ON CONFLICT(skill) DO UPDATE SET {updates}", list(row.values()))
 
 
-def _require_state(db: Database, skill: str, doing: str) -> dict:
-    state = get_state(db, skill)
-    if state is None:
-        raise InputError(f"{doing}: skill {skill!r} has no regression state yet (gatepost skills eval)")
-    return state
+def regression_subject(skill: str, *, failing_only: bool = False) -> Callable[[Database], Subject]:
+    """The guarded pipeline's view of a skill's regression state; for an acknowledgement it is open
+    only while failing."""
+
+    def load(db: Database) -> Subject:
+        state = get_state(db, skill)
+        if state is None:
+            raise InputError(f"skill {skill}: no regression state yet (gatepost skills eval)")
+        closed = None
+        if failing_only and state["state"] not in FAILING_STATES:
+            closed = f"{skill} is {state['state']}; only failing states are acknowledged"
+        return Subject("skill", skill, "skill", state, closed=closed)
+
+    return load
 
 
-def _check_seq(db: Database, skill: str, expected_seq: int | None, doing: str) -> None:
-    check_unchanged(db, "skill", skill, expected_seq, doing=doing)
-
-
-def acknowledge(db: Database, skill: str, *, actor: str, note: str, expected_seq: int | None = None) -> int:
-    """A person has seen this failure and owns it: an event with their note (regression.triage)."""
-    doing = f"acknowledge {skill}"
+def _triage(db: Database, doing: str, skill: str, actor: str | None, note: str, expected_seq: int | None,
+            *, failing_only: bool) -> AbstractContextManager[Act]:
+    """A person's triage of a skill's state: a note, then the guarded pipeline under regression.triage."""
     if not (note or "").strip():
-        raise InputError(f"{doing}: --note: a note is required (what you saw, what happens next)")
-    with transaction(db):
-        require(db, actor, "regression.triage", doing=doing)
-        state = _require_state(db, skill, doing)
-        check_free(db, "skill", skill, actor)
-        if state["state"] not in FAILING_STATES:
-            raise RefusedError(f"{doing}: refused: {skill} is {state['state']}; only failing states are acknowledged")
-        _check_seq(db, skill, expected_seq, doing)
-        seq = append_event(db, "regression.acknowledged", actor=actor, subject_type="skill", subject_id=skill,
-                           note=note.strip(), payload={"state": state["state"], "severity": state["severity"],
-                                                       "eval_id": state["last_eval_id"],
-                                                       "failing": state["failing"]})
+        raise InputError(f"{doing}: --note: a note is required ({NOTE_HINT[failing_only]})")
+    return guarded(db, doing, actor=actor, capability="regression.triage",
+                   subject=regression_subject(skill, failing_only=failing_only), seen_seq=expected_seq)
+
+
+NOTE_HINT = {True: "what you saw, what happens next", False: "why the manifest looks wrong"}
+
+
+def acknowledge(db: Database, skill: str, *, actor: str, note: str, expected_seq: int | None = None,
+                until: str | None = None) -> int:
+    """A person has seen this failure and owns it: an event with their note (regression.triage).
+
+    With `until` (an ISO date or time), CI's `--fail-on` leaves the failure out until then.
+    """
+    until = parse_iso(until, field="--until") if until else None
+    with _triage(db, f"acknowledge {skill}", skill, actor, note, expected_seq, failing_only=True) as act:
+        state = act.subject.row if act.subject and act.subject.row else {}
+        seq = act.event("regression.acknowledged", note=note.strip(),
+                        payload={"state": state["state"], "severity": state["severity"],
+                                 "eval_id": state["last_eval_id"], "failing": state["failing"],
+                                 **({"until": until} if until else {})})
         db["regression_states"].update(skill, {"acknowledged_eval_id": state["last_eval_id"]})
     return seq
 
@@ -185,22 +201,16 @@ def flag_mismatch(db: Database, skill: str, *, actor: str, note: str,
     Returns (event seq, the draft or None, why no draft). The flag is recorded
     even when there are too few successful runs to draft from.
     """
-
     doing = f"flag manifest mismatch on {skill}"
-    if not (note or "").strip():
-        raise InputError(f"{doing}: --note: a note is required (why the manifest looks wrong)")
-    with transaction(db):
-        require(db, actor, "regression.triage", doing=doing)
-        state = _require_state(db, skill, doing)
-        check_free(db, "skill", skill, actor)
-        _check_seq(db, skill, expected_seq, doing)
-        seq = append_event(db, "regression.mismatch", actor=actor, subject_type="skill", subject_id=skill,
-                           note=note.strip(), payload={"state": state["state"], "failing": state["failing"],
-                                                       "eval_id": state["last_eval_id"]})
+    with _triage(db, doing, skill, actor, note, expected_seq, failing_only=False) as act:
+        state = act.subject.row if act.subject and act.subject.row else {}
+        seq = act.event("regression.mismatch", note=note.strip(),
+                        payload={"state": state["state"], "failing": state["failing"],
+                                 "eval_id": state["last_eval_id"]})
         db["regression_states"].update(skill, {"acknowledged_eval_id": state["last_eval_id"]})
         try:
             with transaction(db):
-                draft = bootstrap(db, skill, actor=actor, origin="mismatch", note=note.strip())
+                draft = bootstrap(db, skill, actor=act.actor or actor, origin="mismatch", note=note.strip())
         except (InputError, RefusedError) as exc:
             return seq, None, str(exc)
     return seq, draft, None

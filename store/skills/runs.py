@@ -88,7 +88,8 @@ def _skills_to_eval(db: Database, skill: str | None) -> list[str]:
         if not db.execute("SELECT 1 FROM skills WHERE name = ?", [skill]).fetchone():
             raise InputError(f"--skill: no skill {skill!r} in this store")
         return [skill]
-    return [r[0] for r in db.execute("SELECT skill FROM manifests ORDER BY skill").fetchall()]
+    # Every installed skill: one without a manifest is listed as not covered, never silently skipped.
+    return [r[0] for r in db.execute("SELECT name FROM skills ORDER BY name").fetchall()]
 
 
 def _evaluate_one(db: Database, skill: str, *, actor: str) -> dict:
@@ -144,7 +145,8 @@ def _evaluate_one(db: Database, skill: str, *, actor: str) -> dict:
 
 
 def evaluate(db: Database, *, actor: str, skill: str | None = None) -> list[dict]:
-    """Evaluate every skill with an active manifest (or one skill); one transaction per skill."""
+    """Evaluate every installed skill (or one skill); one transaction per skill. A skill without an active
+    manifest is reported `no_manifest` (coverage), not evaluated."""
     out = []
     for name in _skills_to_eval(db, skill):
         with transaction(db):

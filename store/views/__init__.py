@@ -3,6 +3,11 @@
 What other packages may use is re-exported here; the modules behind it are this package's own.
 """
 
+from .feed import (
+    EVENT_SCHEMA,
+    events_since,
+    newest_seq,
+)
 from .finder import (
     SOURCES,
     find,
@@ -35,8 +40,15 @@ from .reports import (
     regressions_report,
     suite_report,
 )
+from .verify import (
+    VerifyReport,
+    verify_store,
+)
 
 __all__ = [
+    "EVENT_SCHEMA",
+    "events_since",
+    "newest_seq",
     "CASE_STATUSES",
     "DRAFT_STATUSES",
     "FORMATS",
@@ -51,6 +63,7 @@ __all__ = [
     "SOURCES",
     "STATE_SYMBOLS",
     "SYMBOLS",
+    "VerifyReport",
     "case_report",
     "counts",
     "find",
@@ -58,5 +71,6 @@ __all__ = [
     "regression_changes",
     "regressions_report",
     "suite_report",
+    "verify_store",
     "worst_first",
 ]

@@ -72,17 +72,29 @@ def case_report(db: Database, case_id: str, fmt: str = "md") -> str:
 
 
 def suite_report(db: Database, run_id: str, fmt: str = "md") -> str:
-    """One evaluation run: pass rates, delta, verdict, warnings and every task, candidate beside baseline."""
+    """One evaluation run: pass rates with intervals, the paired delta with its p-value, verdict, warnings,
+    flaky tasks and every task, candidate beside baseline."""
     run = evaluator.get_run(db, run_id)
     if run is None:
         raise InputError(f"RUN_ID: no evaluation run {run_id!r} in this store")
-    return _render("suite", fmt, run=run, tasks=evaluator.run_tasks(db, run_id))
+    figures = evaluator.run_statistics(db, run_id)
+    flaky = {(f["task_id"], f["side"]) for f in (figures or {}).get("flaky", [])}
+    return _render("suite", fmt, run=run, tasks=evaluator.run_tasks(db, run_id), figures=figures, flaky=flaky,
+                   flaky_words=evaluator.flaky_words)
 
 
-def _previous_snapshot(db: Database) -> dict | None:
-    row = db.execute("SELECT payload, at FROM events WHERE kind = 'report.regressions' ORDER BY seq DESC LIMIT 1"
-                     ).fetchone()
-    return {"states": json.loads(row[0])["states"], "at": row[1]} if row else None
+def _previous_snapshot(db: Database, consumer: str | None = None, since: int | None = None) -> dict | None:
+    """What the previous report said: this consumer's own newest report (`--as`), the states as of event
+    `since` (`--since SEQ`), or, with neither, the newest report anyone made (the shared mark)."""
+    if since is not None:
+        row = db.execute("SELECT at FROM events WHERE seq <= ? ORDER BY seq DESC LIMIT 1", [int(since)]).fetchone()
+        return {"states": skills.states_at(db, since), "at": row[0] if row else "", "seq": int(since)}
+    where, params = "kind = 'report.regressions'", []
+    if consumer:
+        where += " AND actor = ?"
+        params.append(consumer)
+    row = db.execute(f"SELECT payload, at, seq FROM events WHERE {where} ORDER BY seq DESC LIMIT 1", params).fetchone()
+    return {"states": json.loads(row[0])["states"], "at": row[1], "seq": row[2]} if row else None
 
 
 def regression_changes(previous: dict | None, rows: list[dict]) -> list[dict]:
@@ -98,18 +110,39 @@ def regression_changes(previous: dict | None, rows: list[dict]) -> list[dict]:
     return changes
 
 
-def regressions_report(db: Database, fmt: str = "md", *, remember: bool = True) -> str:
-    """Skills by state with their failing assertions, led by what changed since the previous report."""
+REGRESSIONS_SCHEMA = "gatepost.regressions/1"
+
+
+def regressions_data(db: Database, *, consumer: str | None = None, since: int | None = None) -> dict:
+    """The regressions report's facts: skills by state with failing assertions and triage (who, note), and
+    what changed since this consumer's previous report (or since event `since`)."""
     rows = skills.show_states(db)
     messages = skills.failing_messages(db)
     for row in rows:
         if row["failing"]:
             row["failing"] = messages.get(row["skill"]) or row["failing"]
-    previous = _previous_snapshot(db)
-    changes = regression_changes(previous, rows)
-    text = _render("regressions", fmt, rows=rows, changes=changes, previous=previous)
+        row["triage"] = skills.triage(db, row["skill"])
+    previous = _previous_snapshot(db, consumer, since)
+    return {"schema": REGRESSIONS_SCHEMA, "consumer": consumer, "previous": previous,
+            "changes": regression_changes(previous, rows), "skills": rows}
+
+
+def regressions_report(db: Database, fmt: str = "md", *, remember: bool = True, consumer: str | None = None,
+                       since: int | None = None) -> str:
+    """Skills by state with their failing assertions, led by what changed since the previous report.
+
+    Each consumer (`--as ci-nightly`, `--as ana`) keeps its own "since last report" mark: the report is
+    an event by that consumer, so CI's daily run never uses up the maintainer's change. `fmt` json gives
+    the facts as a JSON document (schema gatepost.regressions/1).
+    """
+    data = regressions_data(db, consumer=consumer, since=since)
+    rows, previous, changes = data["skills"], data["previous"], data["changes"]
+    if fmt == "json":
+        text = json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+    else:
+        text = _render("regressions", fmt, rows=rows, changes=changes, previous=previous)
     if remember:
         with transaction(db):
-            append_event(db, "report.regressions", actor=None, subject_type="report", subject_id="regressions",
+            append_event(db, "report.regressions", actor=consumer, subject_type="report", subject_id="regressions",
                          payload={"states": {r["skill"]: r["state"] for r in rows}, "format": fmt})
     return text

@@ -15,7 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 STORE = ROOT / "store"
 CONSOLE = ROOT / "console"
-DOMAINS = ["kernel", "protocol", "cases", "skills", "evaluation", "proposals", "views"]
+DOMAINS = ["kernel", "protocol", "cases", "skills", "evaluation", "proposals", "views", "loops"]
 
 
 def _modules(folder: Path) -> list[Path]:

@@ -1,0 +1,49 @@
+"""`gatepost verify`: is the store's history intact, and do its lists say what its history says?"""
+
+import click
+
+from gatepost import output
+from gatepost.commands._common import open_ctx_store
+from gatepost.store.kernel import restore_triggers
+from gatepost.store.views import verify_store
+
+
+@click.command()
+@click.option("--expect", metavar="HASH", default=None,
+              help="A head hash printed by an earlier verify and kept elsewhere (e.g. a CI log): it must still "
+                   "be in the chain, which catches a cut tail or a history rewritten whole.")
+@click.option("--as", "as_name", metavar="NAME", default=None,
+              help="Who restores missing append-only triggers (recorded in the event). Default: nobody named.")
+@click.pass_context
+def verify(ctx: click.Context, expect: str | None, as_name: str | None) -> None:
+    """Recompute the audit trail's hash chain and check every record and list against its events.
+
+    Prints one line per finding, naming the first broken event, then the head hash
+    (keep it: `--expect HASH` later proves nothing was cut or rewritten since).
+    Exit 0 intact, 1 a finding, 2 not a gatepost store.
+
+    \b
+    Examples:
+      gatepost --db review.db verify
+      gatepost --db review.db verify --expect 3f1c…e9a0
+    """
+    db = open_ctx_store(ctx)
+    try:
+        report = verify_store(db, expect=expect)
+        for finding in report.findings:
+            output.line(finding)
+        restored = restore_triggers(db, actor=as_name) if report.findings else []
+        if restored:
+            output.line(f"triggers: recreated {len(restored)} append-only triggers; writes are accepted again")
+        output.line(f"head: event {report.head_seq} sha256 {report.head_hash}")
+        if report.intact:
+            output.line(f"verify: intact ({report.events} events, chain and records agree)")
+        else:
+            output.line(f"verify: {len(report.findings)} finding(s); first broken at event "
+                        f"{report.first_broken_seq if report.first_broken_seq is not None else '-'}")
+    finally:
+        db.close()
+    ctx.exit(0 if report.intact else 1)
+
+
+COMMANDS = [verify]

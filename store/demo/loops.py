@@ -1,0 +1,121 @@
+"""Demo part: a loop's working day, through the functions `gatepost loop/case new/case evaluate/case applied`
+run (issue 18 item 7).
+
+The store's person registers the `skill-writer` loop and records what is current at
+`skills/release-notes/SKILL.md`; the loop (run-41) makes a case from a file; its independent evaluator
+(run-53) evaluates it with the loop's registered settings; ana reviews the design and keeps it; the loop
+records where it landed. A second iteration written on the old base is left stale (it says why), and a
+third, made on the new current content, waits for ana.
+"""
+
+import random
+from datetime import timedelta
+from pathlib import Path
+
+import yaml
+from sqlite_utils import Database
+
+from gatepost.store import cases, flows, loops
+from gatepost.store.evaluation import Attempt, parse_suite
+
+from .suites import BASE
+
+ORDER = 40
+LOOP = "skill-writer"
+PATH = "skills/release-notes/SKILL.md"
+DESIGN = "design-release-notes-2"
+SUITE_PATH = Path("/srv/loop/task_suites/release-notes-loop/task_suite.yaml")
+# (task id, split, prompt, expected answer, the skill word that makes the demo's AI give it)
+TASKS = [
+    ("rl-breaking", "tuning", "Write the notes of release 2.4, which renames the config file",
+     "renamed config file listed first", "breaking"),
+    ("rl-links", "tuning", "Write the notes of release 2.5 (12 pull requests)", "each change with its PR", "link"),
+    ("rl-plain", "tuning", "Write the notes of release 2.6 for operators", "plain words for operators", "plain"),
+    ("rl-empty", "heldout", "Release 2.7 has no user-facing change: write its notes", "nothing changed for users",
+     "plain"),
+]
+SKILL = {
+    "v1": "# Release notes\n- Write release notes in plain language.\n",
+    "v2": "# Release notes\n- Write release notes in plain language.\n- Put breaking changes first.\n",
+    "v2b": "# Release notes\n- Write release notes in plain language.\n- Keep them under 200 words.\n",
+    "v3": "# Release notes\n- Write release notes in plain language.\n- Put breaking changes first.\n"
+          "- Link every pull request.\n",
+}
+
+
+class DemoExecutor:
+    """The demo's stand-in AI: it gives a task's answer when the skill holds the rule that leads to it (it
+    paraphrases, so the candidate never contains the expected answer itself: the guard stays clean)."""
+
+    mock = True
+    identity = command = "mock:demo-loop"
+
+    def run(self, task_id: str, prompt: str, skill: str, *, timeout: float, attempt: int = 1) -> Attempt:
+        answer = next((expected for tid, _s, _p, expected, word in TASKS if tid == task_id and word in skill.lower()),
+                      "release notes")
+        return Attempt(output=f"{prompt}\n{answer}\n", reason=None, duration_ms=1, mock=True)
+
+
+def _suite():
+    tasks = [{"id": tid, "prompt": prompt, "judge": {"type": "contains", "expected": [expected]},
+              **({"split": split} if split != "tuning" else {})} for tid, split, prompt, expected, _w in TASKS]
+    text = yaml.safe_dump({"skill_id": "release-notes", "version": "1.0", "tasks": tasks}, sort_keys=False)
+    suite, errors = parse_suite(text, path=SUITE_PATH)
+    if errors or suite is None:
+        raise ValueError(f"demo loop suite: {errors[0]}")
+    return suite
+
+
+def _at(moment) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.000000Z")
+
+
+def _evaluate(db: Database, case_id: str, suite, loop: dict, moment) -> None:
+    """What `gatepost case evaluate ID --producer run-53` does with a loop's case: the loop's settings."""
+    current = loops.current_of(db, PATH)
+    flows.evaluate_case(db, case_id, suite, executor=DemoExecutor(), producer=loop["evaluators"][0],
+                        surface=loop["surface"], baseline_text=current["content"] if current else "",
+                        baseline_path=f"{PATH}@current", actor=loop["evaluators"][0], at=_at(moment))
+
+
+def populate(db: Database, rng: random.Random, person: str) -> str:
+    suite = _suite()
+    clock = BASE + timedelta(days=9, hours=8)
+    settings = {"surface": ["skills/*/SKILL.md"], "paths": ["skills/*/SKILL.md", "_rules/*"],
+                "suite_path": str(suite.path), "suite_hash": suite.id, "baseline": loops.BASELINE_CURRENT,
+                "baseline_path": None, "baseline_hash": None, "executor": None, "mock": True,
+                "evaluators": ["run-53"], "reviewers": ["ana"], "design": DESIGN, "data_revision": "d-2026-11"}
+    loop = loops.add_loop(db, LOOP, settings, actor=person, note="the release-notes loop", at=_at(clock))
+    clock += timedelta(minutes=5)
+    loops.record_applied(db, "path", PATH, PATH, SKILL["v1"], ref="a1b2c3d", actor=person,
+                         capability=loops.ADMIN_CAPABILITY, at=_at(clock))
+    # iteration 1: made, evaluated, reviewed, kept, applied
+    clock += timedelta(hours=1)
+    first = flows.new_case(db, LOOP, PATH, SKILL["v2"], actor="run-41",
+                           title="Release notes: breaking changes first", case_id="case-loop-01", at=_at(clock))
+    # iteration 1b: another rewrite on the same (old) base, before the first lands
+    clock += timedelta(minutes=20)
+    flows.new_case(db, LOOP, PATH, SKILL["v2b"],
+                   actor="run-41", title="Release notes: keep them short", case_id="case-loop-02", at=_at(clock))
+    clock += timedelta(minutes=30)
+    _evaluate(db, first["case_id"], suite, loop, clock)
+    clock += timedelta(minutes=40)
+    cases.add_evidence(db, first["case_id"], kind="design_review", result="passed", producer="ana", about=DESIGN,
+                       actor="ana", at=_at(clock))
+    clock += timedelta(minutes=10)
+    view = cases.case_view(db, first["case_id"], actor="ana")
+    outcome = "kept" if view["outcomes"]["kept"]["allowed"] else "inconclusive"
+    flows.decide(db, first["case_id"], outcome, actor="ana", note="Breaking changes first reads better.",
+                 based_on_seq=view["last_seq"], at=_at(clock))
+    landed = 0
+    if outcome == "kept":
+        clock += timedelta(minutes=15)
+        flows.record_case_applied(db, first["case_id"], ref="e4f5a6b", actor="run-41", at=_at(clock))
+        landed = 1
+    # iteration 2: made on the new current content, evaluated, waiting for ana
+    clock += timedelta(hours=2)
+    third = flows.new_case(db, LOOP, PATH, SKILL["v3"], actor="run-41",
+                           title="Release notes: link every pull request", case_id="case-loop-03", at=_at(clock))
+    clock += timedelta(minutes=25)
+    _evaluate(db, third["case_id"], suite, loop, clock)
+    return f"1 loop ({LOOP}): 3 cases, {landed} kept and applied, 1 stale"

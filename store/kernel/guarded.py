@@ -1,0 +1,247 @@
+"""The one guarded pipeline every act that changes state goes through.
+
+An act runs, in one transaction and always in this order:
+
+1. **identity**: who acts is named, printable (no control, zero-width or bidi characters), known to the
+   store, and, when bound to an OS user, this process runs as that user;
+2. **capability**: they hold the capability the act needs;
+3. **the subject**: it exists; the authority rules about it hold (its author never acts on it:
+   **self-dealing**); it is **open** (a decision is never edited);
+4. **lease**: nobody else works the item now;
+5. **seen-seq**: the subject's newest event is the one the person decided on;
+6. the act's body writes the record and its event (`Act.event`), then
+7. updates the projection, inside the same transaction.
+
+A refusal is a `RefusedError` (exit 3) worded `<doing>: refused: <rule>: <why>`, written nothing, and
+is the same for the same situation whatever the subject. A name that is not printable text is bad input
+(`InputError`, exit 2).
+
+`actor=None` is an in-process caller of the store (the demo builder, a migration, a test's setup): no
+CLI or console path passes None, and such an act still passes every rule but identity and capability.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import unicodedata
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlite_utils import Database
+
+from .clock import now_iso, parse_iso
+from .db import transaction
+from .errors import ConflictError, InputError, RefusedError
+from .events import append_event, last_seq
+
+# Rules a refusal names (BRIEF: short nouns).
+IDENTITY = "identity"
+CAPABILITY = "capability"
+SELF_DEALING = "self-dealing"
+OPEN = "open"
+LEASE = "lease"
+SEEN_SEQ = "seen-seq"
+# Characters a name may never hold: zero-width and bidi controls look like nothing on a screen.
+_INVISIBLE = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e\u061c\u200e\u200f"
+                       "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+FUTURE_SLACK = timedelta(minutes=5)  # an --at this far past the store clock is refused
+
+
+def refusal(doing: str, rule: str, why: str, *, conflict: bool = False) -> RefusedError:
+    """The one refusal wording: `<doing>: refused: <rule>: <why>`."""
+    return (ConflictError if conflict else RefusedError)(f"{doing}: refused: {rule}: {why}")
+
+
+# --- names ----------------------------------------------------------------------------------------
+def check_name(name: Any, *, field: str = "actor name") -> str:
+    """A name as stored: stripped, NFC, printable; control, zero-width and bidi characters are bad input."""
+    if not isinstance(name, str):
+        raise InputError(f"{field}: expected a name, got {name!r}")
+    text = unicodedata.normalize("NFC", name.strip())
+    for ch in text:
+        if ch in _INVISIBLE or unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
+            raise InputError(f"{field}: {text!r} holds the invisible or control character U+{ord(ch):04X}; "
+                             "expected printable text")
+    return text
+
+
+def name_key(name: str | None) -> str:
+    """What two names are compared by: NFKC, invisible characters dropped, case-folded."""
+    text = unicodedata.normalize("NFKC", name or "")
+    text = "".join(ch for ch in text if ch not in _INVISIBLE and unicodedata.category(ch) not in ("Cc", "Cf"))
+    return text.strip().casefold()
+
+
+def same_actor(a: str | None, b: str | None) -> bool:
+    """Whether two names name the same actor (`run-41` and `RUN-41\u200b` do)."""
+    return bool(a) and bool(b) and name_key(a) == name_key(b)
+
+
+# --- identity and capability -------------------------------------------------------------------
+def os_user() -> str:
+    """The OS user this process runs as."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return str(os.getuid()) if hasattr(os, "getuid") else ""
+
+
+def find_actor(db: Database, name: str) -> dict | None:
+    """The stored actor whose name compares equal to `name` (normalised, case-folded), or None."""
+    key = name_key(name)
+    for row in db.execute("SELECT name, kind, os_user FROM actors").fetchall():
+        if name_key(row[0]) == key:
+            return {"name": row[0], "kind": row[1], "os_user": row[2]}
+    return None
+
+
+def capabilities_held(db: Database, name: str) -> list[str]:
+    return [r[0] for r in db.execute("SELECT capability FROM capabilities WHERE actor = ? ORDER BY capability",
+                                     [name]).fetchall()]
+
+
+def identify(db: Database, actor: str | None, *, doing: str, known: bool = True) -> dict | None:
+    """Step 1: who acts. The stored actor (its stored name), or None for an unknown name when not `known`."""
+    if actor is None or not str(actor).strip():
+        raise refusal(doing, IDENTITY, "no actor given (use --as NAME or $GATEPOST_REVIEWER)")
+    name = check_name(actor, field="--as")
+    found = find_actor(db, name)
+    if found is None:
+        if known:
+            raise refusal(doing, IDENTITY, f"{name} is not a known actor of this store (gatepost actors add)")
+        return None
+    bound = found.get("os_user")
+    if bound and bound != os_user():
+        raise refusal(doing, IDENTITY, f"{found['name']} is bound to OS user {bound}; this process runs as "
+                                       f"{os_user() or 'an unknown user'}")
+    found["capabilities"] = capabilities_held(db, found["name"])
+    return found
+
+
+def require(db: Database, name: str | None, capability: str, *, doing: str) -> dict:
+    """Steps 1 and 2 alone: the actor, if known and holding `capability`; else a refusal naming the rule."""
+    actor = identify(db, name, doing=doing)
+    assert actor is not None
+    if capability not in actor["capabilities"]:
+        raise refusal(doing, CAPABILITY, f"{actor['name']} does not hold {capability}")
+    return actor
+
+
+def has_admin(db: Database) -> bool:
+    """Whether the store has an administrator (someone holding store.admin)."""
+    return db.execute("SELECT 1 FROM capabilities WHERE capability = 'store.admin' LIMIT 1").fetchone() is not None
+
+
+# --- time -------------------------------------------------------------------------------------------
+def observed_at(at: str | None, *, field: str = "--at") -> str | None:
+    """A caller's time, normalised; refused (exit 2) when more than 5 minutes after the store clock.
+
+    The caller's time is kept for display (`observed_at`); order is the store's sequence.
+    """
+    if at is None:
+        return None
+    when = parse_iso(at, field=field)
+    limit = datetime.fromisoformat(now_iso().replace("Z", "+00:00")) + FUTURE_SLACK
+    if datetime.fromisoformat(when.replace("Z", "+00:00")) > limit:
+        raise InputError(f"{field}: {at} is after the store's clock ({now_iso()[:19]}Z); a record cannot be "
+                         "observed in the future")
+    return when
+
+
+# --- the subject ------------------------------------------------------------------------------------
+@dataclass
+class Subject:
+    """What an act is about: its events' (type, id), how it is named, whether it is open, whose it is."""
+
+    type: str
+    id: str
+    noun: str
+    row: dict[str, Any] | None
+    closed: str | None = None  # why it is not open (None: open)
+    author: str | None = None  # the actor whose work it is; they never act on it
+    author_role: str = "author"
+
+
+@dataclass
+class Act:
+    """An act that passed the pipeline: who, about what, at which seq; its body writes through it."""
+
+    db: Database
+    doing: str
+    actor: str | None  # the stored name of who acts (None: an in-process caller)
+    subject: Subject | None
+    seen_seq: int = 0
+    events: list[int] = field(default_factory=list)
+
+    def event(self, kind: str, *, subject_type: str | None = None, subject_id: str | None = None,
+              revision: str | None = None, note: str | None = None, payload: dict[str, Any] | None = None,
+              at: str | None = None, actor: str | None = None) -> int:
+        """Append the act's event (about its subject unless told otherwise); returns its seq."""
+        if subject_type is None:
+            assert self.subject is not None
+            subject_type, subject_id = self.subject.type, self.subject.id
+        seq = append_event(self.db, kind, actor=actor or self.actor, subject_type=subject_type,
+                           subject_id=str(subject_id), revision=revision, note=note, payload=payload, at=at)
+        self.events.append(seq)
+        return seq
+
+
+def check_lease(db: Database, subject: Subject, actor: str | None, *, doing: str) -> None:
+    """Step 4: refuse while someone else holds an unexpired lease on the subject."""
+    row = db.execute("SELECT holder, expires_at FROM leases WHERE subject_type = ? AND subject_id = ? "
+                     "AND expires_at > ?", [subject.type, subject.id, now_iso()]).fetchone()
+    if row and not same_actor(row[0], actor):
+        raise refusal(doing, LEASE, f"{row[0]} is working on it (lease until {row[1][:19]}Z)", conflict=True)
+
+
+def check_seen(db: Database, subject: Subject, seen: int | None, *, doing: str, also: str = "") -> int:
+    """Step 5: refuse a decision made on an older look at the subject; returns the seq now."""
+    now = last_seq(db, subject.type, subject.id)
+    if seen is not None and int(seen) != now:
+        raise refusal(doing, SEEN_SEQ,
+                      f"{subject.noun} changed since you looked (you saw event {seen}, it is now at {now}"
+                      f"{'; ' + also if also else ''}); look again and decide on what is there now",
+                      conflict=True)
+    return now
+
+
+@contextmanager
+def guarded(db: Database, doing: str, *, actor: str | None, capability: str | None = None,
+            subject: Callable[[Database], Subject] | None = None, seen_seq: int | None = None,
+            lease: bool = True, must_be_open: bool = True, known: bool = True,
+            authority: Callable[[Database, dict | None, Subject | None], None] | None = None) -> Iterator[Act]:
+    """Run an act through the pipeline; the `with` body writes the record, its event and the projection.
+
+    `subject` loads the subject (raising InputError when it does not exist); `authority` adds the act's
+    own authority rules (run after the subject is loaded, before it is checked open). `known=False`
+    lets an unknown name act where no capability is needed (it is still checked printable).
+    """
+    with transaction(db):
+        who: dict | None = None
+        if actor is not None or capability is not None:
+            who = identify(db, actor, doing=doing, known=known or capability is not None)
+            if capability is not None:
+                assert who is not None
+                if capability not in who["capabilities"]:
+                    raise refusal(doing, CAPABILITY, f"{who['name']} does not hold {capability}")
+        name = who["name"] if who else (check_name(actor, field="--as") if actor else None)
+        subj = subject(db) if subject else None
+        if subj is not None and subj.author and same_actor(subj.author, name):
+            raise refusal(doing, SELF_DEALING, f"{name} is the {subj.noun}'s {subj.author_role}; "
+                                               f"nobody acts on their own change")
+        if authority is not None:
+            authority(db, who, subj)
+        seq_now = 0
+        if subj is not None:
+            if must_be_open and subj.closed:
+                # A person who saw it open and decided is told it changed under them, and how.
+                check_seen(db, subj, seen_seq, doing=doing, also=subj.closed)
+                raise refusal(doing, OPEN, subj.closed)
+            if lease:
+                check_lease(db, subj, name, doing=doing)
+            seq_now = check_seen(db, subj, seen_seq, doing=doing)
+        yield Act(db, doing, name, subj, seq_now)

@@ -1,0 +1,166 @@
+"""What is current, per path: the content that was kept or accepted and recorded applied.
+
+`applications` records where each change landed (`case applied`, `proposal applied`, or content
+that landed outside gatepost, `current set` by store.admin); `current_content` is their projection,
+the newest per path. A case or proposal made on another base is stale: it cannot be kept or
+accepted until rebased, and says why.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from sqlite_utils import Database
+
+from gatepost.store.kernel import (
+    CAPABILITY,
+    InputError,
+    capabilities_held,
+    guarded,
+    now_iso,
+    observed_at,
+    refusal,
+)
+from gatepost.store.protocol import canonical_json
+
+HASH_PREFIX = "sha256:"
+CURRENT_SCHEMA = "gatepost.current/1"
+# Who may record that a change landed: whoever keeps cases, reviews proposals, records evidence, or runs the store.
+APPLY_CAPABILITIES = ("evidence.record", "loop_change.keep", "proposal.review", "store.admin")
+
+
+def content_text(content: Any) -> str:
+    """A candidate's content as the text that lands in the file: a string as is, else canonical JSON."""
+    if content is None:
+        return ""
+    return content if isinstance(content, str) else canonical_json(content)
+
+
+def text_hash(text: str) -> str:
+    """`sha256:` and the hex sha256 of the text's UTF-8 bytes (what `sha256sum FILE` prints)."""
+    return HASH_PREFIX + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+EMPTY_HASH = text_hash("")
+
+
+def check_path(path: str, option: str = "PATH") -> str:
+    """A project path: relative, '/'-separated, no '..'."""
+    normal = (path or "").strip().replace("\\", "/")
+    while normal.startswith("./"):
+        normal = normal[2:]
+    if not normal or normal.startswith("/") or ".." in normal.split("/"):
+        raise InputError(f"{option}: expected a path relative to the project (no leading '/', no '..'), got {path!r}")
+    return normal
+
+
+def current_of(db: Database, path: str) -> dict | None:
+    """The current content of a path and where it came from, or None if nothing was recorded applied."""
+    row = db.execute(
+        "SELECT c.path, c.content_hash, c.event_seq, a.id, a.subject_type, a.subject_id, a.ref, a.actor, a.at,"
+        " a.content FROM current_content c JOIN applications a ON a.id = c.application_id WHERE c.path = ?",
+        [check_path(path)]).fetchone()
+    if row is None:
+        return None
+    keys = ("path", "content_hash", "event_seq", "application_id", "subject_type", "subject_id", "ref", "actor",
+            "at", "content")
+    return dict(zip(keys, row, strict=True))
+
+
+def current_document(db: Database, path: str) -> dict:
+    """The `gatepost current PATH --json` document: the current content or `null`, and its history."""
+    path = check_path(path)
+    now = current_of(db, path)
+    history = [dict(zip(("id", "subject_type", "subject_id", "content_hash", "ref", "actor", "at", "event_seq"),
+                        r, strict=True))
+               for r in db.execute("SELECT id, subject_type, subject_id, content_hash, ref, actor, at, event_seq"
+                                   " FROM applications WHERE path = ? ORDER BY id DESC LIMIT 20", [path]).fetchall()]
+    return {"schema": CURRENT_SCHEMA, "path": path, "content_hash": now["content_hash"] if now else EMPTY_HASH,
+            "recorded": now is not None, "content": now["content"] if now else None,
+            "source": {k: now[k] for k in ("subject_type", "subject_id", "ref", "actor", "at", "event_seq")}
+            if now else None, "history": history}
+
+
+def current_hash(db: Database, path: str) -> str:
+    """The hash of a path's current content; a path with nothing recorded is empty."""
+    now = current_of(db, path)
+    return now["content_hash"] if now else EMPTY_HASH
+
+
+def base_status(db: Database, path: str | None, base: str | None, made_seq: int | None) -> str | None:
+    """None if a change to `path` made on `base` rests on the current content; else why it is stale.
+
+    `base` is a `sha256:` hash of the content the change was made on (what `case new` records); a base
+    given only as a label (an imported case's `b-7`) is stale once content of the path was recorded
+    applied after the candidate was made (`made_seq`).
+    """
+    if not path:
+        return None
+    now = current_of(db, path)
+    source = (f" ({now['subject_type']} {now['subject_id']}" + (f", applied at {now['ref']}" if now['ref'] else "")
+              + ")") if now else ""
+    if base and base.startswith(HASH_PREFIX):
+        current = now["content_hash"] if now else EMPTY_HASH
+        if base == current:
+            return None
+        return (f"stale: made on {base[:19]}…, but the current content of {path} is {current[:19]}…{source};"
+                " rebase it on the current content")
+    if now and made_seq is not None and now["event_seq"] > made_seq:
+        return (f"stale: content of {path} was recorded applied after this candidate was made{source};"
+                " rebase it on the current content")
+    return None
+
+
+def record_applied(db: Database, subject_type: str, subject_id: str, path: str, text: str, *, ref: str | None,
+                   actor: str | None, at: str | None = None, capability: str | None = None) -> dict:
+    """Record that a change's content landed at `path` (at `ref`, e.g. a commit): it becomes current.
+
+    Through the guarded pipeline: the actor must hold `capability` if given, else one of
+    APPLY_CAPABILITIES. The caller has checked that the subject may land (a kept case, an accepted
+    proposal).
+    """
+    path = check_path(path, "path")
+    doing = f"{subject_type} applied {subject_id}"
+    ref = (ref or "").strip() or None
+    when = observed_at(at) or now_iso()
+    digest = text_hash(text)
+    with guarded(db, doing, actor=actor, capability=capability) as act:
+        if capability is None and actor is not None:
+            held = set(capabilities_held(db, act.actor or ""))
+            if not held & set(APPLY_CAPABILITIES):
+                raise refusal(doing, CAPABILITY, f"{act.actor} holds none of {', '.join(APPLY_CAPABILITIES)}")
+        seq = act.event(f"{subject_type}.applied", subject_type=subject_type, subject_id=subject_id,
+                        revision=digest, at=when, payload={"path": path, "ref": ref, "content_hash": digest})
+        cursor = db.execute(
+            "INSERT INTO applications (subject_type, subject_id, path, content_hash, content, ref, actor, at, event_seq)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [subject_type, subject_id, path, digest, text, ref, act.actor, when, seq])
+        db.execute("INSERT INTO current_content (path, content_hash, application_id, event_seq) VALUES (?, ?, ?, ?)"
+                   " ON CONFLICT(path) DO UPDATE SET content_hash = excluded.content_hash,"
+                   " application_id = excluded.application_id, event_seq = excluded.event_seq",
+                   [path, digest, cursor.lastrowid, seq])
+    return current_document(db, path)
+
+
+def applications_of(db: Database, subject_type: str, subject_id: str) -> list[dict]:
+    """Where a case's or proposal's content was recorded applied, oldest first."""
+    cursor = db.execute("SELECT path, content_hash, ref, actor, at, event_seq FROM applications"
+                        " WHERE subject_type = ? AND subject_id = ? ORDER BY id", [subject_type, subject_id])
+    cols = [c[0] for c in cursor.description]
+    return [dict(zip(cols, r, strict=True)) for r in cursor.fetchall()]
+
+
+def loop_case(db: Database, case_id: str) -> dict | None:
+    """The loop a case was made by (case new --loop), with its path and base; None for an imported case."""
+    cursor = db.execute("SELECT case_id, loop, path, base_hash, loop_version, event_seq FROM loop_cases"
+                        " WHERE case_id = ?", [case_id])
+    row = cursor.fetchone()
+    return dict(zip([c[0] for c in cursor.description], row, strict=True)) if row else None
+
+
+def link_case(db: Database, case_id: str, loop: str, path: str, base_hash: str, loop_version: int,
+              event_seq: int) -> None:
+    """Record which loop made a case, inside the case's import transaction."""
+    db.execute("INSERT INTO loop_cases (case_id, loop, path, base_hash, loop_version, event_seq)"
+               " VALUES (?, ?, ?, ?, ?, ?)", [case_id, loop, path, base_hash, loop_version, event_seq])

@@ -1,0 +1,204 @@
+"""The loop registry: what a loop may change, and the settings no evaluator run can choose.
+
+A loop is registered by a holder of `store.admin` (`gatepost loop add`). Its
+settings (surface, task suite by content hash, baseline rule, executor,
+independent evaluators and reviewers, the paths it may touch, the evaluation
+design) are versioned records: registering a name again is a new version, never
+an edit. `case evaluate` reads them from here; an evaluator asking for other
+settings is refused unless it may change the loop, and such an override is an
+audited event.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from sqlite_utils import Database
+
+from gatepost.store.evaluation import load_suite, read_skill, within_surface
+from gatepost.store.kernel import (
+    InputError,
+    RefusedError,
+    get_actor,
+    guarded,
+    now_iso,
+    observed_at,
+    require,
+)
+
+from .current import text_hash
+
+ADMIN_CAPABILITY = "store.admin"
+BASELINE_CURRENT = "current"
+LOOP_SCHEMA = "gatepost.loop/1"
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+SETTING_KEYS = ("surface", "paths", "suite_path", "suite_hash", "baseline", "baseline_path", "baseline_hash",
+                "executor", "mock", "evaluators", "reviewers", "design", "data_revision")
+
+
+def check_loop_name(name: str) -> str:
+    """A loop name is a short identifier (letters, digits, '.', '_', '-')."""
+    name = (name or "").strip()
+    if not _NAME.fullmatch(name):
+        raise InputError(f"loop name: expected letters, digits, '.', '_' or '-' (at most 64), got {name!r}")
+    return name
+
+
+def _names(values: list[str] | tuple[str, ...], option: str) -> list[str]:
+    out = []
+    for v in values:
+        v = (v or "").strip()
+        if not v or any(ch.isspace() for ch in v):
+            raise InputError(f"{option}: expected a name without spaces, got {v!r}")
+        if v not in out:
+            out.append(v)
+    return out
+
+
+def _globs(values: list[str] | tuple[str, ...], option: str) -> list[str]:
+    out = []
+    for v in values:
+        v = (v or "").strip()
+        if not v:
+            raise InputError(f"{option}: expected a path glob such as skills/*/SKILL.md, got an empty value")
+        if v.startswith("/") or ".." in v.split("/"):
+            raise InputError(f"{option}: {v}: expected a glob relative to the project (no leading '/', no '..')")
+        if v not in out:
+            out.append(v)
+    return out
+
+
+def make_settings(*, suite: str, surface: list[str] | tuple[str, ...], paths: list[str] | tuple[str, ...] = (),
+                  baseline: str = BASELINE_CURRENT, executor: str | None = None, mock: bool = False,
+                  evaluators: list[str] | tuple[str, ...] = (), reviewers: list[str] | tuple[str, ...] = (),
+                  design: str | None = None, data_revision: str = "unversioned", name: str = "loop") -> dict:
+    """Check and gather a loop's settings; the suite and a baseline file are read and stored by content hash."""
+    loaded = load_suite(suite)
+    surface_globs = _globs(surface, "--surface")
+    if not surface_globs:
+        raise InputError("--surface: expected at least one glob of the paths the loop may change by itself")
+    path_globs = _globs(paths, "--path") or list(surface_globs)
+    if bool(executor) == bool(mock):
+        raise InputError("--executor/--mock: expected exactly one: the executor every evaluation of this loop uses")
+    baseline_path = baseline_hash = None
+    if baseline != BASELINE_CURRENT:
+        baseline_path, text = read_skill(baseline, option="--baseline")
+        baseline_hash = text_hash(text)
+    evaluator_names = _names(evaluators, "--evaluator")
+    reviewer_names = _names(reviewers, "--reviewer")
+    if not evaluator_names:
+        raise InputError("--evaluator: expected at least one independent evaluator run (a producer other than the loop)")
+    design = (design or "").strip() or f"{name}-design@{loaded.id[:12]}"
+    data_revision = (data_revision or "").strip() or "unversioned"
+    return {"surface": surface_globs, "paths": path_globs, "suite_path": str(Path(loaded.path).resolve()),
+            "suite_hash": loaded.id, "baseline": BASELINE_CURRENT if baseline == BASELINE_CURRENT else "file",
+            "baseline_path": baseline_path, "baseline_hash": baseline_hash, "executor": executor or None,
+            "mock": bool(mock), "evaluators": evaluator_names, "reviewers": reviewer_names, "design": design,
+            "data_revision": data_revision}
+
+
+def add_loop(db: Database, name: str, settings: dict, *, actor: str | None, note: str | None = None,
+             at: str | None = None) -> dict:
+    """Register a loop, or a new version of its settings (needs store.admin); returns the loop."""
+    name = check_loop_name(name)
+    unknown = sorted(set(settings) - set(SETTING_KEYS))
+    if unknown:
+        raise InputError(f"loop {name}: {unknown[0]}: unknown setting (expected {', '.join(SETTING_KEYS)})")
+    when = observed_at(at) or now_iso()
+    with guarded(db, f"loop add {name}", actor=actor, capability=ADMIN_CAPABILITY) as act:
+        for person in settings.get("reviewers", []):
+            found = get_actor(db, person)
+            if found and found["kind"] != "person":
+                raise InputError(f"--reviewer: {person} is a {found['kind']}, expected a person")
+        for producer in settings.get("evaluators", []):
+            found = get_actor(db, producer)
+            if found and found["kind"] != "producer":
+                raise InputError(f"--evaluator: {producer} is a {found['kind']}, expected a producer (agent run, CI)")
+        existing = _row(db, name)
+        version = (existing["version"] + 1) if existing else 1
+        if existing and existing["settings"] == settings:
+            return get_loop(db, name)
+        kind = "loop.changed" if existing else "loop.added"
+        seq = act.event(kind, subject_type="loop", subject_id=name, note=note, at=when,
+                        revision=settings["suite_hash"],
+                        payload={"version": version, "settings": settings, "capability": ADMIN_CAPABILITY})
+        text = json.dumps(settings, ensure_ascii=False, sort_keys=True)
+        db["loop_versions"].insert({"name": name, "version": version, "settings": text, "actor": act.actor,
+                                    "at": when, "event_seq": seq})
+        db["loops"].upsert({"name": name, "version": version, "settings": text,
+                            "created_at": existing["created_at"] if existing else when, "updated_at": when,
+                            "event_seq": seq}, pk="name")
+    return get_loop(db, name)
+
+
+def _row(db: Database, name: str) -> dict | None:
+    rows = list(db["loops"].rows_where("name = ?", [name]))
+    if not rows:
+        return None
+    row = dict(rows[0])
+    row["settings"] = json.loads(row["settings"])
+    return row
+
+
+def get_loop(db: Database, name: str) -> dict:
+    """A registered loop: name, version, settings; an unknown name is bad input."""
+    row = _row(db, name)
+    if row is None:
+        raise InputError(f"loop {name}: no such loop in this store (gatepost loop list)")
+    return loop_document(row)
+
+
+def loop_document(row: dict) -> dict:
+    """The `loop show --json` document."""
+    return {"schema": LOOP_SCHEMA, "name": row["name"], "version": row["version"], **row["settings"],
+            "created_at": row["created_at"], "updated_at": row["updated_at"], "event_seq": row["event_seq"]}
+
+
+def list_loops(db: Database) -> list[dict]:
+    """Every registered loop, by name."""
+    return [loop_document(dict(r, settings=json.loads(r["settings"])))
+            for r in db["loops"].rows_where(order_by="name")]
+
+
+def may_touch(loop: dict, path: str) -> tuple[bool, str]:
+    """Whether a loop may make a case for `path` at all (its registered paths)."""
+    inside, _why = within_surface(path, loop["paths"])
+    if inside:
+        return True, f"{path} matches the loop's paths"
+    return False, f"{path} matches none of loop {loop['name']}'s paths ({', '.join(loop['paths'])})"
+
+
+def inside_surface(loop: dict, path: str) -> bool:
+    """Whether a path is inside the loop's surface (what it may change by itself)."""
+    return within_surface(path, loop["surface"])[0]
+
+
+def require_admin(db: Database, actor: str | None, *, doing: str) -> None:
+    """Refuse unless `actor` holds store.admin (until the guarded pipeline lands, through kernel.require)."""
+    require(db, actor, ADMIN_CAPABILITY, doing=doing)
+
+
+def check_override(db: Database, loop: dict, asked: dict[str, Any], *, actor: str | None, case_id: str) -> list[str]:
+    """Settings an evaluation asked for that differ from the loop's registered ones.
+
+    Refused unless `actor` may change the loop (store.admin); an allowed override is an audited
+    event on the loop. Returns the names of the settings overridden.
+    """
+    differing = sorted(k for k, v in asked.items() if v is not None and v != loop.get(k))
+    if not differing:
+        return []
+    doing = f"case evaluate {case_id}"
+    who = get_actor(db, actor) if actor else None
+    if not who or ADMIN_CAPABILITY not in who["capabilities"]:
+        shown = ", ".join(differing)
+        raise RefusedError(f"{doing}: refused: loop-settings: {shown} of loop {loop['name']} come from its registry "
+                           f"(gatepost loop show {loop['name']}); only a holder of {ADMIN_CAPABILITY} may override "
+                           "them")
+    with guarded(db, doing, actor=actor, capability=ADMIN_CAPABILITY) as act:
+        act.event("loop.overridden", subject_type="loop", subject_id=loop["name"],
+                  payload={"case_id": case_id, "settings": {k: asked[k] for k in differing},
+                           "registered": {k: loop.get(k) for k in differing}, "capability": ADMIN_CAPABILITY})
+    return differing

@@ -1,0 +1,46 @@
+"""The audit log as a feed: every event after a sequence number, oldest first, one page at a time.
+
+Order is the store's sequence, never a caller's clock: a consumer keeps the last `seq` it read and
+asks for what came after it (`gatepost events --since SEQ`).
+"""
+
+import json
+
+from sqlite_utils import Database
+
+EVENT_SCHEMA = "gatepost.event/1"
+MAX_PAGE = 10_000
+
+
+def events_since(db: Database, since: int = 0, *, limit: int = 100, kind: str | None = None,
+                 subject_type: str | None = None, subject_id: str | None = None) -> list[dict]:
+    """Events with seq > since, oldest first, at most `limit`; `kind` may end in `*` (a prefix)."""
+    clauses, params = ["seq > ?"], [int(since)]
+    if kind:
+        if kind.endswith("*"):
+            clauses.append("kind LIKE ?")
+            params.append(kind.rstrip("*") + "%")
+        else:
+            clauses.append("kind = ?")
+            params.append(kind)
+    if subject_type:
+        clauses.append("subject_type = ?")
+        params.append(subject_type)
+    if subject_id:
+        clauses.append("subject_id = ?")
+        params.append(subject_id)
+    cursor = db.execute(
+        "SELECT seq, at, actor, kind, subject_type, subject_id, revision, note, payload FROM events WHERE "
+        + " AND ".join(clauses) + " ORDER BY seq LIMIT ?", [*params, max(1, min(int(limit), MAX_PAGE))])
+    cols = [c[0] for c in cursor.description]
+    out = []
+    for row in cursor.fetchall():
+        event = dict(zip(cols, row, strict=True))
+        event["payload"] = json.loads(event["payload"]) if event["payload"] else None
+        out.append({"schema": EVENT_SCHEMA, **event})
+    return out
+
+
+def newest_seq(db: Database) -> int:
+    """The newest event's seq (0 in an empty store): where a new consumer starts to follow."""
+    return db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0]

@@ -1,0 +1,93 @@
+"""The clock seam: one "now" for store and console, frozen for the demo, screenshots and tests."""
+
+import re
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from gatepost.store.kernel import (
+    FROZEN_ENV,
+    InputError,
+    append_event,
+    freeze,
+    now,
+    now_iso,
+    open_store,
+)
+from gatepost.store.kernel import take as take_lease
+from tests.conftest import ROOT, run_gatepost
+
+
+def test_freeze_fixes_now_and_nests():
+    with freeze("2026-12-01T09:00:00Z") as moment:
+        assert now() == moment == datetime(2026, 12, 1, 9, tzinfo=UTC)
+        assert now_iso() == "2026-12-01T09:00:00.000000Z"
+        with freeze("2030-01-01T00:00:00+01:00"):
+            assert now_iso() == "2029-12-31T23:00:00.000000Z"
+        assert now_iso() == "2026-12-01T09:00:00.000000Z"
+    assert now().year >= 2026 and now_iso() != "2026-12-01T09:00:00.000000Z"
+
+
+def test_records_and_leases_take_the_frozen_time(store_path: Path):
+    db = open_store(store_path)
+    with freeze("2026-12-01T09:00:00Z"):
+        lease = take_lease(db, "case", "case-0001", "ana")
+    at = db.execute("SELECT at FROM events ORDER BY seq DESC LIMIT 1").fetchone()[0]
+    db.close()
+    assert at == "2026-12-01T09:00:00.000000Z"
+    assert lease["expires_at"] == "2026-12-01T09:15:00.000000Z"
+
+
+def test_the_environment_freezes_every_process_that_inherits_it(store_path: Path, monkeypatch):
+    monkeypatch.setenv(FROZEN_ENV, "2026-12-01T09:00:00Z")
+    db = open_store(store_path)
+    with db.atomic():
+        append_event(db, "test.event", actor="ana", subject_type="store", subject_id="x")
+    assert db.execute("SELECT at FROM events").fetchone()[0] == "2026-12-01T09:00:00.000000Z"
+    db.close()
+    monkeypatch.setenv(FROZEN_ENV, "yesterday")
+    with pytest.raises(InputError, match=FROZEN_ENV):
+        now()
+
+
+def test_no_other_wall_clock_in_store_or_console():
+    """Every record time comes from kernel.clock: no datetime.now()/time.time() elsewhere."""
+    pattern = re.compile(r"datetime\.now\(|datetime\.utcnow\(|time\.time\(|date\.today\(")
+    offenders = []
+    for folder in ("store", "console"):
+        for path in (ROOT / folder).rglob("*.py"):
+            if path == ROOT / "store" / "kernel" / "clock.py":
+                continue
+            for number, text in enumerate(path.read_text().splitlines(), 1):
+                if pattern.search(text):
+                    offenders.append(f"{path.relative_to(ROOT)}:{number}: {text.strip()}")
+    assert offenders == []
+
+
+def test_the_demo_is_the_same_store_whenever_it_is_built(tmp_path: Path):
+    def dump(path: Path) -> list:
+        with sqlite3.connect(path) as conn:
+            return conn.execute("SELECT seq, at, actor, kind, subject_id, payload FROM events ORDER BY seq").fetchall()
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first = run_gatepost("--db", str(tmp_path / "a" / "demo.db"), "demo", "--no-console", "-q", "--as", "ana")
+    second = run_gatepost("--db", str(tmp_path / "b" / "demo.db"), "demo", "--no-console", "-q", "--as", "ana")
+    assert first.returncode == second.returncode == 0, first.stderr + second.stderr
+    a, b = dump(tmp_path / "a" / "demo.db"), dump(tmp_path / "b" / "demo.db")
+    assert len(a) > 100 and a == b
+
+
+@pytest.mark.slow
+def test_two_screenshot_runs_give_byte_identical_svgs(tmp_path: Path):
+    first = run_gatepost("screenshots", "--out", str(tmp_path / "one"), timeout=180)
+    second = run_gatepost("screenshots", "--out", str(tmp_path / "two"), timeout=180)
+    assert first.returncode == second.returncode == 0, first.stderr + second.stderr
+    one = sorted(p.name for p in (tmp_path / "one").glob("*.svg"))
+    assert len(one) >= 14 and one == sorted(p.name for p in (tmp_path / "two").glob("*.svg"))
+    differ = [n for n in one if (tmp_path / "one" / n).read_bytes() != (tmp_path / "two" / n).read_bytes()]
+    assert differ == []
+    overview = (tmp_path / "one" / "01-overview.svg").read_text()
+    assert "demo.db" in overview and "/tmp" not in overview and str(tmp_path) not in overview
