@@ -233,3 +233,28 @@ async def test_a_dialog_fits_a_small_terminal(store):
         assert confirm.region.bottom <= 15 and confirm.region.right <= 50
         assert "ctrl+s confirms, Esc cancels" in str(app.screen.query_one("Label:last-of-type").render()) or \
             any("cancels" in str(lbl.render()) for lbl in app.screen.query("Label"))
+
+
+async def test_audit_rows_say_the_outcome_and_fold_lease_events(store):
+    from gatepost.store.flows import decide
+    from gatepost.store.kernel import leases, open_store
+
+    db = open_store(store)
+    for _ in range(3):
+        leases.take(db, "case", "case-1", "ana")
+        leases.release(db, "case", "case-1", "ana")
+    decide(db, "case-1", "kept", actor="ana", note="all hold " + "x" * 60)
+    db.close()
+    app = GatepostApp(store, person="ana")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await pilot.press("7")
+        await settle(pilot)
+        paged = app.screen.query_one(PagedList)
+        rows = [[str(c) for c in paged.table.get_row_at(i)] for i in range(len(paged.keys))]
+        assert not any(r[3].startswith("lease.") for r in rows)
+        decided = next(r for r in rows if r[3] == "case.decided")
+        assert decided[4] == "kept" and decided[7].endswith("x" * 60)  # the whole note, not 40 characters
+        assert "6 lease events folded · l shows them" in str(app.screen.query_one("#audit-title").render())
+        await pilot.press("l")
+        await settle(pilot)
+        assert sum(1 for k in range(len(paged.keys)) if str(paged.table.get_row_at(k)[3]).startswith("lease.")) == 6

@@ -28,6 +28,7 @@ from gatepost.store.skills import (
     reject_draft,
     sample_failures,
 )
+from gatepost.store.views import fold_leases
 from gatepost.widgets.diff_view import unified_diff
 from gatepost.widgets.note_dialog import Dialog
 from gatepost.widgets.paged_list import Row
@@ -211,6 +212,9 @@ class ManifestsScreen(DecisionScreen):
         if based and active and based["id"] != active["id"]:
             text.append(f"\ndrafted against v{based['version']}; the active version is now v{active['version']}",
                         style="yellow")
+        history, opened = fold_leases(history)
+        if opened:
+            text.append(f"\n{opened}", style="dim")
         for event in history:
             if event["kind"] == "draft.created" and not event["note"]:
                 continue

@@ -3,6 +3,12 @@
 What other packages may use is re-exported here; the modules behind it are this package's own.
 """
 
+from .audit import (
+    AuditPage,
+    AuditRow,
+    audit_page,
+    fold_leases,
+)
 from .feed import (
     EVENT_SCHEMA,
     events_since,
@@ -46,6 +52,10 @@ from .verify import (
 )
 
 __all__ = [
+    "AuditPage",
+    "AuditRow",
+    "audit_page",
+    "fold_leases",
     "EVENT_SCHEMA",
     "events_since",
     "newest_seq",
