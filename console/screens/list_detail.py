@@ -28,6 +28,7 @@ from textual.worker import get_current_worker
 from gatepost.keymap import bound, key_for
 from gatepost.safe import literal
 from gatepost.screens.base import GatepostScreen
+from gatepost.store.views import data_version
 from gatepost.widgets.paged_list import PagedList, Row
 
 FOLLOW_IDLE = 0.04  # seconds the cursor rests before the detail is read
@@ -69,6 +70,7 @@ class ListDetailScreen(GatepostScreen):
         self.shown: str | None = None  # the key of the item shown in the detail
         self.detail: Any = None  # what fetch_detail read for it
         self.wanted: str | None = None  # the key the detail is being read for
+        self.data_version: int | None = None  # the store's PRAGMA data_version when last shown
 
     # --- what a screen provides -----------------------------------------------------------
     def fetch_rows(self, db: Any, search: str, offset: int, limit: int) -> tuple[list[Row], int]:
@@ -131,7 +133,16 @@ class ListDetailScreen(GatepostScreen):
         if getattr(self, "_covered", False):  # back from a dialog: what it changed is redrawn by its write
             self._covered = False
             return
-        self.refresh_data()
+        self._refresh_if_changed()
+
+    @work(thread=True, exclusive=True, group="version")
+    def _refresh_if_changed(self) -> None:
+        """A screen shown again redraws only when the store changed since (PRAGMA data_version)."""
+        with self.app.reading() as db:  # type: ignore[attr-defined]
+            version = data_version(db)
+        if version != self.data_version:
+            self.data_version = version
+            self.app.call_from_thread(self.refresh_data)
 
     # --- the title: every filter and the search, and how to clear them -----------------------
     def render_title(self) -> None:

@@ -50,6 +50,7 @@ from .verify import (
     VerifyReport,
     verify_store,
 )
+from .version import data_version
 
 __all__ = [
     "AuditPage",
@@ -76,6 +77,7 @@ __all__ = [
     "VerifyReport",
     "case_report",
     "counts",
+    "data_version",
     "find",
     "queue_state",
     "regression_changes",
