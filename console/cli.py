@@ -21,6 +21,8 @@ from gatepost import output
 # name -> (module, attribute, short help shown by `gatepost --help`; a test keeps it equal to the command's own)
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "actors": ("gatepost.commands.base", "actors", "People and producers of the store, and their capabilities."),
+    "assign": ("gatepost.commands.work", "assign_cmd",
+               "Assign a case, proposal, draft or regression to a reviewer (or --clear it)."),
     "bootstrap": ("gatepost.commands.bootstrap", "bootstrap",
                   "Store a DRAFT manifest for NAME from its last successful runs; a person must approve it."),
     "case": ("gatepost.commands.case", "case",
@@ -55,6 +57,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
               "Import or export evals-state.json, aeon's local file of regression states."),
     "suite": ("gatepost.commands.suite", "suite",
               "Task suites (YAML v1.0): validate them and run a candidate skill against its baseline."),
+    "team": ("gatepost.commands.work", "team_cmd",
+             "Per person: items assigned, still waiting, and judgments made today."),
     "verify": ("gatepost.commands.verify", "verify",
                "Recompute the audit trail's hash chain and check every record and list against its events."),
 }

@@ -10,13 +10,14 @@ The domains never import each other for these; the flows import the domains.
 """
 
 import json
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from sqlite_utils import Database
 
-from gatepost.store import cases, evaluation, loops, proposals
+from gatepost.store import cases, evaluation, loops, proposals, skills
 from gatepost.store.evaluation import (
     Executor,
     JudgeSettings,
@@ -26,11 +27,22 @@ from gatepost.store.evaluation import (
     read_skill,
 )
 from gatepost.store.kernel import (
+    CAPABILITY,
+    IDENTITY,
+    SELF_DEALING,
     InputError,
     RefusedError,
+    Subject,
+    capabilities_held,
+    check_name,
+    find_actor,
+    guarded,
     last_seq,
     now_iso,
+    observed_at,
     read_text,
+    refusal,
+    same_actor,
     transaction,
 )
 
@@ -197,6 +209,72 @@ def evaluate_case(
     return report
 
 
+# --- judgments and work across domains (issue 16) ---------------------------------------------------
+# An item a person can be assigned: its subject loader and the capability its judgment needs.
+ASSIGNABLE: dict[str, tuple[Callable[[str], Callable[[Database], Subject]], str]] = {
+    "case": (cases.case_subject, cases.CLOSE_CAPABILITY),
+    "proposal": (proposals.proposal_subject, "proposal.review"),
+    "draft": (skills.draft_subject, "manifest.review"),
+    "skill": (skills.regression_subject, "regression.triage"),
+}
+
+
+def assign(db: Database, subject_type: str, subject_id: str, assignee: str | None, *, actor: str | None,
+           note: str | None = None, at: str | None = None) -> int:
+    """Assign an item to a reviewer (None: clear the assignment), through the guarded pipeline.
+
+    Who assigns holds the item's capability; the assignee is a known person who holds it too and
+    is not the item's author. An event records it (assignment.set / assignment.cleared); the
+    assignments table is its projection. Returns the event's seq.
+    """
+    if subject_type not in ASSIGNABLE:
+        raise InputError(f"item: expected one of {', '.join(ASSIGNABLE)}, got {subject_type!r}")
+    loader, capability = ASSIGNABLE[subject_type]
+    doing = f"assign {subject_type} {subject_id}"
+    when = observed_at(at) or now_iso()
+
+    def assignee_may(db: Database, who: dict[str, Any] | None, subject: Subject | None) -> None:
+        if assignee is None:
+            return
+        person = find_actor(db, check_name(assignee, field="--to"))
+        if person is None or person["kind"] != "person":
+            raise refusal(doing, IDENTITY, f"{assignee} is not a person of this store (gatepost actors add)")
+        if capability not in capabilities_held(db, person["name"]):
+            raise refusal(doing, CAPABILITY, f"{person['name']} does not hold {capability}, so could not judge it")
+        if subject is not None and subject.author and same_actor(subject.author, person["name"]):
+            raise refusal(doing, SELF_DEALING, f"{person['name']} is the {subject.noun}'s {subject.author_role}; "
+                                               "nobody judges their own change")
+
+    with guarded(db, doing, actor=actor, capability=capability if actor is not None else None,
+                 subject=loader(subject_id), lease=False, authority=assignee_may) as act:
+        if assignee is None:
+            seq = act.event("assignment.cleared", note=note, at=when, payload={"assignee": None, "note": note})
+            db.execute("DELETE FROM assignments WHERE subject_type = ? AND subject_id = ?", [subject_type, subject_id])
+            return seq
+        name = (find_actor(db, assignee) or {"name": assignee})["name"]
+        seq = act.event("assignment.set", note=note, at=when, payload={"assignee": name, "note": note})
+        db.execute("INSERT INTO assignments (subject_type, subject_id, assignee, assigned_by, at, event_seq)"
+                   " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(subject_type, subject_id) DO UPDATE SET"
+                   " assignee = excluded.assignee, assigned_by = excluded.assigned_by, at = excluded.at,"
+                   " event_seq = excluded.event_seq", [subject_type, subject_id, name, act.actor, when, seq])
+    return seq
+
+
+def mark_seen(db: Database, person: str | None, subject_type: str, subject_id: str) -> None:
+    """A person opened an item: remember its newest event for them ("changed since you looked" counts from it).
+
+    A read receipt, not a judgment: it changes nothing anyone else sees, so it appends no event and
+    needs no capability; an unknown or missing person leaves no mark.
+    """
+    found = find_actor(db, person) if person and person.strip() else None
+    if found is None:
+        return
+    person = found["name"]
+    with transaction(db):
+        seq = last_seq(db, subject_type, subject_id)
+        db.execute("INSERT INTO seen_marks (person, subject_type, subject_id, seq, at) VALUES (?, ?, ?, ?, ?)"
+                   " ON CONFLICT(person, subject_type, subject_id) DO UPDATE SET seq = excluded.seq, at = excluded.at",
+                   [person, subject_type, subject_id, seq, now_iso()])
 def new_case(db: Database, loop_name: str, path: str, content: str, *, actor: str | None, title: str | None = None,
              case_id: str | None = None, data_revision: str | None = None, at: str | None = None) -> dict:
     """A loop's case from a file's content: the revision computed, the basis and independence from the registry.

@@ -14,9 +14,9 @@ def loop() -> None:
 
     \b
     A loop's settings come from here, not from the run that evaluates its cases:
-      gatepost loop add skill-writer --surface 'skills/*/SKILL.md' --suite suite.yaml \\
+      gatepost loop add skill-writer --surface 'skills/*' --suite suite.yaml \\
           --mock --evaluator run-52 --reviewer ana --as admin
-      gatepost case new --loop skill-writer --path skills/x/SKILL.md --content-file SKILL.md --as run-41
+      gatepost case new --loop skill-writer --path skills/x/prompt.txt --content-file new.txt --as run-41
       gatepost case evaluate ID --producer run-52 --as run-52
     """
 

@@ -79,7 +79,7 @@ class CasesScreen(DecisionScreen):
     def fetch_rows(self, db: Any, search: str, offset: int, limit: int) -> tuple[list[Row], int]:
         rows, total = cases_mod.list_cases(db, status=self.filters["status"], outcome=self.filters["outcome"],
                                            search=search or None, limit=limit, offset=offset)
-        return [(r["id"], self._cells(r)) for r in rows], total
+        return self.mark_rows(db, [(r["id"], self._cells(r)) for r in rows]), total
 
     def _cells(self, r: dict) -> list:
         order, derived = self._claim_layout(r["protocol"])

@@ -23,9 +23,18 @@ from textual.widget import Widget
 from gatepost.keymap import bound, key_for
 from gatepost.safe import literal, one_line
 from gatepost.screens.list_detail import ListDetailScreen
+from gatepost.store.flows import mark_seen
 from gatepost.store.kernel import ConflictError, GatepostError, last_seq, leases
-from gatepost.store.views import QUEUES, QueueState, queue_state
+from gatepost.store.views import (
+    QUEUES,
+    QueueState,
+    assigned_ids,
+    assignment_of,
+    changes_since_seen,
+    queue_state,
+)
 from gatepost.widgets.note_dialog import NoteDialog
+from gatepost.widgets.paged_list import Row
 from gatepost.widgets.queue_bar import QueueBar, until
 
 RENEW_EVERY = 300.0  # seconds: a 15-minute lease renewed every 5 minutes while the item stays open
@@ -76,6 +85,8 @@ class ItemRead:
     seen_seq: int | None = None
     holder: dict | None = None
     queue: QueueState | None = field(default=None)
+    changed: str | None = None  # what changed since this person last opened it
+    assigned: dict | None = None  # who it is assigned to, by whom
 
 
 def decided_line(what: str, actor: str | None, at: str, note: str | None, extra: str = "") -> Text:
@@ -115,6 +126,9 @@ class DecisionScreen(ListDetailScreen):
         self.queue_skipped: list[str] = []  # skipped this session: they come back last
         self._queue_ended: Text | None = None
         self._queue_timer: Any = None
+        self._seen_before: tuple[str | None, str | None] = (None, None)  # the item last drawn, what had changed
+        self._marked_seen: dict[str, bool] = {}
+        self.looked = Text()
 
     # --- what a screen provides -----------------------------------------------------------------
     def legal(self, name: str) -> tuple[bool, str]:
@@ -149,8 +163,47 @@ class DecisionScreen(ListDetailScreen):
         detail = self.fetch_detail(db, key)
         if detail is None:
             return None
-        return ItemRead(detail, self.seq_of(db, key, detail), leases.holder(db, self.WORK.subject, key),
-                        queue_state(db, self.WORK.name, self.person))
+        kind = self.WORK.subject
+        return ItemRead(detail, self.seq_of(db, key, detail), leases.holder(db, kind, key),
+                        queue_state(db, self.WORK.name, self.person),
+                        changes_since_seen(db, self.person, kind, [key]).get(key), assignment_of(db, kind, key))
+
+    def mark_rows(self, db: Any, rows: list[Row]) -> list[Row]:
+        """A list page with its markers before the first cell: ● changed since you looked, → assigned to you."""
+        kind = self.WORK.subject
+        changed = changes_since_seen(db, self.person, kind, [key for key, _cells in rows])
+        mine = assigned_ids(db, self.person, kind)
+        out: list[Row] = []
+        for key, cells in rows:
+            mark = ("●" if key in changed else "") + ("→" if key in mine else "")
+            if mark and cells:
+                first = cells[0] if isinstance(cells[0], Text) else literal(str(cells[0]))
+                cells = [Text(mark + " ", style="bold cyan") + first, *cells[1:]]
+            out.append((key, cells))
+        return out
+
+    def _looked(self, key: str, read: ItemRead) -> Text:
+        """What changed since the person last opened the item and who it is assigned to; then it counts as seen.
+
+        Drawing the same item again (a refresh) keeps saying what had changed when the person opened it.
+        """
+        changed = read.changed
+        if self._seen_before[0] == key:
+            changed = changed or self._seen_before[1]
+        self._seen_before = (key, changed)
+        text = Text()
+        if changed:
+            text.append_text(literal(f"● {changed}", style="bold cyan"))
+        if read.assigned:
+            text.append("  " if text.plain else "")
+            who = "you" if read.assigned["assignee"] == self.person else read.assigned["assignee"]
+            text.append_text(literal(f"→ assigned to {who} by {read.assigned['assigned_by'] or '—'}", style="cyan"))
+        if read.changed or not self._marked_seen.get(key):
+            self._marked_seen[key] = True
+            kind, person = self.WORK.subject, self.person
+            self.app.run_worker(self.app.write(lambda db: mark_seen(db, person, kind, key)),  # type: ignore[attr-defined]
+                                group="seen")
+        return text
 
     def read_nothing(self, db: Any) -> ItemRead:
         return ItemRead(None, queue=queue_state(db, self.WORK.name, self.person))
@@ -161,6 +214,7 @@ class DecisionScreen(ListDetailScreen):
         read: ItemRead | None = detail
         self.seen_seq = read.seen_seq if read else None
         self.holder = read.holder if read else None
+        self.looked = self._looked(key, read) if key and read else Text()
         if read and read.queue is not None:
             self.queue = read.queue
         super()._apply_detail(key, read.detail if read else None)
@@ -265,8 +319,10 @@ class DecisionScreen(ListDetailScreen):
                 text = self._queue_ended
             else:
                 text.append_text(literal(f"Queue empty: no {self.queue_label} left for you{held}.", style="dim"))
-        holding = Text()
+        holding = self.looked.copy() if self.shown else Text()
         lease = self.holder if self.shown else None
+        if lease and holding.plain:
+            holding.append("\n")
         if lease and lease["holder"] != self.person:
             holding.append("⚑ ", style="bold yellow")
             holding.append_text(literal(f"{lease['holder']} is working on it until {until(lease)}",

@@ -142,11 +142,11 @@ class ManifestsScreen(DecisionScreen):
     def fetch_rows(self, db: Any, search: str, offset: int, limit: int) -> tuple[list[Row], int]:
         rows, total = list_drafts(db, status=self.filters["status"], search=search or None, limit=limit,
                                   offset=offset)
-        return [(r["id"], [one_line(r["id"], 10), one_line(r["skill"], 22), r["origin"] or "",
+        return self.mark_rows(db, [(r["id"], [one_line(r["id"], 10), one_line(r["skill"], 22), r["origin"] or "",
                            one_line(r["author"], 8),
                            Text(f"{STATUS_SYMBOL.get(r['status'], '')} {r['status']}",
                                 style=STATUS_STYLE.get(r["status"], "")),
-                           (r["created_at"] or "")[5:16].replace("T", " ")]) for r in rows], total
+                           (r["created_at"] or "")[5:16].replace("T", " ")]) for r in rows]), total
 
     # --- the detail ----------------------------------------------------------------------------
     def fetch_detail(self, db: Any, key: str) -> DraftView | None:

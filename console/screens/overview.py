@@ -8,8 +8,9 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
+from gatepost.safe import literal
 from gatepost.screens.base import GatepostScreen
-from gatepost.store.views import counts
+from gatepost.store.views import counts, team_progress
 
 # (mode, filter key, filter value, label, counts group, counts key, symbol)
 LINES = [
@@ -63,11 +64,12 @@ class OverviewScreen(GatepostScreen):
 
     @work(thread=True, exclusive=True, group="counts")
     def _read_counts(self) -> None:
-        data = self.app.read(counts)  # type: ignore[attr-defined]
+        with self.app.reading() as db:  # type: ignore[attr-defined]
+            data, team = counts(db), team_progress(db)
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._show, data)
+            self.app.call_from_thread(self._show, data, team)
 
-    def _show(self, data: dict) -> None:
+    def _show(self, data: dict, team: list) -> None:
         who = self.app.person  # type: ignore[attr-defined]
         caps = self.app.capabilities  # type: ignore[attr-defined]
         intro = Text()
@@ -89,6 +91,15 @@ class OverviewScreen(GatepostScreen):
                 line.append(f"  {label}", style="" if n else "dim")
                 options.add_option(Option(line, id=f"{mode}|{key}|{value}"))
             options.add_option(Option(Text(""), disabled=True))
+        if team:  # per person: assigned, waiting, done today (gatepost assign, gatepost team)
+            options.add_option(Option(Text("Team: assigned · waiting · done today", style="bold underline"),
+                                      disabled=True))
+            for row in team:
+                line = Text("  ")
+                line.append(f"{row['assigned']:>3} · {row['waiting']:>3} · {row['done_today']:>3}  ",
+                            style="bold" if row["waiting"] else "dim")
+                line.append_text(literal(row["person"], style="bold cyan" if row["person"] == who else ""))
+                options.add_option(Option(line, disabled=True))
         if highlighted is not None and highlighted < options.option_count:
             options.highlighted = highlighted
         elif options.option_count > 1:

@@ -64,10 +64,10 @@ class ProposalsScreen(DecisionScreen):
     def fetch_rows(self, db: Any, search: str, offset: int, limit: int) -> tuple[list[Row], int]:
         rows, total = proposals_mod.list_proposals(db, status=self.filters["status"], search=search or None,
                                                    limit=limit, offset=offset)
-        return [(r["id"], [Text(SHORT_STATUS.get(r["status"], r["status"]), style=STATUS_STYLE.get(r["status"], "")),
+        return self.mark_rows(db, [(r["id"], [Text(SHORT_STATUS.get(r["status"], r["status"]), style=STATUS_STYLE.get(r["status"], "")),
                            gate_text(r["gate"], short=True), literal(one_line(r["path"] or "—", 40)),
                            literal(one_line(r["title"] or "", 60)), literal(one_line(r["id"], 24))])
-                for r in rows], total
+                for r in rows]), total
 
     # --- the detail --------------------------------------------------------------------------
     def fetch_detail(self, db: Any, key: str) -> dict | None:

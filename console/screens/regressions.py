@@ -86,13 +86,13 @@ class RegressionsScreen(DecisionScreen):
             else:
                 streak = f"✔ {r['pass_streak']}"
             broke = Text(str(r["broken_streak"]), justify="right") if r["broken_streak"] else Text("")
-            ack = "✓ack " if r["acknowledged"] else ""
+            ack = "✓ack " if r["acknowledged"] else ("↺new " if r["returned_because"] else "")
             failing = Text(str(len(r["failing"])), justify="right", style="bold red") if r["failing"] else Text("")
             error = Text("error", style="bold red") if r["run_error"] else Text("")
             out.append((r["skill"], [symbol, one_line(r["skill"], 30), state, streak, broke, failing, error,
                                      (r["last_run"] or "")[5:16].replace("T", " "),
                                      one_line(ack + ", ".join(r["failing"]), 200)]))
-        return out, total
+        return self.mark_rows(db, out), total
 
     # --- the detail ----------------------------------------------------------------------------
     def fetch_detail(self, db: Any, key: str) -> dict | None:
@@ -140,6 +140,12 @@ class RegressionsScreen(DecisionScreen):
             text.append(f" at {d['last_run'][:19].replace('T', ' ')}")
         if d["pending_drafts"]:
             text.append(f"\ndrafts waiting for review: {', '.join(d['pending_drafts'])} (5 Manifests)", style="cyan")
+        if d.get("returned_because"):
+            text.append("\nback in the queue: newly failing ", style="bold yellow")
+            text.append_text(literal(", ".join(d["returned_because"]), style="yellow"))
+            text.append(" (the acknowledgement covered only the assertions failing then)", style="yellow")
+        elif d.get("acknowledged") and d["state"] in ("NEW_FAIL", "STABLE_FAIL", "CHRONIC"):
+            text.append("\nacknowledged: stays quiet while the same assertions fail", style="dim")
         return text
 
     def _strip(self, d: dict) -> Text:

@@ -11,12 +11,15 @@ from textual.widgets import Select, Static
 from gatepost.safe import literal, one_line
 from gatepost.screens.base import GatepostScreen
 from gatepost.store.evaluation import (
+    TaskCounts,
+    attempts_line,
     flaky_words,
     get_run,
     list_runs,
     previous_run,
     run_statistics,
-    run_tasks,
+    run_task_counts,
+    run_task_page,
     task_attempts,
     task_outputs,
 )
@@ -142,11 +145,12 @@ class ResultsScreen(GatepostScreen):
         self.run_id: str | None = None
         self.task_id: str | None = None
         self._runs: dict[str, dict] = {}
-        self._tasks: list[dict] = []
+        self._counts: TaskCounts | None = None  # the run's task counts; its tasks are paged from the store
         self._previous: dict | None = None  # the run this one is compared with
         self._expanded: str | None = None  # the task whose attempts are shown (Enter on a task)
         self._figures: dict | None = None  # the run's intervals, paired delta and flaky tasks
         self.flaky_only = False
+        self._flaky: set[str] = set()  # the run's flaky tasks (run_statistics)
 
     def body(self) -> ComposeResult:
         with Horizontal(classes="split"):
@@ -279,18 +283,16 @@ class ResultsScreen(GatepostScreen):
     def show_run(self, run_id: str | None) -> None:
         run = get_run(self.db, run_id, with_results=False) if run_id else None
         self.run_id = run["id"] if run else None
-        self._tasks = run_tasks(self.db, self.run_id) if run else []
+        self._counts = run_task_counts(self.db, self.run_id) if self.run_id else None
         self._previous = previous_run(self.db, self.run_id) if run else None
         self._figures = run_statistics(self.db, self.run_id) if run else None
-        flaky = {f["task_id"] for f in (self._figures or {}).get("flaky", [])}
-        for task in self._tasks:
-            task["flaky"] = task["task_id"] in flaky
+        self._flaky = {f["task_id"] for f in (self._figures or {}).get("flaky", [])}
         self.query_one("#run-head", Static).update(self._head(run) if run else literal("No run selected."))
         tasks = self.query_one("#run-tasks", PagedList)
         tasks.page_offset = 0
         tasks.reload()
         self.refresh_bindings()
-        if not self._tasks:
+        if not (self._counts and self._counts["tasks"]):
             self.show_task(None)
 
     def _head(self, run: dict) -> Text:
@@ -364,25 +366,28 @@ class ResultsScreen(GatepostScreen):
         previous = self._previous
         if previous is None:
             return Text("first run of this suite and skill: nothing to compare with", style="dim")
-        changed = [t for t in self._tasks if t["changed_vs_previous"]]
+        changed = self._counts["changed"] if self._counts else 0
         text = Text("vs previous run ", style="bold")
         text.append_text(literal(f"{previous['id']} ({(previous['started_at'] or '')[:16].replace('T', ' ')}): "))
         if not changed:
             text.append("no task changed its pass/fail", style="dim")
             return text
-        gained = sum(1 for t in changed if t["candidate"]["passed"])
-        text.append(f"Δ {len(changed)} task{'s' if len(changed) != 1 else ''} changed", style="bold magenta")
-        text.append(f" ({gained} now pass, {len(changed) - gained} now fail) — listed first", style="magenta")
+        gained = self._counts["changed_now_pass"] if self._counts else 0
+        text.append(f"Δ {changed} task{'s' if changed != 1 else ''} changed", style="bold magenta")
+        text.append(f" ({gained} now pass, {changed - gained} now fail) — listed first", style="magenta")
         return text
 
     # --- tasks -----------------------------------------------------------------------------
     def _fetch_tasks(self, db, search: str, offset: int, limit: int):
-        tasks = [t for t in self._tasks if (not search or search.lower() in t["task_id"].lower())
-                 and (not self.flaky_only or t.get("flaky"))]
-        page = tasks[offset:offset + limit]
+        if not self.run_id or (self.flaky_only and not self._flaky):
+            return [], 0
+        page = run_task_page(db, self.run_id, search=search or None, offset=offset, limit=limit,
+                             tasks=self._flaky if self.flaky_only else None)
+        for t in page["rows"]:
+            t["flaky"] = t["task_id"] in self._flaky  # flaky as the run's statistics pool it, across runs
         return [(t["task_id"], [mark_cell(t), literal(one_line(t["task_id"], 30)), literal(t["split"] or "—"),
                                 side_cell(t["candidate"]), side_cell(t["baseline"]), attempts_cell(t)])
-                for t in page], len(tasks)
+                for t in page["rows"]], page["total"]
 
     @on(PagedList.Highlighted, "#run-tasks")
     def _task_highlighted(self, event: PagedList.Highlighted) -> None:
@@ -412,9 +417,8 @@ class ResultsScreen(GatepostScreen):
         text.append("  (Enter hides)", style="dim")
         for side in ("candidate", "baseline"):
             attempts = sides.get(side) or []
-            summary = next((t[side] for t in self._tasks if t["task_id"] == task_id and t[side]), None)
             text.append(f"\n{side}", style="bold")
-            text.append_text(literal(f" · {summary['attempts_line']}" if summary else " · not run", style="dim"))
+            text.append_text(literal(f" · {attempts_line(attempts)}" if attempts else " · not run", style="dim"))
             for a in attempts:
                 text.append(f"\n  #{a['attempt']} ")
                 text.append(f"{a['outcome']:<10}", style=OUTCOME_STYLE.get(a["outcome"], "yellow"))

@@ -16,6 +16,7 @@ from .case import (
     OUTCOME_CAPABILITY,
     add_evidence,
     case_state,
+    case_subject,
     case_view,
     claim_strip,
     decide,
@@ -36,6 +37,7 @@ from .case import (
 )
 
 __all__ = [
+    "case_subject",
     "AUTHOR_DIMENSION",
     "CANDIDATE_KEYS",
     "CASE_KEYS",

@@ -25,6 +25,7 @@ from gatepost.store.kernel import (
     now_iso,
     parse_json,
     read_text,
+    refresh_task_order,
     transaction,
     write_text_atomic,
 )
@@ -380,6 +381,7 @@ def _store(db: Database, suite: Suite | None, artifact: dict, *, actor: str | No
             rows = _task_rows(run_id, "candidate", artifact["candidate_results"]) + \
                 _task_rows(run_id, "baseline", artifact["baseline_results"])
         db.conn.executemany(_INSERT_TASK, rows)
+        refresh_task_order(db, run_id, rows)  # the run's review order and counts (issue 19)
 
 
 # --- reading runs (the console's queries) ---------------------------------------------------

@@ -14,6 +14,7 @@ from sqlite_utils.migrations import Migrations
 
 from .chain import EVENT_FIELDS, GENESIS, canonical_event, chain_hash, insert_chained
 from .clock import now_iso
+from .task_order import backfill_task_order, create_task_order_tables
 
 MIGRATION_SET = "gatepost"
 migrations = Migrations(MIGRATION_SET)
@@ -495,3 +496,35 @@ def m004_loops_registry(db: Database) -> None:
     )
     for table in ("loop_versions", "loop_cases", "applications"):
         append_only_triggers(db, table)
+
+
+@migrations(name="m005_scale_run_task_order")
+def m005_scale_run_task_order(db: Database) -> None:
+    """A run's tasks in review order with their counts (issue 19): a page of one run reads one or two stored chunks."""
+    create_task_order_tables(db)
+    backfill_task_order(db)
+
+
+@migrations(name="m006_stats_judgments_assignments")
+def m006_stats_judgments_assignments(db: Database) -> None:
+    """Judgments that carry forward and work assigned to people (issue 16).
+
+    - regression_states.acknowledged_failing: the failing assertions an acknowledgement covered (JSON); it
+      carries forward while the same assertions fail; returned_because: those newly failing that ended it;
+    - seen_marks: per person, the newest event of an item they opened (what "changed since you looked" counts
+      from); a person's own read receipt, not a record: no event;
+    - assignments: who an item is assigned to (the projection of assignment.* events).
+    """
+    db["regression_states"].add_column("acknowledged_failing", str)
+    db["regression_states"].add_column("returned_because", str)
+    db["seen_marks"].create(
+        {"person": str, "subject_type": str, "subject_id": str, "seq": int, "at": str},
+        pk=("person", "subject_type", "subject_id"),
+        not_null={"seq", "at"},
+    )
+    db["assignments"].create(
+        {"subject_type": str, "subject_id": str, "assignee": str, "assigned_by": str, "at": str, "event_seq": int},
+        pk=("subject_type", "subject_id"),
+        not_null={"assignee", "at"},
+    )
+    db["assignments"].create_index(["assignee"])

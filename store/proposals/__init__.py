@@ -32,6 +32,7 @@ from .proposal import (
     mark_proposal,
     proposal_id,
     proposal_request,
+    proposal_subject,
     read_proposal_file,
     record_applied,
     staleness,
@@ -39,6 +40,7 @@ from .proposal import (
 )
 
 __all__ = [
+    "proposal_subject",
     "DEFAULT_TIMEOUT_SECS",
     "EDIT_MODES",
     "FINAL",

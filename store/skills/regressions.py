@@ -127,7 +127,13 @@ def get_state(db: Database, skill: str) -> dict | None:
 
 def write_state(db: Database, skill: str, transition: Transition, *, last_run: str | None,
                 last_run_id: str | None, last_eval_id: int | None, failing: list[str]) -> None:
-    """Upsert the projection row of one skill; call inside the transaction of its event."""
+    """Upsert the projection row of one skill; call inside the transaction of its event.
+
+    An acknowledgement carries forward: while the skill keeps failing and every failing assertion is
+    one the acknowledgement covered, the new evaluation stays acknowledged. A newly failing assertion
+    ends it: the skill is back in the queue and `returned_because` names those assertions.
+    """
+    acknowledged, covered, returned = carry_forward(get_state(db, skill), transition.state, failing)
     row = {
         "skill": skill,
         "state": transition.state,
@@ -138,7 +144,9 @@ def write_state(db: Database, skill: str, transition: Transition, *, last_run: s
         "last_run": last_run,
         "last_run_id": last_run_id,
         "last_eval_id": last_eval_id,
-        "acknowledged_eval_id": None,
+        "acknowledged_eval_id": last_eval_id if acknowledged else None,
+        "acknowledged_failing": json.dumps(covered, ensure_ascii=False) if acknowledged else None,
+        "returned_because": json.dumps(returned, ensure_ascii=False) if returned else None,
         "failing": json.dumps(failing, ensure_ascii=False),
         "urgency": transition.urgency,
         "updated_at": now_iso(),
@@ -147,6 +155,23 @@ def write_state(db: Database, skill: str, transition: Transition, *, last_run: s
     updates = ", ".join(f"{c} = excluded.{c}" for c in row if c != "skill")
     db.execute(f"INSERT INTO regression_states ({cols}) VALUES ({', '.join('?' * len(row))})"
                f" ON CONFLICT(skill) DO UPDATE SET {updates}", list(row.values()))
+
+
+def carry_forward(previous: dict | None, state: str, failing: list[str]) -> tuple[bool, list[str], list[str]]:
+    """(still acknowledged, the assertions the acknowledgement covers, the newly failing ones that end it).
+
+    Only an acknowledgement of the newest evaluation carries (a pass in between ends it: a new failure
+    after a pass is a new regression).
+    """
+    if not previous or state not in FAILING_STATES or not previous.get("last_eval_id"):
+        return False, [], []
+    if previous.get("acknowledged_eval_id") != previous["last_eval_id"]:
+        return False, [], []
+    covered = json.loads(previous.get("acknowledged_failing") or "null")
+    if covered is None:  # acknowledged before gatepost kept what an acknowledgement covered
+        covered = previous.get("failing") or []
+    new = [a for a in failing if a not in covered]
+    return (not new), list(covered), new
 
 
 def regression_subject(skill: str, *, failing_only: bool = False) -> Callable[[Database], Subject]:
@@ -190,7 +215,10 @@ def acknowledge(db: Database, skill: str, *, actor: str, note: str, expected_seq
                         payload={"state": state["state"], "severity": state["severity"],
                                  "eval_id": state["last_eval_id"], "failing": state["failing"],
                                  **({"until": until} if until else {})})
-        db["regression_states"].update(skill, {"acknowledged_eval_id": state["last_eval_id"]})
+        db["regression_states"].update(skill, {"acknowledged_eval_id": state["last_eval_id"],
+                                                "acknowledged_failing": json.dumps(state["failing"],
+                                                                                   ensure_ascii=False),
+                                                "returned_because": None})
     return seq
 
 

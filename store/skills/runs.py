@@ -158,7 +158,7 @@ def evaluate(db: Database, *, actor: str, skill: str | None = None) -> list[dict
 
 _LIST_SQL = """
 SELECT s.name AS skill, r.state, r.severity, r.fail_streak, r.pass_streak, r.broken_streak, r.last_run,
-       r.last_run_id, r.last_eval_id, r.acknowledged_eval_id, r.failing,
+       r.last_run_id, r.last_eval_id, r.acknowledged_eval_id, r.failing, r.returned_because,
        COALESCE(r.urgency, {not_evaluated}) AS urgency,
        (SELECT COUNT(*) FROM skill_runs WHERE skill = s.name) AS runs,
        (SELECT version FROM manifests m JOIN manifest_versions v ON v.id = m.active_version_id
@@ -182,6 +182,7 @@ def _list_where(state: str | None, search: str | None) -> tuple[str, list]:
 
 def _decode(row: dict) -> dict:
     row["failing"] = json.loads(row["failing"]) if row.get("failing") else []
+    row["returned_because"] = json.loads(row["returned_because"]) if row.get("returned_because") else []
     row["acknowledged"] = bool(row.get("last_eval_id")) and row.get("acknowledged_eval_id") == row.get(
         "last_eval_id")
     return row

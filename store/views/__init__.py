@@ -51,12 +51,28 @@ from .verify import (
     verify_store,
 )
 from .version import data_version
+from .work import (
+    CHANGE_WORDS,
+    DONE_KINDS,
+    assigned_ids,
+    assignment_of,
+    changes_since_seen,
+    progress_line,
+    team_progress,
+)
 
 __all__ = [
     "AuditPage",
     "AuditRow",
     "audit_page",
     "fold_leases",
+    "CHANGE_WORDS",
+    "DONE_KINDS",
+    "assigned_ids",
+    "assignment_of",
+    "changes_since_seen",
+    "progress_line",
+    "team_progress",
     "EVENT_SCHEMA",
     "events_since",
     "newest_seq",

@@ -30,7 +30,7 @@ QUEUES: dict[str, QueueSpec] = {
                         "SELECT id FROM manifest_drafts WHERE status = 'pending' ORDER BY created_at, id"),
     "regressions": QueueSpec("regressions", "skill", "NEW_FAIL and CHRONIC regressions",
                              "SELECT s.name FROM skills s JOIN regression_states r ON r.skill = s.name"
-                             " WHERE r.state IN ('NEW_FAIL', 'CHRONIC')"
+                             " WHERE (r.state IN ('NEW_FAIL', 'CHRONIC') OR r.returned_because IS NOT NULL)"
                              " AND (r.acknowledged_eval_id IS NULL OR r.acknowledged_eval_id != r.last_eval_id)"
                              f" ORDER BY {WORST_FIRST}"),
 }
@@ -59,6 +59,9 @@ def queue_state(db: Database, name: str, person: str) -> QueueState:
     """The queue `name` as `person` sees it now."""
     spec = QUEUES[name]
     keys = [row[0] for row in db.execute(spec.sql).fetchall()]
+    mine = {r[0] for r in db.execute("SELECT subject_id FROM assignments WHERE assignee = ? AND subject_type = ?",
+                                     [person, spec.subject_type]).fetchall()}
+    keys.sort(key=lambda k: k not in mine)  # assigned to me first, each part in the queue's own order
     held = held_by_others(db, spec.subject_type, person)
     return QueueState(keys=[k for k in keys if k not in held], held={k: v for k, v in held.items() if k in keys},
                       total=len(keys))

@@ -29,6 +29,7 @@ class RegressionRow(TypedDict):
     failing: list[str]
     acknowledged: bool
     run_error: bool
+    returned_because: str | None  # an acknowledged failure that came back, and why
 
 
 def _where(state: str | None, search: str | None) -> tuple[str, list]:
@@ -50,7 +51,7 @@ def worst_first(db: Database, *, state: str | None = None, search: str | None = 
     total = db.execute(f"SELECT COUNT(*){base}{where}", params).fetchone()[0]
     rows = db.query(
         "SELECT s.name AS skill, r.state, r.severity, r.fail_streak, r.pass_streak, r.broken_streak, r.last_run,"
-        " r.failing, r.last_eval_id, r.acknowledged_eval_id,"
+        " r.failing, r.last_eval_id, r.acknowledged_eval_id, r.returned_because,"
         " (SELECT status = 'error' FROM skill_runs WHERE id = r.last_run_id) AS run_error"
         f"{base}{where} ORDER BY {WORST_FIRST} LIMIT ? OFFSET ?", [*params, limit, offset])
     page: list[RegressionRow] = [{
@@ -58,6 +59,6 @@ def worst_first(db: Database, *, state: str | None = None, search: str | None = 
         "pass_streak": r["pass_streak"], "broken_streak": r["broken_streak"], "last_run": r["last_run"],
         "failing": json.loads(r["failing"]) if r["failing"] else [],
         "acknowledged": bool(r["last_eval_id"]) and r["acknowledged_eval_id"] == r["last_eval_id"],
-        "run_error": bool(r["run_error"]),
+        "run_error": bool(r["run_error"]), "returned_because": r["returned_because"],
     } for r in rows]
     return page, total

@@ -1,0 +1,222 @@
+"""A run's tasks in review order, kept as a projection of task_results so a page is one or two row reads.
+
+Opening a run used to aggregate and sort every task result of it in Python (seconds and hundreds of MB
+at 100,000 tasks). Here the order is written when a run's results are stored: the tasks in the order a
+reviewer reads them (changed since the previous run of the same suite and skill, then candidate ≠
+baseline, then the rest, each in import order) with their flags, and the positions of the failing,
+differing and flaky ones. Each list is cut into chunks of CHUNK items, one row per chunk keyed
+(run_id, list, chunk), so the page at any offset is a primary-key read of one or two rows, and storing
+a run writes about 1/CHUNK rows per task (a row per task cost as much as the task results themselves).
+`run_task_counts` keeps the counts per split. "Previous run" can change when an older run is stored
+later, so storing a run also rebuilds the run that follows it.
+"""
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
+
+from sqlite_utils import Database
+
+PAGES_TABLE = "run_task_pages"
+COUNTS_TABLE = "run_task_counts"
+TASK_CHUNK = 256
+TASK_ORDER_STORE_ABOVE = 4_000  # results in a run above which its order is stored (else computed when read)
+# An entry of the list "all": [task_id, split, flags]; its position is chunk * CHUNK + its index.
+# The lists "failing", "differs", "flaky" and (with several splits) "split:<name>" hold positions; the
+# changed tasks are the first ones.
+FLAG_CHANGED, FLAG_DIFFERS, FLAG_FLAKY, FLAG_FAILING, FLAG_WAS_KNOWN, FLAG_WAS_PASSED = 1, 2, 4, 8, 16, 32
+
+_DDL = [
+    f"""CREATE TABLE IF NOT EXISTS {PAGES_TABLE} (
+        run_id TEXT NOT NULL REFERENCES evaluation_runs(id),
+        list TEXT NOT NULL,            -- all | failing | differs | flaky | split:<name>
+        chunk INTEGER NOT NULL,        -- items chunk*CHUNK .. chunk*CHUNK+CHUNK-1 of the list
+        entries TEXT NOT NULL,         -- JSON: all: [[task_id, split, flags]]; the others: [position]
+        PRIMARY KEY (run_id, list, chunk)
+    ) WITHOUT ROWID""",
+    f"""CREATE TABLE IF NOT EXISTS {COUNTS_TABLE} (
+        run_id TEXT NOT NULL REFERENCES evaluation_runs(id),
+        split TEXT NOT NULL,           -- '' for tasks without a split
+        previous_run TEXT,
+        tasks INTEGER NOT NULL,
+        failing INTEGER NOT NULL,      -- the candidate did not pass
+        changed INTEGER NOT NULL,      -- the candidate's pass/fail changed since the previous run
+        changed_now_pass INTEGER NOT NULL,
+        differs INTEGER NOT NULL,      -- candidate and baseline differ in pass/fail
+        flaky INTEGER NOT NULL,        -- a side both passed and failed the task's attempts
+        PRIMARY KEY (run_id, split)
+    ) WITHOUT ROWID""",
+]
+
+# Per task of a run, from task_results: (task_id, first id, split of the last row, then per side
+# attempts, pass@k, the lowest attempt's pass).
+_AGGREGATE = """
+SELECT task_id, first_id, (SELECT split FROM task_results WHERE id = last_id), c_n, c_pass, c_min, b_n, b_pass, b_min
+FROM (SELECT task_id, MIN(id) AS first_id, MAX(id) AS last_id,
+    SUM(side = 'candidate') AS c_n,
+    MAX(CASE WHEN side = 'candidate' THEN COALESCE(passed, 0) END) AS c_pass,
+    MIN(CASE WHEN side = 'candidate' THEN COALESCE(passed, 0) END) AS c_min,
+    SUM(side = 'baseline') AS b_n,
+    MAX(CASE WHEN side = 'baseline' THEN COALESCE(passed, 0) END) AS b_pass,
+    MIN(CASE WHEN side = 'baseline' THEN COALESCE(passed, 0) END) AS b_min
+  FROM task_results WHERE run_id = ? GROUP BY task_id)
+"""
+
+# The run of the same suite and skill just before / just after a run, by (start time, id): the
+# same comparison as evaluation.previous_run.
+_NEIGHBOUR = """
+SELECT id FROM evaluation_runs WHERE suite_id IS ? AND skill_id IS ? AND id != ?
+  AND (COALESCE(started_at, '') {op} ? OR (COALESCE(started_at, '') = ? AND id {op} ?))
+ORDER BY COALESCE(started_at, '') {direction}, id {direction} LIMIT 1
+"""
+
+# Where _store's task_results tuples keep what the order needs (evaluation.TASK_COLUMNS order).
+_SIDE, _TASK, _PASSED, _SPLIT = 1, 2, 4, 11
+
+
+def create_task_order_tables(db: Database) -> None:
+    """The projection's tables (the migration calls this)."""
+    for statement in _DDL:
+        db.execute(statement)
+
+
+def neighbour_run(db: Database, run_id: str, *, after: bool) -> str | None:
+    """The run of the same suite and skill just before (or after) this one, by start time then id."""
+    row = db.execute("SELECT suite_id, skill_id, COALESCE(started_at, '') FROM evaluation_runs WHERE id = ?",
+                     [run_id]).fetchone()
+    if not row:
+        return None
+    suite_id, skill_id, started = row
+    sql = _NEIGHBOUR.format(op=">" if after else "<", direction="ASC" if after else "DESC")
+    found = db.execute(sql, [suite_id, skill_id, run_id, started, started, run_id]).fetchone()
+    return found[0] if found else None
+
+
+def _from_rows(rows: Sequence[Sequence[Any]], first_id: int) -> list[list[Any]]:
+    """The per-task aggregates of _AGGREGATE, from the task results just inserted (ids from first_id)."""
+    tasks: dict[str, list[Any]] = {}
+    for offset, row in enumerate(rows):
+        task = tasks.get(row[_TASK])
+        if task is None:
+            task = tasks[row[_TASK]] = [row[_TASK], first_id + offset, None, 0, None, None, 0, None, None]
+        task[2] = row[_SPLIT]
+        side = row[_SIDE]
+        at = 3 if side == "candidate" else 6 if side == "baseline" else 0
+        if at:
+            passed = row[_PASSED] or 0
+            task[at] += 1
+            task[at + 1] = passed if task[at + 1] is None else max(task[at + 1], passed)
+            task[at + 2] = passed if task[at + 2] is None else min(task[at + 2], passed)
+    return list(tasks.values())
+
+
+class Built(NamedTuple):
+    """A run's order as written (or, for a small run, as computed when read): its previous run, its lists
+    by name (the entries of "all", the positions of the others) and its counts per split."""
+
+    previous: str | None
+    lists: dict[str, list[Any]]
+    counts: dict[str, list[int]]  # split -> [tasks, failing, changed, changed_now_pass, differs, flaky]
+
+
+def _build(db: Database, run_id: str, tasks: Iterable[Sequence[Any]]) -> Built:
+    """Order the run's tasks (per-task aggregates as _AGGREGATE gives them) and count them per split."""
+    previous = neighbour_run(db, run_id, after=False)
+    before: dict[str, int] = {}
+    if previous is not None:
+        before = dict(db.execute(
+            "SELECT task_id, MAX(COALESCE(passed, 0)) FROM task_results WHERE run_id = ? AND side = 'candidate'"
+            " GROUP BY task_id", [previous]).fetchall())
+    keyed = []
+    counts: dict[str, list[int]] = {}
+    for task_id, ord_, split, c_n, c_pass, c_min, b_n, b_pass, b_min in tasks:
+        was = before.get(task_id)
+        flags = 0
+        if was is not None:
+            flags = FLAG_WAS_KNOWN | (FLAG_WAS_PASSED if was else 0)
+            if c_n and (was > 0) != (c_pass > 0):
+                flags |= FLAG_CHANGED
+        if (c_pass > 0 if c_n else None) != (b_pass > 0 if b_n else None):
+            flags |= FLAG_DIFFERS
+        if (c_n and c_min == 0 and c_pass == 1) or (b_n and b_min == 0 and b_pass == 1):
+            flags |= FLAG_FLAKY
+        if not (c_n and c_pass):
+            flags |= FLAG_FAILING
+        keyed.append((0 if flags & FLAG_CHANGED else 1 if flags & FLAG_DIFFERS else 2, ord_, task_id, split, flags))
+        c = counts.get(split or "")
+        if c is None:
+            c = counts[split or ""] = [0, 0, 0, 0, 0, 0]
+        c[0] += 1
+        if flags & (FLAG_FAILING | FLAG_CHANGED | FLAG_DIFFERS | FLAG_FLAKY):
+            c[1] += bool(flags & FLAG_FAILING)
+            c[2] += bool(flags & FLAG_CHANGED)
+            c[3] += bool(flags & FLAG_CHANGED and not flags & FLAG_FAILING)
+            c[4] += bool(flags & FLAG_DIFFERS)
+            c[5] += bool(flags & FLAG_FLAKY)
+    keyed.sort()
+    lists: dict[str, list[Any]] = {"all": [[k[2], k[3], k[4]] for k in keyed]}
+    for name, bit in (("failing", FLAG_FAILING), ("differs", FLAG_DIFFERS), ("flaky", FLAG_FLAKY)):
+        lists[name] = [i for i, k in enumerate(keyed) if k[4] & bit]
+    if len(counts) > 1:  # a run of one split needs no list per split: it is the list "all"
+        for i, k in enumerate(keyed):
+            lists.setdefault(f"split:{k[3] or ''}", []).append(i)
+    return Built(previous, lists, counts)
+
+
+def _write(db: Database, run_id: str, built: Built) -> None:
+    """Store a built order: its lists in chunks of TASK_CHUNK items, its counts per split."""
+    _forget(db, run_id)
+    db.conn.executemany(
+        f"INSERT INTO {PAGES_TABLE} (run_id, list, chunk, entries) VALUES (?, ?, ?, ?)",
+        [(run_id, name, start // TASK_CHUNK, json.dumps(items[start:start + TASK_CHUNK], ensure_ascii=False,
+                                                        separators=(",", ":")))
+         for name, items in built.lists.items() for start in range(0, len(items), TASK_CHUNK)])
+    db.conn.executemany(
+        f"INSERT INTO {COUNTS_TABLE} (run_id, split, previous_run, tasks, failing, changed, changed_now_pass,"
+        " differs, flaky) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(run_id, split, built.previous, *values) for split, values in built.counts.items()])
+
+
+def _forget(db: Database, run_id: str) -> None:
+    db.execute(f"DELETE FROM {PAGES_TABLE} WHERE run_id = ?", [run_id])
+    db.execute(f"DELETE FROM {COUNTS_TABLE} WHERE run_id = ?", [run_id])
+
+
+def is_stored(db: Database, run_id: str) -> bool:
+    """Whether the run's order is stored (a run of more than TASK_ORDER_STORE_ABOVE results), else computed when read."""
+    return db.execute(f"SELECT 1 FROM {COUNTS_TABLE} WHERE run_id = ? LIMIT 1", [run_id]).fetchone() is not None
+
+
+def computed_order(db: Database, run_id: str) -> Built:
+    """A run's order computed from task_results now (what is stored for a large run)."""
+    return _build(db, run_id, db.execute(_AGGREGATE, [run_id]).fetchall())
+
+
+def refresh_task_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] | None = None) -> None:
+    """Store a large run's review order and counts, and rebuild the stored order of the run that follows it.
+
+    Call it inside the transaction that stores the run's task results. `rows`: those results as
+    inserted just before by one executemany (task_results columns in evaluation's TASK_COLUMNS
+    order), so nothing is read back. A run of at most TASK_ORDER_STORE_ABOVE results stores nothing: its order
+    costs a few ms to compute when read, less than storing it on every import. When the run is older
+    than one already stored, that newer run's previous run is now this one: its Δ flags and order change.
+    """
+    size = len(rows) if rows is not None else \
+        db.execute("SELECT COUNT(*) FROM task_results WHERE run_id = ?", [run_id]).fetchone()[0]
+    if size <= TASK_ORDER_STORE_ABOVE:
+        _forget(db, run_id)
+    elif rows is not None and not is_stored(db, run_id):
+        last = db.execute("SELECT MAX(id) FROM task_results").fetchone()[0] or 0
+        _write(db, run_id, _build(db, run_id, _from_rows(rows, last - len(rows) + 1)))
+    else:
+        _write(db, run_id, computed_order(db, run_id))
+    following = neighbour_run(db, run_id, after=True)
+    if following is not None and is_stored(db, following):
+        _write(db, following, computed_order(db, following))
+
+
+def backfill_task_order(db: Database) -> None:
+    """Store the order of every large stored run (a store from before the projection existed)."""
+    for (run_id,) in db.execute("SELECT run_id FROM task_results GROUP BY run_id HAVING COUNT(*) > ?",
+                                [TASK_ORDER_STORE_ABOVE]).fetchall():
+        _write(db, run_id, computed_order(db, run_id))
