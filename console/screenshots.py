@@ -37,8 +37,11 @@ async def _shoot(db_path: Path, person: str, out: Path) -> list[Path]:
 
         async def save(name: str) -> None:
             await settle(pilot)  # a list still loading would differ between runs
-            for field in app.screen.query("Input, TextArea"):  # a blinking cursor would make two runs differ
+            fields = list(app.screen.query("Input, TextArea"))
+            for field in fields:  # a blinking cursor would make two runs differ
                 field.cursor_blink = False  # type: ignore[attr-defined]
+            if any(field.has_focus for field in fields):
+                app.set_focus(None)  # nor a cursor caught drawn in one run and not in the other
             await pilot.pause()
             await pilot.wait_for_scheduled_animations()
             path = out / f"{name}.svg"

@@ -64,14 +64,14 @@ class OverviewScreen(GatepostScreen):
 
     @work(thread=True, exclusive=True, group="counts")
     def _read_counts(self) -> None:
-        with self.app.reading() as db:  # type: ignore[attr-defined]
+        with self.app.reading() as db:
             data, team = counts(db), team_progress(db)
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._show, data, team)
 
     def _show(self, data: dict, team: list) -> None:
-        who = self.app.person  # type: ignore[attr-defined]
-        caps = self.app.capabilities  # type: ignore[attr-defined]
+        who = self.app.person
+        caps = self.app.capabilities
         intro = Text()
         intro.append("gatepost", style="bold")
         intro.append(f" · store {self.app.db_path}\n")
