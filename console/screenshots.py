@@ -38,10 +38,20 @@ async def _shoot(db_path: Path, person: str, out: Path) -> list[Path]:
         async def save(name: str) -> None:
             await settle(pilot)  # a list still loading would differ between runs
             fields = list(app.screen.query("Input, TextArea"))
-            for field in fields:  # a blinking cursor would make two runs differ
+            for _ in range(40):  # under load a dialog focuses its field a little later: wait until it has
+                if not fields or app.screen.focused is not None and all(
+                        field.has_focus == (field is app.screen.focused) for field in fields):
+                    break
+                await pilot.pause(0.05)
+            for field in fields:  # a blinking cursor would make two runs differ: stop it, shown where focused
                 field.cursor_blink = False  # type: ignore[attr-defined]
-            if any(field.has_focus for field in fields):
-                app.set_focus(None)  # nor a cursor caught drawn in one run and not in the other
+            await pilot.pause()
+            for field in fields:  # a blink tick already queued may have hidden it: set it once more
+                field._cursor_visible = field.has_focus  # type: ignore[attr-defined]
+                cache = getattr(field, "_line_cache", None)  # TextArea caches lines without the focus in the key
+                if cache is not None:
+                    cache.clear()
+                field.refresh()
             await pilot.pause()
             await pilot.wait_for_scheduled_animations()
             path = out / f"{name}.svg"

@@ -22,7 +22,7 @@ GOOD = [("guard_check", "clean", "run-52", "current"), ("design_review", "passed
 
 @pytest.fixture
 def store(db, store_path):
-    add_actor(db, "ana", "person", ["loop_change.keep", "eval_design.review", "case.close"])
+    add_actor(db, "ana", "person", ["loop_change.keep", "eval_design.review", "case.close", "evidence.record_for"])
     add_actor(db, "dara", "person", [])
     cases.import_case(db, CASES / "case-0042.yaml", actor="ana")  # held-out evidence is the author's own
     cases.import_case(db, CASES / "outside.yaml", actor="ana")

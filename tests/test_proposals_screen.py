@@ -18,7 +18,7 @@ from .test_gate import SAMPLE, SAMPLE_DATA
 
 @pytest.fixture
 def store(db, store_path):
-    add_actor(db, "ana", "person", ["proposal.review", "case.close"])
+    add_actor(db, "ana", "person", ["proposal.review", "case.close", "evidence.record_for"])
     add_actor(db, "dara", "person", [])
     gate = GateConfig(enabled=True, command=scorer("reject"), timeout_secs=5, targets=["procedures"])
     gated = gate_proposal(db, gate, dict(SAMPLE_DATA), actor="ci-nightly", at="2026-11-20T10:00:00.000000Z")

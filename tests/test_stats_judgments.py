@@ -44,6 +44,9 @@ def test_an_acknowledged_regression_stays_quiet_while_the_same_assertions_fail(d
         assert row["acknowledged"] is True and row["returned_because"] == []
     assert row["state"] == "CHRONIC"
     assert "token-movers" not in queue_state(db, "regressions", "bruno").keys
+    carried = list_events(db, kind="regression.carried")  # the audit trail says no person acknowledged these
+    assert len(carried) == 3 and carried[0]["actor"] is None
+    assert "the same assertions fail" in carried[0]["note"]
     # a newly failing assertion brings it back to the queue, saying which
     _run(db, "Movers today: sorry, SOL ARB TIA PEPE LINK OP", 6)
     row = _row(db)
@@ -194,3 +197,17 @@ async def test_lists_mark_changed_and_assigned_items_and_the_overview_shows_the_
         screen.open_item("case-41")
         await settle(pilot)
         assert "→ assigned to you by chen" in str(screen.query_one("#queue-bar", Static).render())
+
+
+def test_verify_accepts_a_carried_acknowledgement(cli, store_path):
+    db = open_store(store_path)
+    add_actor(db, "bruno", "person", ["manifest.review", "regression.triage", "evidence.record"])
+    import_manifest(db, "m.yaml", actor="bruno", text=MANIFEST)
+    _run(db, GOOD, 1)
+    _run(db, "Movers today: SOL ARB TIA PEPE LINK OP", 2)
+    acknowledge(db, "token-movers", actor="bruno", note="seen")
+    _run(db, "Movers today: SOL ARB TIA PEPE LINK OP again", 3)
+    db.close()
+    result = cli("verify")
+    assert result.exit_code == 0, result.output
+    assert "intact" in result.output

@@ -61,15 +61,15 @@ def populate(db: Database, rng: random.Random, person: str) -> str:
         "SELECT id FROM manifest_drafts WHERE status = 'pending' ORDER BY created_at, id LIMIT 2").fetchall()]
     done = 0
     for case_id, who in zip(open_cases, ["ana", "bruno", "ana", "bruno", person, person], strict=False):
-        assign(db, "case", case_id, who, actor=None, note="yours this week")
+        assign(db, "case", case_id, who, actor="bruno", note="yours this week")
         done += 1
     for pid in waiting:
-        assign(db, "proposal", pid, "chen", actor=None, note="chen owns the procedures")
+        assign(db, "proposal", pid, "chen", actor="ana", note="chen owns the procedures")
         done += 1
     for draft_id in drafts[:1]:
-        assign(db, "draft", draft_id, "bruno", actor=None, note="manifest owner")
+        assign(db, "draft", draft_id, "bruno", actor="bruno", note="manifest owner")
         done += 1
-    assign(db, "skill", "fx-digest", "chen", actor=None, note="came back with a new failing assertion")
+    assign(db, "skill", "fx-digest", "chen", actor="bruno", note="came back with a new failing assertion")
     done += 1
     # the demo's person opened their first assigned case; then the independent checker added evidence
     mine = [c for c, who in zip(open_cases, ["ana", "bruno", "ana", "bruno", person, person], strict=False)

@@ -455,8 +455,8 @@ def _attempts(db: Database, run_id: str, task_id: str | None = None, *, with_out
         cols += ", output"
     sql = f"SELECT {cols} FROM task_results WHERE run_id = ?"
     params: list[Any] = [run_id]
-    if task_id is not None:
-        sql += " AND task_id = ?"
+    if task_id is not None:  # side named so the (run_id, side, task_id) index finds the task, not a run scan
+        sql += " AND side IN ('candidate', 'baseline') AND task_id = ?"
         params.append(task_id)
     cursor = db.execute(sql + " ORDER BY id", params)
     names = [c[0] for c in cursor.description]

@@ -22,6 +22,7 @@ from gatepost.store.kernel import (
     InputError,
     RefusedError,
     Subject,
+    append_event,
     guarded,
     now_iso,
     parse_iso,
@@ -133,7 +134,13 @@ def write_state(db: Database, skill: str, transition: Transition, *, last_run: s
     one the acknowledgement covered, the new evaluation stays acknowledged. A newly failing assertion
     ends it: the skill is back in the queue and `returned_because` names those assertions.
     """
-    acknowledged, covered, returned = carry_forward(get_state(db, skill), transition.state, failing)
+    previous = get_state(db, skill)
+    acknowledged, covered, returned = carry_forward(previous, transition.state, failing)
+    if acknowledged and previous is not None:  # said in the audit trail: no person acknowledged this eval
+        append_event(db, "regression.carried", actor=None, subject_type="skill", subject_id=skill,
+                     note="acknowledgement carried forward: the same assertions fail",
+                     payload={"eval_id": last_eval_id, "from_eval_id": previous["acknowledged_eval_id"],
+                              "failing": failing, "covered": covered})
     row = {
         "skill": skill,
         "state": transition.state,

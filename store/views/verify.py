@@ -182,7 +182,8 @@ def _regressions(db: Database, report: VerifyReport) -> None:
     for row in _rows(db, "SELECT r.skill, r.acknowledged_eval_id FROM regression_states r"
                          " WHERE r.acknowledged_eval_id IS NOT NULL ORDER BY r.skill"):
         found = db.execute("SELECT 1 FROM events WHERE subject_type = 'skill' AND subject_id = ? AND kind IN"
-                           " ('regression.acknowledged', 'regression.mismatch') AND json_extract(payload, '$.eval_id') = ?"
+                           " ('regression.acknowledged', 'regression.mismatch', 'regression.carried')"
+                           " AND json_extract(payload, '$.eval_id') = ?"
                            " LIMIT 1", [row["skill"], row["acknowledged_eval_id"]]).fetchone()
         if not found:
             _find(report, None, f"regression of {row['skill']}: shows eval {row['acknowledged_eval_id']} acknowledged, "
