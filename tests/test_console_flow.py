@@ -23,7 +23,7 @@ from .fixtures.skills.store_builder import build
 BASIS = {"baseline": "b-7", "question_set": "qs-3", "data_revision": "d-12", "design": "design-2"}
 GOOD = [("guard_check", "clean", "run-52", "current"), ("design_review", "passed", "ana", "design-2"),
         ("tuning_comparison", "reproduced", "run-52", "current"), ("heldout_comparison", "held", "run-52", "current")]
-REVIEWER = ["loop_change.keep", "eval_design.review", "case.close", "manifest.review", "regression.triage",
+REVIEWER = ["loop_change.keep", "eval_design.review", "case.close", "manifest.review", "regression.triage", "evidence.record_for",
             "proposal.review"]
 
 
