@@ -7,9 +7,26 @@ A screen class may list dialogs worth a picture as SCREENSHOT_STEPS:
 import asyncio
 from pathlib import Path
 
+from textual.pilot import Pilot
+
 from gatepost.app import GatepostApp
 
 SIZE = (140, 42)
+
+
+async def settle(pilot: Pilot) -> None:
+    """Process messages and wait for every worker (reads, writes, leases) until nothing is left running."""
+    app = pilot.app
+    for _ in range(50):
+        await pilot.pause()
+        running = [w for w in app.workers if not w.is_finished]
+        if not running:
+            await pilot.pause()
+            if not [w for w in app.workers if not w.is_finished]:
+                return
+            continue
+        await app.workers.wait_for_complete(running)
+    raise RuntimeError("the console kept starting workers: it never settled")
 
 
 async def _shoot(db_path: Path, person: str, out: Path) -> list[Path]:
@@ -19,9 +36,7 @@ async def _shoot(db_path: Path, person: str, out: Path) -> list[Path]:
     async with app.run_test(size=SIZE) as pilot:
 
         async def save(name: str) -> None:
-            await pilot.pause()
-            await app.workers.wait_for_complete()  # a list still loading would differ between runs
-            await pilot.pause()
+            await settle(pilot)  # a list still loading would differ between runs
             fields = list(app.screen.query("Input, TextArea"))
             for _ in range(40):  # under load a dialog focuses its field a little later: wait until it has
                 if not fields or app.screen.focused is not None and all(

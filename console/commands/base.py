@@ -11,8 +11,8 @@ from gatepost.commands._common import (
     quiet_option,
     store_path,
 )
+from gatepost.store.kernel import InputError, has_admin, os_user, schema_version
 from gatepost.store.kernel import actors as actors_mod
-from gatepost.store.kernel import has_admin, os_user, schema_version
 
 
 @click.command()
@@ -117,13 +117,20 @@ def actors_list(ctx: click.Context, as_json: bool) -> None:
 
 @click.command()
 @as_option
+@click.option("--open", "open_at", metavar="KIND:ID", default=None,
+              help="Open straight on one item: results:RUN_ID, case:ID, skill:NAME, draft:ID or proposal:ID.")
 @click.pass_context
-def console(ctx: click.Context, as_name: str | None) -> None:
+def console(ctx: click.Context, as_name: str | None, open_at: str | None) -> None:
     """Open the review console on the store."""
-    from gatepost.app import GatepostApp
+    from gatepost.app import GatepostApp, parse_link
 
+    if open_at:
+        try:
+            parse_link(open_at)
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
     open_ctx_store(ctx).close()  # refuse a bad store with one line before the screen opens
-    GatepostApp(store_path(ctx), person=person(as_name)).run()
+    GatepostApp(store_path(ctx), person=person(as_name), open_at=open_at).run()
 
 
 @click.command()
