@@ -52,7 +52,7 @@ def day(tmp_path: Path) -> dict:
     def gp(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
         return run_gatepost("--db", db, *args, cwd=tmp_path, timeout=timeout)
 
-    for args in (["init"],
+    for args in (["init", "--admin", "admin"],
                  ["actors", "add", "admin", "--capability", "store.admin", "--as", "admin"],
                  ["actors", "add", "ana", "--capability", "loop_change.keep", "--capability", "case.close",
                   "--capability", "eval_design.review", "--capability", "proposal.review", "--as", "admin"],
