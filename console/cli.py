@@ -37,7 +37,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "gate": ("gatepost.commands.gate", "gate",
              "Run the scorer gate on a proposal and record the proposal (if new) and the gate result."),
     "init": ("gatepost.commands.base", "init",
-             "Create an empty store (or migrate an existing one) at the --db location."),
+             "Create an empty store (or migrate an existing one) at the --db location, and name its administrator."),
     "loop": ("gatepost.commands.loop", "loop",
              "Registered loops: their surface, task suite, baseline, executor, evaluators and reviewers."),
     "manifest": ("gatepost.commands.manifest", "manifest_group",

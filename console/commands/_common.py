@@ -28,6 +28,15 @@ def open_ctx_store(ctx: click.Context, *, create: bool = False) -> Database:
     return open_store(store_path(ctx), create=create)
 
 
+def person_acts(note_help: str) -> Callable[[Callable[..., Any]], click.Command | Callable[..., Any]]:
+    """What a person's decision on one item takes: a required --note, --as, and the invocation's context."""
+
+    def wrap(f: Callable[..., Any]) -> Callable[..., Any]:
+        return click.option("--note", required=True, help=note_help)(as_option(click.pass_context(f)))
+
+    return wrap
+
+
 # The options `suite run` and `case evaluate` share: one definition, one help text.
 suite_option = click.option(
     "--suite", "suite_file", required=True, type=click.Path(dir_okay=False),

@@ -1,5 +1,7 @@
 """Store-wide commands: init, actors, console, demo."""
 
+from collections.abc import Callable
+
 import click
 
 from gatepost import output
@@ -50,38 +52,36 @@ def actors_add(ctx: click.Context, name: str, kind: str, caps: tuple[str, ...], 
                as_name: str | None) -> None:
     """Add an actor NAME, or grant more capabilities to an existing one (store.admin)."""
     db = open_ctx_store(ctx, create=True)
-    actor = actors_mod.add_actor(db, name, kind, caps, by=person(as_name), note=note)
+    _show_actor(actors_mod.add_actor(db, name, kind, caps, by=person(as_name), note=note))
+
+
+def _show_actor(actor: dict) -> None:
     output.line(f"{actor['name']} ({actor['kind']}): {', '.join(actor['capabilities']) or 'no capabilities'}")
 
 
-@actors.command("grant")
-@click.argument("name")
-@click.argument("capabilities", nargs=-1, required=True)
-@note_option
-@as_option
-@click.pass_context
-def actors_grant(ctx: click.Context, name: str, capabilities: tuple[str, ...], note: str | None,
-                 as_name: str | None) -> None:
-    """Grant CAPABILITIES to actor NAME (store.admin; each an audited event)."""
-    db = open_ctx_store(ctx)
-    for cap in capabilities:
-        actor = actors_mod.grant(db, name, cap, by=person(as_name), note=note)
-    output.line(f"{actor['name']} ({actor['kind']}): {', '.join(actor['capabilities']) or 'no capabilities'}")
+def _authority_command(verb: str, act: Callable[..., dict], help_text: str) -> click.Command:
+    """`actors grant` and `actors revoke`: one capability after another, each an audited act."""
+
+    @actors.command(verb, help=help_text)
+    @click.argument("name")
+    @click.argument("capabilities", nargs=-1, required=True)
+    @note_option
+    @as_option
+    @click.pass_context
+    def command(ctx: click.Context, name: str, capabilities: tuple[str, ...], note: str | None,
+                as_name: str | None) -> None:
+        db = open_ctx_store(ctx)
+        for cap in capabilities:
+            actor = act(db, name, cap, by=person(as_name), note=note)
+        _show_actor(actor)
+
+    return command
 
 
-@actors.command("revoke")
-@click.argument("name")
-@click.argument("capabilities", nargs=-1, required=True)
-@note_option
-@as_option
-@click.pass_context
-def actors_revoke(ctx: click.Context, name: str, capabilities: tuple[str, ...], note: str | None,
-                  as_name: str | None) -> None:
-    """Revoke CAPABILITIES from actor NAME (store.admin; each an audited event)."""
-    db = open_ctx_store(ctx)
-    for cap in capabilities:
-        actor = actors_mod.revoke(db, name, cap, by=person(as_name), note=note)
-    output.line(f"{actor['name']} ({actor['kind']}): {', '.join(actor['capabilities']) or 'no capabilities'}")
+actors_grant = _authority_command("grant", actors_mod.grant,
+                                  "Grant CAPABILITIES to actor NAME (store.admin; each an audited event).")
+actors_revoke = _authority_command("revoke", actors_mod.revoke,
+                                   "Revoke CAPABILITIES from actor NAME (store.admin; each an audited event).")
 
 
 @actors.command("bind")

@@ -3,7 +3,7 @@
 import click
 
 from gatepost import output
-from gatepost.commands._common import as_option, echo_json, open_ctx_store, person
+from gatepost.commands._common import as_option, echo_json, open_ctx_store, person, person_acts
 from gatepost.store.kernel import InputError, read_text
 from gatepost.store.skills import failure_lines, manifests, sample_failures
 
@@ -50,9 +50,7 @@ def approve(ctx: click.Context, draft_id: str, note: str | None, as_name: str | 
 
 @manifest_group.command("reject")
 @click.argument("draft_id")
-@click.option("--note", required=True, help="What is wrong with the draft (required).")
-@as_option
-@click.pass_context
+@person_acts("What is wrong with the draft (required).")
 def reject(ctx: click.Context, draft_id: str, note: str, as_name: str | None) -> None:
     """Reject draft DRAFT_ID with a note (manifest.review); the active version stays."""
     draft = manifests.reject_draft(open_ctx_store(ctx), draft_id, actor=person(as_name), note=note)

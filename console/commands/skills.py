@@ -5,7 +5,7 @@ from datetime import timedelta
 import click
 
 from gatepost import output
-from gatepost.commands._common import as_option, echo_json, open_ctx_store, person
+from gatepost.commands._common import as_option, echo_json, open_ctx_store, person, person_acts
 from gatepost.store import skills
 from gatepost.store.kernel import read_input
 from gatepost.store.skills import regressions
@@ -219,9 +219,7 @@ def acknowledge(ctx: click.Context, skill: str, note: str, until: str | None, as
 
 @skills_group.command("mismatch")
 @click.argument("skill")
-@click.option("--note", required=True, help="Why the manifest, not the skill, looks wrong (required).")
-@as_option
-@click.pass_context
+@person_acts("Why the manifest, not the skill, looks wrong (required).")
 def mismatch(ctx: click.Context, skill: str, note: str, as_name: str | None) -> None:
     """Flag that SKILL's manifest mismatches its output, and start a bootstrap draft (regression.triage)."""
     seq, draft, why = regressions.flag_mismatch(open_ctx_store(ctx), skill, actor=person(as_name), note=note)
