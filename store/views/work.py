@@ -2,10 +2,11 @@
 the team's progress (issue 16). Reads only; the acts (open an item, assign it) are in `flows`.
 """
 
-from datetime import UTC, datetime
 from typing import Any
 
 from sqlite_utils import Database
+
+from gatepost.store.kernel import now_iso
 
 # An item's subject type -> whether it still waits for a person (SQL over its projection, one id bound)
 WAITING_SQL = {
@@ -81,7 +82,7 @@ def assigned_ids(db: Database, person: str | None, subject_type: str) -> set[str
 
 def team_progress(db: Database, *, today: str | None = None) -> list[dict[str, Any]]:
     """Per person with assigned work or judgments today: assigned, waiting (still open) and done today."""
-    day = today or datetime.now(UTC).strftime("%Y-%m-%d")
+    day = today or now_iso()[:10]
     people: dict[str, dict[str, Any]] = {}
 
     def person(name: str) -> dict[str, Any]:
