@@ -7,16 +7,22 @@ It builds the store once through gatepost's own functions (cases through
 store.cases.import_case, task results through evaluator artifacts imported by
 store.evaluator.import_artifact, skill runs through store.skills.record_run)
 and reuses it afterwards (benchmarks/.stores/ by default). Then, with the app
-driven headless, it measures: start to the first painted overview; each list's
-first painted page; a filter and a search on the cases list. The naive
-baseline is the same measurement for an app that loads the whole table into a
-DataTable, which is what gatepost's lists avoid; the ratio shows the gap.
+driven headless, it measures, each against a baseline run in the same process:
+- the first page of every screen (until its workers are done and applied) and a revisit,
+  against a minimal Textual app painting the same frame (header, 100-row DataTable, Static, footer);
+- the CPU of a cursor move with the detail following, against the same move on a bare DataTable;
+- the longest gap of a 10 ms timer while another process holds the write lock for 3 s and a
+  decision is made meanwhile (and whether it lands once the lock frees);
+- `gatepost --help` against `python -c "import click"` (median of 7).
 """
 
 import argparse
 import asyncio
 import json
 import random
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -102,7 +108,54 @@ async def _until(pilot, check, timeout: float = 120.0) -> None:
     while not check():
         if time.perf_counter() > deadline:
             raise TimeoutError("the screen did not paint in time")
-        await pilot.pause(0.01)
+        await pilot.pause()
+
+
+async def settle(pilot) -> None:
+    """Until the app's workers are done and their results applied (what a person waits for)."""
+    app = pilot.app
+    for _ in range(100):
+        await pilot.pause()
+        running = [w for w in app.workers if not w.is_finished]
+        if not running:
+            return
+        await app.workers.wait_for_complete(running)
+
+
+class MinimalApp(App):
+    """The floor: a header, a DataTable of one page (100 rows), a Static and a footer, no store."""
+
+    def compose(self) -> ComposeResult:
+        from textual.widgets import Footer, Header, Static
+
+        yield Header()
+        yield DataTable(cursor_type="row")
+        yield Static("detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("id", "rev", "claims", "status", "title")
+        table.add_rows([(f"case-{i:05d}", "abc123", "✔✔✔?✔✔ ?", "open", f"Loop change {i}") for i in range(100)])
+        table.focus()
+
+
+async def measure_minimal() -> dict[str, float]:
+    figures: dict[str, float] = {}
+    started = time.perf_counter()
+    app = MinimalApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await _until(pilot, lambda: app.query_one(DataTable).row_count == 100)
+        await pilot.pause()
+        figures["first frame"] = time.perf_counter() - started
+        cpu = time.process_time()
+        for _ in range(MOVES):
+            await pilot.press("down")
+        figures["cursor move (CPU)"] = (time.process_time() - cpu) / MOVES
+    return figures
+
+
+MOVES = 30
 
 
 async def measure_gatepost(path: Path) -> dict[str, float]:
@@ -111,67 +164,88 @@ async def measure_gatepost(path: Path) -> dict[str, float]:
     app = GatepostApp(path, person=PERSON)
     async with app.run_test(size=SIZE) as pilot:
         await _until(pilot, lambda: type(app.screen).__name__ == "OverviewScreen")
-        await pilot.pause()
-        figures["start → overview painted"] = time.perf_counter() - started
+        await settle(pilot)
+        figures["overview: first page"] = time.perf_counter() - started
         for mode, key, _label, _target in app.screen_specs[1:]:
             started = time.perf_counter()
             await pilot.press(key)
             await _until(pilot, lambda mode=mode: app.current_mode == mode and bool(app.screen.query(PagedList))
                          and all(p.loaded for p in app.screen.query(PagedList)))
-            await pilot.pause()
-            figures[f"{mode}: first page painted"] = time.perf_counter() - started
+            await settle(pilot)
+            figures[f"{mode}: first page"] = time.perf_counter() - started
+        for mode, key, _label, _target in app.screen_specs:
+            started = time.perf_counter()
+            await pilot.press(key)
+            await settle(pilot)
+            figures[f"{mode}: revisit"] = time.perf_counter() - started
         await pilot.press("2")
-        await pilot.pause()
-        paged = app.screen.query(PagedList).first()
-        started = time.perf_counter()
-        app.screen.apply_filter(status="open")
-        await pilot.pause()
-        figures["cases: filter status=open"] = time.perf_counter() - started
-        started = time.perf_counter()
-        paged.set_search("release")
-        await pilot.pause()
-        figures["cases: search 'release'"] = time.perf_counter() - started
-        started = time.perf_counter()
-        for _ in range(50):
+        await settle(pilot)
+        cpu = time.process_time()
+        for _ in range(MOVES):
             await pilot.press("down")
-        await pilot.pause()
-        figures["cases: 50 rows scrolled (detail follows)"] = time.perf_counter() - started
+            await settle(pilot)  # the detail follows every move
+        figures["cases: cursor move, detail following (CPU)"] = (time.process_time() - cpu) / MOVES
     return figures
 
 
-class NaiveApp(App):
-    """What gatepost's lists avoid: the whole table in one DataTable."""
-
-    def __init__(self, path: Path, sql: str) -> None:
-        super().__init__()
-        self.path, self.sql = path, sql
-
-    def compose(self) -> ComposeResult:
-        yield DataTable()
-
-    def on_mount(self) -> None:
-        db = open_store(self.path, create=False)
-        cursor = db.execute(self.sql)
-        table = self.query_one(DataTable)
-        table.add_columns(*[c[0] for c in cursor.description])
-        table.add_rows(cursor.fetchall())
-        db.close()
+HOLD_LOCK = """
+import sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("BEGIN IMMEDIATE")
+print("locked", flush=True)
+time.sleep(3.0)
+db.execute("COMMIT")
+"""
 
 
-async def measure_naive(path: Path) -> dict[str, float]:
+async def measure_stall(path: Path) -> dict[str, float]:
+    """The longest gap between 10 ms ticks while another process holds the write lock 3 s and the
+    person decides a case meanwhile; and whether that decision lands once the lock frees."""
+    app = GatepostApp(path, person=PERSON)
     figures: dict[str, float] = {}
-    for name, sql in [
-        ("cases", "SELECT id, title, current_revision, status, outcome, claims FROM cases ORDER BY updated_at DESC"),
-        ("regressions", "SELECT skill, at, status, word_count FROM skill_runs ORDER BY at DESC"),
-        ("results", "SELECT run_id, side, task_id, attempt, passed, score, duration_ms FROM task_results"),
-    ]:
-        started = time.perf_counter()
-        app = NaiveApp(path, sql)
-        async with app.run_test(size=SIZE) as pilot:
-            await _until(pilot, lambda app=app: app.query_one(DataTable).row_count > 0, timeout=1800)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("2")
+        await settle(pilot)
+        app.screen.apply_filter(status="needs_decision")
+        await settle(pilot)
+        screen = app.screen
+        case_id = screen.paged.keys[0]
+        screen.open_item(case_id)
+        await settle(pilot)
+        outcome = next(d.name for d in screen.DECISIONS if screen.legal(d.name)[0])
+        await pilot.press(next(d.key for d in screen.DECISIONS if d.name == outcome))
+        await settle(pilot)
+        from textual.widgets import TextArea
+
+        app.screen.query_one(TextArea).insert("benchmark: decided while the store was busy")
+        ticks: list[float] = []
+        app.set_interval(0.01, lambda: ticks.append(time.perf_counter()))
+        holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(path)], stdout=subprocess.PIPE, text=True)
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        locked_at = time.perf_counter()
+        ticks.append(locked_at)
+        await pilot.press("ctrl+s")  # the decision is written while the lock is held
+        while holder.poll() is None:
             await pilot.pause()
-        figures[f"{name}: whole table painted"] = time.perf_counter() - started
+        await settle(pilot)
+        figures["longest stall under a 3 s write lock"] = max(b - a for a, b in zip(ticks, ticks[1:], strict=False))
+        decided = cases.get_case(app.reader, case_id)
+        figures["decision landed after the lock (1 = yes)"] = float(decided["status"] == "closed")
+        figures["lock held"] = time.perf_counter() - locked_at
     return figures
+
+
+def measure_cli(runs: int = 7) -> dict[str, float]:
+    def median(argv: list[str]) -> float:
+        times = []
+        for _ in range(runs):
+            started = time.perf_counter()
+            subprocess.run(argv, capture_output=True, check=True)
+            times.append(time.perf_counter() - started)
+        return statistics.median(times)
+
+    return {"gatepost --help": median([sys.executable, "-m", "gatepost", "--help"]),
+            "python -c 'import click'": median([sys.executable, "-c", "import click"])}
 
 
 def main() -> None:
@@ -196,20 +270,25 @@ def main() -> None:
     print("store: " + ", ".join(f"{n:,} {t}" for t, n in sizes.items()))
     if args.build_only:
         return
+    floor = asyncio.run(measure_minimal())
     ours = asyncio.run(measure_gatepost(args.store))
-    naive = asyncio.run(measure_naive(args.store))
-    print("\ngatepost (pages from SQL):")
+    stall = asyncio.run(measure_stall(args.store))
+    cli = measure_cli()
+    print(f"\nminimal Textual app (same frame, no store): first frame {floor['first frame'] * 1000:.0f} ms, "
+          f"cursor move {floor['cursor move (CPU)'] * 1000:.1f} ms CPU")
+    print("\ngatepost:")
     for name, seconds in ours.items():
-        print(f"  {name:<44} {seconds * 1000:9.0f} ms")
-    print("\nnaive (whole table in a DataTable):")
-    for name, seconds in naive.items():
-        print(f"  {name:<44} {seconds * 1000:9.0f} ms")
-    print("\nratio naive / gatepost, first painted list:")
-    for name in ("cases", "regressions", "results"):
-        mine = ours.get(f"{name}: first page painted")
-        theirs = naive.get(f"{name}: whole table painted")
-        if mine and theirs:
-            print(f"  {name:<12} {theirs / mine:8.1f}×")
+        base = floor["cursor move (CPU)"] if "cursor" in name else floor["first frame"]
+        ratio = f"{seconds / base:5.2f}× the minimal app" if "revisit" not in name else ""
+        print(f"  {name:<46} {seconds * 1000:8.1f} ms  {ratio}")
+    print("\nunder another process's write lock:")
+    print(f"  longest stall of a 10 ms timer            {stall['longest stall under a 3 s write lock'] * 1000:8.1f} ms")
+    print(f"  decision made meanwhile landed            {'yes' if stall['decision landed after the lock (1 = yes)'] else 'NO'}")
+    print("\nCLI start-up (median of 7):")
+    for name, seconds in cli.items():
+        print(f"  {name:<46} {seconds * 1000:8.1f} ms")
+    ratio = cli["gatepost --help"] / cli["python -c 'import click'"]
+    print(f"  ratio {ratio:5.2f}×")
 
 
 if __name__ == "__main__":

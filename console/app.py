@@ -1,11 +1,24 @@
-"""GatepostApp: the review console. One store, one person, one screen per list."""
+"""GatepostApp: the review console. One store, one person, one screen per list.
 
+The event loop never waits for SQLite: screens read in thread workers through `reading()` (one
+read connection, its own lock) and write through `write()`, which runs every change on one
+writer thread (the `db` connection); a write still waiting after a moment says so in the header.
+"""
+
+import asyncio
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
+from typing import Any, TypeVar
 
+from sqlite_utils import Database
 from textual.app import App
-from textual.binding import Binding
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 
+from gatepost.keymap import bound, load_keymap
 from gatepost.palette import StoreItems
 from gatepost.screens.audit import AuditScreen
 from gatepost.screens.cases import CasesScreen
@@ -17,6 +30,8 @@ from gatepost.screens.regressions import RegressionsScreen
 from gatepost.screens.results import ResultsScreen
 from gatepost.store.kernel import get_actor, open_store
 
+T = TypeVar("T")
+
 # (mode, key, label, screen class): every screen of the console, in the order of their keys.
 SCREENS: list[tuple[str, str, str, type[Screen]]] = [
     ("overview", "1", "Overview", OverviewScreen),
@@ -27,6 +42,18 @@ SCREENS: list[tuple[str, str, str, type[Screen]]] = [
     ("proposals", "6", "Proposals", ProposalsScreen),
     ("audit", "7", "Audit", AuditScreen),
 ]
+# what `--open KIND:KEY` names, and the screen that shows it
+LINK_KINDS = {"case": "cases", "results": "results", "run": "results", "skill": "regressions",
+              "draft": "manifests", "proposal": "proposals"}
+WAITING = "waiting for the store…"
+
+
+def parse_link(link: str) -> tuple[str, str]:
+    """`case:case-0042` → ("cases", "case-0042"); ValueError names what was expected."""
+    kind, sep, key = link.partition(":")
+    if not sep or not key or kind not in LINK_KINDS:
+        raise ValueError(f"--open: expected KIND:ID with KIND one of {', '.join(sorted(LINK_KINDS))}, got {link!r}")
+    return LINK_KINDS[kind], key
 
 
 def _loader(mode: str, screen_class: type[Screen]):
@@ -45,38 +72,49 @@ class GatepostApp(App):
     CSS_PATH = "gatepost.tcss"
     ENABLE_COMMAND_PALETTE = True
     COMMANDS = App.COMMANDS | {StoreItems}
+    BINDINGS = [
+        bound("escape", "back", "Back", "app.back", show=False),
+        bound("q", "quit", "Quit", "app.quit", show=False),
+        bound("ctrl+t", "toggle_dark", "Theme", "app.theme", show=False),
+        bound("question_mark", "help", "Help: every key", "app.help", show=False),
+        *[bound(key, f"go('{mode}')", label, f"app.{mode}", show=False) for mode, key, label, _t in SCREENS],
+    ]
 
-    def __init__(self, db_path: str | Path, *, person: str) -> None:
+    def __init__(self, db_path: str | Path, *, person: str, open_at: str | None = None,
+                 keymap: dict[str, str] | None = None) -> None:
         self.screen_specs = SCREENS
         self.MODES = {mode: _loader(mode, target) for mode, _key, _label, target in self.screen_specs}
         super().__init__()
         self.db_path = Path(db_path)
-        self.db = open_store(self.db_path, create=False)
+        self.db: Database = open_store(self.db_path, create=False)  # the writer's connection
+        self.reader: Database = open_store(self.db_path, create=False)  # read workers' connection
+        self.read_lock = threading.Lock()
+        self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gatepost-writer")
+        self.writes_waiting = 0
         self.person = person
+        self.open_at = parse_link(open_at) if open_at else None
+        self.history: list[str] = []  # modes left by a jump (palette, c, an overview line): Escape goes back
         self.lease_holders: set = set()  # queue screens holding a lease now: released on quit
         actor = get_actor(self.db, person)
         self.actor_kind = actor["kind"] if actor else None
         self.capabilities: list[str] = actor["capabilities"] if actor and actor["kind"] == "person" else []
-        for mode, key, label, _target in self.screen_specs:
-            self.bind(key, f"switch_mode('{mode}')", description=label, show=False)
-        self.bind("question_mark", "help", description="Help: every key", key_display="?", show=False)
-
-    BINDINGS = [
-        Binding("escape", "back", "Back", show=False),
-        Binding("q", "quit", "Quit", show=False),
-        Binding("ctrl+t", "toggle_dark", "Theme", show=False),
-    ]
+        self.set_keymap(load_keymap() if keymap is None else keymap)
 
     def on_mount(self) -> None:
         if self.capabilities:
             caps = self.capabilities
             shown = " ".join(caps) if len(caps) <= 3 else f"reviewer with {len(caps)} capabilities"
-            self.sub_title = f"{self.person} · {shown}"
+            self.person_line = f"{self.person} · {shown}"
         elif self.actor_kind == "producer":
-            self.sub_title = f"{self.person} · a producer: browsing only"
+            self.person_line = f"{self.person} · a producer: browsing only"
         else:
-            self.sub_title = f"{self.person} · unknown person: browsing only"
-        self.switch_mode("overview")
+            self.person_line = f"{self.person} · unknown person: browsing only"
+        self.sub_title = self.person_line
+        if self.open_at:
+            self.switch_mode(self.open_at[0])
+            self.open_item(*self.open_at)
+        else:
+            self.switch_mode("overview")
 
     def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
                markup: bool = True) -> None:
@@ -87,40 +125,88 @@ class GatepostApp(App):
     def on_unmount(self) -> None:
         for holder in list(self.lease_holders):
             holder.release_lease()
+        self.writer.shutdown(wait=True)
         self.db.close()
+        self.reader.close()
+
+    # --- the store ------------------------------------------------------------------------
+    @contextmanager
+    def reading(self) -> Iterator[Database]:
+        """The read connection, for a thread worker (never the event loop)."""
+        with self.read_lock:
+            yield self.reader
+
+    def read(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run `fn(db, …)` on the read connection (from a thread worker)."""
+        with self.reading() as db:
+            return fn(db, *args, **kwargs)
+
+    async def write(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run `fn(db, …)` on the one writer thread; the event loop keeps moving meanwhile.
+
+        A write still waiting after 0.3 s (another process holds the store) says so in the header.
+        """
+        loop = asyncio.get_running_loop()
+        self.writes_waiting += 1
+        timer = self.set_timer(0.3, self._show_waiting)
+        try:
+            return await loop.run_in_executor(self.writer, partial(fn, self.db, *args, **kwargs))
+        finally:
+            timer.stop()
+            self.writes_waiting -= 1
+            if not self.writes_waiting:
+                self.sub_title = getattr(self, "person_line", self.sub_title)
+
+    def _show_waiting(self) -> None:
+        if self.writes_waiting:
+            self.sub_title = f"{getattr(self, 'person_line', '')} · {WAITING}"
 
     # --- navigation -----------------------------------------------------------------
+    def action_go(self, mode: str) -> None:
+        """A screen's number key: go there (Escape returns to the Overview)."""
+        self.history.clear()
+        self.switch_mode(mode)
+
+    async def _jump(self, mode: str) -> None:
+        if self.current_mode != mode:
+            self.history.append(self.current_mode)
+        await self.switch_mode(mode)
+
     def open_list(self, mode: str, **filters: str) -> None:
-        """Switch to a list screen and filter it (the overview's lines and the palette use this)."""
+        """Switch to a list screen and filter it (the overview's lines use this)."""
         if mode not in self.MODES:
             self.notify(f"The {mode} screen is not part of this console.", severity="warning")
             return
         self.call_later(self._open_list, mode, filters)
 
     async def _open_list(self, mode: str, filters: dict[str, str]) -> None:
-        await self.switch_mode(mode)
+        await self._jump(mode)
         if filters:
             self.screen.apply_filter(**filters)
 
     def open_item(self, mode: str, key: str) -> None:
-        """Switch to a list screen and show one item's detail."""
+        """Switch to a list screen and show one item's detail (palette, `c`, a deep link)."""
         if mode not in self.MODES:
             self.notify(f"The {mode} screen is not part of this console.", severity="warning")
             return
         self.call_later(self._open_item, mode, key)
 
     async def _open_item(self, mode: str, key: str) -> None:
-        await self.switch_mode(mode)
+        await self._jump(mode)
         self.screen.open_item(key)
 
     def action_back(self) -> None:
-        if len(self.screen_stack) > 1:
+        if isinstance(self.screen, ModalScreen):
             self.pop_screen()
+        elif self.history:
+            self.switch_mode(self.history.pop())
         elif self.current_mode != "overview":
             self.switch_mode("overview")
 
     def action_help(self) -> None:
-        self.push_screen(HelpScreen())
+        if isinstance(self.screen, HelpScreen):
+            return
+        self.push_screen(HelpScreen(self.screen))
 
     def action_toggle_dark(self) -> None:
         self.theme = "textual-light" if self.theme == "textual-dark" else "textual-dark"

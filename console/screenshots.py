@@ -7,9 +7,26 @@ A screen class may list dialogs worth a picture as SCREENSHOT_STEPS:
 import asyncio
 from pathlib import Path
 
+from textual.pilot import Pilot
+
 from gatepost.app import GatepostApp
 
 SIZE = (140, 42)
+
+
+async def settle(pilot: Pilot) -> None:
+    """Process messages and wait for every worker (reads, writes, leases) until nothing is left running."""
+    app = pilot.app
+    for _ in range(50):
+        await pilot.pause()
+        running = [w for w in app.workers if not w.is_finished]
+        if not running:
+            await pilot.pause()
+            if not [w for w in app.workers if not w.is_finished]:
+                return
+            continue
+        await app.workers.wait_for_complete(running)
+    raise RuntimeError("the console kept starting workers: it never settled")
 
 
 async def _shoot(db_path: Path, person: str, out: Path) -> list[Path]:
@@ -19,11 +36,22 @@ async def _shoot(db_path: Path, person: str, out: Path) -> list[Path]:
     async with app.run_test(size=SIZE) as pilot:
 
         async def save(name: str) -> None:
-            await pilot.pause()
-            await app.workers.wait_for_complete()  # a list still loading would differ between runs
-            await pilot.pause()
-            for field in app.screen.query("Input, TextArea"):  # a blinking cursor would make two runs differ
+            await settle(pilot)  # a list still loading would differ between runs
+            fields = list(app.screen.query("Input, TextArea"))
+            for _ in range(40):  # under load a dialog focuses its field a little later: wait until it has
+                if not fields or app.screen.focused is not None and all(
+                        field.has_focus == (field is app.screen.focused) for field in fields):
+                    break
+                await pilot.pause(0.05)
+            for field in fields:  # a blinking cursor would make two runs differ: stop it, shown where focused
                 field.cursor_blink = False  # type: ignore[attr-defined]
+            await pilot.pause()
+            for field in fields:  # a blink tick already queued may have hidden it: set it once more
+                field._cursor_visible = field.has_focus  # type: ignore[attr-defined]
+                cache = getattr(field, "_line_cache", None)  # TextArea caches lines without the focus in the key
+                if cache is not None:
+                    cache.clear()
+                field.refresh()
             await pilot.pause()
             await pilot.wait_for_scheduled_animations()
             path = out / f"{name}.svg"

@@ -5,6 +5,8 @@ from textual.widgets import OptionList
 from gatepost.app import GatepostApp
 from gatepost.store.kernel import add_actor
 
+from .console_helpers import settle
+
 
 def _overview_text(app) -> str:
     options = app.screen.query_one("#overview-lines", OptionList)
@@ -15,7 +17,7 @@ async def test_opens_on_the_overview_for_a_known_person(db, store_path):
     add_actor(db, "ana", "person", ["loop_change.keep"])
     app = GatepostApp(store_path, person="ana")
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         assert type(app.screen).__name__ == "OverviewScreen"
         assert "ana · loop_change.keep" in app.sub_title  # few capabilities are listed
         text = _overview_text(app)
@@ -26,7 +28,7 @@ async def test_opens_on_the_overview_for_a_known_person(db, store_path):
 async def test_unknown_person_browses_only(db, store_path):
     app = GatepostApp(store_path, person="mallory")
     async with app.run_test() as pilot:
-        await pilot.pause()
+        await settle(pilot)
         assert app.capabilities == []
         assert "browsing only" in app.sub_title
 
@@ -36,16 +38,16 @@ async def test_audit_log_shows_events_and_help_lists_bindings(db, store_path):
     app = GatepostApp(store_path, person="ana")
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("7")
-        await pilot.pause()
+        await settle(pilot)
         assert type(app.screen).__name__ == "AuditScreen"
         from gatepost.widgets.paged_list import PagedList
 
         paged = app.screen.query_one(PagedList)
         assert paged.total == 2  # actor.added, capability.granted
         await pilot.press("question_mark")
-        await pilot.pause()
+        await settle(pilot)
         assert type(app.screen).__name__ == "HelpScreen"
         await pilot.press("escape")
         await pilot.press("escape")
-        await pilot.pause()
+        await settle(pilot)
         assert type(app.screen).__name__ == "OverviewScreen"

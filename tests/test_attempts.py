@@ -2,6 +2,8 @@
 
 from gatepost.store.evaluation import attempts_line, outcome, outcome_counts
 
+from .console_helpers import settle
+
 
 def attempt(passed=False, reason=None, judged=True):
     return {"passed": passed, "reason": reason, "judged": judged}
@@ -46,10 +48,10 @@ async def test_results_collapse_attempts_into_one_row_and_enter_expands_them(db,
     app = GatepostApp(store_path, person="dara")
     async with app.run_test(size=(180, 50)) as pilot:
         await pilot.press("3")
-        await pilot.pause()
+        await settle(pilot)
         screen = app.screen
         screen.open_item(run_id)
-        await pilot.pause()
+        await settle(pilot)
         tasks = screen.query_one("#run-tasks", PagedList)
         assert len(tasks.keys) == 2  # one row per task, not per attempt
         assert str(tasks.table.get_row("flaky")[5]).startswith("3 attempts: 1 pass, 1 exit 3, 1 fail")
@@ -58,7 +60,7 @@ async def test_results_collapse_attempts_into_one_row_and_enter_expands_them(db,
         screen.action_focus_tasks()
         tasks.move_to_key("flaky")
         await pilot.press("enter")
-        await pilot.pause()
+        await settle(pilot)
         assert panel.display
         shown = str(panel.render())
         assert "candidate · 3 attempts: 1 pass, 1 exit 3, 1 fail" in shown
@@ -66,5 +68,5 @@ async def test_results_collapse_attempts_into_one_row_and_enter_expands_them(db,
         assert "#3 pass" in shown and "score 1" in shown
         assert "baseline · 3 attempts: 2 fail, 1 exit 3" in shown
         await pilot.press("enter")
-        await pilot.pause()
+        await settle(pilot)
         assert not panel.display

@@ -26,7 +26,7 @@ GOOD = [("guard_check", "clean"), ("design_review", "passed"), ("tuning_comparis
 
 @pytest.fixture
 def people(db):
-    add_actor(db, "ana", "person", ["loop_change.keep", "eval_design.review", "case.close"])
+    add_actor(db, "ana", "person", ["loop_change.keep", "eval_design.review", "case.close", "evidence.record_for"])
     add_actor(db, "bruno", "person", ["case.close"])
     add_actor(db, "dara", "person", [])
     return db
@@ -298,7 +298,7 @@ def test_cli_import_show_evidence_decide(people, cli):
     refused = cli("case", "decide", "case-0042", "kept", "--as", "ana")
     assert refused.exit_code == 3 and "change.supported is UNKNOWN" in refused.output
     added = cli("case", "evidence", "case-0042", "--kind", "heldout_comparison", "--result", "held",
-                "--producer", "run-52")
+                "--producer", "run-52", "--as", "ana")
     assert added.exit_code == 0 and "✔✔✔✔✔✔ ✔" in added.output
     text = cli("case", "show", "case-0042", "--as", "dara").output
     assert "approval-required  change.keep" in text and "1 not independent" in text
@@ -314,7 +314,7 @@ def test_cli_errors_are_one_line_with_exit_codes(people, cli):
     assert bad.output.strip() == f"gatepost: {CASES / 'bad-basis.yaml'}: candidate.basis.design: expected a string"
     mine = cli("case", "import", str(CASES / "self-independent.yaml"))
     assert mine.exit_code == 2 and "independent.different_agent_run" in mine.output
-    cli("case", "import", str(CASES / "outside.yaml"))
+    cli("case", "import", str(CASES / "outside.yaml"), "--as", "ana")
     wrong = cli("case", "evidence", "case-0050", "--kind", "guard_check", "--result", "meh", "--producer", "x")
     assert wrong.exit_code == 2 and "--result: unknown result 'meh' of guard_check" in wrong.output
     stale = cli("case", "decide", "case-0050", "proposed", "--as", "bruno", "--seq", "1")
@@ -326,7 +326,7 @@ def test_cli_errors_are_one_line_with_exit_codes(people, cli):
 
 
 def test_cli_show_prints_data_without_escapes(people, cli):
-    cli("case", "import", str(CASES / "outside.yaml"))
+    cli("case", "import", str(CASES / "outside.yaml"), "--as", "ana")
     out = cli("case", "show", "case-0050", "--as", "ana").output
     assert "\x1b" not in out
     assert "Loop rewrites the system prompt [bold]itself[/]" in out

@@ -12,6 +12,8 @@ from gatepost.widgets.case_claims import ClaimTree
 from gatepost.widgets.note_dialog import NoteDialog
 from gatepost.widgets.paged_list import PagedList
 
+from .console_helpers import settle
+
 CASES = Path(__file__).resolve().parent / "fixtures/cases"
 GOOD = [("guard_check", "clean", "run-52", "current"), ("design_review", "passed", "ana", "design-2"),
         ("tuning_comparison", "reproduced", "run-52", "current"),
@@ -20,7 +22,7 @@ GOOD = [("guard_check", "clean", "run-52", "current"), ("design_review", "passed
 
 @pytest.fixture
 def store(db, store_path):
-    add_actor(db, "ana", "person", ["loop_change.keep", "eval_design.review", "case.close"])
+    add_actor(db, "ana", "person", ["loop_change.keep", "eval_design.review", "case.close", "evidence.record_for"])
     add_actor(db, "dara", "person", [])
     cases.import_case(db, CASES / "case-0042.yaml", actor="ana")  # held-out evidence is the author's own
     cases.import_case(db, CASES / "outside.yaml", actor="ana")
@@ -41,9 +43,9 @@ def text_of(app, selector: str) -> str:
 
 async def open_cases(pilot, case_id: str):
     await pilot.press("2")
-    await pilot.pause()
+    await settle(pilot)
     pilot.app.screen.open_item(case_id)
-    await pilot.pause()
+    await settle(pilot)
 
 
 async def test_a_case_shows_candidate_claims_with_why_and_evidence_status(store):
@@ -51,7 +53,7 @@ async def test_a_case_shows_candidate_claims_with_why_and_evidence_status(store)
     async with app.run_test(size=(160, 50)) as pilot:
         await open_cases(pilot, "case-0042")
         screen = app.screen
-        assert type(screen).__name__ == "CasesScreen" and screen.case_id == "case-0042"
+        assert type(screen).__name__ == "CasesScreen" and screen.shown == "case-0042"
         head = text_of(app, "#case-head")
         assert "procedures/release.md" in head and "baseline b-7" in head and "design design-2" in head
         claims = text_of(app, "#case-claims")
@@ -78,7 +80,7 @@ async def test_list_shows_claim_strips_and_filters(store):
     app = GatepostApp(store, person="ana")
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.press("2")
-        await pilot.pause()
+        await settle(pilot)
         paged = app.screen.query_one(PagedList)
         assert paged.total == 3
         rows = {paged.keys[i]: [str(c) for c in paged.table.get_row_at(i)] for i in range(len(paged.keys))}
@@ -86,16 +88,16 @@ async def test_list_shows_claim_strips_and_filters(store):
         assert rows["case-0042"][2] == "✔✔✔?✔✔ ?"
         assert rows["case-0050"][4].startswith("Loop rewrites the system prompt [bold]itself[/]")  # literal
         app.screen.apply_filter(status="needs_decision")
-        await pilot.pause()
+        await settle(pilot)
         assert sorted(paged.keys) == ["case-0043", "case-0050"]
         app.screen.apply_filter(outcome="kept")
-        await pilot.pause()
+        await settle(pilot)
         assert paged.total == 0
         app.screen.apply_filter(status="open")
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("slash")
         await pilot.press(*"tool", "enter")
-        await pilot.pause()
+        await settle(pilot)
         assert paged.keys == ["case-0043"]
 
 
@@ -105,14 +107,14 @@ async def test_keep_through_the_dialog_writes_the_decision(store):
         await open_cases(pilot, "case-0043")
         assert not app.screen.query_one("#decide-kept", Button).disabled
         await pilot.press("k")
-        await pilot.pause()
+        await settle(pilot)
         assert isinstance(app.screen, NoteDialog)
         await pilot.press("ctrl+s")  # a note is required: the dialog stays
-        await pilot.pause()
+        await settle(pilot)
         assert isinstance(app.screen, NoteDialog)
         app.screen.query_one(TextArea).insert("all six hold on rev 43")
         await pilot.press("ctrl+s")
-        await pilot.pause()
+        await settle(pilot)
         assert type(app.screen).__name__ == "CasesScreen"
     db = open_store(store)
     case = cases.get_case(db, "case-0043")
@@ -127,12 +129,12 @@ async def test_a_decision_not_allowed_is_not_offered_and_says_why(store):
     async with app.run_test(size=(160, 50)) as pilot:
         await open_cases(pilot, "case-0042")
         await pilot.press("k")
-        await pilot.pause()
+        await settle(pilot)
         assert type(app.screen).__name__ == "CasesScreen"  # no dialog
         messages = [n.message for n in app._notifications]
         assert "keep: blocked: change.supported is UNKNOWN" in messages
         await pilot.press("r")
-        await pilot.pause()
+        await settle(pilot)
         assert any(m.startswith("reject: blocked: change.supported is UNKNOWN") for m in
                    [n.message for n in app._notifications])
 
@@ -150,18 +152,18 @@ async def test_a_refused_write_is_shown_with_its_rule_and_writes_nothing(store):
     async with app.run_test(size=(160, 50)) as pilot:
         await open_cases(pilot, "case-0050")
         await pilot.press("p")
-        await pilot.pause()
+        await settle(pilot)
         assert isinstance(app.screen, NoteDialog)
         other = open_store(store)  # someone records evidence while the dialog is open
         cases.add_evidence(other, "case-0050", kind="guard_check", result="clean", producer="run-61")
         other.close()
         app.screen.query_one(TextArea).insert("leaves the surface")
         await pilot.press("ctrl+s")
-        await pilot.pause()
+        await settle(pilot)
         messages = [n.message for n in app._notifications]
         assert any("case changed since you looked" in m for m in messages)
         # refreshed: outside then clean about one revision disagree, so UNKNOWN (Canon), no longer the newest's TRUE
-        assert app.screen.view["claims"]["change.within_surface"] == "UNKNOWN"
+        assert app.screen.detail["claims"]["change.within_surface"] == "UNKNOWN"
         assert app.screen.query_one("#decide-proposed", Button).disabled
     db = open_store(store)
     assert cases.get_case(db, "case-0050")["status"] == "open"
@@ -174,31 +176,31 @@ async def test_inconclusive_asks_for_a_reason(store):
     async with app.run_test(size=(160, 50)) as pilot:
         await open_cases(pilot, "case-0042")
         await pilot.press("i")
-        await pilot.pause()
+        await settle(pilot)
         assert isinstance(app.screen, NoteDialog) and app.screen.prompt == "Reason"
         app.screen.query_one(TextArea).insert("held-out split being rebuilt")
         await pilot.press("ctrl+s")
-        await pilot.pause()
-        assert app.screen.view["outcome"] == "inconclusive"
+        await settle(pilot)
+        assert app.screen.detail["outcome"] == "inconclusive"
         assert "inconclusive by ana" in text_of(app, "#case-history")
 
 
 async def test_overview_and_palette_open_the_screen_filtered_or_on_one_case(store):
     app = GatepostApp(store, person="ana")
     async with app.run_test(size=(160, 50)) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         app.open_list("cases", status="needs_decision")  # before the screen was ever composed
-        await pilot.pause()
+        await settle(pilot)
         paged = app.screen.query_one(PagedList)
         assert sorted(paged.keys) == ["case-0043", "case-0050"]
         assert "needs a decision" in text_of(app, "#cases-title")
     app = GatepostApp(store, person="ana")
     async with app.run_test(size=(160, 50)) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         app.open_item("cases", "case-0042")
-        await pilot.pause()
-        await pilot.pause()
-        assert app.screen.case_id == "case-0042"
+        await settle(pilot)
+        await settle(pilot)
+        assert app.screen.shown == "case-0042"
         assert "case-0042 · Release procedure adds smoke checks" in text_of(app, "#case-head")
 
 

@@ -13,6 +13,7 @@ from gatepost.store.skills import (
 )
 
 from .conftest import FIXTURES as ALL_FIXTURES
+from .console_helpers import settle
 
 FIXTURES = ALL_FIXTURES / "reviewer"
 
@@ -97,9 +98,9 @@ async def test_regressions_detail_leads_with_the_changes_and_shows_the_grid(stor
     app = GatepostApp(store_path, person="bruno")
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.press("4")
-        await pilot.pause()
+        await settle(pilot)
         screen = app.screen
-        assert screen.key == "digest"
+        assert screen.shown == "digest"
         changes = str(screen.query_one("#reg-changes").render())
         lines = changes.splitlines()
         assert lines[0].startswith("Changed since the previous eval (digest-0001 → digest-0002)")
@@ -188,9 +189,9 @@ async def test_results_screen_leads_with_the_changed_tasks(db, store_path, tmp_p
     app = GatepostApp(store_path, person="dara")
     async with app.run_test(size=(180, 50)) as pilot:
         await pilot.press("3")
-        await pilot.pause()
+        await settle(pilot)
         app.screen.open_item(second)
-        await pilot.pause()
+        await settle(pilot)
         tasks = app.screen.query_one("#run-tasks", PagedList)
         assert tasks.keys == ["b", "c", "d", "a"]
         marks = [str(tasks.table.get_row(k)[0]) for k in tasks.keys]
@@ -198,5 +199,5 @@ async def test_results_screen_leads_with_the_changed_tasks(db, store_path, tmp_p
         head = str(app.screen.query_one("#run-head").render())
         assert f"vs previous run {first}" in head and "Δ 2 tasks changed (1 now pass, 1 now fail)" in head
         app.screen.open_item(first)
-        await pilot.pause()
+        await settle(pilot)
         assert "first run of this suite and skill" in str(app.screen.query_one("#run-head").render())

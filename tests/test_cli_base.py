@@ -1,5 +1,6 @@
 """The CLI as a user meets it: help, init, actors, exit codes."""
 
+import getpass
 import json
 
 from tests.conftest import run_gatepost
@@ -26,8 +27,9 @@ def test_init_then_actors(cli, store_path):
     assert result.exit_code == 0, result.output
     cli("actors", "add", "run-52", "--kind", "producer")
     listed = json.loads(cli("actors", "list", "--json").output)
+    admin = getpass.getuser()  # issue 12: `gatepost init` names the OS user the store's administrator
     assert {a["name"]: a["capabilities"] for a in listed} == {
-        "ana": ["case.close", "loop_change.keep"], "run-52": []}
+        "ana": ["case.close", "loop_change.keep"], "run-52": [], admin: ["store.admin"]}
     assert {a["name"]: a["kind"] for a in listed}["run-52"] == "producer"
 
 

@@ -41,7 +41,9 @@ def _hostile_store(folder: Path, text: str) -> dict[str, str]:
     db = open_store(folder / "store.db")
     add_actor(db, "ana", "person", PERSON_CAPABILITIES)
     name = "".join(text.split()) or "x"
-    add_actor(db, "x" + name[:90], "producer")
+    # Names with control, zero-width or bidi characters are refused today; a store written before that rule
+    # (or edited by hand) may still hold one, and every command must still show it inert.
+    db["actors"].insert({"name": "x" + name[:90], "kind": "producer", "created_at": "2026-11-01T00:00:00Z"})
     case_id = cases.import_case(db, {
         "protocol": "eval.gated_change/1", "id": "case-hostile", "title": text, "author": "run-41",
         "candidate": {"path": "procedures/release.md", "content": text,

@@ -75,7 +75,7 @@ def _consistent(db) -> None:
 def store(tmp_path: Path) -> Path:
     path = tmp_path / "store.db"
     db = open_store(path)
-    add_actor(db, "ana", "person", ["loop_change.keep", "eval_design.review", "case.close"])
+    add_actor(db, "ana", "person", ["loop_change.keep", "eval_design.review", "case.close", "evidence.record_for"])
     add_actor(db, "chen", "person", ["loop_change.keep", "case.close"])
     for i in range(8):
         add_actor(db, f"p-{i}", "producer", ["evidence.record"])

@@ -5,6 +5,8 @@ import pytest
 from gatepost.app import GatepostApp
 from gatepost.store.demo import build_demo
 
+from .console_helpers import settle
+
 SIZE = (140, 42)
 
 
@@ -31,31 +33,31 @@ async def test_every_screen_opens_and_every_binding_answers(demo_store):
     async with app.run_test(size=SIZE) as pilot:
         for mode, key, _label, _target in app.screen_specs:
             await pilot.press(key)
-            await pilot.pause()
+            await settle(pilot)
             assert app.current_mode == mode
             screen = app.screen
             for binding_key in _screen_bindings(screen):
                 if binding_key in SKIP_KEYS or binding_key.isdigit():
                     continue
                 await pilot.press(binding_key)
-                await pilot.pause()
+                await settle(pilot)
                 # whatever opened (a dialog, a detail), Escape leads back to this screen
                 for _ in range(3):
                     if app.screen is screen:
                         break
                     await pilot.press("escape")
-                    await pilot.pause()
+                    await settle(pilot)
                 assert app.screen is screen, (mode, binding_key, app.screen)
             await pilot.press("slash")
-            await pilot.pause()
+            await settle(pilot)
             await pilot.press("escape")
-            await pilot.pause()
+            await settle(pilot)
         await pilot.press("question_mark")
-        await pilot.pause()
+        await settle(pilot)
         assert type(app.screen).__name__ == "HelpScreen"
         await pilot.press("escape")
         await pilot.press("escape")
-        await pilot.pause()
+        await settle(pilot)
         assert app.current_mode == "overview"
 
 
@@ -69,9 +71,9 @@ async def test_palette_finds_and_opens_an_item(demo_store):
     target = items[0]
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+p")
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press(*target["key"])
         await pilot.pause(0.6)
         await pilot.press("enter")
-        await pilot.pause()
+        await settle(pilot)
         assert app.current_mode == target["mode"]

@@ -122,7 +122,7 @@ def _run(*args: str) -> subprocess.CompletedProcess:
 def test_a_multi_file_import_stores_each_good_file_and_nothing_of_the_bad_one(tmp_path):
     store = tmp_path / "store.db"
     db = open_store(store)
-    add_actor(db, "ana", "person", ["loop_change.keep", "eval_design.review", "case.close"])
+    add_actor(db, "ana", "person", ["loop_change.keep", "eval_design.review", "case.close", "evidence.record_for"])
     add_actor(db, "bruno", "person", ["case.close"])
     db.close()
     first = _case_file(tmp_path / "1.yaml", "case-a", evidence=[("guard_check", "clean", "run-52", "current")])
@@ -150,7 +150,7 @@ def test_a_multi_file_import_stores_each_good_file_and_nothing_of_the_bad_one(tm
 def test_a_refusal_midway_through_a_file_rolls_back_its_case_row_and_events(tmp_path):
     store = tmp_path / "store.db"
     db = open_store(store)
-    add_actor(db, "dara", "person", ["case.close"])
+    add_actor(db, "dara", "person", ["case.close", "evidence.record_for"])
     before = _snapshot(db)
     # The case row, its event, its revision and two evidence records are written before the third
     # evidence item (a design review by a producer that may not review designs) is refused.

@@ -73,8 +73,8 @@ def _entry(**kw):
     (_entry(state="NEW_FAIL", fail_streak=1, pass_streak=0, failing=["x"]), "severity: NEW_FAIL needs one of"),
     (_entry(severity="low"), "severity: only NEW_FAIL has a severity"),
     (_entry(state="CHRONIC", fail_streak=2, pass_streak=0, failing=["x"]), "CHRONIC needs fail_streak 4+"),
-    (_entry(state="NEW_FAIL", severity="low", fail_streak=1, pass_streak=0, broken_pass_streak=9, failing=["x"]),
-     "a broken pass streak of 9 makes high, not low"),
+    (_entry(state="NEW_FAIL", severity="low", fail_streak=1, pass_streak=0, broken_pass_streak=31, failing=["x"]),
+     "a broken pass streak of 31 makes high, not low"),
     (_entry(fail_streak=-1), "fail_streak: expected an integer >= 0"),
     (_entry(last_run="soon"), "last_run: expected an ISO 8601 time"),
     (_entry(failing=["min_words"]), "PASS with failing"),
@@ -140,3 +140,24 @@ def test_export_to_stdout_and_errors_through_the_cli(store, cli, tmp_path):
     cli("state", "import", str(STATE), "--as", "run-52")
     printed = cli("state", "export", "-")
     assert printed.exit_code == 0 and printed.output == STATE.read_text()
+
+
+WORKED_EXAMPLE = STATE.with_name("bankrbot-worked-example.json")
+
+
+def test_bankrbots_worked_example_imports_with_its_severities(store, cli, tmp_path):
+    """BankrBot's aeon-skill-evals output: pass streaks of 17 and 8 broken, both "Severity: medium"."""
+    result = cli("state", "import", str(WORKED_EXAMPLE), "--as", "run-52")
+    assert result.exit_code == 0, result.output
+    rows, _ = list_skills(store)
+    severities = {r["skill"]: (r["state"], r["severity"]) for r in rows}
+    assert severities["token-movers"] == ("NEW_FAIL", "medium")
+    assert severities["paper-pick"] == ("NEW_FAIL", "medium")
+    assert severities["some-skill"] == ("CHRONIC", None)
+    # and the old reading ("high" for a broken streak of 17) is what gatepost now refuses
+    data = json.loads(WORKED_EXAMPLE.read_text())
+    data["skills"]["token-movers"]["severity"] = "high"
+    bad = tmp_path / "bad-state.json"
+    bad.write_text(json.dumps(data))
+    refused = cli("state", "import", str(bad), "--as", "run-52")
+    assert refused.exit_code == 2 and "a broken pass streak of 17 makes medium, not high" in refused.output

@@ -112,6 +112,7 @@ def test_proposal_cli_import_list_show_mark(cli, store_path: Path):
 
 
 def _case(db, *, content: str, path: str = "skills/tiers/SKILL.md", case_id: str = "case-7") -> str:
+    add_actor(db, "run-52", "producer", ("evidence.record",))  # it records its evidence as itself (--as run-52)
     return import_case(db, {
         "protocol": "eval.gated_change/1", "id": case_id, "title": "Tiers skill names the tier",
         "author": "run-41", "candidate": {"path": path, "content": content,
@@ -135,7 +136,7 @@ def test_case_evaluate_records_guard_tuning_and_heldout_evidence(cli, store_path
     db.close()
     suite = _case_suite(tmp_path)
     result = cli("case", "evaluate", "case-7", "--suite", str(suite), "--executor", executor("follow"),
-                 "--producer", "run-52", "--surface", "skills/*", "--json")
+                 "--producer", "run-52", "--surface", "skills/*", "--json", "--as", "run-52")
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
     kinds = {e["kind"]: e["result"] for e in report["evidence"]}
@@ -160,7 +161,7 @@ def test_case_evaluate_not_better_regressed_and_outside(cli, store_path: Path, t
     baseline = tmp_path / "baseline.md"
     baseline.write_text("the tier is high; the tier is low")
     result = cli("case", "evaluate", "case-8", "--suite", str(suite), "--executor", executor("follow"),
-                 "--producer", "run-52", "--surface", "skills/*", "--baseline", str(baseline))
+                 "--producer", "run-52", "--surface", "skills/*", "--baseline", str(baseline), "--as", "run-52")
     assert result.exit_code == 0, result.output
     assert "guard_check: outside" in result.output
     assert "tuning_comparison: not_better" in result.output and "heldout_comparison: regressed" in result.output
@@ -172,7 +173,7 @@ def test_case_evaluate_reports_a_missing_split_and_an_unknown_case(cli, store_pa
     db.close()
     suite = write_suite(tmp_path / "t", [contains_task("t1", "q", ["x"])])
     result = cli("case", "evaluate", "case-9", "--suite", str(suite), "--mock", "--producer", "run-52",
-                 "--surface", "skills/**")
+                 "--surface", "skills/**", "--as", "run-52")
     assert result.exit_code == 0 and "not recorded: heldout_comparison" in result.output
     unknown = cli("case", "evaluate", "case-nope", "--suite", str(suite), "--mock", "--producer", "run-52")
     assert unknown.exit_code == 2 and "no such case" in unknown.output

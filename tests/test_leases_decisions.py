@@ -23,7 +23,7 @@ BASIS = {"baseline": "b-7", "question_set": "qs-3", "data_revision": "d-12", "de
 GOOD = [("guard_check", "clean", "run-52", "current"), ("design_review", "passed", "ana", "design-2"),
         ("tuning_comparison", "reproduced", "run-52", "current"), ("heldout_comparison", "held", "run-52", "current")]
 REVIEWER = ["loop_change.keep", "eval_design.review", "case.close", "manifest.review", "regression.triage",
-            "proposal.review"]
+            "proposal.review", "evidence.record_for"]
 
 
 def _long_ago() -> datetime:

@@ -52,8 +52,9 @@ def day(tmp_path: Path) -> dict:
     def gp(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
         return run_gatepost("--db", db, *args, cwd=tmp_path, timeout=timeout)
 
-    for args in (["init"],
-                 ["actors", "add", "admin", "--capability", "store.admin", "--as", "admin"],
+    for args in (["init", "--admin", "admin"],
+                 # the admin's override below pastes a check for another producer: evidence.record_for
+                 ["actors", "grant", "admin", "evidence.record_for", "--as", "admin"],
                  ["actors", "add", "ana", "--capability", "loop_change.keep", "--capability", "case.close",
                   "--capability", "eval_design.review", "--capability", "proposal.review", "--as", "admin"],
                  ["actors", "add", "run-41", "--kind", "producer", "--capability", "evidence.record", "--as", "admin"],

@@ -22,7 +22,7 @@ def store(tmp_path: Path):
     suite = tmp_path / "suite.yaml"
     suite.write_text(yaml.safe_dump({"skill_id": "s", "version": "1.0", "tasks": [
         {"id": "t1", "prompt": "p", "judge": {"type": "contains", "expected": ["x"]}}]}), "utf-8")
-    for args in (["init"], ["actors", "add", "admin", "--capability", "store.admin", "--as", "admin"],
+    for args in (["init", "--admin", "admin"],
                  ["actors", "add", "ana", "--capability", "manifest.review", "--capability", "loop_change.keep",
                   "--as", "admin"],
                  ["actors", "add", "run-52", "--kind", "producer", "--capability", "evidence.record", "--as", "admin"]):

@@ -14,6 +14,7 @@ import pytest
 
 from gatepost.store.kernel import APPLICATION_ID, StoreError, append_event, open_store, transaction
 from tests.conftest import run_gatepost
+from tests.console_helpers import settle
 
 
 @pytest.fixture(scope="module")
@@ -228,12 +229,12 @@ async def test_the_console_browses_a_store_on_read_only_media(demo_store: Path, 
         assert subprocess.run(["mount", "-o", "remount,ro", str(media)], capture_output=True).returncode == 0
         app = GatepostApp(store, person="ana")
         async with app.run_test(size=(140, 42)) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             assert "Waiting" in app.export_screenshot()
             await pilot.press("2")
-            await pilot.pause()
+            await settle(pilot)
             await app.workers.wait_for_complete()
-            await pilot.pause()
+            await settle(pilot)
             assert type(app.screen).__name__ == "CasesScreen"
             assert "case-00" in app.export_screenshot()
             with pytest.raises(StoreError, match="read-only"), transaction(app.db):

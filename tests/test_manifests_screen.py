@@ -8,6 +8,7 @@ from gatepost.store.skills import active_version, get_draft, list_drafts
 from gatepost.widgets.note_dialog import NoteDialog
 from gatepost.widgets.paged_list import PagedList
 
+from .console_helpers import settle
 from .fixtures.skills.store_builder import build
 
 
@@ -17,7 +18,7 @@ def _text(screen, selector: str) -> str:
 
 async def _manifests(app, pilot):
     await pilot.press("5")
-    await pilot.pause()
+    await settle(pilot)
     assert type(app.screen).__name__ == "ManifestsScreen"
     return app.screen
 
@@ -46,15 +47,15 @@ async def test_approve_makes_the_draft_active(db, store_path):
     async with app.run_test(size=(160, 60)) as pilot:
         screen = await _manifests(app, pilot)
         await pilot.press("a")
-        await pilot.pause()
+        await settle(pilot)
         assert isinstance(app.screen, NoteDialog)
         await pilot.press("ctrl+s")  # the note is optional for an approval
-        await pilot.pause()
+        await settle(pilot)
         assert get_draft(app.db, draft["id"])["status"] == "approved"
         assert active_version(app.db, "hn-digest")["version"] == 2
         assert screen.query_one(PagedList).total == 0  # no longer pending
         screen.apply_filter(status="approved")
-        await pilot.pause()
+        await settle(pilot)
         assert screen.query_one(PagedList).keys == [draft["id"]]
 
 
@@ -65,18 +66,18 @@ async def test_reject_requires_a_note(db, store_path):
     async with app.run_test(size=(160, 60)) as pilot:
         await _manifests(app, pilot)
         await pilot.press("r")
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("ctrl+s")
-        await pilot.pause()
+        await settle(pilot)
         assert isinstance(app.screen, NoteDialog)  # refused in place: a reason is required
         assert get_draft(app.db, draft["id"])["status"] == "pending"
         await pilot.press(*"drops max_words")
         await pilot.press("ctrl+s")
-        await pilot.pause()
+        await settle(pilot)
         assert get_draft(app.db, draft["id"])["status"] == "rejected"
         assert active_version(app.db, "hn-digest")["version"] == 1
         app.screen.apply_filter(status="rejected")
-        await pilot.pause()
+        await settle(pilot)
         assert "rejected by bruno: drops max_words" in _text(app.screen, "#man-head")
 
 
@@ -87,21 +88,21 @@ async def test_edit_validates_live_and_saves_a_new_draft_by_the_editor(db, store
     async with app.run_test(size=(160, 60)) as pilot:
         await _manifests(app, pilot)
         await pilot.press("e")
-        await pilot.pause()
+        await settle(pilot)
         dialog = app.screen
         assert isinstance(dialog, EditDraftDialog)
         area = dialog.query_one(TextArea)
         area.load_text("hn-digest:\n  min_wordz: 3\n")
-        await pilot.pause()
+        await settle(pilot)
         assert "min_wordz: unknown assertion" in _text(dialog, "#edit-status")
         await pilot.press("ctrl+s")
-        await pilot.pause()
+        await settle(pilot)
         assert app.screen is dialog  # invalid YAML is not saved
         area.load_text("hn-digest:\n  min_words: 9\n  must_cite_source: false\n")
-        await pilot.pause()
+        await settle(pilot)
         assert "✔ valid: 2 assertions" in _text(dialog, "#edit-status")
         await pilot.press("ctrl+s")
-        await pilot.pause()
+        await settle(pilot)
         rows, total = list_drafts(app.db)
         assert total == 1
         new = get_draft(app.db, rows[0]["id"])
@@ -120,7 +121,7 @@ async def test_a_person_without_manifest_review_cannot_decide(db, store_path):
         assert "dara does not hold manifest.review" in _text(screen, "#man-actions")
         for key in ("a", "r", "e"):
             await pilot.press(key)
-            await pilot.pause()
+            await settle(pilot)
             assert app.screen is screen
         assert get_draft(app.db, draft["id"])["status"] == "pending"
 
@@ -133,9 +134,9 @@ async def test_open_item_from_the_palette_finds_a_decided_draft(db, store_path):
     reject_draft(db, draft["id"], actor="bruno", note="no")
     app = GatepostApp(store_path, person="bruno")
     async with app.run_test(size=(160, 60)) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         app.open_item("manifests", draft["id"])
-        await pilot.pause()
-        await pilot.pause()
+        await settle(pilot)
+        await settle(pilot)
         assert app.screen.query_one(PagedList).current_key == draft["id"]
         assert "✘ rejected" in _text(app.screen, "#man-head")

@@ -11,6 +11,8 @@ from gatepost.store.demo import build_demo
 from gatepost.store.skills import manifests
 from gatepost.widgets.paged_list import PagedList
 
+from .console_helpers import settle
+
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
@@ -28,7 +30,7 @@ def _shown(app, option_id: str) -> int:
 async def test_counts_are_the_stores(demo):
     app = GatepostApp(demo, person="ana")
     async with app.run_test(size=(140, 45)) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         db = app.db
         assert _shown(app, "cases|status|open") == cases.list_cases(db, status="open")[1] > 0
         assert _shown(app, "cases|status|needs_decision") == cases.list_cases(db, status="needs_decision")[1] > 0
@@ -47,13 +49,13 @@ async def test_counts_are_the_stores(demo):
 async def test_each_line_opens_its_list_filtered(demo, option_id, mode):
     app = GatepostApp(demo, person="ana")
     async with app.run_test(size=(140, 45)) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         expected = _shown(app, option_id)
         options = app.screen.query_one("#overview-lines", OptionList)
         options.highlighted = options.get_option_index(option_id)
         options.focus()
         await pilot.press("enter")
-        await pilot.pause()
-        await pilot.pause()
+        await settle(pilot)
+        await settle(pilot)
         assert app.current_mode == mode
         assert app.screen.query(PagedList).first().total == expected

@@ -21,7 +21,7 @@ from .test_gate import SAMPLE, SAMPLE_DATA
 
 @pytest.fixture
 def people(db):
-    add_actor(db, "ana", "person", ("proposal.review", "case.close", "loop_change.apply_outside_surface"))
+    add_actor(db, "ana", "person", ("proposal.review", "case.close", "loop_change.apply_outside_surface", "evidence.record_for"))
     add_actor(db, "dara", "person", ())
     return db
 

@@ -11,13 +11,14 @@ from gatepost.store.proposals import GateConfig, gate_proposal, get_proposal, im
 from gatepost.widgets.note_dialog import NoteDialog
 from gatepost.widgets.paged_list import PagedList
 
+from .console_helpers import settle
 from .evaluator_helpers import scorer
 from .test_gate import SAMPLE, SAMPLE_DATA
 
 
 @pytest.fixture
 def store(db, store_path):
-    add_actor(db, "ana", "person", ["proposal.review", "case.close"])
+    add_actor(db, "ana", "person", ["proposal.review", "case.close", "evidence.record_for"])
     add_actor(db, "dara", "person", [])
     gate = GateConfig(enabled=True, command=scorer("reject"), timeout_secs=5, targets=["procedures"])
     gated = gate_proposal(db, gate, dict(SAMPLE_DATA), actor="ci-nightly", at="2026-11-20T10:00:00.000000Z")
@@ -43,7 +44,7 @@ def rendered(app, selector: str) -> str:
 
 async def open_proposals(pilot):
     await pilot.press("6")
-    await pilot.pause()
+    await settle(pilot)
     return pilot.app.screen
 
 
@@ -73,7 +74,7 @@ async def test_markup_and_escapes_in_a_proposal_are_shown_literally(store):
     async with app.run_test(size=(180, 55)) as pilot:
         screen = await open_proposals(pilot)
         screen.open_item(ids["markup"])
-        await pilot.pause()
+        await settle(pilot)
         head = rendered(app, "#proposal-head")
         assert "[bold red]Shout[/]" in head and "\x1b" not in head
         assert "[link=http://evil]click[/link]" in rendered(app, "#proposal-diff")
@@ -86,7 +87,7 @@ async def test_a_case_proposal_shows_the_cases_claims(store):
     async with app.run_test(size=(180, 55)) as pilot:
         screen = await open_proposals(pilot)
         screen.open_item(ids["case"])
-        await pilot.pause()
+        await settle(pilot)
         case = rendered(app, "#proposal-case")
         assert "Case case-0200" in case and "✘ change.within_surface" in case
         assert "Never ask before deleting" in rendered(app, "#proposal-diff")
@@ -97,35 +98,35 @@ async def test_marking_with_a_note_moves_it_out_of_the_waiting_queue(store):
     app = GatepostApp(path, person="ana")
     async with app.run_test(size=(180, 55)) as pilot:
         screen = await open_proposals(pilot)
-        assert screen.proposal_id == ids["gated"]
+        assert screen.shown == ids["gated"]
         await pilot.press("n")
-        await pilot.pause()
+        await settle(pilot)
         assert isinstance(app.screen, NoteDialog)
         await pilot.press("ctrl+s")  # an empty note is refused in place
-        await pilot.pause()
+        await settle(pilot)
         assert isinstance(app.screen, NoteDialog)
         app.screen.query_one(TextArea).text = "Add a rollback step"
         await pilot.press("ctrl+s")
-        await pilot.pause()
+        await settle(pilot)
         assert get_proposal(app.db, ids["gated"])["status"] == "needs_changes"
         paged = app.screen.query_one(PagedList)
         assert ids["gated"] not in paged.keys and paged.total == 2
         app.screen.apply_filter(status="needs_changes")
-        await pilot.pause()
+        await settle(pilot)
         assert paged.keys == [ids["gated"]]
         assert "needs changes by ana" in rendered(app, "#proposal-marks")
         await pilot.press("d")
-        await pilot.pause()
+        await settle(pilot)
         app.screen.query_one(TextArea).text = "superseded"
         await pilot.press("ctrl+s")
-        await pilot.pause()
+        await settle(pilot)
         assert get_proposal(app.db, ids["gated"])["status"] == "declined"
         app.screen.apply_filter(status="declined")
-        await pilot.pause()
+        await settle(pilot)
         actions = rendered(app, "#proposal-actions")
         assert "already declined" in actions
         await pilot.press("a")  # refused: nothing opens, nothing changes
-        await pilot.pause()
+        await settle(pilot)
         assert not isinstance(app.screen, NoteDialog)
         assert get_proposal(app.db, ids["gated"])["status"] == "declined"
 
@@ -136,9 +137,9 @@ async def test_a_person_without_proposal_review_sees_why_and_cannot_mark(store):
     async with app.run_test(size=(180, 55)) as pilot:
         screen = await open_proposals(pilot)
         assert "needs proposal.review, which dara does not hold" in rendered(app, "#proposal-actions")
-        assert screen.check_action("mark", ("accepted",)) is None  # shown disabled in the footer
+        assert screen.check_action("decide", ("accepted",)) is None  # shown disabled in the footer
         await pilot.press("a")
-        await pilot.pause()
+        await settle(pilot)
         assert not isinstance(app.screen, NoteDialog)
         assert get_proposal(app.db, ids["gated"])["status"] == "waiting"
 
@@ -148,10 +149,10 @@ async def test_imported_sample_is_found_through_open_item(db, store_path):
     pid, _ = import_proposal(db, SAMPLE, actor="ana")
     app = GatepostApp(store_path, person="ana")
     async with app.run_test(size=(160, 45)) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         app.open_item("proposals", pid)  # switches to a screen not composed yet: the item waits for it
-        await pilot.pause()
-        assert app.screen.proposal_id == pid
+        await settle(pilot)
+        assert app.screen.shown == pid
         assert "not gated" in rendered(app, "#proposal-gate")
 
 
@@ -162,7 +163,7 @@ async def test_c_opens_the_case_of_a_case_proposal(store):
         screen = await open_proposals(pilot)
         assert screen.check_action("open_case", ()) is None  # the first proposal is not a case
         screen.open_item(ids["case"])
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("c")
-        await pilot.pause()
-        assert type(app.screen).__name__ == "CasesScreen" and app.screen.case_id == "case-0200"
+        await settle(pilot)
+        assert type(app.screen).__name__ == "CasesScreen" and app.screen.shown == "case-0200"

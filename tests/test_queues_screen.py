@@ -12,13 +12,14 @@ from gatepost.store.views import queue_state
 from gatepost.widgets.note_dialog import NoteDialog
 from gatepost.widgets.queue_bar import QueueBar
 
+from .console_helpers import settle
 from .fixtures.skills.store_builder import build
 
 BASIS = {"baseline": "b-7", "question_set": "qs-3", "data_revision": "d-12", "design": "design-2"}
 GOOD = [("guard_check", "clean", "run-52", "current"), ("design_review", "passed", "ana", "design-2"),
         ("tuning_comparison", "reproduced", "run-52", "current"), ("heldout_comparison", "held", "run-52", "current")]
 REVIEWER = ["loop_change.keep", "eval_design.review", "case.close", "manifest.review", "regression.triage",
-            "proposal.review"]
+            "proposal.review", "evidence.record_for"]
 CASE_IDS = ["case-1", "case-2", "case-3"]
 
 
@@ -48,11 +49,11 @@ def bar(app) -> str:
 
 async def decide_with_note(pilot, key: str, note: str) -> None:
     await pilot.press(key)
-    await pilot.pause()
+    await settle(pilot)
     assert isinstance(pilot.app.screen, NoteDialog), f"{key} opened no dialog"
     pilot.app.screen.query_one(TextArea).insert(note)
     await pilot.press("ctrl+s")
-    await pilot.pause()
+    await settle(pilot)
 
 
 async def test_work_the_cases_queue_to_its_end(store):
@@ -62,22 +63,22 @@ async def test_work_the_cases_queue_to_its_end(store):
     app = GatepostApp(store, person="ana")
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.press("2")
-        await pilot.pause()
+        await settle(pilot)
         assert "w work the queue · cases needing a decision: 3 for you" in bar(app)
         await pilot.press("w")
-        await pilot.pause()
+        await settle(pilot)
         screen = app.screen
-        assert screen.case_id == order[0]
+        assert screen.shown == order[0]
         assert leases.holder(db, "case", order[0])["holder"] == "ana"
         assert "Queue · cases needing a decision: 1 of 3 · 0 done" in bar(app)
         assert "you hold it until" in bar(app)
         for i, case_id in enumerate(order):
-            assert screen.case_id == case_id
+            assert screen.shown == case_id
             await decide_with_note(pilot, "k", f"kept {case_id}")  # k, the note, ctrl+s: and on to the next
             assert cases.get_case(db, case_id)["outcome"] == "kept"
             assert leases.holder(db, "case", case_id) is None  # released once decided
             if i + 1 < len(order):
-                assert screen.case_id == order[i + 1]
+                assert screen.shown == order[i + 1]
                 assert f"{i + 2} of 3 · {i + 1} done" in bar(app)
         assert "Queue empty: 3 decided, no cases needing a decision left for you" in bar(app)
         assert "f shows them" in bar(app)  # what to do next
@@ -92,24 +93,24 @@ async def test_others_leases_are_shown_and_skipped_and_their_items_refused(store
     app = GatepostApp(store, person="ana")
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.press("2")
-        await pilot.pause()
+        await settle(pilot)
         app.screen.open_item(order[0])
-        await pilot.pause()
+        await settle(pilot)
         assert "chen is working on it until" in bar(app)
         await decide_with_note(pilot, "k", "mine now")  # a decision on what chen holds is refused
         assert cases.get_case(db, order[0])["status"] == "open"
         assert any("chen is working on it" in n.message for n in app._notifications)
         await pilot.press("w")
-        await pilot.pause()
-        assert app.screen.case_id == order[1]  # chen's item is skipped
+        await settle(pilot)
+        assert app.screen.shown == order[1]  # chen's item is skipped
         assert "1 of 2 · 0 done · 1 held by others" in bar(app)
         await pilot.press("s")  # skip: the next one, the skipped one stays queued and is freed
-        await pilot.pause()
-        assert app.screen.case_id == order[2]
+        await settle(pilot)
+        assert app.screen.shown == order[2]
         assert leases.holder(db, "case", order[1]) is None
         assert leases.holder(db, "case", order[2])["holder"] == "ana"
         await pilot.press("x")
-        await pilot.pause()
+        await settle(pilot)
         assert leases.holder(db, "case", order[2]) is None
     db.close()
 
@@ -119,22 +120,22 @@ async def test_leaving_the_screen_releases_the_lease(store):
     app = GatepostApp(store, person="ana")
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.press("2")
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("w")
-        await pilot.pause()
-        held = app.screen.case_id
+        await settle(pilot)
+        held = app.screen.shown
         assert leases.holder(db, "case", held)["holder"] == "ana"
         first = leases.holder(db, "case", held)["expires_at"]
         app.screen._queue_renew()  # what the 5-minute timer does while the item stays open
         assert leases.holder(db, "case", held)["expires_at"] > first
         assert list_events(db, subject_type="case", subject_id=held)[0]["kind"] == "lease.renewed"
         await pilot.press("k")  # the note dialog over the screen keeps the lease
-        await pilot.pause()
+        await settle(pilot)
         assert leases.holder(db, "case", held)["holder"] == "ana"
         await pilot.press("escape")
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("1")
-        await pilot.pause()
+        await settle(pilot)
         assert leases.holder(db, "case", held) is None
     db.close()
 
@@ -143,9 +144,9 @@ async def test_a_browsing_person_has_no_queue_to_work(store):
     app = GatepostApp(store, person="dara")
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.press("2")
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("w")
-        await pilot.pause()
+        await settle(pilot)
         assert not app.screen.queue_active
         assert any("browsing only" in n.message for n in app._notifications)
 
@@ -156,10 +157,10 @@ async def test_work_the_regressions_queue_to_its_end(store):
     app = GatepostApp(store, person="bruno")
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.press("4")
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("w")
-        await pilot.pause()
-        assert app.screen.key == "token-movers"
+        await settle(pilot)
+        assert app.screen.shown == "token-movers"
         assert leases.holder(db, "skill", "token-movers")["holder"] == "bruno"
         assert "1 of 1" in bar(app)
         await decide_with_note(pilot, "a", "seen: the prompt lost its source line")
@@ -177,13 +178,13 @@ async def test_work_the_drafts_queue_to_its_end(store):
     app = GatepostApp(store, person="bruno")
     async with app.run_test(size=(160, 60)) as pilot:
         await pilot.press("5")
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("w")
-        await pilot.pause()
-        assert app.screen.key == pending[0]
+        await settle(pilot)
+        assert app.screen.shown == pending[0]
         assert "1 of 2" in bar(app)
         await decide_with_note(pilot, "r", "too loose")
-        assert app.screen.key == pending[1]
+        assert app.screen.shown == pending[1]
         assert "2 of 2 · 1 done" in bar(app)
         await decide_with_note(pilot, "a", "fits the runs")
         assert "Queue empty: 2 decided" in bar(app)
@@ -202,7 +203,7 @@ async def test_the_bar_is_on_each_queue_screen(store):
                     "6": "Queue empty: no proposals waiting for a person left for you."}
         for key, line in expected.items():
             await pilot.press(key)
-            await pilot.pause()
+            await settle(pilot)
             assert isinstance(app.screen.query_one(QueueBar), Static)
             assert line in bar(app)
 
@@ -232,13 +233,13 @@ async def test_work_the_proposals_queue_to_its_end(store):
     app = GatepostApp(store, person="ana")
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.press("6")
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("w")
-        await pilot.pause()
-        assert app.screen.proposal_id == waiting[0]
+        await settle(pilot)
+        assert app.screen.shown == waiting[0]
         assert leases.holder(db, "proposal", waiting[0])["holder"] == "ana"
         await decide_with_note(pilot, "a", "reads well")
-        assert app.screen.proposal_id == waiting[1] and "2 of 2 · 1 done" in bar(app)
+        assert app.screen.shown == waiting[1] and "2 of 2 · 1 done" in bar(app)
         await decide_with_note(pilot, "n", "split it in two")
         assert "Queue empty: 2 decided, no proposals waiting for a person left for you" in bar(app)
     assert [get_proposal(db, p)["status"] for p in waiting] == ["accepted", "needs_changes"]
@@ -255,9 +256,9 @@ async def test_quitting_gives_the_held_lease_back(tmp_path):
     app = GatepostApp(path, person="ana")
     async with app.run_test(size=(140, 42)) as pilot:
         await pilot.press("2")
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("w")
-        await pilot.pause()
+        await settle(pilot)
         held = app.screen.queue_key
         assert held and leases.holder(app.db, "case", held)["holder"] == "ana"
     db = open_store(path)

@@ -6,6 +6,7 @@ from gatepost.store.skills import list_drafts
 from gatepost.widgets.note_dialog import NoteDialog
 from gatepost.widgets.paged_list import PagedList
 
+from .console_helpers import settle
 from .fixtures.skills.store_builder import build
 
 
@@ -18,13 +19,13 @@ async def test_skills_in_urgency_order_with_strip_failures_and_literal_output(db
     app = GatepostApp(store_path, person="bruno")
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.press("4")
-        await pilot.pause()
+        await settle(pilot)
         screen = app.screen
         assert type(screen).__name__ == "RegressionsScreen"
         paged = screen.query_one(PagedList)
         assert paged.keys == ["token-movers", "paper-pick", "hn-digest"]  # NEW_FAIL high, STABLE_FAIL, PASS
         head = _text(screen, "#reg-head")
-        assert "✘ NEW_FAIL (high)" in head and "broke a pass streak of 6" in head
+        assert "✘ NEW_FAIL (medium)" in head and "broke a pass streak of 6" in head
         assert "✔✔✔✔✔✔✘" in _text(screen, "#reg-strip")
         failing = _text(screen, "#reg-failing")
         assert "✘ min_words: 7 words, needs 8" in failing
@@ -34,7 +35,7 @@ async def test_skills_in_urgency_order_with_strip_failures_and_literal_output(db
         assert "\x1b" not in str(output) and not any("bold" in str(span.style) and span.start > 20
                                                       for span in output.spans)
         await pilot.press("down")
-        await pilot.pause()
+        await settle(pilot)
         assert "≈ STABLE_FAIL" in _text(screen, "#reg-head")
         assert "missing section Read order" in _text(screen, "#reg-failing")
         assert "manifest may mismatch" in _text(screen, "#reg-triage")
@@ -44,21 +45,21 @@ async def test_filter_by_state_and_search(db, store_path):
     build(db)
     app = GatepostApp(store_path, person="bruno")
     async with app.run_test(size=(160, 50)) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         app.open_list("regressions", state="STABLE_FAIL")
-        await pilot.pause()
+        await settle(pilot)
         paged = app.screen.query_one(PagedList)
         assert paged.keys == ["paper-pick"]
         app.screen.apply_filter(state="PASS")
-        await pilot.pause()
+        await settle(pilot)
         assert paged.keys == ["hn-digest"]
         app.screen.apply_filter(state="all")
-        await pilot.pause()
+        await settle(pilot)
         assert len(paged.keys) == 3
         await pilot.press("slash")
         await pilot.press(*"movers")
         await pilot.press("enter")
-        await pilot.pause()
+        await settle(pilot)
         assert paged.keys == ["token-movers"] and paged.total == 1
 
 
@@ -67,16 +68,16 @@ async def test_acknowledge_with_a_note_records_an_event(db, store_path):
     app = GatepostApp(store_path, person="bruno")
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.press("4")
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("a")
-        await pilot.pause()
+        await settle(pilot)
         assert isinstance(app.screen, NoteDialog)
         await pilot.press("ctrl+s")  # an empty note is refused in place
-        await pilot.pause()
+        await settle(pilot)
         assert isinstance(app.screen, NoteDialog)
         await pilot.press(*"repair queued")
         await pilot.press("ctrl+s")
-        await pilot.pause()
+        await settle(pilot)
         assert type(app.screen).__name__ == "RegressionsScreen"
         [event] = list_events(app.db, kind="regression.acknowledged")
         assert (event["actor"], event["subject_id"], event["note"]) == ("bruno", "token-movers", "repair queued")
@@ -88,13 +89,13 @@ async def test_manifest_mismatch_starts_a_bootstrap_draft(db, store_path):
     app = GatepostApp(store_path, person="bruno")
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.press("4")
-        await pilot.pause()
+        await settle(pilot)
         assert app.screen.query_one(PagedList).current_key == "token-movers"
         await pilot.press("m")
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press(*"pattern is too strict")
         await pilot.press("ctrl+s")
-        await pilot.pause()
+        await settle(pilot)
         [event] = list_events(app.db, kind="regression.mismatch")
         assert event["note"] == "pattern is too strict"
         rows, _ = list_drafts(app.db, skill="token-movers")
@@ -107,10 +108,10 @@ async def test_a_person_without_triage_browses_only(db, store_path):
     app = GatepostApp(store_path, person="dara")
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.press("4")
-        await pilot.pause()
+        await settle(pilot)
         assert "you do not hold regression.triage" in _text(app.screen, "#reg-triage")
         await pilot.press("a")
-        await pilot.pause()
+        await settle(pilot)
         assert not isinstance(app.screen, NoteDialog)
         assert list_events(app.db, kind="regression.acknowledged") == []
 
@@ -119,8 +120,8 @@ async def test_palette_target_opens_the_skill(db, store_path):
     build(db)
     app = GatepostApp(store_path, person="bruno")
     async with app.run_test(size=(160, 50)) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         app.open_item("regressions", "hn-digest")
-        await pilot.pause()
+        await settle(pilot)
         assert app.screen.query_one(PagedList).current_key == "hn-digest"
         assert "hn-digest" in _text(app.screen, "#reg-head") and "✔ PASS" in _text(app.screen, "#reg-head")

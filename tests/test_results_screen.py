@@ -11,6 +11,7 @@ from gatepost.store.evaluation import CommandExecutor, MockExecutor, evaluate, l
 from gatepost.store.kernel import add_actor, open_store
 from gatepost.widgets.paged_list import PagedList
 
+from .console_helpers import settle
 from .evaluator_helpers import contains_task, executor, write_suite
 
 
@@ -53,7 +54,7 @@ def rendered(app, selector: str) -> str:
 
 async def open_results(pilot):
     await pilot.press("3")
-    await pilot.pause()
+    await settle(pilot)
     return pilot.app.screen
 
 
@@ -79,7 +80,7 @@ async def test_a_run_shows_differing_tasks_first_and_outputs_side_by_side_litera
     async with app.run_test(size=(180, 50)) as pilot:
         screen = await open_results(pilot)
         screen.open_item(runs["good"])
-        await pilot.pause()
+        await settle(pilot)
         head = rendered(app, "#run-head")
         assert "candidate 100%" in head and "baseline 50%" in head and "delta +0.5" in head
         tasks = screen.query_one("#run-tasks", PagedList)
@@ -87,7 +88,7 @@ async def test_a_run_shows_differing_tasks_first_and_outputs_side_by_side_litera
         row = [str(c) for c in tasks.table.get_row("gained")]
         assert row[0] == "≠" and row[3].startswith("pass") and row[4].startswith("FAIL")
         await pilot.press("enter")  # into the tasks
-        await pilot.pause()
+        await settle(pilot)
         assert tasks.table.has_focus
         candidate = rendered(app, "#out-candidate")
         baseline = rendered(app, "#out-baseline")
@@ -98,7 +99,7 @@ async def test_a_run_shows_differing_tasks_first_and_outputs_side_by_side_litera
         diff = rendered(app, "#out-diff")
         assert "+[bold]bravo[/bold]" in diff
         await pilot.press("down")
-        await pilot.pause()
+        await settle(pilot)
         assert screen.task_id == "same"
         assert rendered(app, "#out-candidate").count("alpha") >= 1
 
@@ -107,17 +108,17 @@ async def test_verdict_filter_search_and_unknown_person_can_browse(store):
     path, runs = store
     app = GatepostApp(path, person="mallory")
     async with app.run_test(size=(180, 50)) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         app.open_list("results", verdict="fail")  # the overview's way: before the screen is composed
-        await pilot.pause()
+        await settle(pilot)
         screen = app.screen
         paged = screen.query_one("#results-list", PagedList)
         assert paged.keys == [runs["bad"]]
         await pilot.press("v")  # cycles fail -> any
-        await pilot.pause()
+        await settle(pilot)
         assert paged.total == 3
         paged.set_search(runs["good"][:8])
-        await pilot.pause()
+        await settle(pilot)
         assert paged.keys == [runs["good"]]
 
 
@@ -152,8 +153,8 @@ async def test_the_runs_of_a_case_evaluation_lead_to_the_case(db, store_path, tm
         assert paged.total == 3
         assert "case-0300" in str(paged.table.get_row(paged.keys[0])[6])
         await pilot.press("c")
-        await pilot.pause()
-        assert type(app.screen).__name__ == "CasesScreen" and app.screen.case_id == "case-0300"
+        await settle(pilot)
+        assert type(app.screen).__name__ == "CasesScreen" and app.screen.shown == "case-0300"
 
 
 async def test_a_huge_output_is_shown_in_part_and_says_so(db, store_path, tmp_path: Path):

@@ -22,6 +22,7 @@ from gatepost.store.evaluation import (
 )
 from gatepost.store.kernel import open_store
 
+from .console_helpers import settle
 from .evaluator_helpers import contains_task, write_suite
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "reviewer"
@@ -258,17 +259,17 @@ async def test_the_results_screen_pages_a_run_from_the_store(db, store_path, tmp
     app = GatepostApp(store_path, person="dara")
     async with app.run_test(size=(180, 50)) as pilot:
         await pilot.press("3")
-        await pilot.pause()
+        await settle(pilot)
         app.screen.open_item(second)
-        await pilot.pause()
+        await settle(pilot)
         tasks = app.screen.query_one("#run-tasks", PagedList)
         assert tasks.keys == expected[:50] and tasks.keys[:3] == ["task-007", "task-047", "task-087"]
         assert "Showing 1–50 of 120" in str(tasks.query_one(".paged-status").render())
         head = str(app.screen.query_one("#run-head").render())
         assert f"vs previous run {first}" in head and "Δ 3 tasks changed (0 now pass, 3 now fail)" in head
         tasks.action_next_page()
-        await pilot.pause()
+        await settle(pilot)
         assert tasks.keys == expected[50:100]
         tasks.set_search("task-11")
-        await pilot.pause()
+        await settle(pilot)
         assert tasks.keys == [f"task-11{i}" for i in range(10)]

@@ -9,6 +9,8 @@ from gatepost.store.evaluation import import_artifact
 from gatepost.store.kernel import PERSON_CAPABILITIES, add_actor
 from gatepost.store.skills import manifests
 
+from .console_helpers import settle
+
 MARKUP = "[bold red]LOUD[/bold red] [link=http://evil.example]click[/link] [/]"
 ESCAPES = "\x1b[31mred\x1b[0m \x1b]8;;http://evil.example\x07osc\x1b]8;;\x07 \x1b[2J\x1b[H"
 HOSTILE = f"{MARKUP} {ESCAPES} end"
@@ -65,11 +67,11 @@ async def test_hostile_text_is_literal_on_every_screen(db, store_path, tmp_path)
     async with app.run_test(size=(200, 60)) as pilot:
         for mode, key, _label, _target in app.screen_specs:
             await pilot.press(key)
-            await pilot.pause()
+            await settle(pilot)
             if mode in keys:
                 app.screen.open_item(keys[mode])
-                await pilot.pause()
-                await pilot.pause()
+                await settle(pilot)
+                await settle(pilot)
             text = _screen_text(app)
             assert "\x1b" not in text, mode
             assert "[31m" not in text and "]8;;" not in text and "[2J" not in text, mode
@@ -85,6 +87,6 @@ async def test_notifications_show_data_literally(db, store_path):
     app = GatepostApp(store_path, person="ana")
     async with app.run_test(size=(160, 30), notifications=True) as pilot:
         app.screen.notify(f"refused: {MARKUP}", severity="error")  # "[/]" would be a markup error
-        await pilot.pause()
-        await pilot.pause()
+        await settle(pilot)
+        await settle(pilot)
         assert "[bold red]LOUD[/bold red]" in _screen_text(app)

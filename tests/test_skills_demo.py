@@ -5,6 +5,7 @@ import random
 from gatepost.store.demo import actors as demo_actors
 from gatepost.store.demo import skills as demo_skills
 from gatepost.store.kernel import open_store
+from gatepost.store.skills import HIGH_FROM
 from gatepost.store.views import counts
 
 
@@ -26,7 +27,8 @@ def test_demo_has_every_state_severity_and_draft_status(tmp_path):
     origins = {r[0] for r in db.execute("SELECT origin FROM manifest_drafts WHERE status = 'pending'")}
     assert origins == {"bootstrap", "edit", "mismatch"}
     lengths = [n for (n,) in db.execute("SELECT COUNT(*) FROM skill_evals GROUP BY skill")]
-    assert min(lengths) >= 6 and max(lengths) <= 16  # 6-15 runs, plus a re-evaluation after an approval
+    # 6-15 runs (a high NEW_FAIL: a pass streak of HIGH_FROM..+4 broken), plus a re-evaluation after an approval
+    assert min(lengths) >= 6 and max(lengths) <= max(16, HIGH_FROM + 6)
     assert db.execute("SELECT COUNT(*) FROM skill_runs WHERE status = 'error'").fetchone()[0] > 0
     assert db.execute("SELECT COUNT(*) FROM events WHERE kind = 'regression.acknowledged'").fetchone()[0] == 3
     assert "skills" in summary and "pending" in summary

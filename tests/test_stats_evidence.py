@@ -17,6 +17,7 @@ from gatepost.store.kernel import add_actor, open_store
 from gatepost.widgets.paged_list import PagedList
 
 from .conftest import run_gatepost
+from .console_helpers import settle
 from .evaluator_helpers import contains_task, executor, write_suite
 from .test_results_screen import open_results, rendered
 
@@ -231,7 +232,7 @@ async def test_results_screen_shows_intervals_and_filters_to_flaky_tasks(tmp_pat
     async with app.run_test(size=(180, 50)) as pilot:
         screen = await open_results(pilot)
         screen.open_item(run_id)
-        await pilot.pause()
+        await settle(pilot)
         head = rendered(app, "#run-head")
         assert "candidate 57 % (95 % CI 25 to 84, 4 of 7)" in head
         assert "too few tasks to tell; 7 tasks detect only ±86 pp" in head
@@ -240,10 +241,10 @@ async def test_results_screen_shows_intervals_and_filters_to_flaky_tasks(tmp_pat
         assert tasks.total == 7
         assert "~" in str(tasks.table.get_row("t1")[0]) and "~" not in str(tasks.table.get_row("t0")[0])
         await pilot.press("t", "f")
-        await pilot.pause()
+        await settle(pilot)
         assert sorted(tasks.keys) == ["t1", "t2", "t3"]  # failed once, then passed; t4-t6 never pass
         await pilot.press("f")
-        await pilot.pause()
+        await settle(pilot)
         assert tasks.total == 7
 
 
@@ -280,15 +281,15 @@ async def test_cases_screen_warns_when_a_claim_rests_on_noise_and_says_what_sett
     app = GatepostApp(store_path, person="ana")
     async with app.run_test(size=(200, 60)) as pilot:
         await pilot.press("2")
-        await pilot.pause()
+        await settle(pilot)
         screen = app.screen
         screen.open_item("case-30")
-        await pilot.pause()
+        await settle(pilot)
         shown = " ".join(str(w.render()) for w in screen.query(Static))
         assert "tuning_comparison reproduced (" in shown
         assert "rests on a delta inside the noise: run 1 +14 pp (95 % CI" in shown
         screen.open_item("case-31")
-        await pilot.pause()
+        await settle(pilot)
         shown = " ".join(str(w.render()) for w in screen.query(Static))
         assert "∅ tuning_comparison not recorded: decision rule significant" in shown
     md = cli("report", "case", "case-30").output

@@ -14,6 +14,8 @@ from gatepost.store.skills import acknowledge, evaluate, import_manifest, list_s
 from gatepost.store.views import assignment_of, changes_since_seen, queue_state
 from gatepost.widgets.paged_list import PagedList
 
+from .console_helpers import settle
+
 MANIFEST = "token-movers:\n  min_words: 5\n  required_patterns: [Top]\n  forbidden_patterns: [sorry]\n"
 GOOD = "Top movers today: SOL ARB TIA PEPE LINK OP"
 
@@ -166,14 +168,14 @@ async def test_lists_mark_changed_and_assigned_items_and_the_overview_shows_the_
     db.close()
     app = GatepostApp(store_path, person="ana")
     async with app.run_test(size=(200, 50)) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         overview = " ".join(str(o.prompt) for o in app.screen.query_one(OptionList)._options)
         assert "Team: assigned · waiting · done today" in overview and "ana" in overview
         await pilot.press("2")
-        await pilot.pause()
+        await settle(pilot)
         screen = app.screen
         screen.open_item("case-40")  # ana looks at case-40 now
-        await pilot.pause()
+        await settle(pilot)
         paged = screen.query_one(PagedList)
         assert str(paged.table.get_row("case-41")[0]).startswith("→")  # assigned to ana
         assert not str(paged.table.get_row("case-40")[0]).startswith("●")
@@ -184,16 +186,16 @@ async def test_lists_mark_changed_and_assigned_items_and_the_overview_shows_the_
     app = GatepostApp(store_path, person="ana")
     async with app.run_test(size=(200, 50)) as pilot:
         await pilot.press("2")
-        await pilot.pause()
+        await settle(pilot)
         screen = app.screen
         paged = screen.query_one(PagedList)
         assert str(paged.table.get_row("case-40")[0]).startswith("●")
         screen.open_item("case-40")
-        await pilot.pause()
+        await settle(pilot)
         bar = str(screen.query_one("#queue-bar", Static).render())
         assert "● changed since you looked: 1 new evidence record" in bar
         screen.open_item("case-41")
-        await pilot.pause()
+        await settle(pilot)
         assert "→ assigned to you by chen" in str(screen.query_one("#queue-bar", Static).render())
 
 

@@ -11,15 +11,21 @@ from gatepost.commands._common import (
     quiet_option,
     store_path,
 )
+from gatepost.store.kernel import InputError, has_admin, os_user, schema_version
 from gatepost.store.kernel import actors as actors_mod
-from gatepost.store.kernel import schema_version
 
 
 @click.command()
+@click.option("--admin", "admin", metavar="NAME", default=None,
+              help="The store's first administrator (holds store.admin: adds actors, grants and revokes "
+                   "capabilities). Default: your OS user, when the store has no administrator yet.")
 @click.pass_context
-def init(ctx: click.Context) -> None:
-    """Create an empty store (or migrate an existing one) at the --db location."""
+def init(ctx: click.Context, admin: str | None) -> None:
+    """Create an empty store (or migrate an existing one) at the --db location, and name its administrator."""
     db = open_ctx_store(ctx, create=True)
+    if admin is not None or not has_admin(db):
+        actor = actors_mod.make_admin(db, admin or os_user() or "admin", by=person(None) if admin else None)
+        output.line(f"administrator: {actor['name']} (store.admin)")
     output.line(f"store ready: {store_path(ctx)} (schema version {schema_version(db)})")
 
 
@@ -28,19 +34,69 @@ def actors() -> None:
     """People and producers of the store, and their capabilities."""
 
 
+note_option = click.option("--note", default=None, help="Why (kept with the audited event).")
+
+
 @actors.command("add")
 @click.argument("name")
 @click.option("--kind", type=click.Choice(actors_mod.KINDS), default="person", show_default=True,
               help="person: a reviewer; producer: an agent run or CI job that records evidence.")
 @click.option("--capability", "caps", multiple=True, metavar="CAP",
               help="Grant a capability (repeat for several). Known: " + ", ".join(actors_mod.CAPABILITIES))
+@note_option
 @as_option
 @click.pass_context
-def actors_add(ctx: click.Context, name: str, kind: str, caps: tuple[str, ...], as_name: str | None) -> None:
-    """Add an actor NAME, or grant more capabilities to an existing one."""
+def actors_add(ctx: click.Context, name: str, kind: str, caps: tuple[str, ...], note: str | None,
+               as_name: str | None) -> None:
+    """Add an actor NAME, or grant more capabilities to an existing one (store.admin)."""
     db = open_ctx_store(ctx, create=True)
-    actor = actors_mod.add_actor(db, name, kind, caps, by=person(as_name))
+    actor = actors_mod.add_actor(db, name, kind, caps, by=person(as_name), note=note)
     output.line(f"{actor['name']} ({actor['kind']}): {', '.join(actor['capabilities']) or 'no capabilities'}")
+
+
+@actors.command("grant")
+@click.argument("name")
+@click.argument("capabilities", nargs=-1, required=True)
+@note_option
+@as_option
+@click.pass_context
+def actors_grant(ctx: click.Context, name: str, capabilities: tuple[str, ...], note: str | None,
+                 as_name: str | None) -> None:
+    """Grant CAPABILITIES to actor NAME (store.admin; each an audited event)."""
+    db = open_ctx_store(ctx)
+    for cap in capabilities:
+        actor = actors_mod.grant(db, name, cap, by=person(as_name), note=note)
+    output.line(f"{actor['name']} ({actor['kind']}): {', '.join(actor['capabilities']) or 'no capabilities'}")
+
+
+@actors.command("revoke")
+@click.argument("name")
+@click.argument("capabilities", nargs=-1, required=True)
+@note_option
+@as_option
+@click.pass_context
+def actors_revoke(ctx: click.Context, name: str, capabilities: tuple[str, ...], note: str | None,
+                  as_name: str | None) -> None:
+    """Revoke CAPABILITIES from actor NAME (store.admin; each an audited event)."""
+    db = open_ctx_store(ctx)
+    for cap in capabilities:
+        actor = actors_mod.revoke(db, name, cap, by=person(as_name), note=note)
+    output.line(f"{actor['name']} ({actor['kind']}): {', '.join(actor['capabilities']) or 'no capabilities'}")
+
+
+@actors.command("bind")
+@click.argument("name")
+@click.option("--os-user", "os_user_name", required=True, metavar="USER",
+              help="The OS user NAME must run as from now on ('' to unbind).")
+@note_option
+@as_option
+@click.pass_context
+def actors_bind(ctx: click.Context, name: str, os_user_name: str, note: str | None, as_name: str | None) -> None:
+    """Bind actor NAME to an OS user: acting as NAME then needs that OS user (store.admin)."""
+    db = open_ctx_store(ctx)
+    actor = actors_mod.bind(db, name, os_user_name or None, by=person(as_name), note=note)
+    output.line(f"{actor['name']}: bound to OS user {actor['os_user']}" if actor["os_user"]
+                else f"{actor['name']}: not bound to an OS user")
 
 
 @actors.command("list")
@@ -61,13 +117,20 @@ def actors_list(ctx: click.Context, as_json: bool) -> None:
 
 @click.command()
 @as_option
+@click.option("--open", "open_at", metavar="KIND:ID", default=None,
+              help="Open straight on one item: results:RUN_ID, case:ID, skill:NAME, draft:ID or proposal:ID.")
 @click.pass_context
-def console(ctx: click.Context, as_name: str | None) -> None:
+def console(ctx: click.Context, as_name: str | None, open_at: str | None) -> None:
     """Open the review console on the store."""
-    from gatepost.app import GatepostApp
+    from gatepost.app import GatepostApp, parse_link
 
+    if open_at:
+        try:
+            parse_link(open_at)
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
     open_ctx_store(ctx).close()  # refuse a bad store with one line before the screen opens
-    GatepostApp(store_path(ctx), person=person(as_name)).run()
+    GatepostApp(store_path(ctx), person=person(as_name), open_at=open_at).run()
 
 
 @click.command()

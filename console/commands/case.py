@@ -29,7 +29,7 @@ def case() -> None:
 @as_option
 @click.pass_context
 def case_import(ctx: click.Context, files: tuple[str, ...], as_name: str | None) -> None:
-    """Import case FILES (YAML, format in README.md "The protocol"); importing an id again moves its candidate."""
+    """Import case FILES (YAML, format in README.md "The protocol"); an id is imported once (then: case revise)."""
     db = open_ctx_store(ctx, create=True)
     who = person(as_name)
     for path in files:
@@ -37,6 +37,23 @@ def case_import(ctx: click.Context, files: tuple[str, ...], as_name: str | None)
         row = cases_mod.get_case(db, case_id)
         _say(f"{case_id}: {row['status']} at revision {cases_mod.short_revision(row['current_revision'])} "
                    f"({cases_mod.claim_strip(row['protocol'], row['claims'])})")
+
+
+@case.command("revise")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--note", default=None, help="Why the candidate (or its independent: list) changes.")
+@as_option
+@click.pass_context
+def case_revise(ctx: click.Context, file: str, note: str | None, as_name: str | None) -> None:
+    """Move an imported case to FILE's candidate (same id, author, protocol): a new revision and its event.
+
+    Changing the independent: list of a case that has evidence needs store.admin.
+    """
+    db = open_ctx_store(ctx)
+    revision = cases_mod.revise_case(db, file, actor=person(as_name), note=note)
+    row = cases_mod.get_case(db, cases_mod.read_case_file(file)["id"])
+    _say(f"{row['id']}: {row['status']} at revision {cases_mod.short_revision(revision)} "
+         f"({cases_mod.claim_strip(row['protocol'], row['claims'])})")
 
 
 @case.command("list")
@@ -127,13 +144,15 @@ def case_show(ctx: click.Context, case_id: str, as_json: bool, as_name: str | No
 @click.option("--kind", required=True, help="Evidence kind: guard_check, tuning_comparison, heldout_comparison, "
                                             "design_review.")
 @click.option("--result", required=True, help="Its result, one the kind lists (e.g. clean, reproduced, held, passed).")
-@click.option("--producer", required=True, help="The run or person that produced it (independence is judged on it).")
+@click.option("--producer", default=None,
+              help="The run or person that produced it (independence is judged on it). Default: you (--as); "
+                   "recording for another producer needs evidence.record_for, and the record names both.")
 @click.option("--about", default="current", show_default=True,
               help="current, or the revision it is about (for design_review, the design name).")
 @click.option("--at", default=None, metavar="TIME", help="When it was observed (ISO 8601, UTC). Default: now.")
 @as_option
 @click.pass_context
-def case_evidence(ctx: click.Context, case_id: str, kind: str, result: str, producer: str, about: str,
+def case_evidence(ctx: click.Context, case_id: str, kind: str, result: str, producer: str | None, about: str,
                   at: str | None, as_name: str | None) -> None:
     """Record one piece of evidence on a case and show the claims it leaves."""
     db = open_ctx_store(ctx)

@@ -11,8 +11,10 @@ from gatepost.store.proposals import gate_proposal, load_gate_config, read_propo
 
 @click.command()
 @click.option("--config", "config_file", required=True, type=click.Path(dir_okay=False),
-              help="A TOML file with an [auto_improve.eval] table: enabled (default false), command, "
-                   "timeout_secs (default 120), targets (path prefixes), min_delta (default 0.0).")
+              help="A TOML file with an [auto_improve.eval] table: enabled (default false), command (run in the "
+                   "config file's folder), "
+                   "timeout_secs (default 120), targets (default [\"_rules\", \"procedures\"]: a path equal to one or "
+                   "under it), min_delta (default 0.0). A missing scorer is exit 2, not a rejection.")
 @click.option("--proposal", "proposal_file", required=True, type=click.Path(dir_okay=False),
               help="An ai-memory proposal JSON (path, operation, edit_mode, before_body, after_body, ...).")
 @click.option("--json", "as_json", is_flag=True, help="Print the gate result as JSON.")
@@ -30,6 +32,8 @@ def gate(ctx: click.Context, config_file: str, proposal_file: str, as_json: bool
     """
     config = load_gate_config(config_file)
     proposal = read_proposal_file(proposal_file)
+    if isinstance(proposal, dict) and isinstance(proposal.get("path"), str) and config.targets_path(proposal["path"]):
+        config.check_scorer()  # a broken setup is the operator's error (exit 2), never a recorded rejection
     db = open_ctx_store(ctx, create=True)
     result = gate_proposal(db, config, proposal, actor=person(as_name), source=proposal_file)
     if as_json:

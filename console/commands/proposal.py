@@ -100,6 +100,8 @@ def proposal_show(ctx: click.Context, proposal_id: str, as_json: bool) -> None:
         output.line(f"gate {g['at']}: {gate_status(g)}: {g['reason']}")
     for m in found["marks"]:
         output.line(f"marked {m['status']} by {m['actor']} at {m['at']}: {m['note']}")
+        if m.get("override_gate"):
+            output.line(f"  gate overridden: {m['override_gate']}")
     if found.get("case"):
         for name, value in found["case"]["claims"].items():
             output.line(f"claim {name}: {value}")
@@ -109,16 +111,20 @@ def proposal_show(ctx: click.Context, proposal_id: str, as_json: bool) -> None:
 @click.argument("proposal_id", metavar="ID")
 @click.argument("status", type=click.Choice(MARKS))
 @click.option("--note", required=True, help="Why (kept with the decision; required).")
+@click.option("--override-gate", "override_gate", default=None, metavar="REASON",
+              help="Accept although the proposal's latest gate result failed; the reason is kept in its history.")
 @as_option
 @click.pass_context
-def proposal_mark(ctx: click.Context, proposal_id: str, status: str, note: str, as_name: str | None) -> None:
+def proposal_mark(ctx: click.Context, proposal_id: str, status: str, note: str, override_gate: str | None,
+                  as_name: str | None) -> None:
     """Mark proposal ID accepted, declined or needs_changes (needs proposal.review).
 
     Accepted and declined are final; needs_changes can be followed by another
     mark. A refusal exits 3 and writes nothing.
     """
     who = person(as_name)
-    updated = mark_proposal(open_ctx_store(ctx), proposal_id, status, actor=who, note=note)
+    updated = mark_proposal(open_ctx_store(ctx), proposal_id, status, actor=who, note=note,
+                            override_gate=override_gate)
     output.line(f"{updated['id']}: {updated['status']} by {who}")
 
 

@@ -1,5 +1,6 @@
 """`gatepost skills`: record runs of installed skills, evaluate them, show their regression states."""
 
+from datetime import timedelta
 
 import click
 
@@ -65,6 +66,12 @@ def _fail_on(value: str | None) -> set[str]:
 @skills_group.command("eval")
 @click.option("--skill", default=None, metavar="NAME", help="Evaluate only this skill (default: every skill "
               "with an active manifest).")
+@click.option("--manifest", "manifest_file", default=None, type=click.Path(dir_okay=False),
+              help="aeon's own evals.json ({\"version\", \"skills\"}): judge the newest output matching each "
+                   "skill's output_pattern under --root, as aeon does (PASS, FAIL, WARN, NO_OUTPUT, STALE, "
+                   "QUALITY_DEGRADED with aeon's root causes); nothing is stored.")
+@click.option("--root", "root", default=".", show_default=True, type=click.Path(file_okay=False),
+              help="With --manifest: the folder output_patterns are relative to (aeon's repository root).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print JSON: per skill, each assertion's pass/fail/message and the new state.")
 @click.option("--fail-on", "fail_on", default=None, metavar="STATES",
@@ -73,11 +80,12 @@ def _fail_on(value: str | None) -> set[str]:
                    "--max-age. A failure acknowledged --until a later date is left out. Without it, eval exits 0 "
                    "whatever the states.")
 @click.option("--max-age", "max_age", default=None, metavar="AGE",
-              help="A skill whose newest output is older than AGE (15m, 36h, 2d) is STALE, whatever its state.")
+              help="A skill whose newest output is older than AGE (15m, 36h, 2d) is STALE, whatever its state. "
+                   "With --manifest the default is aeon's fall-back cadence, 14d.")
 @as_option
 @click.pass_context
-def eval_cmd(ctx: click.Context, skill: str | None, as_json: bool, fail_on: str | None, max_age: str | None,
-             as_name: str | None) -> None:
+def eval_cmd(ctx: click.Context, skill: str | None, manifest_file: str | None, root: str, as_json: bool,
+             fail_on: str | None, max_age: str | None, as_name: str | None) -> None:
     """Check each skill's latest run against its active manifest and update its regression state.
 
     Every assertion result is stored. A run already evaluated against the
@@ -86,6 +94,10 @@ def eval_cmd(ctx: click.Context, skill: str | None, as_json: bool, fail_on: str 
     \b
     Exit codes: 0 done; 1 a skill ended in a --fail-on state; 2 bad input.
     """
+    if manifest_file is not None:
+        seconds = skills.parse_max_age(max_age) if max_age else 14 * 86400
+        _eval_aeon(ctx, manifest_file, root, skill=skill, max_age=seconds / 86400, as_json=as_json, fail_on=fail_on)
+        return
     wanted = _fail_on(fail_on)
     seconds = skills.parse_max_age(max_age)
     db = open_ctx_store(ctx)
@@ -100,6 +112,31 @@ def eval_cmd(ctx: click.Context, skill: str | None, as_json: bool, fail_on: str 
     hit = [r["skill"] for r in results
            if (r.get("state") in wanted and r["status"] in ("evaluated", "unchanged") and not r["acknowledged"])
            or (skills.STALE in wanted and r["stale"])]
+    if hit:
+        if not as_json:
+            output.line(f"--fail-on: {len(hit)} skill(s) in {','.join(sorted(wanted))}: {', '.join(hit)}", err=True)
+        ctx.exit(1)
+
+
+def _eval_aeon(ctx: click.Context, manifest_file: str, root: str, *, skill: str | None, max_age: float,
+               as_json: bool, fail_on: str | None) -> None:
+    """aeon's dialect: judge files under ROOT by aeon's rules (store/skills/aeon.py)."""
+    wanted = {s.strip().upper() for s in (fail_on or "").split(",") if s.strip()}
+    unknown = sorted(wanted - set(skills.AEON_STATUSES))
+    if unknown:
+        raise click.BadParameter(f"unknown status {unknown[0]}; expected some of {','.join(skills.AEON_STATUSES)}",
+                                 param_hint="--fail-on")
+    specs = skills.read_aeon_manifest(manifest_file)
+    results = skills.judge_manifest(specs, root, skill=skill, max_age=timedelta(days=max_age))
+    if as_json:
+        echo_json([r.as_dict() for r in results])
+    else:
+        for r in results:
+            words = f" · {r.words} words" if r.words is not None else ""
+            where = f" · {r.output}" if r.output else ""
+            cause = f": {'; '.join(r.root_causes)}" if r.root_causes else ""
+            output.line(f"{r.status} {r.skill}{cause}{words}{where}")
+    hit = [r.skill for r in results if r.status in wanted]
     if hit:
         if not as_json:
             output.line(f"--fail-on: {len(hit)} skill(s) in {','.join(sorted(wanted))}: {', '.join(hit)}", err=True)

@@ -1,5 +1,6 @@
 """Task suites: validate a suite, run it for a candidate skill against a baseline, import artifacts."""
 
+import json
 import sys
 from pathlib import Path
 
@@ -23,11 +24,13 @@ from gatepost.commands._common import (
     quiet_option,
     store_path,
     suite_option,
+    write_file,
 )
 from gatepost.store.evaluation import (
     SPLIT_CHOICES,
     JudgeSettings,
     evaluate,
+    export_artifact,
     flaky_words,
     import_artifact,
     load_suite,
@@ -188,6 +191,28 @@ def suite_import_artifact(ctx: click.Context, file: str, as_name: str | None) ->
     db = open_ctx_store(ctx, create=True)
     run_id, created = import_artifact(db, file, actor=person(as_name))
     output.line(f"{'imported' if created else 'already imported'}: {run_id}")
+
+
+
+@suite.command("export-artifact")
+@click.argument("run_id")
+@click.option("--output", "-o", "out_file", type=click.Path(dir_okay=False), default=None,
+              help="Write the artifact here (default: print it); refuses the store, a SQLite file, or an "
+                   "existing file without --force.")
+@force_option
+@click.pass_context
+def suite_export_artifact(ctx: click.Context, run_id: str, out_file: str | None, force: bool) -> None:
+    """Write stored run RUN_ID as an artifact in the upstream evaluator's shape (its gate reads
+    `evaluation.verdict`); gatepost's own fields stay beside upstream's."""
+    db = open_ctx_store(ctx)
+    artifact = export_artifact(db, run_id)
+    if out_file is None:
+        echo_json(artifact)
+        return
+    target = Path(out_file).expanduser().resolve()
+    artifact["truth_anchor"] = str(target)
+    write_file(target, json.dumps(artifact, indent=2, ensure_ascii=False) + "\n", store=store_path(ctx), force=force)
+    output.line(f"written: {target}")
 
 
 COMMANDS = [suite]

@@ -1,16 +1,19 @@
 """The audit log: every event, who did what on which revision, when, with its note."""
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Select, Static
 
+from gatepost.keymap import bound, key_for
 from gatepost.safe import literal, one_line
 from gatepost.screens.base import GatepostScreen
-from gatepost.store.kernel import count_events, event_actors, event_kinds, list_events
+from gatepost.store.kernel import event_actors, event_kinds
+from gatepost.store.views import audit_page
 from gatepost.widgets.paged_list import PagedList
 
-COLUMNS = [("seq", 7), ("at (UTC)", 20), ("who", 12), ("what", 22), ("on", 22), ("rev", 8), ("note", 40)]
+COLUMNS = [("seq", 7), ("at (UTC)", 20), ("who", 12), ("what", 22), ("outcome", 12), ("on", 28), ("rev", 8),
+           ("note", None)]
 
 
 class AuditScreen(GatepostScreen):
@@ -21,13 +24,18 @@ class AuditScreen(GatepostScreen):
     AuditScreen #audit-detail { height: auto; max-height: 12; border: round $secondary; padding: 0 1; }
     """
 
+    BINDINGS = [bound("l", "toggle_leases", "Lease events", "audit.leases")]
+
     def __init__(self) -> None:
         super().__init__()
         self.actor: str | None = None
         self.kind: str | None = None
+        self.leases = False  # lease events (taken, renewed, released on every open) are folded away
+        self.leases_hidden = 0
 
     def body(self) -> ComposeResult:
         with Vertical():
+            yield Static(id="audit-title", classes="pane-title")
             with Horizontal(classes="filters"):
                 yield Select([], prompt="any actor", id="audit-actor", allow_blank=True)
                 yield Select([], prompt="any kind of event", id="audit-kind", allow_blank=True)
@@ -35,20 +43,41 @@ class AuditScreen(GatepostScreen):
             yield Static("", id="audit-detail")
 
     def on_mount(self) -> None:
-        self.query_one("#audit-actor", Select).set_options([(literal(a), a) for a in event_actors(self.db)])
-        self.query_one("#audit-kind", Select).set_options([(literal(k), k) for k in event_kinds(self.db)])
         self.query_one(PagedList).table.focus()
+        self._read_choices()
 
-    def _fetch(self, search: str, offset: int, limit: int):
-        filters = {"actor": self.actor, "kind": self.kind, "search": search or None}
-        rows = list_events(self.db, limit=limit, offset=offset, **filters)
-        self._rows = {str(r["seq"]): r for r in rows}
+    @work(thread=True, exclusive=True, group="choices")
+    def _read_choices(self) -> None:
+        with self.app.reading() as db:
+            actors, kinds = event_actors(db), event_kinds(db)
+        self.app.call_from_thread(self._set_choices, actors, kinds)
+
+    def _set_choices(self, actors: list[str], kinds: list[str]) -> None:
+        self.query_one("#audit-actor", Select).set_options([(literal(a), a) for a in actors])
+        self.query_one("#audit-kind", Select).set_options([(literal(k), k) for k in kinds])
+
+    def _fetch(self, db, search: str, offset: int, limit: int):
+        page = audit_page(db, actor=self.actor, kind=self.kind, search=search or None, leases=self.leases,
+                          limit=limit, offset=offset)
+        self._rows = {str(r["seq"]): r for r in page["rows"]}
+        self.leases_hidden = page["leases_hidden"]
         return [
-            (str(r["seq"]), [r["seq"], r["at"][:19].replace("T", " "), r["actor"] or "—", r["kind"],
-                             f"{r['subject_type']} {one_line(r['subject_id'], 30)}", (r["revision"] or "")[:7],
-                             one_line(r["note"], 60)])
-            for r in rows
-        ], count_events(self.db, **filters)
+            (str(r["seq"]), [r["seq"], r["at"][:19].replace("T", " "), r["actor"] or "—", r["kind"], r["outcome"],
+                             f"{r['subject_type']} {one_line(r['subject_id'], 40)}", (r["revision"] or "")[:7],
+                             one_line(r["note"], 400)])
+            for r in page["rows"]
+        ], page["total"]
+
+    @on(PagedList.Loaded)
+    def _title(self) -> None:
+        key = key_for(self.app, "audit.leases", "l")
+        hint = (f"lease events shown · {key} folds them" if self.leases else
+                f"{self.leases_hidden:,} lease events folded · {key} shows them" if self.leases_hidden else "")
+        self.query_one("#audit-title", Static).update(literal(f"Audit log   {hint}"))
+
+    def action_toggle_leases(self) -> None:
+        self.leases = not self.leases
+        self.query_one(PagedList).reload()
 
     @on(Select.Changed)
     def _filter_changed(self, event: Select.Changed) -> None:
@@ -75,6 +104,7 @@ class AuditScreen(GatepostScreen):
         text = literal(f"#{row['seq']} {row['at']} · {row['actor'] or '—'} · {row['kind']}\n"
                        f"on {row['subject_type']} {row['subject_id']}"
                        + (f" at revision {row['revision']}" if row["revision"] else "")
+                       + (f"\noutcome: {row['outcome']}" if row["outcome"] else "")
                        + (f"\nnote: {row['note']}" if row["note"] else "")
                        + (f"\n{row['payload']}" if row["payload"] else ""))
         detail.update(text)

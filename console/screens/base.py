@@ -1,32 +1,35 @@
 """What every screen of the console shares: header, footer, the store and the person."""
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
+from gatepost.keymap import bound
 from gatepost.widgets.nav_bar import NavBar
 from gatepost.widgets.paged_list import PagedList
 
+HEADER_ICON = "≡"  # in every common monospace font (⭘ rendered as a missing-glyph box)
+
 
 class GatepostScreen(Screen):
-    """A console screen. Subclasses compose `body()`; the store is `self.db`, the person `self.person`.
+    """A console screen. Subclasses compose `body()`; the person is `self.person`.
 
+    Screens read the store in thread workers through `self.app.reading()` and write through
+    `await self.app.write(fn, …)`; nothing here touches SQLite on the event loop.
     A screen that lists things may implement `apply_filter(**filters)`: the
-    overview and the command palette open lists already filtered through it,
-    and `open_item(key)` to show one item's detail.
+    overview opens lists already filtered through it, and `open_item(key)` to show one item.
     """
 
-    BINDINGS = [Binding("slash", "search", "Search", key_display="/")]
+    BINDINGS = [bound("slash", "search", "Search", "list.search")]
     DEFAULT_CSS = """
-    GatepostScreen #bottom-bar { dock: bottom; height: 2; }
+    GatepostScreen #bottom-bar { dock: bottom; height: auto; max-height: 4; }
     GatepostScreen #bottom-bar Footer { dock: none; }
     """
     mode_name: str | None = None  # the app sets it: the NavBar marks this screen's key
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield Header(icon=HEADER_ICON)
         yield from self.body()
         with Vertical(id="bottom-bar"):
             yield NavBar()
@@ -36,15 +39,11 @@ class GatepostScreen(Screen):
         return iter(())
 
     @property
-    def db(self):
-        return self.app.db
-
-    @property
     def person(self) -> str:
-        return self.app.person
+        return self.app.person  # type: ignore[attr-defined]
 
     def can(self, capability: str) -> bool:
-        return capability in self.app.capabilities
+        return capability in self.app.capabilities  # type: ignore[attr-defined]
 
     def action_search(self) -> None:
         lists = list(self.query(PagedList))

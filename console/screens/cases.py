@@ -2,45 +2,52 @@
 the evidence marked counting / stale / not independent, and only the decisions the person may take."""
 
 import json
+from typing import Any
 
 from rich.text import Text
 from textual import on
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.coordinate import Coordinate
-from textual.widgets import Button, Select, Static
+from textual.containers import Vertical
+from textual.widget import Widget
+from textual.widgets import Button, Static
 
+from gatepost.keymap import key_for
 from gatepost.safe import literal, one_line
-from gatepost.screens.base import GatepostScreen
+from gatepost.screens.decision import Decision, DecisionScreen, Done, Work, decided_line
+from gatepost.screens.list_detail import Filter
 from gatepost.store import cases as cases_mod
 from gatepost.store import flows
 from gatepost.store.kernel import GatepostError
 from gatepost.store.protocol import protocol_for, short
 from gatepost.widgets.case_claims import EVIDENCE_STYLE, ClaimTree, claim_strip, symbol
-from gatepost.widgets.note_dialog import NoteDialog
-from gatepost.widgets.paged_list import PagedList
-from gatepost.widgets.queue_bar import QUEUE_BINDINGS, QueueBar, QueueMixin
+from gatepost.widgets.paged_list import Row
 
 COLUMNS = [("id", 12), ("rev", 6), ("claims", 9), ("status", 12), ("title", 40)]
-# (outcome, key, label, what the dialog asks for)
-DECISIONS = [
-    ("kept", "k", "keep", "Note"),
-    ("rejected", "r", "reject", "Note"),
-    ("proposed", "p", "propose to a person", "Note"),
-    ("inconclusive", "i", "close inconclusive", "Reason"),
-]
-STATUS_OPTIONS = [("open", "open"), ("needs a decision", "needs_decision"), ("closed", "closed")]
-OUTCOME_OPTIONS = [("kept", "kept"), ("rejected", "rejected"), ("proposed", "proposed"),
-                   ("inconclusive", "inconclusive")]
 
 
-class CasesScreen(QueueMixin, GatepostScreen):
+def _cap(outcome: str) -> str:
+    return cases_mod.OUTCOME_CAPABILITY.get(outcome, cases_mod.CLOSE_CAPABILITY)
+
+
+DECISIONS = (
+    Decision("kept", "k", "keep", _cap("kept")),
+    Decision("rejected", "r", "reject", _cap("rejected")),
+    Decision("proposed", "p", "propose to a person", _cap("proposed")),
+    Decision("inconclusive", "i", "close inconclusive", _cap("inconclusive"), prompt="Reason"),
+)
+STATUS = Filter("status", (("open", "open"), ("needs a decision", "needs_decision"), ("closed", "closed")),
+                "any status", default="open")
+OUTCOME = Filter("outcome", (("kept", "kept"), ("rejected", "rejected"), ("proposed", "proposed"),
+                             ("inconclusive", "inconclusive")), "any outcome")
+
+
+class CasesScreen(DecisionScreen):
     """k keep · r reject · p propose · i inconclusive — each only when the protocol and your authority allow it."""
 
+    NAME, TITLE, COLUMNS, FILTERS, DECISIONS = "cases", "Cases", COLUMNS, (STATUS, OUTCOME), DECISIONS
+    EMPTY = "No cases here. Press f for another status, or import one: gatepost case import FILE."
+    WORK = Work("cases", "case", {"status": "needs_decision"}, ("Open cases still waiting on evidence are not in it: f shows them; "
+                        "6 Proposals holds what was proposed to a person."))
     DEFAULT_CSS = """
-    CasesScreen .filters Select { width: 1fr; }
-    CasesScreen #case-detail > Static { height: auto; margin-bottom: 1; }
     CasesScreen #case-decisions { height: auto; }
     CasesScreen #case-decisions Button { width: 100%; height: auto; content-align: left middle;
                                          text-align: left; padding: 0 1; }
@@ -48,72 +55,31 @@ class CasesScreen(QueueMixin, GatepostScreen):
     CasesScreen ClaimTree { margin-bottom: 1; }
     """
 
-    BINDINGS = [
-        Binding("k", "decide('kept')", "Keep"),
-        Binding("r", "decide('rejected')", "Reject"),
-        Binding("p", "decide('proposed')", "Propose"),
-        Binding("i", "decide('inconclusive')", "Inconclusive"),
-        Binding("f", "cycle_status", "Status filter"),
-        *QUEUE_BINDINGS,
-    ]
-    QUEUE = "cases"
-    QUEUE_FILTER = {"status": "needs_decision"}
-    QUEUE_CAPABILITIES = ("loop_change.keep", "case.close")
-    QUEUE_EMPTY_HINT = ("Open cases still waiting on evidence are not in it: f shows them; "
-                        "6 Proposals holds what was proposed to a person.")
-
     def __init__(self) -> None:
         super().__init__()
-        self.status: str | None = "open"
-        self.outcome: str | None = None
-        self.view: dict | None = None
-        self.case_id: str | None = None
-        self.seen_seq: int | None = None
         self._strips: dict[str, tuple[list[str], list[str]]] = {}
-        self._from_dialog = False
 
     # --- layout -------------------------------------------------------------------------
-    def body(self) -> ComposeResult:
-        yield QueueBar()
-        with Horizontal(classes="split"):
-            with Vertical(classes="list-pane"):
-                yield Static(id="cases-title", classes="pane-title")
-                with Horizontal(classes="filters"):
-                    yield Select(STATUS_OPTIONS, prompt="any status", value=self.status or Select.NULL,
-                                 id="cases-status")
-                    yield Select(OUTCOME_OPTIONS, prompt="any outcome", value=self.outcome or Select.NULL,
-                                 id="cases-outcome")
-                yield PagedList(COLUMNS, self._fetch, empty="No cases here. Press f for another status, or import one: gatepost case import FILE.", id="cases-list")
-            with VerticalScroll(classes="detail-pane", id="case-detail"):
-                yield Static(id="case-head")
-                yield Static(id="case-claims")
-                yield Static(Text("What each claim rests on", style="bold"), classes="pane-title")
-                yield ClaimTree(id="case-tree")
-                yield Static(id="case-evidence")
-                yield Static(Text("Decisions", style="bold"), classes="pane-title")
-                with Vertical(id="case-decisions"):
-                    for outcome, _key, label, _prompt in DECISIONS:
-                        yield Button(label, id=f"decide-{outcome}", disabled=True, compact=True)
-                yield Static(id="case-history")
-                yield Static(Text("Candidate content", style="bold"), classes="pane-title")
-                yield Static(id="case-content")
+    def detail_widgets(self):
+        yield Static(id="case-head")
+        yield Static(id="case-claims")
+        yield Static(Text("What each claim rests on", style="bold"), classes="pane-title")
+        yield ClaimTree(id="case-tree")
+        yield Static(id="case-evidence")
+        yield Static(Text("Decisions", style="bold"), classes="pane-title")
+        yield Vertical(*self._buttons(), id="case-decisions")
+        yield Static(id="case-history")
+        yield Static(Text("Candidate content", style="bold"), classes="pane-title")
+        yield Static(id="case-content")
 
-    def on_mount(self) -> None:
-        self._title()
-        self.queue_render()
-        self.query_one(PagedList).table.focus()
-
-    def on_screen_resume(self) -> None:
-        if self._from_dialog:  # back from our own dialog: the decision already redrew what changed
-            self._from_dialog = False
-            return
-        self.refresh_data()
+    def _buttons(self) -> list[Widget]:
+        return [Button(d.label, id=f"decide-{d.name}", disabled=True, compact=True) for d in DECISIONS]
 
     # --- the list -------------------------------------------------------------------------
-    def _fetch(self, search: str, offset: int, limit: int):
-        rows, total = cases_mod.list_cases(self.db, status=self.status, outcome=self.outcome,
+    def fetch_rows(self, db: Any, search: str, offset: int, limit: int) -> tuple[list[Row], int]:
+        rows, total = cases_mod.list_cases(db, status=self.filters["status"], outcome=self.filters["outcome"],
                                            search=search or None, limit=limit, offset=offset)
-        return self.mark_rows([(r["id"], self._cells(r)) for r in rows]), total
+        return self.mark_rows(db, [(r["id"], self._cells(r)) for r in rows]), total
 
     def _cells(self, r: dict) -> list:
         order, derived = self._claim_layout(r["protocol"])
@@ -126,105 +92,30 @@ class CasesScreen(QueueMixin, GatepostScreen):
         return [literal(one_line(r["id"], 16)), literal(short(r["current_revision"], 6)),
                 claim_strip(r["claims"], order, derived), status, literal(one_line(r["title"], 60))]
 
-    def _update_row(self, case_id: str) -> None:
-        """Redraw one row in place, so a decided case stays where the person was looking."""
-        paged = self.query_one(PagedList)
-        if case_id not in paged.keys:
-            return
-        row = paged.keys.index(case_id)
-        for col, cell in enumerate(self._cells(cases_mod.get_case(self.db, case_id))):
-            paged.table.update_cell_at(Coordinate(row, col), cell)
-
     def _claim_layout(self, ref: str) -> tuple[list[str], list[str]]:
         if ref not in self._strips:
             proto = protocol_for(ref)
             self._strips[ref] = (list(proto.claim_order), [n for n in proto.claims if proto.derived(n)])
         return self._strips[ref]
 
-    def _title(self) -> None:
-        parts = [dict((v, k) for k, v in STATUS_OPTIONS).get(self.status, "all") if self.status else "any status"]
-        if self.outcome:
-            parts.append(self.outcome)
-        self.query_one("#cases-title", Static).update(literal("Cases · " + " · ".join(parts) + "   / search"))
-
-    def _reload(self) -> None:
-        self._title()
-        paged = self.query_one(PagedList)
-        paged.page_offset = 0
-        paged.reload(keep_key=self.case_id)
-
-    @on(Select.Changed, "#cases-status")
-    def _status_changed(self, event: Select.Changed) -> None:
-        value = None if event.value is Select.NULL else str(event.value)
-        if value != self.status:
-            self.status = value
-            self._reload()
-
-    @on(Select.Changed, "#cases-outcome")
-    def _outcome_changed(self, event: Select.Changed) -> None:
-        value = None if event.value is Select.NULL else str(event.value)
-        if value != self.outcome:
-            self.outcome = value
-            if value and self.status in ("open", "needs_decision"):
-                self.status = "closed"
-                self.query_one("#cases-status", Select).value = "closed"
-            self._reload()
-
-    def apply_filter(self, **filters: str) -> None:
-        """status=open|closed|needs_decision|any, outcome=kept|rejected|proposed|inconclusive."""
-        if "status" in filters:
-            self.status = filters["status"] if filters["status"] in ("open", "closed", "needs_decision") else None
-            if self.status in ("open", "needs_decision") and "outcome" not in filters:
-                self.outcome = None  # open cases have no outcome yet
-        if "outcome" in filters:
-            self.outcome = filters["outcome"] or None
-            if self.outcome and "status" not in filters:
-                self.status = "closed"
-        if not self.query("#cases-list"):
-            return  # composing reads these filters
-        status_select = self.query_one("#cases-status", Select)
-        outcome_select = self.query_one("#cases-outcome", Select)
-        with self.prevent(Select.Changed):
-            status_select.value = self.status if self.status else Select.NULL
-            outcome_select.value = self.outcome if self.outcome else Select.NULL
-        self._reload()
-
-    def action_cycle_status(self) -> None:
-        order = ["open", "needs_decision", "closed", None]
-        self.apply_filter(status=order[(order.index(self.status) + 1) % len(order)] or "any")
-
-    def open_item(self, key: str) -> None:
-        paged = self.query_one(PagedList)
-        if not paged.move_to_key(key):
-            self.status, self.outcome = None, None
-            with self.prevent(Select.Changed):
-                self.query_one("#cases-status", Select).value = Select.NULL
-                self.query_one("#cases-outcome", Select).value = Select.NULL
-            self._title()
-            paged.set_search(key)
-            paged.move_to_key(key)
-        self.show_case(key)
-
-    def refresh_data(self) -> None:
-        paged = self.query_one(PagedList)
-        paged.reload(keep_key=self.case_id or paged.current_key)
-        if self.case_id:
-            self.show_case(self.case_id)
-        self.queue_render()
-
-    @on(PagedList.Highlighted, "#cases-list")
-    def _highlighted(self, event: PagedList.Highlighted) -> None:
-        self.show_case(event.key)
+    def normalize_filters(self, changed: dict[str, str | None]) -> None:
+        """Open cases have no outcome yet; an outcome means closed."""
+        if changed.get("status") in ("open", "needs_decision") and "outcome" not in changed:
+            self.filters["outcome"] = None
+        if changed.get("outcome") and self.filters["status"] in ("open", "needs_decision"):
+            self.filters["status"] = "closed"
 
     # --- the detail -------------------------------------------------------------------------
-    def show_case(self, case_id: str | None) -> None:
+    def fetch_detail(self, db: Any, key: str) -> dict | None:
         try:
-            view = cases_mod.case_view(self.db, case_id, actor=self.person) if case_id else None
+            return cases_mod.case_view(db, key, actor=self.person)
         except GatepostError:
-            view = None
-        self.view, self.case_id = view, (view["id"] if view else None)
-        self.seen_seq = view["last_seq"] if view else None
-        self.queue_shown(self.case_id)
+            return None
+
+    def seq_of(self, db: Any, key: str, detail: Any) -> int | None:
+        return detail["last_seq"]
+
+    def render_detail(self, view: dict | None) -> None:
         head = self.query_one("#case-head", Static)
         if view is None:
             head.update(literal("No case selected."))
@@ -242,13 +133,13 @@ class CasesScreen(QueueMixin, GatepostScreen):
         content = view["candidate"]["content"]
         shown = content if isinstance(content, str) else json.dumps(content, indent=2, ensure_ascii=False)
         self.query_one("#case-content", Static).update(literal(shown))
-        for outcome, key, label, _prompt in DECISIONS:
-            legal, why = self.legal(outcome)
-            button = self.query_one(f"#decide-{outcome}", Button)
-            button.disabled = not legal
-            button.label = literal(f"[{key}] {label}" + ("" if legal else f" — {why}"))
-
-    show_detail = show_case  # what the work queue calls to draw an item
+        for d in DECISIONS:
+            legal, why = self.legal(d.name)
+            button = self.query_one(f"#decide-{d.name}", Button)
+            label = literal(f"[{key_for(self.app, f'cases.{d.name}', d.key)}] {d.label}" + ("" if legal else f" — {why}"))
+            if button.disabled != (not legal) or str(button.label) != label.plain:
+                button.disabled = not legal
+                button.label = label
 
     def _head(self, view: dict) -> Text:
         text = literal(f"{view['id']} · {view['title']}", style="bold")
@@ -305,65 +196,31 @@ class CasesScreen(QueueMixin, GatepostScreen):
     def _history(self, view: dict) -> Text:
         text = Text()
         for d in view["decisions"]:
-            text.append_text(literal(f"{d['outcome']} by {d['actor']} at {d['at'][:16].replace('T', ' ')} "
-                                     f"on rev {cases_mod.short_revision(d['revision'], 7)}", style="bold"))
-            if d["note"]:
-                text.append_text(literal(f": {d['note']}"))
-            text.append("\n")
+            text.append_text(decided_line(d["outcome"], d["actor"], d["at"], d["note"],
+                                          f" on rev {cases_mod.short_revision(d['revision'], 7)}"))
         if not view["decisions"] and view["status"] == "open":
             text.append(f"you decide as {self.person}", style="dim")
         return text
 
-    def legal(self, outcome: str) -> tuple[bool, str]:
+    def legal(self, name: str) -> tuple[bool, str]:
         """Whether the person may take this decision now, and if not, why."""
-        view = self.view
+        view = self.detail
         if view is None:
             return False, "no case selected"
-        rule = view["outcomes"].get(outcome)
+        rule = view["outcomes"].get(name)
         if rule is None:
-            return False, f"{view['protocol']} has no outcome {outcome}"
+            return False, f"{view['protocol']} has no outcome {name}"
         if not rule["allowed"]:
             return False, f"blocked: {rule['why']}"
-        capability = cases_mod.OUTCOME_CAPABILITY.get(outcome, cases_mod.CLOSE_CAPABILITY)
+        capability = self.decision(name).capability
         if not self.can(capability):
             return False, f"needs {capability}, which {self.person} does not hold"
         return True, rule["why"]
 
-    # --- deciding -----------------------------------------------------------------------------
+    def perform(self, db: Any, name: str, key: str, note: str, seen_seq: int | None) -> Done:
+        flows.decide(db, key, name, actor=self.person, note=note, based_on_seq=seen_seq)
+        return Done(f"{key}: {name} by {self.person}")
+
     @on(Button.Pressed, "#case-decisions Button")
     def _pressed(self, event: Button.Pressed) -> None:
         self.action_decide((event.button.id or "").removeprefix("decide-"))
-
-    def action_decide(self, outcome: str) -> None:
-        legal, why = self.legal(outcome)
-        label = next(lbl for o, _k, lbl, _p in DECISIONS if o == outcome)
-        if not legal:
-            self.notify(f"{label}: {why}", title="Not allowed", severity="warning", markup=False)
-            return
-        case_id, seq = self.case_id, self.seen_seq
-        prompt = next(p for o, _k, _l, p in DECISIONS if o == outcome)
-        dialog = NoteDialog(f"{label.capitalize()} {case_id}?  ({one_line(self.view['title'], 40)})",
-                            prompt, required=True, confirm_label=label.capitalize())
-
-        def done(note: str | None) -> None:
-            if note is None:
-                return
-            self.write_decision(case_id, outcome, note, seq)
-
-        self._from_dialog = True
-        self.app.push_screen(dialog, done)
-
-    def write_decision(self, case_id: str, outcome: str, note: str, seq: int | None) -> None:
-        try:
-            flows.decide(self.db, case_id, outcome, actor=self.person, note=note, based_on_seq=seq)
-        except GatepostError as exc:
-            self.notify(str(exc), title="Refused", severity="error", markup=False, timeout=10)
-        else:
-            self.notify(f"{case_id}: {outcome} by {self.person}", title="Decided", markup=False)
-            self._update_row(case_id)
-            self.show_case(case_id)
-            self.queue_completed(case_id)
-            return
-        self._update_row(case_id)
-        self.show_case(case_id)
-

@@ -1,46 +1,52 @@
-"""The help screen: every binding of the console and of the screen below it."""
+"""The help screen: exactly the keys active on the screen the person was on, from the keymap."""
 
 from rich.table import Table
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
+
+from gatepost.keymap import bound
 
 
 class HelpScreen(ModalScreen):
-    """Lists the bindings that are active where the person pressed `?`."""
+    """Lists the bindings active where the person pressed `?` (not the dialog's own keys)."""
 
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
-    HelpScreen > VerticalScroll { width: 80%; height: 80%; border: thick $primary; background: $surface; padding: 1 2; }
+    HelpScreen > VerticalScroll { width: 90%; max-width: 100; height: 90%; border: thick $primary;
+                                  background: $surface; padding: 0 1; }
     """
-    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
+    BINDINGS = [bound("escape,q,question_mark", "dismiss", "Close", "help.close")]
+
+    def __init__(self, below: Screen) -> None:
+        super().__init__()
+        self.rows = self.bindings_of(below)
+        self.where = type(below).__name__.removesuffix("Screen") or "console"
+
+    def bindings_of(self, below: Screen) -> list[tuple[str, str, bool]]:
+        """(key, what it does, usable now) for each binding active on `below`, as its footer reads them."""
+        rows: list[tuple[str, str, bool]] = []
+        seen: set[str] = set()
+        for key, active in below.active_bindings.items():
+            binding = active.binding
+            label = binding.description or binding.action
+            if not label or key in seen:
+                continue
+            seen.add(key)
+            shown = self.app.get_key_display(binding)
+            rows.append((shown, label, active.enabled))
+        return rows
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
             yield Static(self._table(), id="help-table")
 
     def _table(self) -> Table:
-        below = self.app.screen_stack[-1] if self.app.screen_stack else None
-        table = Table(title="gatepost · keys", expand=True, show_lines=False)
+        table = Table(title=f"gatepost · keys on {self.where}", expand=True, show_lines=False)
         table.add_column("Key", style="bold", no_wrap=True)
         table.add_column("What it does")
-        table.add_column("Where", style="dim")
-        seen: set[tuple[str, str]] = set()
-        sources = []
-        if below is not None:
-            for node in [*below.query("*")][::-1] + [below]:
-                sources.append((type(node).__name__, node._bindings))
-        sources.append(("everywhere", self.app._bindings))
-        for where, bindings in sources:
-            for key, binding_list in bindings.key_to_bindings.items():
-                for binding in binding_list:
-                    label = binding.description or binding.action
-                    if (key, label) in seen or not label:
-                        continue
-                    seen.add((key, label))
-                    shown = binding.key_display or self.app.get_key_display(binding)
-                    table.add_row(shown, label, where)
-        table.add_row("ctrl+p", "Command palette: jump to any case, skill, draft or proposal", "everywhere")
+        for key, label, enabled in self.rows:
+            table.add_row(key, label if enabled else f"{label} (not now)", style="" if enabled else "dim")
+        table.add_row("ctrl+p", "Command palette: jump to any case, skill, draft or proposal")
         return table

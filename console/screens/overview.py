@@ -1,11 +1,12 @@
 """The overview: what waits for whom, each line opening its list already filtered."""
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
 
 from gatepost.safe import literal
 from gatepost.screens.base import GatepostScreen
@@ -59,7 +60,16 @@ class OverviewScreen(GatepostScreen):
         self.refresh_data()
 
     def refresh_data(self) -> None:
-        data = counts(self.db)
+        self._read_counts()
+
+    @work(thread=True, exclusive=True, group="counts")
+    def _read_counts(self) -> None:
+        with self.app.reading() as db:
+            data, team = counts(db), team_progress(db)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show, data, team)
+
+    def _show(self, data: dict, team: list) -> None:
         who = self.app.person
         caps = self.app.capabilities
         intro = Text()
@@ -81,7 +91,6 @@ class OverviewScreen(GatepostScreen):
                 line.append(f"  {label}", style="" if n else "dim")
                 options.add_option(Option(line, id=f"{mode}|{key}|{value}"))
             options.add_option(Option(Text(""), disabled=True))
-        team = team_progress(self.db)
         if team:  # per person: assigned, waiting, done today (gatepost assign, gatepost team)
             options.add_option(Option(Text("Team: assigned · waiting · done today", style="bold underline"),
                                       disabled=True))

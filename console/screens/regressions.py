@@ -1,15 +1,13 @@
 """Regressions: installed skills by urgency, each with its history strip, failures, output and triage."""
 
+from typing import Any
+
 from rich.text import Text
-from textual import on
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Select, Static
+from textual.widgets import Static
 
 from gatepost.safe import literal, one_line
-from gatepost.screens.base import GatepostScreen
-from gatepost.store.kernel import GatepostError, last_seq
+from gatepost.screens.decision import Decision, DecisionScreen, Done, Work
+from gatepost.screens.list_detail import Filter
 from gatepost.store.skills import (
     FAILING_STATES,
     MEANING,
@@ -17,18 +15,18 @@ from gatepost.store.skills import (
     SYMBOLS,
     acknowledge,
     flag_mismatch,
-    list_skills,
     skill_detail,
 )
-from gatepost.widgets.note_dialog import NoteDialog
-from gatepost.widgets.paged_list import PagedList
-from gatepost.widgets.queue_bar import QUEUE_BINDINGS, QueueBar, QueueMixin
+from gatepost.store.views import worst_first
+from gatepost.widgets.paged_list import Row
 
-COLUMNS = [("", 1), ("skill", 22), ("state", 17), ("streak", 7), ("last run", 11), ("failing", 30)]
+COLUMNS = [("", 1), ("skill", 22), ("state", 17), ("streak", 7), ("broke", 5), ("fails", 5), ("run", 5),
+           ("last run", 11), ("failing", 40)]
+CAPABILITY = "regression.triage"
 COLOURS = {"NEW_FAIL": "bold red", "CHRONIC": "bold magenta", "STABLE_FAIL": "yellow", "NEW_PASS": "cyan",
            "PASS": "green"}
 SEVERITY_COLOURS = {"high": "bold red", "medium": "yellow", "low": "dim"}
-ALL = "all"
+STATE = Filter("state", tuple((f"{SYMBOLS[s]} {s}", s) for s in STATES), "every state")
 
 
 def state_text(state: str | None, severity: str | None = None) -> Text:
@@ -49,68 +47,36 @@ def strip_text(history: list[dict]) -> Text:
     return text
 
 
-class RegressionsScreen(QueueMixin, GatepostScreen):
-    """Skills ordered by urgency (NEW_FAIL high→low, CHRONIC, STABLE_FAIL, NEW_PASS, PASS)."""
+class RegressionsScreen(DecisionScreen):
+    """Skills worst first: state, severity, the streak broken, failing assertions, a run error."""
 
+    NAME, TITLE, COLUMNS, FILTERS = "reg", "Regressions", COLUMNS, (STATE,)
+    DECISIONS = (
+        Decision("acknowledge", "a", "acknowledge", CAPABILITY, prompt="What you saw and what happens next"),
+        Decision("mismatch", "m", "manifest mismatch", CAPABILITY,
+                 prompt="Why the manifest, not the skill, looks wrong", confirm="Flag and draft"),
+    )
+    EMPTY = "No skills here. Press f for another state; skills appear with gatepost skills record and skills eval."
+    WORK = Work("regressions", "skill", {"state": "all"}, ("STABLE_FAIL skills are not queued (the manifest may mismatch): f filters by state; "
+                        "5 Manifests holds the drafts a mismatch started."))
+    SCREENSHOT_STEPS = [("acknowledge", ["a"]), ("mismatch", ["m"])]
     DEFAULT_CSS = """
-    RegressionsScreen .filters .pane-title { width: auto; padding: 1 1 0 0; height: 3; }
-    RegressionsScreen .filters Select { width: 28; }
-    RegressionsScreen #reg-detail > Static { height: auto; margin-bottom: 1; }
     RegressionsScreen #reg-output { border: round $surface-lighten-2; padding: 0 1; }
     """
-    SCREENSHOT_STEPS = [("acknowledge", ["a"]), ("mismatch", ["m"])]
-    BINDINGS = [
-        Binding("a", "acknowledge", "Acknowledge"),
-        Binding("m", "mismatch", "Manifest mismatch"),
-        Binding("f", "cycle_filter", "Filter state"),
-        *QUEUE_BINDINGS,
-    ]
-    QUEUE = "regressions"
-    QUEUE_FILTER = {"state": "all"}
-    QUEUE_CAPABILITIES = ("regression.triage",)
-    QUEUE_EMPTY_HINT = ("STABLE_FAIL skills are not queued (the manifest may mismatch): f filters by state; "
-                        "5 Manifests holds the drafts a mismatch started.")
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.state_filter: str | None = None
-        self.key: str | None = None
-        self.seen_seq: int | None = None
-
-    def body(self) -> ComposeResult:
-        yield QueueBar()
-        with Horizontal(classes="split"):
-            with Vertical(classes="list-pane"):
-                with Horizontal(classes="filters"):
-                    yield Static(Text("Regressions ", style="bold"), classes="pane-title")
-                    yield Select([("every state", ALL)] + [(f"{SYMBOLS[s]} {s}", s) for s in STATES],
-                                 value=self.state_filter or ALL, allow_blank=False, id="reg-state")
-                yield PagedList(COLUMNS, self._fetch, empty="No skills here. Press f for another state; skills appear with gatepost skills record and skills eval.", id="reg-list")
-            with VerticalScroll(classes="detail-pane", id="reg-detail"):
-                yield Static(literal("Nothing selected."), id="reg-head")
-                yield Static("", id="reg-changes")
-                yield Static("", id="reg-strip")
-                yield Static("", id="reg-grid")
-                yield Static("", id="reg-failing")
-                yield Static("", id="reg-triage")
-                yield Static("", id="reg-output")
-
-    def on_mount(self) -> None:
-        for paged in self.query(PagedList):
-            paged.table.focus()
-        self.queue_render()
-
-    def on_screen_resume(self) -> None:
-        self.refresh_data()
+    def detail_widgets(self):
+        yield Static(literal("Nothing selected."), id="reg-head")
+        for name in ("changes", "strip", "grid", "failing", "triage", "output"):
+            yield Static("", id=f"reg-{name}")
 
     # --- the list ------------------------------------------------------------------------------
-    def _fetch(self, search: str, offset: int, limit: int):
-        rows, total = list_skills(self.db, state=self.state_filter, search=search or None, limit=limit,
+    def fetch_rows(self, db: Any, search: str, offset: int, limit: int) -> tuple[list[Row], int]:
+        rows, total = worst_first(db, state=self.filters["state"], search=search or None, limit=limit,
                                   offset=offset)
-        out = []
+        out: list[Row] = []
         for r in rows:
-            symbol = Text(SYMBOLS.get(r["state"], "·"), style=COLOURS.get(r["state"], "dim"))
-            state = Text(r["state"] or "—", style=COLOURS.get(r["state"], "dim"))
+            symbol = Text(SYMBOLS.get(r["state"] or "", "·"), style=COLOURS.get(r["state"] or "", "dim"))
+            state = Text(r["state"] or "—", style=COLOURS.get(r["state"] or "", "dim"))
             if r["severity"]:
                 state.append(f" {r['severity']}", style=SEVERITY_COLOURS.get(r["severity"], ""))
             if not r["state"]:
@@ -119,65 +85,31 @@ class RegressionsScreen(QueueMixin, GatepostScreen):
                 streak = f"✘ {r['fail_streak']}"
             else:
                 streak = f"✔ {r['pass_streak']}"
-            ack = "✓ack " if r["acknowledged"] else ("↺new " if r.get("returned_because") else "")
-            out.append((r["skill"], [symbol, one_line(r["skill"], 22), state, streak,
+            broke = Text(str(r["broken_streak"]), justify="right") if r["broken_streak"] else Text("")
+            ack = "✓ack " if r["acknowledged"] else ("↺new " if r["returned_because"] else "")
+            failing = Text(str(len(r["failing"])), justify="right", style="bold red") if r["failing"] else Text("")
+            error = Text("error", style="bold red") if r["run_error"] else Text("")
+            out.append((r["skill"], [symbol, one_line(r["skill"], 30), state, streak, broke, failing, error,
                                      (r["last_run"] or "")[5:16].replace("T", " "),
-                                     one_line(ack + ", ".join(r["failing"]), 40)]))
-        return self.mark_rows(out), total
-
-    @on(Select.Changed, "#reg-state")
-    def _filter_changed(self, event: Select.Changed) -> None:
-        value = None if event.value in (ALL, Select.NULL) else str(event.value)
-        if value != self.state_filter:
-            self.state_filter = value
-            self.query_one(PagedList).reload()
-
-    def apply_filter(self, **filters: str) -> None:
-        """apply_filter(state="NEW_FAIL") shows only that state; state=None or "all" shows every skill."""
-        state = filters.get("state")
-        state = state if state in STATES else None
-        self.state_filter = state
-        for select in self.query("#reg-state").results(Select):
-            select.value = state or ALL
-        for paged in self.query(PagedList):
-            paged.reload()
-
-    def action_cycle_filter(self) -> None:
-        order = [None, *STATES]
-        self.apply_filter(state=order[(order.index(self.state_filter) + 1) % len(order)])
-
-    def open_item(self, key: str) -> None:
-        paged = self.query_one(PagedList)
-        self.apply_filter(state=None)
-        paged.set_search(key)
-        paged.move_to_key(key)
-        self._show(key)
-
-    def refresh_data(self) -> None:
-        super().refresh_data()
-        if self.key:
-            self._show(self.key)
-        self.queue_render()
+                                     one_line(ack + ", ".join(r["failing"]), 200)]))
+        return self.mark_rows(db, out), total
 
     # --- the detail ----------------------------------------------------------------------------
-    @on(PagedList.Highlighted, "#reg-list")
-    def _highlighted(self, event: PagedList.Highlighted) -> None:
-        self._show(event.key)
+    def fetch_detail(self, db: Any, key: str) -> dict | None:
+        return skill_detail(db, key)
 
-    def _show(self, key: str | None) -> None:
-        self.key = key
-        self.queue_shown(key)
-        detail = skill_detail(self.db, key) if key else None
+    def title_of(self, detail: Any) -> str | None:
+        return detail["state"] if detail else None
+
+    def render_detail(self, detail: dict | None) -> None:
         head = self.query_one("#reg-head", Static)
         parts = [self.query_one(f"#reg-{name}", Static)
                  for name in ("strip", "failing", "triage", "output", "changes", "grid")]
         if detail is None:
-            head.update(literal("Nothing selected." if not key else f"No skill {key}."))
+            head.update(literal("Nothing selected." if not self.wanted else f"No skill {self.wanted}."))
             for part in parts:
                 part.update("")
-            self.seen_seq = None
             return
-        self.seen_seq = last_seq(self.db, "skill", key)
         head.update(self._head(detail))
         parts[0].update(self._strip(detail))
         parts[1].update(self._failing(detail))
@@ -185,8 +117,6 @@ class RegressionsScreen(QueueMixin, GatepostScreen):
         parts[3].update(self._output(detail))
         parts[4].update(self._changes(detail))
         parts[5].update(self._grid(detail))
-
-    show_detail = _show  # what the work queue calls to draw an item
 
     def _head(self, d: dict) -> Text:
         text = Text()
@@ -298,13 +228,8 @@ class RegressionsScreen(QueueMixin, GatepostScreen):
                         "no new filing", style="magenta")
         elif d["state"] == "STABLE_FAIL":
             text.append("\nstill failing: the manifest may mismatch the skill's output", style="yellow")
-        can = self.can("regression.triage")
-        if d["state"] in FAILING_STATES:
-            text.append("\n[a] acknowledge with a note" + ("" if can else " — you do not hold regression.triage"),
-                        style="" if can else "dim")
-        if d["state"]:
-            text.append("\n[m] manifest mismatch: flag it and start a bootstrap draft"
-                        + ("" if can else " — you do not hold regression.triage"), style="" if can else "dim")
+        text.append("\n")
+        text.append_text(self.actions_text())
         for event in d["triage"]:
             text.append("\n")
             kind = "acknowledged" if event["kind"] == "regression.acknowledged" else "mismatch flagged"
@@ -325,54 +250,23 @@ class RegressionsScreen(QueueMixin, GatepostScreen):
         return text
 
     # --- triage --------------------------------------------------------------------------------
-    def _may_triage(self) -> bool:
-        if not self.key:
-            self.notify("Select a skill first.", severity="warning")
-            return False
-        if not self.can("regression.triage"):
-            self.notify(f"{self.person} does not hold regression.triage: browsing only.", severity="error")
-            return False
-        return True
+    def legal(self, name: str) -> tuple[bool, str]:
+        d = self.detail
+        if d is None:
+            return False, "select a skill first"
+        if not self.can(CAPABILITY):
+            return False, f"needs {CAPABILITY}, which {self.person} does not hold"
+        if name == "acknowledge" and d["state"] not in FAILING_STATES:
+            return False, f"{d['skill']} is not failing: nothing to acknowledge"
+        if name == "mismatch" and not d["state"]:
+            return False, f"{d['skill']} has not been evaluated yet"
+        return True, ""
 
-    def action_acknowledge(self) -> None:
-        if not self._may_triage():
-            return
-        skill, seen = self.key, self.seen_seq
-
-        def done(note: str | None) -> None:
-            if note is None:
-                return
-            try:
-                acknowledge(self.db, skill, actor=self.person, note=note, expected_seq=seen)
-            except GatepostError as exc:
-                self.notify(str(exc), severity="error")
-                return
-            self.notify(f"Acknowledged {skill}.")
-            self.refresh_data()
-            self.queue_completed(skill)
-
-        self.app.push_screen(NoteDialog(f"Acknowledge {skill}", "What you saw and what happens next",
-                                    confirm_label="Acknowledge"), done)
-
-    def action_mismatch(self) -> None:
-        if not self._may_triage():
-            return
-        skill, seen = self.key, self.seen_seq
-
-        def done(note: str | None) -> None:
-            if note is None:
-                return
-            try:
-                _seq, draft, why = flag_mismatch(self.db, skill, actor=self.person, note=note, expected_seq=seen)
-            except GatepostError as exc:
-                self.notify(str(exc), severity="error")
-                return
-            if draft:
-                self.notify(f"Mismatch flagged; draft {draft['id']} waits for review (5 Manifests).")
-            else:
-                self.notify(f"Mismatch flagged; no draft: {why}", severity="warning")
-            self.refresh_data()
-            self.queue_completed(skill)
-
-        self.app.push_screen(NoteDialog(f"Manifest mismatch on {skill}", "Why the manifest, not the skill, looks wrong",
-                                    confirm_label="Flag and draft"), done)
+    def perform(self, db: Any, name: str, key: str, note: str, seen_seq: int | None) -> Done:
+        if name == "acknowledge":
+            acknowledge(db, key, actor=self.person, note=note, expected_seq=seen_seq)
+            return Done(f"Acknowledged {key}.")
+        _seq, draft, why = flag_mismatch(db, key, actor=self.person, note=note, expected_seq=seen_seq)
+        if draft:
+            return Done(f"Mismatch flagged; draft {draft['id']} waits for review (5 Manifests).")
+        return Done(f"Mismatch flagged; no draft: {why}", severity="warning")

@@ -133,6 +133,11 @@ class ResultsScreen(GatepostScreen):
         Binding("f", "toggle_flaky", "Flaky only"),
     ]
 
+    @property
+    def db(self):
+        """The read connection: a run's detail is still read on the event loop (issue 19 pages it from SQL)."""
+        return self.app.reader  # type: ignore[attr-defined]
+
     def __init__(self) -> None:
         super().__init__()
         self.verdict: str | None = None
@@ -176,8 +181,8 @@ class ResultsScreen(GatepostScreen):
         self.refresh_data()
 
     # --- runs ------------------------------------------------------------------------------
-    def _fetch_runs(self, search: str, offset: int, limit: int):
-        rows, total = list_runs(self.db, search=search or None, verdict=self.verdict, case_id=self.case_id,
+    def _fetch_runs(self, db, search: str, offset: int, limit: int):
+        rows, total = list_runs(db, search=search or None, verdict=self.verdict, case_id=self.case_id,
                                 limit=limit, offset=offset)
         self._runs = {r["id"]: r for r in rows}
         cells = []
@@ -373,10 +378,10 @@ class ResultsScreen(GatepostScreen):
         return text
 
     # --- tasks -----------------------------------------------------------------------------
-    def _fetch_tasks(self, search: str, offset: int, limit: int):
+    def _fetch_tasks(self, db, search: str, offset: int, limit: int):
         if not self.run_id or (self.flaky_only and not self._flaky):
             return [], 0
-        page = run_task_page(self.db, self.run_id, search=search or None, offset=offset, limit=limit,
+        page = run_task_page(db, self.run_id, search=search or None, offset=offset, limit=limit,
                              tasks=self._flaky if self.flaky_only else None)
         for t in page["rows"]:
             t["flaky"] = t["task_id"] in self._flaky  # flaky as the run's statistics pool it, across runs

@@ -2,15 +2,46 @@
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, TextArea
 
+from gatepost.keymap import bound, key_for
 from gatepost.safe import literal
 
 
-class NoteDialog(ModalScreen[str | None]):
+class Dialog(ModalScreen[str | None]):
+    """A dialog that confirms (its `confirm()`; ctrl+s or the primary button) or cancels (Escape or Cancel).
+
+    Both keys are priority bindings, so one press works even while a text area has the focus.
+    """
+
+    BINDINGS = [
+        bound("escape", "cancel", "Cancel", "dialog.cancel", priority=True),
+        bound("ctrl+s", "confirm", "Confirm", "dialog.confirm", priority=True),
+    ]
+
+    def hint(self, confirms: str = "confirms") -> str:
+        """`ctrl+s confirms, Escape cancels` with the keys the keymap gives."""
+        return (f"{key_for(self.app, 'dialog.confirm', 'ctrl+s')} {confirms}, "
+                f"{key_for(self.app, 'dialog.cancel', 'escape')} cancels")
+
+    def action_confirm(self) -> None:
+        raise NotImplementedError
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    @on(Button.Pressed, ".dialog-confirm")
+    def _confirm(self) -> None:
+        self.action_confirm()
+
+    @on(Button.Pressed, ".dialog-cancel")
+    def _cancel(self) -> None:
+        self.action_cancel()
+
+
+class NoteDialog(Dialog):
     """Dismisses with the note when confirmed, or None when cancelled.
 
     With `required`, an empty note is refused in place and the dialog stays
@@ -19,17 +50,14 @@ class NoteDialog(ModalScreen[str | None]):
 
     DEFAULT_CSS = """
     NoteDialog { align: center middle; }
-    NoteDialog > Vertical { width: 72; height: auto; border: thick $primary; background: $surface; padding: 1 2; }
-    NoteDialog TextArea { height: 6; }
+    NoteDialog > Vertical { width: 72; max-width: 100%; height: auto; max-height: 100%; border: thick $primary;
+                            background: $surface; padding: 0 1; }
+    NoteDialog Label { width: 100%; }
+    NoteDialog TextArea { height: 6; min-height: 3; }
     NoteDialog .dialog-error { color: $error; height: auto; }
     NoteDialog Horizontal { height: auto; align-horizontal: right; }
     NoteDialog Button { margin-left: 1; }
     """
-    BINDINGS = [
-        Binding("escape", "cancel", "Cancel"),
-        Binding("ctrl+s", "confirm", "Confirm"),
-    ]
-
     def __init__(self, title: str, prompt: str = "Note", *, required: bool = True,
                  confirm_label: str = "Confirm", initial: str = "") -> None:
         super().__init__()
@@ -43,12 +71,13 @@ class NoteDialog(ModalScreen[str | None]):
         with Vertical():
             yield Label(literal(self.title_text, style="bold"))
             yield Label(literal(self.prompt + (" (required)" if self.required else " (optional)")
-                                + " · ctrl+s confirms, Escape cancels"))
+                                + " · " + self.hint()))
             yield TextArea(self.initial, id="note-text")
             yield Label("", classes="dialog-error", id="note-error")
             with Horizontal():
-                yield Button("Cancel", id="note-cancel")
-                yield Button(self.confirm_label, variant="primary", id="note-confirm")
+                yield Button("Cancel", id="note-cancel", classes="dialog-cancel", compact=True)
+                yield Button(self.confirm_label, variant="primary", id="note-confirm", classes="dialog-confirm",
+                             compact=True)
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()
@@ -59,14 +88,3 @@ class NoteDialog(ModalScreen[str | None]):
             self.query_one("#note-error", Label).update(f"{self.prompt} is required.")
             return
         self.dismiss(note)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-    @on(Button.Pressed, "#note-confirm")
-    def _confirm(self) -> None:
-        self.action_confirm()
-
-    @on(Button.Pressed, "#note-cancel")
-    def _cancel(self) -> None:
-        self.action_cancel()

@@ -1,24 +1,30 @@
 """A list that pages from SQL: one page of rows in a DataTable, never the whole table.
 
-The owner supplies `fetch(search, offset, limit) -> (rows, total)` where each
-row is `(key, [cell, ...])`. Cells that are `str` are shown literally (never
-as Rich markup); pass a `rich.text.Text` to style a cell yourself.
+The owner supplies `fetch(db, search, offset, limit) -> (rows, total)` where each
+row is `(key, [cell, ...])`. It runs in a thread worker on the app's read
+connection (never on the event loop); a newer load cancels an older one and the
+page is applied to the table in place (same keys: only changed cells redrawn).
+Cells that are `str` are shown literally (never as Rich markup); pass a
+`rich.text.Text` to style a cell yourself.
 """
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.coordinate import Coordinate
 from textual.message import Message
 from textual.widgets import DataTable, Input, Static
+from textual.worker import get_current_worker
 
 from gatepost.safe import literal
 
 Row = tuple[str, Sequence[object]]
-Fetch = Callable[[str, int, int], tuple[list[Row], int]]
+Fetch = Callable[[Any, str, int, int], tuple[list[Row], int]]
 
 
 def _cell(value: object) -> object:
@@ -29,6 +35,19 @@ def _cell(value: object) -> object:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return Text(f"{value:.4g}" if isinstance(value, float) else f"{value:,}", justify="right")
     return literal(value)
+
+
+class ListMessage(Message):
+    """A message from a PagedList about one row (`key`), or about the list (`key` None)."""
+
+    def __init__(self, paged: "PagedList", key: str | None = None) -> None:
+        super().__init__()
+        self.paged = paged
+        self.key = key
+
+    @property
+    def control(self) -> "PagedList":
+        return self.paged
 
 
 class PagedList(Vertical):
@@ -47,29 +66,17 @@ class PagedList(Vertical):
         Binding("left_square_bracket", "previous_page", "Prev page", show=False),
     ]
 
-    class Highlighted(Message):
-        """The cursor moved to the row with this key."""
+    class Highlighted(ListMessage):
+        """The cursor moved to the row with this key (None: the list is empty)."""
 
-        def __init__(self, paged: "PagedList", key: str | None) -> None:
-            super().__init__()
-            self.paged = paged
-            self.key = key
+    class Loaded(ListMessage):
+        """A page was applied to the table; `key` is the row the cursor was on before."""
 
-        @property
-        def control(self) -> "PagedList":
-            return self.paged
+    class SearchChanged(ListMessage):
+        """The search text changed (the owner's title shows it)."""
 
-    class Chosen(Message):
+    class Chosen(ListMessage):
         """Enter on the row with this key."""
-
-        def __init__(self, paged: "PagedList", key: str) -> None:
-            super().__init__()
-            self.paged = paged
-            self.key = key
-
-        @property
-        def control(self) -> "PagedList":
-            return self.paged
 
     def __init__(
         self,
@@ -89,6 +96,10 @@ class PagedList(Vertical):
         self.total = 0
         self.search_text = ""
         self.keys: list[str] = []
+        self._cells: list[list[object]] = []
+        self._quiet_key: str | None = None
+        self.initial_key: str | None = None  # the row the first page puts the cursor on
+        self.follow: Callable[[], str | None] | None = None  # the owner's item: the cursor stays on it
         self.loaded = False  # True once the first page has been fetched and shown
 
     def compose(self) -> ComposeResult:
@@ -104,26 +115,56 @@ class PagedList(Vertical):
     def on_mount(self) -> None:
         for label, width in self.columns:
             self.table.add_column(label, width=width)
-        self.reload()
+        self.reload(keep_key=self.initial_key)
 
     # --- loading -----------------------------------------------------------------
-    def reload(self, *, keep_key: str | None = None) -> None:
-        """Fetch the current page again (after a decision, a filter or a search)."""
-        rows, self.total = self.fetch(self.search_text, self.page_offset, self.page_size)
-        if not rows and self.page_offset and self.total:
-            self.page_offset = max(0, (self.total - 1) // self.page_size * self.page_size)
-            rows, self.total = self.fetch(self.search_text, self.page_offset, self.page_size)
+    def reload(self, *, keep_key: str | None = None, quiet: bool = False) -> None:
+        """Fetch the current page again (after a decision, a filter or a search), in a worker.
+
+        `quiet`: the cursor's row is not announced (after a decision the detail stays on the decided item).
+        """
+        self._load(self.search_text, self.page_offset, keep_key, None, quiet)
+
+    @work(thread=True, exclusive=True, group="page")
+    def _load(self, search: str, offset: int, keep_key: str | None, cursor: int | None,
+              quiet: bool = False) -> None:
+        worker = get_current_worker()
+        with self.app.reading() as db:  # type: ignore[attr-defined]
+            rows, total = self.fetch(db, search, offset, self.page_size)
+            if not rows and offset and total:
+                offset = max(0, (total - 1) // self.page_size * self.page_size)
+                rows, total = self.fetch(db, search, offset, self.page_size)
+        cells = [[_cell(c) for c in row] for _key, row in rows]
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._apply, [k for k, _row in rows], cells, total, offset, keep_key, cursor,
+                                      quiet)
+
+    def _apply(self, keys: list[str], cells: list[list[object]], total: int, offset: int,
+               keep_key: str | None, cursor: int | None, quiet: bool = False) -> None:
         table = self.table
-        table.clear()
-        self.keys = []
-        for key, cells in rows:
-            table.add_row(*[_cell(c) for c in cells], key=key)
-            self.keys.append(key)
-        if keep_key in self.keys:
-            table.move_cursor(row=self.keys.index(keep_key))
+        before = self.current_key
+        if keys == self.keys and self.loaded:  # same rows: redraw only the cells that changed
+            for row, (old, new) in enumerate(zip(self._cells, cells, strict=True)):
+                for col, (a, b) in enumerate(zip(old, new, strict=True)):
+                    if a != b:
+                        table.update_cell_at(Coordinate(row, col), b)
+        else:
+            table.clear()
+            for key, row_cells in zip(keys, cells, strict=True):
+                table.add_row(*row_cells, key=key)
+        self.keys, self._cells, self.total, self.page_offset = keys, cells, total, offset
+        followed = self.follow() if self.follow else None
+        target = next((k for k in (keep_key, followed, before) if k is not None and k in keys), None)
+        if cursor is not None and keys:
+            table.move_cursor(row=min(max(cursor, 0), len(keys) - 1))
+        elif target is not None:
+            table.move_cursor(row=keys.index(target))
         self._status()
         self.loaded = True
-        self.post_message(self.Highlighted(self, self.current_key))
+        self.post_message(self.Loaded(self, before))
+        self._quiet_key = self.current_key if quiet else None
+        if not quiet:
+            self.post_message(self.Highlighted(self, self.current_key))
 
     def _status(self) -> None:
         status = self.query_one(".paged-status", Static)
@@ -148,6 +189,7 @@ class PagedList(Vertical):
         self.search_text = text.strip()
         self.page_offset = 0
         self.reload()
+        self.post_message(self.SearchChanged(self))
 
     def move_to_key(self, key: str) -> bool:
         if key in self.keys:
@@ -158,15 +200,11 @@ class PagedList(Vertical):
     # --- paging ------------------------------------------------------------------
     def action_next_page(self) -> None:
         if self.page_offset + self.page_size < self.total:
-            self.page_offset += self.page_size
-            self.reload()
-            self.table.move_cursor(row=0)
+            self._load(self.search_text, self.page_offset + self.page_size, None, 0)
 
     def action_previous_page(self) -> None:
         if self.page_offset:
-            self.page_offset = max(0, self.page_offset - self.page_size)
-            self.reload()
-            self.table.move_cursor(row=len(self.keys) - 1)
+            self._load(self.search_text, max(0, self.page_offset - self.page_size), None, self.page_size - 1)
 
     def start_search(self) -> None:
         self.add_class("searching")
@@ -199,6 +237,9 @@ class PagedList(Vertical):
     @on(DataTable.RowHighlighted)
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
+        if self._quiet_key is not None and event.row_key.value == self._quiet_key:
+            return  # the quiet reload's own highlight: the person did not move
+        self._quiet_key = None
         self.post_message(self.Highlighted(self, event.row_key.value))
 
     @on(DataTable.RowSelected)

@@ -18,11 +18,14 @@ from sqlite_utils import Database
 
 from gatepost.store import loops
 from gatepost.store.kernel import (
+    CAPABILITY,
+    OPEN,
+    SELF_DEALING,
     InputError,
     RefusedError,
     Subject,
-    append_event,
     capabilities_of,
+    check_name,
     ensure_producer,
     get_actor,
     guarded,
@@ -31,6 +34,7 @@ from gatepost.store.kernel import (
     observed_at,
     parse_iso,
     refusal,
+    same_actor,
     transaction,
 )
 from gatepost.store.protocol import (
@@ -96,7 +100,7 @@ def parse_case(data: Any, source: str = "case") -> dict:
             raise fail(field, f"missing (expected {meaning})")
         if not _is_text(data.get(field)):
             raise fail(field, f"expected a string: {meaning}")
-    author = data["author"].strip()
+    author = check_name(data["author"], field=f"{source}: author")
     candidate = data.get("candidate")
     if not isinstance(candidate, dict):
         missing = "missing (expected a mapping with content and basis)"
@@ -166,8 +170,8 @@ def _parse_independent(value: Any, protocol: Protocol, author: str, fail) -> dic
             producers = []
         if not isinstance(producers, list) or not all(_is_text(p) for p in producers):
             raise fail(f"independent.{dim}", "expected a list of producer names")
-        names = list(dict.fromkeys(p.strip() for p in producers))
-        if dim == AUTHOR_DIMENSION and author in names:
+        names = list(dict.fromkeys(check_name(p, field=f"independent.{dim}") for p in producers))
+        if dim == AUTHOR_DIMENSION and any(same_actor(author, n) for n in names):
             raise fail(f"independent.{dim}", f"lists the case's own author {author}: the run that wrote "
                                              "the candidate is not independent of it")
         out[dim] = names
@@ -197,7 +201,8 @@ def _parse_evidence_item(item: Any, protocol: Protocol, where: str, fail, source
         if not isinstance(details, dict):
             raise fail(f"{where}.details", "expected a mapping")
         _check_json(details, f"{where}.details")
-    return {"kind": item["kind"], "result": item["result"], "producer": item["producer"].strip(),
+    return {"kind": item["kind"], "result": item["result"],
+            "producer": check_name(item["producer"], field=f"{source}: {where}.producer"),
             "about": about.strip(), "at": at, "details": details}
 
 
@@ -214,59 +219,56 @@ def read_case_file(path: str | Path) -> dict:
 
 
 # --- writing -----------------------------------------------------------------------------------
+def _read(path_or_mapping: str | Path | dict) -> dict:
+    if isinstance(path_or_mapping, dict):
+        return parse_case(path_or_mapping, "case")
+    return read_case_file(path_or_mapping)
+
+
+def _case_id(parsed: dict, revision: str) -> str:
+    return parsed["id"] or "case-" + content_hash(
+        {"title": parsed["title"], "author": parsed["author"], "revision": revision})[:10]
+
+
 def import_case(db: Database, path_or_mapping: str | Path | dict, *, actor: str | None = None,
                 at: str | None = None) -> str:
-    """Store a case file and its evidence; importing an existing id again moves its candidate.
+    """Store a case file and its evidence: a case is what it was imported as.
 
-    A re-import with other content or basis is a new candidate revision (the
-    evidence about the old one goes stale); evidence already stored is not
-    added twice; a closed case is refused.
+    Importing the same id again is a no-op when the file is identical, and bad input otherwise: the
+    candidate moves with `gatepost case revise` (a new revision, an event). Each evidence item of the
+    file is recorded through the evidence act (as its producer, or for it with evidence.record_for).
     """
-    if isinstance(path_or_mapping, dict):
-        parsed = parse_case(path_or_mapping, "case")
-    else:
-        parsed = read_case_file(path_or_mapping)
-    when = parse_iso(at, field="at") if at else now_iso()
+    parsed = _read(path_or_mapping)
+    when = observed_at(at) or now_iso()
     revision = candidate_revision(parsed["content"], parsed["basis"])
-    case_id = parsed["id"] or "case-" + content_hash(
-        {"title": parsed["title"], "author": parsed["author"], "revision": revision})[:10]
-    with transaction(db):
-        for name in {parsed["author"], *(p for ps in parsed["independent"].values() for p in ps),
-                     *(e["producer"] for e in parsed["evidence"])}:
-            ensure_producer(db, name)
+    case_id = _case_id(parsed, revision)
+    with guarded(db, f"import case {case_id}", actor=actor, known=False) as act:
         existing = _case_row(db, case_id)
-        if existing is None:
-            db.execute(
-                "INSERT INTO cases (id, protocol, title, author, candidate_path, current_revision, independent,"
-                " status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'open', ?, ?)",
-                [case_id, parsed["protocol"], parsed["title"], parsed["author"], parsed["candidate_path"],
-                 revision, json.dumps(parsed["independent"], ensure_ascii=False), when, when])
-            seq = append_event(db, "case.imported", actor=actor, subject_type="case", subject_id=case_id,
-                               revision=revision, at=when,
-                               payload={"title": parsed["title"], "author": parsed["author"],
-                                        "protocol": parsed["protocol"], "independent": parsed["independent"]})
-            _store_revision(db, case_id, revision, parsed["content"], parsed["basis"], when, seq)
-        else:
+        if existing is not None:
             _check_reimport(existing, parsed, case_id)
+            if _identical(db, existing, parsed, revision):
+                return case_id
             if existing["status"] != "open":
-                raise RefusedError(f"case {case_id}: closed ({existing['outcome']}); a closed case is closed, "
-                                   "import the new candidate as a new case")
-            if revision != existing["current_revision"] or \
-                    json.loads(existing["independent"] or "{}") != parsed["independent"]:
-                seq = append_event(db, "case.revised", actor=actor, subject_type="case", subject_id=case_id,
-                                   revision=revision, at=when,
-                                   payload={"previous_revision": existing["current_revision"],
-                                            "basis": parsed["basis"], "independent": parsed["independent"]})
-                db.execute("UPDATE cases SET current_revision = ?, independent = ?, title = ?, candidate_path = ?"
-                           " WHERE id = ?", [revision, json.dumps(parsed["independent"], ensure_ascii=False),
-                                             parsed["title"], parsed["candidate_path"], case_id])
-                _store_revision(db, case_id, revision, parsed["content"], parsed["basis"], when, seq)
-        known = set(_evidence_keys(db, case_id))
+                raise refusal(act.doing, OPEN, f"the case is closed ({existing['outcome']}); a closed case is "
+                                               "closed, import the new candidate as a new case")
+            changed = _differences(db, existing, parsed, revision)
+            raise InputError(f"case {case_id}: already imported with another {', '.join(changed)}; a case is what it "
+                             "was imported as (change its candidate with gatepost case revise FILE, record new "
+                             "evidence with gatepost case evidence)")
+        for name in {parsed["author"], *(p for ps in parsed["independent"].values() for p in ps)}:
+            ensure_producer(db, name)
+        db.execute(
+            "INSERT INTO cases (id, protocol, title, author, candidate_path, current_revision, independent,"
+            " status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'open', ?, ?)",
+            [case_id, parsed["protocol"], parsed["title"], parsed["author"], parsed["candidate_path"],
+             revision, json.dumps(parsed["independent"], ensure_ascii=False), when, when])
+        seq = act.event("case.imported", subject_type="case", subject_id=case_id, revision=revision, at=when,
+                        payload={"title": parsed["title"], "author": parsed["author"],
+                                 "protocol": parsed["protocol"], "independent": parsed["independent"]})
+        _store_revision(db, case_id, revision, parsed["content"], parsed["basis"], when, seq)
         latest = when
         for item in parsed["evidence"]:
             about = _resolve_about(db, case_id, item["kind"], item["about"])
-            if (item["kind"], item["result"], item["producer"], about) in known:
-                continue
             add_evidence(db, case_id, kind=item["kind"], result=item["result"], producer=item["producer"],
                          about=about, details=item["details"], at=item["at"] or when, actor=actor,
                          _reproject=False)
@@ -278,6 +280,30 @@ def import_case(db: Database, path_or_mapping: str | Path | dict, *, actor: str 
 def _evidence_keys(db: Database, case_id: str) -> list[tuple]:
     return [tuple(r) for r in db.execute("SELECT kind, result, producer, about FROM evidence WHERE case_id = ?",
                                          [case_id]).fetchall()]
+
+
+def _differences(db: Database, existing: dict, parsed: dict, revision: str) -> list[str]:
+    """What a re-imported file changes: candidate, title, path, independent list, evidence."""
+    out = []
+    if existing["current_revision"] != revision:
+        out.append("candidate")
+    if existing["title"] != parsed["title"]:
+        out.append("title")
+    if existing["candidate_path"] != parsed["candidate_path"]:
+        out.append("candidate.path")
+    if json.loads(existing["independent"] or "{}") != parsed["independent"]:
+        out.append("independent list")
+    known = set(_evidence_keys(db, existing["id"]))
+    for item in parsed["evidence"]:
+        about = _resolve_about(db, existing["id"], item["kind"], item["about"])
+        if (item["kind"], item["result"], item["producer"], about) not in known:
+            out.append("evidence")
+            break
+    return out
+
+
+def _identical(db: Database, existing: dict, parsed: dict, revision: str) -> bool:
+    return not _differences(db, existing, parsed, revision)
 
 
 def _check_reimport(existing: dict, parsed: dict, case_id: str) -> None:
@@ -298,17 +324,76 @@ def _store_revision(db: Database, case_id: str, revision: str, content: Any, bas
                 json.dumps(basis, ensure_ascii=False, sort_keys=True), when, seq])
 
 
+_UNSET: Any = object()
+
+
 def revise_candidate(db: Database, case_id: str, *, content: Any = None, basis: dict | None = None,
-                     actor: str | None = None, at: str | None = None) -> str:
-    """Move an open case's candidate (its content or any basis field): a new revision; returns it."""
-    case = get_case(db, case_id)
-    new_basis = dict(case["basis"], **(basis or {}))
-    data = {"protocol": case["protocol"], "id": case_id, "title": case["title"], "author": case["author"],
-            "candidate": {"content": case["content"] if content is None else content, "basis": new_basis,
-                          **({"path": case["candidate_path"]} if case["candidate_path"] else {})},
-            "independent": case["independent"]}
-    import_case(db, data, actor=actor, at=at)
-    return get_case(db, case_id)["current_revision"]
+                     actor: str | None = None, at: str | None = None, title: str | None = None,
+                     path: Any = _UNSET, independent: dict[str, list[str]] | None = None,
+                     note: str | None = None) -> str:
+    """Move an open case's candidate (its content or any basis field): a new revision and its event.
+
+    Changing the `independent:` list of a case that already has evidence needs store.admin and is an
+    audited event of its own (`case.independence_changed`, in the case's history). Returns the revision.
+    """
+    when = observed_at(at) or now_iso()
+    doing = f"revise {case_id}"
+
+    def independence(db: Database, who: dict | None, subject: Subject | None) -> None:
+        assert subject is not None and subject.row is not None
+        if independent is None or independent == subject.row["independent"] or actor is None:
+            return
+        has_evidence = db.execute("SELECT 1 FROM evidence WHERE case_id = ?", [case_id]).fetchone()
+        if has_evidence and (who is None or "store.admin" not in who["capabilities"]):
+            raise refusal(doing, CAPABILITY, f"{who['name'] if who else actor} does not hold store.admin "
+                                             "(changing the independent: list of a case that has evidence)")
+
+    with guarded(db, doing, actor=actor, known=False, subject=case_subject(case_id), lease=False,
+                 self_dealing=False, authority=independence) as act:
+        assert act.subject is not None and act.subject.row is not None
+        case = act.subject.row
+        new_basis = dict(case["basis"], **(basis or {}))
+        new_content = case["content"] if content is None else content
+        _check_json(new_content, f"case {case_id}: candidate.content")
+        data = {"protocol": case["protocol"], "id": case_id, "title": title or case["title"],
+                "author": case["author"],
+                "candidate": {"content": new_content, "basis": new_basis,
+                              **({"path": p} if (p := case["candidate_path"] if path is _UNSET else path) else {})},
+                "independent": case["independent"] if independent is None else independent}
+        parsed = parse_case(data, f"revise {case_id}")
+        if parsed["independent"] != case["independent"]:
+            for name in {p for ps in parsed["independent"].values() for p in ps}:
+                ensure_producer(db, name)
+            act.event("case.independence_changed", note=(note or "").strip() or None, at=when,
+                      payload={"from": case["independent"], "to": parsed["independent"]})
+        revision = candidate_revision(parsed["content"], parsed["basis"])
+        if revision != case["current_revision"] or parsed["independent"] != case["independent"] \
+                or parsed["title"] != case["title"] or parsed["candidate_path"] != case["candidate_path"]:
+            seq = act.event("case.revised", revision=revision, at=when, note=(note or "").strip() or None,
+                            payload={"previous_revision": case["current_revision"], "basis": parsed["basis"],
+                                     "independent": parsed["independent"]})
+            db.execute("UPDATE cases SET current_revision = ?, independent = ?, title = ?, candidate_path = ?"
+                       " WHERE id = ?", [revision, json.dumps(parsed["independent"], ensure_ascii=False),
+                                         parsed["title"], parsed["candidate_path"], case_id])
+            _store_revision(db, case_id, revision, parsed["content"], parsed["basis"], when, seq)
+        _project(db, case_id, when)
+    return revision
+
+
+def revise_case(db: Database, path_or_mapping: str | Path | dict, *, actor: str | None,
+                note: str | None = None, at: str | None = None) -> str:
+    """`gatepost case revise FILE`: the case file of an imported id, with its new candidate (or list)."""
+    parsed = _read(path_or_mapping)
+    if not parsed["id"]:
+        raise InputError("case revise: id: missing (expected the id of an imported case)")
+    existing = get_case(db, parsed["id"])
+    _check_reimport(existing, parsed, parsed["id"])
+    if parsed["evidence"]:
+        raise InputError(f"case {parsed['id']}: evidence: a revision carries no evidence (evidence about the new "
+                         "revision is recorded with gatepost case evidence)")
+    return revise_candidate(db, parsed["id"], content=parsed["content"], basis=parsed["basis"], actor=actor,
+                            at=at, title=parsed["title"], path=parsed["candidate_path"],
+                            independent=parsed["independent"], note=note)
 
 
 def _resolve_about(db: Database, case_id: str, kind: str, about: str) -> str:
@@ -325,44 +410,66 @@ def _resolve_about(db: Database, case_id: str, kind: str, about: str) -> str:
     return about
 
 
-def add_evidence(db: Database, case_id: str, *, kind: str, result: str, producer: str, about: str = "current",
-                 details: dict | None = None, at: str | None = None, actor: str | None = None,
-                 _reproject: bool = True) -> int:
-    """Record one piece of evidence; it counts only if current and independent (the protocol decides).
+def add_evidence(db: Database, case_id: str, *, kind: str, result: str, producer: str | None = None,
+                 about: str = "current", details: dict | None = None, at: str | None = None,
+                 actor: str | None = None, _reproject: bool = True) -> int:
+    """Record one piece of evidence; it counts only if current, independent and not mock (the protocol decides).
 
+    Evidence is recorded as oneself: the producer is the acting identity (`actor`, holding evidence.record;
+    design_review needs eval_design.review). Recording for another producer needs evidence.record_for, and
+    the record names both. The case's author never records evidence about its own case.
     Evidence on a closed case is stored for the record but does not reopen it.
     (`_reproject=False` is for import_case, which brings the projection up to date once at its end.)
     """
     case = get_case(db, case_id)
     protocol = protocol_for(case["protocol"])
     _check_kind(protocol, kind, result, lambda f, m: InputError(f"--{f}: {m}"))
+    producer = producer if producer is not None else actor
     if not _is_text(producer):
         raise InputError("--producer: expected the name of the run or person that produced the evidence")
     if not _is_text(about):
         raise InputError("--about: expected current or a revision")
     if details is not None and not isinstance(details, dict):
         raise InputError("details: expected a mapping")
-    when = parse_iso(at, field="--at") if at else now_iso()
-    producer = producer.strip()
-    with transaction(db):
-        ensure_producer(db, producer)
+    when = observed_at(at) or now_iso()
+    producer = check_name(producer, field="--producer")
+    doing = f"record evidence on {case_id}"
+    recorder: list[str] = []
+
+    def as_oneself(db: Database, who: dict | None, subject: Subject | None) -> None:
+        assert subject is not None
+        stored = ensure_producer(db, producer)
+        name = who["name"] if who else stored
+        recorder.append(name)
+        if same_actor(name, subject.author):
+            raise refusal(doing, SELF_DEALING, f"{name} is the case's author; evidence about its own case is "
+                                               "recorded by others")
+        held = set(who["capabilities"]) if who else set()
         if kind == DESIGN_REVIEW_KIND:
-            holders = [n for n in (producer, actor) if n and DESIGN_REVIEW_CAPABILITY in capabilities_of(db, n)]
-            if not holders:
-                who = producer if not actor or actor == producer else f"{producer} (nor {actor})"
-                raise RefusedError(f"case {case_id}: design_review evidence refused: {who} does not hold "
-                                   f"{DESIGN_REVIEW_CAPABILITY}")
+            if DESIGN_REVIEW_CAPABILITY not in held | set(capabilities_of(db, stored)):
+                text = stored if not who or same_actor(name, stored) else f"{stored} (nor {name})"
+                raise refusal(doing, CAPABILITY, f"{text} does not hold {DESIGN_REVIEW_CAPABILITY}")
+        elif who is not None and same_actor(name, stored) and "evidence.record" not in held:
+            raise refusal(doing, CAPABILITY, f"{name} does not hold evidence.record")
+        if who is not None and not same_actor(name, stored) and "evidence.record_for" not in held:
+            raise refusal(doing, CAPABILITY, f"{name} does not hold evidence.record_for (evidence is recorded "
+                                             f"as oneself: {stored} records its own)")
+
+    with guarded(db, doing, actor=actor, subject=case_subject(case_id), must_be_open=False, lease=False,
+                 authority=as_oneself) as act:
         case = get_case(db, case_id)  # again, inside the write: the candidate may have moved meanwhile
         revision = _resolve_about(db, case_id, kind, about.strip())
         artifact = _artifact_of(case, kind)
-        seq = append_event(db, "evidence.added", actor=actor or producer, subject_type="case", subject_id=case_id,
-                           revision=revision, at=when,
-                           payload={"kind": kind, "result": result, "producer": producer, "artifact": artifact})
+        stored_producer = ensure_producer(db, producer)
+        seq = act.event("evidence.added", revision=revision, at=when, actor=recorder[0],
+                        payload={"kind": kind, "result": result, "producer": stored_producer,
+                                 "artifact": artifact, "recorded_by": recorder[0]})
         cursor = db.execute(
-            "INSERT INTO evidence (case_id, kind, result, producer, artifact, about, observed_at, details, event_seq)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [case_id, kind, result, producer, artifact, revision, when,
-             json.dumps(details, ensure_ascii=False, sort_keys=True) if details is not None else None, seq])
+            "INSERT INTO evidence (case_id, kind, result, producer, artifact, about, observed_at, details, event_seq,"
+            " recorded_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [case_id, kind, result, stored_producer, artifact, revision, when,
+             json.dumps(details, ensure_ascii=False, sort_keys=True) if details is not None else None, seq,
+             recorder[0]])
         if _reproject:
             _project(db, case_id, when)
     return cursor.lastrowid
@@ -590,9 +697,18 @@ def case_state(db: Database, case: dict, authority: set[str] | None = None) -> S
     """The interpreter's view of a case: revisions, evidence records, independence, authority."""
     records = [Record(id=str(r["id"]), kind=r["kind"], result=r["result"], artifact=r["artifact"],
                       revision=r["about"], producer=r["producer"], observed_at=r["observed_at"], order=r["id"])
-               for r in _records(db, case["id"])]
+               for r in _records(db, case["id"]) if not is_mock(r)]
     return State(revisions=_revisions(case), records=records, independent=case["independent"],
                  authority=set(authority or ()))
+
+
+def is_mock(row: dict) -> bool:
+    """Evidence from a mock executor (details.mock): stored and shown, never establishing a claim."""
+    details = json.loads(row["details"]) if row.get("details") else {}
+    return isinstance(details, dict) and details.get("mock") is True
+
+
+MOCK_WHY = "mock: from a mock executor; stored and shown, never establishes a claim"
 
 
 def _evaluate(db: Database, case: dict, authority: set[str] | None = None) -> Evaluation:
@@ -642,6 +758,13 @@ def case_view(db: Database, case_id: str, *, actor: str | None = None) -> dict:
                          "artifact": rec.artifact, "about": rec.revision, "observed_at": rec.observed_at,
                          "details": json.loads(row["details"]) if row["details"] else None,
                          "status": item["status"], "why": item["why"], "decides": item["decides"]})
+    for row in rows.values():
+        if is_mock(row):
+            evidence.append({"id": row["id"], "kind": row["kind"], "result": row["result"],
+                             "producer": row["producer"], "artifact": row["artifact"], "about": row["about"],
+                             "observed_at": row["observed_at"], "details": json.loads(row["details"]),
+                             "status": "mock", "why": MOCK_WHY, "decides": []})
+    evidence.sort(key=lambda e: e["id"])
     counts = {s: sum(1 for e in evidence if e["status"] == s) for s in ("counting", "stale", "not independent")}
     undecided = undecided_notes(db, case_id, case["current_revision"])
     explanations = {name: evaluation.claim_why(name) for name in protocol.claims}

@@ -141,11 +141,16 @@ def populate(db: Database, rng: random.Random, person: str) -> str:
                          "about": basis["design"] if kind == "design_review" else "current", "at": tick()}
                         for kind in ("guard_check", "design_review", "tuning_comparison", "heldout_comparison")
                         if kind not in skip]
+            # The loop submits its case; each check is recorded by its producer, as itself (a run's
+            # check of its own work is pasted by the person running the demo: evidence.record_for).
             cases.import_case(db, {
                 "protocol": "eval.gated_change/1", "id": case_id, "title": title, "author": author,
                 "candidate": {"path": path, "content": content, "basis": basis},
-                "independent": {"different_agent_run": listed}, "evidence": evidence,
+                "independent": {"different_agent_run": listed},
             }, actor=author, at=evidence[0]["at"] if evidence else tick())
+            for item in evidence:
+                recorder = person if item["producer"] == author else item["producer"]
+                cases.add_evidence(db, case_id, **item, actor=recorder)
             _finish(db, rng, person, case_id, scenario, checker, tick)
     return f"{made} cases"
 
@@ -153,14 +158,14 @@ def populate(db: Database, rng: random.Random, person: str) -> str:
 def _finish(db: Database, rng: random.Random, person: str, case_id: str, scenario: str, checker: str,
             tick) -> None:
     if scenario == "checks_disagree":  # clean, then outside about the same revision: UNKNOWN until re-checked
-        cases.add_evidence(db, case_id, kind="guard_check", result="outside", producer=checker, at=tick(30))
+        cases.add_evidence(db, case_id, kind="guard_check", result="outside", producer=checker, actor=checker, at=tick(30))
     elif scenario.startswith("stale_"):
         field = {"stale_baseline": "baseline", "stale_data": "data_revision", "stale_design": "design"}[scenario]
         moved = {"baseline": "b-9", "data_revision": "d-15", "design": "design-3"}[field]
         author = cases.get_case(db, case_id)["author"]
         cases.revise_candidate(db, case_id, basis={field: moved}, actor=author, at=tick(60))
         if scenario == "stale_baseline":  # one new check already came in for the moved candidate
-            cases.add_evidence(db, case_id, kind="guard_check", result="clean", producer=checker, at=tick())
+            cases.add_evidence(db, case_id, kind="guard_check", result="clean", producer=checker, actor=checker, at=tick())
     elif scenario == "closed_kept":
         flows.decide(db, case_id, "kept", actor=rng.choice(["ana", person]), at=tick(45),
                      note="all six keep claims hold on this revision; held-out flat, tuning reproduced twice")

@@ -45,15 +45,18 @@ SKILL = {
 
 class DemoExecutor:
     """The demo's stand-in AI: it gives a task's answer when the skill holds the rule that leads to it (it
-    paraphrases, so the candidate never contains the expected answer itself: the guard stays clean)."""
+    paraphrases, so the candidate never contains the expected answer itself: the guard stays clean).
 
-    mock = True
-    identity = command = "mock:demo-loop"
+    It plays a real executor (not mock), so the loop's day can reach "kept": mock evidence never counts,
+    and the demo's other parts show mock evaluations that settle nothing."""
+
+    mock = False
+    identity = command = "demo:stand-in-ai"
 
     def run(self, task_id: str, prompt: str, skill: str, *, timeout: float, attempt: int = 1) -> Attempt:
         answer = next((expected for tid, _s, _p, expected, word in TASKS if tid == task_id and word in skill.lower()),
                       "release notes")
-        return Attempt(output=f"{prompt}\n{answer}\n", reason=None, duration_ms=1, mock=True)
+        return Attempt(output=f"{prompt}\n{answer}\n", reason=None, duration_ms=1, mock=False)
 
 
 def _suite():
@@ -83,7 +86,7 @@ def populate(db: Database, rng: random.Random, person: str) -> str:
     clock = BASE + timedelta(days=9, hours=8)
     settings = {"surface": ["skills/*/SKILL.md"], "paths": ["skills/*/SKILL.md", "_rules/*"],
                 "suite_path": str(suite.path), "suite_hash": suite.id, "baseline": loops.BASELINE_CURRENT,
-                "baseline_path": None, "baseline_hash": None, "executor": None, "mock": True,
+                "baseline_path": None, "baseline_hash": None, "executor": DemoExecutor.command, "mock": False,
                 "evaluators": ["run-53"], "reviewers": ["ana"], "design": DESIGN, "data_revision": "d-2026-11"}
     loop = loops.add_loop(db, LOOP, settings, actor=person, note="the release-notes loop", at=_at(clock))
     clock += timedelta(minutes=5)

@@ -17,6 +17,7 @@ from sqlite_utils import Database
 
 from gatepost.store.kernel import GatepostError
 from gatepost.store.skills import (
+    HIGH_FROM,
     acknowledge,
     approve_draft,
     bootstrap,
@@ -194,10 +195,11 @@ WRITERS = {"markets": _markets, "narrative": _narrative, "research": _research, 
 
 
 def _plan(rng: random.Random, target: str) -> list[bool]:
-    """A pass/fail history of 6-15 runs ending in the target state."""
+    """A pass/fail history of 6-15 runs ending in the target state (a high NEW_FAIL needs a longer one:
+    it breaks a pass streak of at least HIGH_FROM)."""
     P, F = True, False
     if target == "NEW_FAIL:high":
-        suffix = [P] * rng.randint(5, 9) + [F]
+        suffix = [P] * rng.randint(HIGH_FROM, HIGH_FROM + 4) + [F]
     elif target == "NEW_FAIL:medium":
         suffix = [P] * rng.randint(2, 4) + [F]
     elif target == "NEW_FAIL:low":
@@ -214,7 +216,7 @@ def _plan(rng: random.Random, target: str) -> list[bool]:
     prefix = [rng.random() < 0.8 for _ in range(total - len(suffix))]
     if target.startswith("NEW_FAIL") and not target.endswith("low") and prefix:
         prefix[-1] = F  # so the pass streak broken is exactly the suffix's
-    return (prefix + suffix)[-15:]
+    return (prefix + suffix)[-max(15, len(suffix) + 1):]
 
 
 def _record_history(db: Database, rng: random.Random, skill: str, family: str, plan: list[bool], *,

@@ -22,7 +22,13 @@ from gatepost.store.evaluation import (
     parse_suite,
 )
 from gatepost.store.flows import evaluate_case
-from gatepost.store.proposals import GateConfig, gate_proposal, mark_proposal, staleness
+from gatepost.store.proposals import (
+    GateConfig,
+    failed_gate,
+    gate_proposal,
+    mark_proposal,
+    staleness,
+)
 
 ORDER = 30
 BASE = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
@@ -344,7 +350,9 @@ def _populate_proposals(db: Database, rng: random.Random) -> tuple[int, int]:
             if status == "accepted" and staleness(db, pid) is None and _accepted_rival(db, pid):
                 # another version of this path was accepted on the same base: this one must be rebased first
                 status, note = "needs_changes", "Another version of this file was accepted first; rebase on it."
-            mark_proposal(db, pid, status, actor=who, note=note, at=at)
+            override = ("read the diff myself: the gate failed on the scorer, not on the change"
+                        if status == "accepted" and failed_gate(db, pid) else None)
+            mark_proposal(db, pid, status, actor=who, note=note, at=at, override_gate=override)
     return count, gates
 
 

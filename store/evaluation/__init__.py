@@ -3,6 +3,19 @@
 What other packages may use is re-exported here; the modules behind it are this package's own.
 """
 
+from .artifacts import (
+    SCHEMA_VERSION,
+    SHAPES,
+    STANDALONE_PASS,
+    VERDICTS,
+    ParsedArtifact,
+    artifact_digest,
+    max_artifact_bytes,
+    parse_artifact,
+    stream_artifact,
+    upstream_artifact,
+    write_artifact,
+)
 from .attempts import (
     attempts_line,
     outcome,
@@ -45,30 +58,33 @@ from .noise import (
     sides_of_results,
     summarise,
 )
-from .runs import (
+from .runner import (
     CACHE_FORMAT,
     CACHE_TTL,
-    RESULTS_IN_TABLE,
-    RUN_COLUMNS,
     SPLIT_CHOICES,
-    TASK_COLUMNS,
-    VERDICTS,
     WEAK_BASELINE,
     Executor,
     content_hash,
     evaluate,
+    pass_rate,
+    read_skill,
+    run_side,
+)
+from .runs import (
+    RESULTS_IN_TABLE,
+    RUN_COLUMNS,
+    TASK_COLUMNS,
+    baseline_cache_key,
+    export_artifact,
     get_run,
     import_artifact,
     list_runs,
-    pass_rate,
     previous_run,
-    read_skill,
     record_suite,
-    run_side,
     run_tasks,
+    store_run,
     task_attempts,
     task_outputs,
-    write_artifact,
 )
 from .stats import (
     ALPHA,
@@ -119,6 +135,18 @@ from .task_pages import (
 )
 
 __all__ = [
+    "artifact_digest",
+    "max_artifact_bytes",
+    "stream_artifact",
+    "upstream_artifact",
+    "store_run",
+    "parse_artifact",
+    "export_artifact",
+    "baseline_cache_key",
+    "STANDALONE_PASS",
+    "SHAPES",
+    "SCHEMA_VERSION",
+    "ParsedArtifact",
     "ALPHA",
     "DECISION_RULES",
     "LEVEL",

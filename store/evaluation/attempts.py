@@ -3,6 +3,7 @@ and one line counting each distinct outcome ("3 attempts: 1 pass, 2 timeout").""
 
 import re
 from collections import Counter
+from typing import Any
 
 # The executor's and the judges' one-line reasons, mapped to the word a reviewer scans for.
 _OUTCOMES = [
@@ -39,3 +40,25 @@ def attempts_line(attempts: list[dict]) -> str:
     counts = outcome_counts(attempts)
     n = len(attempts)
     return f"{n} attempt{'s' if n != 1 else ''}: " + ", ".join(f"{c} {word}" for word, c in counts.items())
+
+
+def summarise_attempts(task_id: str, split: str | None, attempts: list[dict]) -> dict[str, Any]:
+    """One task's result from its attempts (pass@k: any passing attempt passes; the passing one is shown)."""
+    passing = [a for a in attempts if a["passed"]]
+    shown = passing[0] if passing else attempts[-1]
+    scores = [a["score"] for a in attempts if a["score"] is not None]
+    return {
+        "task_id": task_id,
+        "split": split,
+        "passed": bool(passing),
+        "score": max(scores) if scores else None,
+        "judged": any(a["judged"] for a in attempts),
+        "attempts": len(attempts),
+        "duration_ms": sum(a["duration_ms"] for a in attempts),
+        "output": shown["output"],
+        "reason": None if passing else shown["reason"],
+        "mock": any(a["mock"] for a in attempts),
+        "attempt_details": attempts,
+    }
+
+

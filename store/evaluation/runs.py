@@ -1,300 +1,45 @@
-"""The task-suite evaluator: a candidate skill against a baseline, task by task, pass@k.
+"""Stored evaluation runs: one run, its event and every attempt in one transaction; the reads the
+console pages from; importing an artifact file and exporting a run in upstream's shape.
 
-A run executes every task of a split for both sides, judges each attempt,
-and writes the seed's artifact (execution_pass_rate, baseline_pass_rate,
-delta, verdict, candidate_results, baseline_results, baseline_health,
-warnings, truth_anchor); the run and every attempt are stored in one
-transaction. Baselines are cached for 7 days, keyed by the suite, the
-baseline skill's content hash and the executor.
+Parsing and writing the artifact formats is artifacts.py's; running a suite is runner.py's.
 """
 
 import hashlib
 import json
-import math
-import os
 import sqlite3
-from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from sqlite_utils import Database
 
 from gatepost.store.kernel import (
+    MAX_FILE_BYTES,
     InputError,
-    append_event,
+    guarded,
     now_iso,
-    parse_json,
     read_text,
     refresh_task_order,
-    transaction,
-    write_text_atomic,
-)
-from gatepost.store.kernel import (
-    now as clock_now,
 )
 
-from .attempts import attempts_line, outcome, outcome_counts
-from .executors import MOCK, CommandExecutor, MockExecutor
-from .judges import JudgeSettings, judge
-from .noise import pooled_attempts, sides_of_results, summarise
-from .suites import Suite, Task
-
-WEAK_BASELINE = 0.2
-CACHE_TTL = timedelta(days=7)
-SPLIT_CHOICES = ("tuning", "heldout", "all")
-VERDICTS = ("pass", "fail", "skipped", "error")
-CACHE_FORMAT = "gatepost-baseline-cache/1"
-
-Executor = CommandExecutor | MockExecutor
+from .artifacts import (
+    VERDICTS,
+    ParsedArtifact,
+    artifact_digest,
+    max_artifact_bytes,
+    parse_artifact,
+    stream_artifact,
+    upstream_artifact,
+)
+from .attempts import attempts_line, outcome, outcome_counts, summarise_attempts
+from .suites import Suite
 
 
-def content_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def read_skill(path: str | Path, *, option: str) -> tuple[str, str]:
-    """A skill's text from SKILL.md or a skill folder holding one; returns (absolute path, text)."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / "SKILL.md"
-    if not path.is_file():
-        raise InputError(f"{option}: {path}: no such skill file (a SKILL.md or a folder holding one)")
-    try:
-        return str(path.resolve()), read_text(path, what="skill file")
-    except InputError as exc:
-        raise InputError(f"{option}: {exc}") from None
-
-
-# --- running one side ------------------------------------------------------------------
-def _run_task(task: Task, skill: str, executor: Executor, settings: JudgeSettings, pass_k: int,
-              suite_dir: Path, every_attempt: bool = False) -> dict[str, Any]:
-    attempts = []
-    for number in range(1, pass_k + 1):
-        attempt = executor.run(task.id, task.prompt, skill, timeout=task.timeout_seconds, attempt=number)
-        if attempt.finished:
-            verdict = judge(task, attempt.output, suite_dir=suite_dir, settings=settings)
-            row = {"attempt": number, "passed": verdict.passed, "score": verdict.score, "judged": verdict.judged,
-                   "reason": verdict.reason, "mock": attempt.mock or verdict.mock}
-        else:
-            row = {"attempt": number, "passed": False, "score": 0.0, "judged": True, "reason": attempt.reason,
-                   "mock": attempt.mock}
-        row["duration_ms"] = attempt.duration_ms
-        row["output"] = attempt.output
-        attempts.append(row)
-        if row["passed"] and not every_attempt:
-            break  # pass@k: any passing attempt passes the task (every_attempt: all k run, for pass^k)
-    return _summarise(task.id, task.split, attempts)
-
-
-def _summarise(task_id: str, split: str, attempts: list[dict]) -> dict[str, Any]:
-    passing = [a for a in attempts if a["passed"]]
-    shown = passing[0] if passing else attempts[-1]
-    scores = [a["score"] for a in attempts if a["score"] is not None]
-    return {
-        "task_id": task_id,
-        "split": split,
-        "passed": bool(passing),
-        "score": max(scores) if scores else None,
-        "judged": any(a["judged"] for a in attempts),
-        "attempts": len(attempts),
-        "duration_ms": sum(a["duration_ms"] for a in attempts),
-        "output": shown["output"],
-        "reason": None if passing else shown["reason"],
-        "mock": any(a["mock"] for a in attempts),
-        "attempt_details": attempts,
-    }
-
-
-def run_side(suite: Suite, tasks: list[Task], skill: str, executor: Executor, settings: JudgeSettings,
-             pass_k: int, every_attempt: bool = False) -> list[dict[str, Any]]:
-    """Every task of one side (candidate or baseline), in suite order."""
-    return [_run_task(t, skill, executor, settings, pass_k, suite.path.parent, every_attempt) for t in tasks]
-
-
-def pass_rate(results: list[dict]) -> float:
-    return round(sum(1 for r in results if r["passed"]) / len(results), 4) if results else 0.0
-
-
-# --- the baseline cache ----------------------------------------------------------------
-def _cache_key(suite: Suite, baseline_hash: str, executor: Executor, settings: JudgeSettings,
-               split: str, pass_k: int, every_attempt: bool = False) -> str:
-    judge_id = " ".join(settings.rubric_argv) if settings.rubric_argv else ("mock" if settings.mock else "")
-    parts = [suite.id, baseline_hash, executor.identity, split, str(pass_k), judge_id]
-    if every_attempt:
-        parts.append("every-attempt")
-    return content_hash("\x00".join(parts))
-
-
-def _cache_read(path: Path, key: str, now: datetime, warnings: list[str]) -> dict | None:
-    if not path.is_file():
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        created = datetime.fromisoformat(data["created_at"].replace("Z", "+00:00"))
-        if data.get("format") != CACHE_FORMAT or data.get("key") != key or not isinstance(data["results"], list):
-            raise ValueError("not this cache")
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        warnings.append(f"baseline cache {path.name} unreadable: baseline recomputed")
-        return None
-    if now - created > CACHE_TTL:
-        return None
-    return data
-
-
-def _cache_write(path: Path, key: str, entry: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(dict(entry, format=CACHE_FORMAT, key=key), ensure_ascii=False), encoding="utf-8")
-    tmp.replace(path)
-
-
-# --- a run ------------------------------------------------------------------------------
-def evaluate(
-    db: Database,
-    suite: Suite,
-    *,
-    candidate_text: str,
-    executor: Executor,
-    candidate_path: str | None = None,
-    baseline_text: str = "",
-    baseline_path: str | None = None,
-    judges: JudgeSettings | None = None,
-    pass_k: int = 1,
-    split: str = "all",
-    cache_dir: str | Path | None = None,
-    output: str | Path | None = None,
-    artifact_dir: str | Path | None = None,
-    actor: str | None = None,
-    case_id: str | None = None,
-    purpose: str = "standalone",
-    at: str | None = None,
-    every_attempt: bool = False,
-    alpha: float | None = None,
-) -> dict[str, Any]:
-    """Run the suite for a candidate and its baseline, store the run, return the artifact (with run_id).
-
-    The artifact is written to `output`, else to `artifact_dir/<run_id>.json`, else not written
-    (truth_anchor null); it is stored with the run either way. Its `statistics` say how much the
-    numbers mean (intervals, the paired delta, pass^k, flaky tasks: docs/statistics.md);
-    `every_attempt` runs all k attempts even after a pass, so pass^k can be measured.
-    """
-    if split not in SPLIT_CHOICES:
-        raise InputError(f"--split: expected one of {', '.join(SPLIT_CHOICES)}, got {split!r}")
-    if not isinstance(pass_k, int) or pass_k < 1:
-        raise InputError(f"--pass-k: expected a whole number of attempts of at least 1, got {pass_k!r}")
-    tasks = suite.tasks_in(split)
-    if not tasks:
-        raise InputError(f"{suite.path.name}: no {split} tasks in this suite (use --split all or another split)")
-    if output is not None:
-        _check_writable(Path(output))  # before the runs, not after them
-    settings = judges or JudgeSettings(mock=executor.mock)
-    started = at or now_iso()
-    now = datetime.fromisoformat(started.replace("Z", "+00:00")) if at else clock_now()
-    warnings: list[str] = []
-    candidate_hash, baseline_hash = content_hash(candidate_text), content_hash(baseline_text)
-
-    candidate = run_side(suite, tasks, candidate_text, executor, settings, pass_k, every_attempt)
-    cache_info: dict[str, Any] = {"used": False}
-    baseline = None
-    if cache_dir is not None:
-        key = _cache_key(suite, baseline_hash, executor, settings, split, pass_k, every_attempt)
-        cache_path = Path(cache_dir) / f"baseline-{key[:32]}.json"
-        entry = _cache_read(cache_path, key, now, warnings)
-        if entry:
-            baseline = entry["results"]
-            cache_info = {"used": True, "hit": True, "path": str(cache_path.resolve()), "created_at": entry["created_at"]}
-        else:
-            baseline = run_side(suite, tasks, baseline_text, executor, settings, pass_k, every_attempt)
-            try:
-                _cache_write(cache_path, key, {"created_at": started, "suite_id": suite.id,
-                                               "baseline_sha256": baseline_hash, "executor": executor.identity,
-                                               "results": baseline})
-                cache_info = {"used": True, "hit": False, "path": str(cache_path.resolve()), "created_at": started}
-            except OSError as exc:
-                warnings.append(f"baseline cache not written ({exc.strerror or exc})")
-    if baseline is None:
-        baseline = run_side(suite, tasks, baseline_text, executor, settings, pass_k, every_attempt)
-
-    execution_rate, baseline_rate = pass_rate(candidate), pass_rate(baseline)
-    delta = round(execution_rate - baseline_rate, 4)
-    health = {"status": "healthy", "baseline_pass_rate": baseline_rate, "threshold": WEAK_BASELINE}
-    if baseline_rate < WEAK_BASELINE:
-        note = (f"weak baseline: the baseline passes {baseline_rate:.0%} of the tasks (under "
-                f"{WEAK_BASELINE:.0%}); review the suite before trusting the delta")
-        health.update(status="warning", message=note)
-        warnings.append(note)
-    for side, results in (("candidate", candidate), ("baseline", baseline)):
-        unjudged = [r["task_id"] for r in results if not r["judged"]]
-        if unjudged:
-            warnings.append(f"{side}: {len(unjudged)} task(s) not judged and counted as not passed: "
-                            + ", ".join(unjudged[:5]) + " (llm-rubric needs --judge-command)")
-    is_mock = executor.mock or any(r["mock"] for r in candidate + baseline)
-    if is_mock:
-        warnings.append("mock: results come from gatepost's built-in mock, not from a real AI")
-    finished = at or now_iso()
-    run_id = "ev-" + content_hash("\x00".join([suite.id, candidate_hash, baseline_hash, executor.identity, split,
-                                               str(pass_k), purpose, case_id or "", started]))[:12]
-    artifact: dict[str, Any] = {
-        "run_id": run_id,
-        "skill_id": suite.skill_id,
-        "suite": str(suite.path),
-        "suite_id": suite.id,
-        "split": split,
-        "pass_k": pass_k,
-        "executor": executor.identity,
-        "mock": is_mock,
-        "candidate": {"path": candidate_path, "sha256": candidate_hash},
-        "baseline": {"path": baseline_path, "sha256": baseline_hash},
-        "execution_pass_rate": execution_rate,
-        "baseline_pass_rate": baseline_rate,
-        "delta": delta,
-        "verdict": "pass" if delta >= 0 else "fail",
-        "candidate_results": candidate,
-        "baseline_results": baseline,
-        "baseline_health": health,
-        "baseline_cache": cache_info,
-        "warnings": warnings,
-        "statistics": summarise(
-            sides_of_results(candidate, baseline), pass_k=pass_k,
-            pooled=pooled_attempts(db, {"suite_id": suite.id, "executor": executor.identity,
-                                        "candidate_hash": candidate_hash, "baseline_hash": baseline_hash}),
-            cached_baseline=bool(cache_info.get("hit")), alpha=suite.alpha if alpha is None else alpha),
-        "case_id": case_id,
-        "purpose": purpose,
-        "started_at": started,
-        "finished_at": finished,
-        "truth_anchor": None,
-    }
-    if output is None and artifact_dir is not None:
-        output = Path(artifact_dir) / f"{run_id}.json"
-    if output is not None:
-        artifact["truth_anchor"] = write_artifact(artifact, Path(output))
-    _store(db, suite, artifact, actor=actor)
-    return artifact
-
-
-def _check_writable(path: Path) -> None:
-    path = path.expanduser().resolve()
-    if path.is_dir():
-        raise InputError(f"--output: {path}: is a folder, expected a file path for the artifact")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"--output: {path.parent}: cannot be created ({exc.strerror or exc})") from None
-    if not os.access(path.parent, os.W_OK):
-        raise InputError(f"--output: {path.parent}: not writable")
-
-
-def write_artifact(artifact: dict, path: Path) -> str:
-    """Write the artifact JSON; its truth_anchor is its own absolute path."""
-    path = path.expanduser().resolve()
-    artifact["truth_anchor"] = str(path)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(path, json.dumps(artifact, indent=2, ensure_ascii=False) + "\n")
-    except OSError as exc:
-        raise InputError(f"--output: {path}: cannot be written ({exc.strerror or exc})") from None
-    return str(path)
+def baseline_cache_key(db: Database) -> str:
+    """This store's secret for signing baseline-cache entries (set when the store was created or migrated)."""
+    row = db.execute("SELECT value FROM store_keys WHERE name = 'baseline_cache'").fetchone()
+    if not row:
+        raise InputError("store: no baseline-cache key (store_keys); the store is damaged or not migrated")
+    return str(row[0])
 
 
 def record_suite(db: Database, suite: Suite, *, at: str | None = None) -> None:
@@ -307,7 +52,7 @@ def record_suite(db: Database, suite: Suite, *, at: str | None = None) -> None:
 
 
 TASK_COLUMNS = ("run_id", "side", "task_id", "attempt", "passed", "judged", "score", "duration_ms", "output",
-                "reason", "mock", "split")
+                "reason", "mock", "split", "details", "error")
 _INSERT_TASK = (f"INSERT INTO task_results ({', '.join(TASK_COLUMNS)})"
                 f" VALUES ({', '.join('?' * len(TASK_COLUMNS))})")
 # The per-task results live in task_results only; the stored artifact JSON says so and get_run puts them back.
@@ -317,8 +62,42 @@ RESULTS_IN_TABLE = "task_results"
 def _task_rows(run_id: str, side: str, results: list[dict]) -> list[tuple]:
     """task_results rows as tuples in TASK_COLUMNS order, for one executemany."""
     return [(run_id, side, result["task_id"], a["attempt"], int(bool(a["passed"])), int(bool(a["judged"])),
-             a["score"], a["duration_ms"], a["output"], a["reason"], int(bool(a["mock"])), result.get("split"))
+             a["score"], a["duration_ms"], a["output"], a["reason"], int(bool(a["mock"])), result.get("split"),
+             None, None)
             for result in results for a in result["attempt_details"]]
+
+
+_RUN_FIELDS = ("suite_id", "skill_id", "candidate_path", "candidate_hash", "baseline_path", "baseline_hash", "executor",
+               "mock", "pass_k", "split", "execution_pass_rate", "baseline_pass_rate", "delta", "verdict", "warnings",
+               "baseline_health", "artifact", "case_id", "purpose", "started_at", "finished_at", "event_seq")
+
+
+def _payload(artifact: dict) -> dict:
+    return {"suite": artifact.get("suite_id"), "skill_id": artifact.get("skill_id"), "verdict": artifact["verdict"],
+            "delta": artifact["delta"], "case_id": artifact.get("case_id"), "purpose": artifact.get("purpose"),
+            "mock": artifact.get("mock")}
+
+
+def _run_values(suite: Suite | None, artifact: dict, seq: int) -> list:
+    """evaluation_runs values in _RUN_FIELDS order (an imported file's odd values: none)."""
+    candidate, baseline = artifact.get("candidate") or {}, artifact.get("baseline") or {}
+    text = lambda v: v if isinstance(v, str) else None  # noqa: E731
+    suite_id = suite.id if suite is not None else None
+    return [suite_id, text(artifact.get("skill_id")), text(candidate.get("path")), text(candidate.get("sha256")),
+            text(baseline.get("path")), text(baseline.get("sha256")), text(artifact.get("executor")),
+            int(bool(artifact.get("mock"))), artifact.get("pass_k") if type(artifact.get("pass_k")) is int else None,
+            text(artifact.get("split")), artifact["execution_pass_rate"], artifact["baseline_pass_rate"],
+            artifact["delta"], artifact["verdict"], json.dumps(artifact.get("warnings") or [], ensure_ascii=False),
+            json.dumps(artifact.get("baseline_health") or {}, ensure_ascii=False), _stored_artifact(artifact),
+            text(artifact.get("case_id")), text(artifact.get("purpose")), text(artifact.get("started_at")),
+            text(artifact.get("finished_at")), seq]
+
+
+def _note(artifact: dict) -> str:
+    who = artifact.get("skill_id") or "suite"
+    if artifact["baseline_pass_rate"] is None:  # upstream's standalone run: no baseline
+        return f"{who}: {artifact['execution_pass_rate']:.4g} standalone ({artifact['verdict']})"
+    return f"{who}: {artifact['execution_pass_rate']:.4g} vs {artifact['baseline_pass_rate']:.4g} ({artifact['verdict']})"
 
 
 def _stored_artifact(artifact: dict) -> str:
@@ -331,55 +110,52 @@ def _results_from_table(db: Database, run_id: str) -> dict[str, list[dict]]:
     """The artifact's candidate_results and baseline_results, rebuilt from task_results."""
     sides: dict[str, dict[str, list[dict]]] = {"candidate": {}, "baseline": {}}
     splits: dict[tuple[str, str], str | None] = {}
+    upstream: dict[tuple[str, str], tuple[str | None, str | None]] = {}
     cursor = db.execute("SELECT side, task_id, attempt, passed, judged, score, duration_ms, output, reason, mock,"
-                        " split FROM task_results WHERE run_id = ? ORDER BY id", [run_id])
-    for side, task_id, attempt, passed, judged, score, duration, output, reason, mock, split in cursor:
+                        " split, details, error FROM task_results WHERE run_id = ? ORDER BY id", [run_id])
+    for side, task_id, attempt, passed, judged, score, duration, output, reason, mock, split, details, error in cursor:
         sides.setdefault(side, {}).setdefault(task_id, []).append(
             {"attempt": attempt, "passed": bool(passed), "score": score, "judged": bool(judged), "reason": reason,
              "mock": bool(mock), "duration_ms": duration, "output": output})
         splits[(side, task_id)] = split
-    return {f"{side}_results": [_summarise(task_id, splits[(side, task_id)], attempts)
-                                for task_id, attempts in tasks.items()]
-            for side, tasks in sides.items() if side in ("candidate", "baseline")}
+        if details is not None or error is not None:
+            upstream[(side, task_id)] = (details, error)
+    out: dict[str, list[dict]] = {}
+    for side, tasks in sides.items():
+        if side not in ("candidate", "baseline"):
+            continue
+        results = []
+        for task_id, attempts in tasks.items():
+            result = summarise_attempts(task_id, splits[(side, task_id)], attempts)
+            if (side, task_id) in upstream:
+                result["details"], result["error"] = upstream[(side, task_id)]
+            results.append(result)
+        out[f"{side}_results"] = results
+    return out
 
 
-def _store(db: Database, suite: Suite | None, artifact: dict, *, actor: str | None,
-           rows: list[tuple] | None = None) -> None:
+def store_run(db: Database, suite: Suite | None, artifact: dict, *, actor: str | None,
+              rows: list[tuple] | None = None) -> None:
     """Store the run, its event and its task results in one transaction (`rows`: prebuilt task rows)."""
     run_id = artifact["run_id"]
-    with transaction(db):
+    doing = f"{'import' if artifact.get('purpose') == 'imported' else 'record'} evaluation run {run_id}"
+    # through the guarded pipeline (identity checked printable; no capability: any named loop or CI may run a suite)
+    with guarded(db, doing, actor=actor, known=False) as act:
         if suite is not None:
             record_suite(db, suite, at=artifact["started_at"])
         if db.execute("SELECT 1 FROM evaluation_runs WHERE id = ?", [run_id]).fetchone():
             raise InputError(f"evaluation run {run_id}: already recorded")
-        seq = append_event(
-            db, "suite.run", actor=actor, subject_type="run", subject_id=run_id,
-            payload={"suite": artifact.get("suite_id"), "skill_id": artifact.get("skill_id"),
-                     "verdict": artifact["verdict"], "delta": artifact["delta"], "case_id": artifact.get("case_id"),
-                     "purpose": artifact.get("purpose"), "mock": artifact.get("mock")},
-            note=f"{artifact.get('skill_id') or 'suite'}: {artifact['execution_pass_rate']:.4g} vs "
-                 f"{artifact['baseline_pass_rate']:.4g} ({artifact['verdict']})",
+        seq = act.event(
+            "suite.run", subject_type="run", subject_id=run_id,
+            payload=_payload(artifact),
+            note=_note(artifact),
             at=artifact.get("finished_at"),
         )
-        candidate, baseline = artifact.get("candidate") or {}, artifact.get("baseline") or {}
-        text = lambda v: v if isinstance(v, str) else None  # noqa: E731 - an imported file's odd values: none
-        db.execute(
-            "INSERT INTO evaluation_runs (id, suite_id, skill_id, candidate_path, candidate_hash, baseline_path,"
-            " baseline_hash, executor, mock, pass_k, split, execution_pass_rate, baseline_pass_rate, delta, verdict,"
-            " warnings, baseline_health, artifact, case_id, purpose, started_at, finished_at, event_seq)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [run_id, suite.id if suite is not None else None, text(artifact.get("skill_id")),
-             text(candidate.get("path")), text(candidate.get("sha256")), text(baseline.get("path")),
-             text(baseline.get("sha256")), text(artifact.get("executor")), int(bool(artifact.get("mock"))),
-             artifact.get("pass_k") if type(artifact.get("pass_k")) is int else None, text(artifact.get("split")),
-             artifact["execution_pass_rate"], artifact["baseline_pass_rate"], artifact["delta"], artifact["verdict"],
-             json.dumps(artifact.get("warnings") or [], ensure_ascii=False),
-             json.dumps(artifact.get("baseline_health") or {}, ensure_ascii=False), _stored_artifact(artifact),
-             text(artifact.get("case_id")), text(artifact.get("purpose")), text(artifact.get("started_at")),
-             text(artifact.get("finished_at")), seq])
+        db.execute(f"INSERT INTO evaluation_runs (id, {', '.join(_RUN_FIELDS)})"
+                   f" VALUES (?, {', '.join('?' * len(_RUN_FIELDS))})", [run_id, *_run_values(suite, artifact, seq)])
         if rows is None:
             rows = _task_rows(run_id, "candidate", artifact["candidate_results"]) + \
-                _task_rows(run_id, "baseline", artifact["baseline_results"])
+                _task_rows(run_id, "baseline", artifact["baseline_results"] or [])
         db.conn.executemany(_INSERT_TASK, rows)
         refresh_task_order(db, run_id, rows)  # the run's review order and counts (issue 19)
 
@@ -455,8 +231,8 @@ def _attempts(db: Database, run_id: str, task_id: str | None = None, *, with_out
         cols += ", output"
     sql = f"SELECT {cols} FROM task_results WHERE run_id = ?"
     params: list[Any] = [run_id]
-    if task_id is not None:
-        sql += " AND task_id = ?"
+    if task_id is not None:  # side named so the (run_id, side, task_id) index finds the task, not a run scan
+        sql += " AND side IN ('candidate', 'baseline') AND task_id = ?"
         params.append(task_id)
     cursor = db.execute(sql + " ORDER BY id", params)
     names = [c[0] for c in cursor.description]
@@ -542,135 +318,109 @@ def task_outputs(db: Database, run_id: str, task_id: str) -> dict[str, dict | No
     return out
 
 
-# --- importing a foreign artifact --------------------------------------------------------------
-def _need(data: dict, key: str, kinds: tuple, name: str, what: str):
-    value = data.get(key)
-    if value is None and type(None) not in kinds:
-        raise InputError(f"{name}: {key}: missing (expected {what})")
-    if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
-        raise InputError(f"{name}: {key}: expected {what}")
-    return value
-
-
-def _finite(value: Any) -> bool:
-    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
-
-
-def _imported_rows(items: Any, key: str, name: str, run_id: str, side: str) -> tuple[list[tuple], bool]:
-    """Validate an artifact's per-task results and build their task_results rows (one attempt each).
-
-    Returns the rows (tuples in TASK_COLUMNS order) and whether any result says
-    mock. One tight pass checks and builds every row; only a file with a bad
-    result pays for the second pass that names the first bad field.
-    """
-    if not isinstance(items, list):
-        raise InputError(f"{name}: {key}: expected a list of per-task results")
-    rows: list[tuple] = []
-    append, isfinite = rows.append, math.isfinite
-    mock_any = False
-    for item in items:
-        if type(item) is not dict:
-            break
-        get = item.get
-        task_id, passed, score, duration = get("task_id"), get("passed"), get("score"), get("duration_ms", 0)
-        output, reason, split, mock = get("output", ""), get("reason"), get("split"), get("mock")
-        ts, td = type(score), type(duration)
-        if (type(task_id) is not str or not task_id or type(passed) is not bool
-                or not (score is None or ts is int or (ts is float and isfinite(score)))
-                or not (td is int or (td is float and isfinite(duration)))
-                or not (output is None or type(output) is str)):
-            break
-        if mock:
-            mock_any = True
-        append((run_id, side, task_id, 1, 1 if passed else 0, 0 if get("judged", True) is False else 1, score,
-                int(duration), output or "", reason if type(reason) is str else None, 1 if mock else 0,
-                split if type(split) is str else None))
-    else:
-        return rows, mock_any
-    _explain_bad_result(items, key, name)
-    raise AssertionError("unreachable: _explain_bad_result raises")  # pragma: no cover
-
-
-def _explain_bad_result(items: list, key: str, name: str) -> None:
-    """Raise the InputError naming the first bad per-task result and its field."""
-    for i, item in enumerate(items):
-        if not isinstance(item, dict):
-            raise InputError(f"{name}: {key}[{i}]: expected an object with task_id and passed")
-        task_id, score, duration, output = (item.get("task_id"), item.get("score"), item.get("duration_ms", 0),
-                                            item.get("output", ""))
-        if type(task_id) is not str or not task_id:
-            missing = "missing (expected a non-empty string)" if task_id is None else "expected a non-empty string"
-            raise InputError(f"{name}: {key}[{i}].task_id: {missing}")
-        if type(item.get("passed")) is not bool:
-            missing = "missing (expected true or false)" if item.get("passed") is None else "expected true or false"
-            raise InputError(f"{name}: {key}[{i}].passed: {missing}")
-        if score is not None and not _finite(score):
-            raise InputError(f"{name}: {key}[{i}].score: expected a number or null")
-        if not _finite(duration):
-            raise InputError(f"{name}: {key}[{i}].duration_ms: expected a number of milliseconds")
-        if output is not None and type(output) is not str:
-            raise InputError(f"{name}: {key}[{i}].output: expected a string")
-
-
+# --- importing and exporting artifact files ---------------------------------------------------
 def import_artifact(db: Database, path: str | Path, *, actor: str | None = None) -> tuple[str, bool]:
-    """Store an evaluator artifact JSON (ours or the upstream evaluator's); returns (run id, newly stored)."""
+    """Store an evaluator artifact JSON (any shape upstream's evaluate.py writes, or gatepost's);
+    returns (run id, newly stored). A file whose delta or verdict contradicts its rates is refused."""
     path = Path(path)
     name = path.name
+    try:
+        large = path.is_file() and path.stat().st_size > MAX_FILE_BYTES
+    except OSError:
+        large = False
+    if large:  # streamed in bounded memory, stored in batches inside its one transaction (issue 19)
+        return _import_streamed(db, path, actor=actor)
     text = read_text(path, what="artifact file")
-    raw = text.encode("utf-8")
-    data = parse_json(text, source=name)
-    if not isinstance(data, dict):
-        raise InputError(f"{name}: expected a JSON object (an evaluator artifact)")
-    for key in ("execution_pass_rate", "baseline_pass_rate"):
-        value = _need(data, key, (int, float), name, "a pass rate from 0 to 1")
-        if not 0 <= value <= 1:
-            raise InputError(f"{name}: {key}: expected a pass rate from 0 to 1, got {value!r}")
-    delta = _need(data, "delta", (int, float), name, "a number (candidate - baseline)")
-    if not math.isfinite(delta):
-        raise InputError(f"{name}: delta: expected a finite number (candidate - baseline), got {delta!r}")
-    verdict = data.get("verdict")
-    if verdict not in VERDICTS:
-        raise InputError(f"{name}: verdict: expected one of {', '.join(VERDICTS)}, got {verdict!r}")
-    warnings = data.get("warnings", [])
-    if not isinstance(warnings, list) or not all(isinstance(w, str) for w in warnings):
-        raise InputError(f"{name}: warnings: expected a list of strings")
-    health = data.get("baseline_health", {})
-    if not isinstance(health, dict):
-        raise InputError(f"{name}: baseline_health: expected an object")
-    run_id = "imp-" + hashlib.sha256(raw).hexdigest()[:12]
-    candidate, candidate_mock = _imported_rows(data.get("candidate_results", []), "candidate_results", name,
-                                               run_id, "candidate")
-    baseline, baseline_mock = _imported_rows(data.get("baseline_results", []), "baseline_results", name,
-                                             run_id, "baseline")
+    parsed = parse_artifact(text, name=name)
+    run_id = "imp-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
     if db.execute("SELECT 1 FROM evaluation_runs WHERE id = ?", [run_id]).fetchone():
         return run_id, False
-    at = now_iso()
-    str_or_none = lambda v: v if isinstance(v, str) else None  # noqa: E731
-    artifact = dict(data)
-    artifact.update({
-        "run_id": run_id,
-        "skill_id": str_or_none(data.get("skill_id")) or str_or_none(data.get("candidate_id")),
-        "executor": str_or_none(data.get("executor")) or "imported",
-        "mock": bool(data.get("mock")) or candidate_mock or baseline_mock,
-        "candidate": data.get("candidate") if isinstance(data.get("candidate"), dict) else {"path": None, "sha256": None},
-        "baseline": data.get("baseline") if isinstance(data.get("baseline"), dict) else {"path": None, "sha256": None},
-        "delta": round(float(delta), 4),
-        "warnings": warnings,
-        "baseline_health": health,
-        "purpose": "imported",
-        "pass_k": data.get("pass_k") if isinstance(data.get("pass_k"), int) else None,
-        "split": str_or_none(data.get("split")),
-        "case_id": None,
-        "started_at": str_or_none(data.get("started_at")) or at,
-        "finished_at": at,
-        "imported_from": str(path.resolve()),
-    })
-    for key in ("candidate_results", "baseline_results"):
-        artifact.pop(key, None)  # validated into rows above; stored once, in task_results
-    _store(db, None, artifact, actor=actor, rows=candidate + baseline)
+    artifact = _imported(parsed, path, run_id)
+    rows = [(run_id, side, task_id, 1, *rest) for side, task_id, *rest in parsed.rows]
+    store_run(db, None, artifact, actor=actor, rows=rows)
     return run_id, True
 
 
-# --- a case's evidence: the guard check, two tuning comparisons, one held-out comparison --------
-__all__ = ["MOCK", "evaluate", "list_runs", "get_run", "run_tasks", "task_outputs",
-           "import_artifact", "read_skill", "content_hash", "pass_rate", "WEAK_BASELINE", "CACHE_TTL"]
+def _imported(parsed: ParsedArtifact, path: Path, run_id: str) -> dict:
+    """The stored artifact of an imported file: its own fields, gatepost's columns, no result lists."""
+    data = parsed.data
+    at = now_iso()
+    str_or_none = lambda v: v if isinstance(v, str) else None  # noqa: E731
+    block = data.get("evaluation") if isinstance(data.get("evaluation"), dict) else {}
+    artifact = dict(data)
+    artifact.update({
+        "run_id": run_id,
+        "source_run_id": str_or_none(data.get("run_id")),
+        "shape": parsed.shape,
+        "skill_id": (str_or_none(data.get("skill_id")) or str_or_none(data.get("task_suite_skill_id"))
+                     or str_or_none(data.get("candidate_id"))),
+        "executor": str_or_none(data.get("executor")) or "imported",
+        "mock": parsed.mock,
+        "candidate": data.get("candidate") if isinstance(data.get("candidate"), dict) else {"path": None, "sha256": None},
+        "baseline": data.get("baseline") if isinstance(data.get("baseline"), dict) else {"path": None, "sha256": None},
+        "execution_pass_rate": parsed.execution_pass_rate,
+        "baseline_pass_rate": parsed.baseline_pass_rate,
+        "delta": parsed.delta,
+        "verdict": parsed.verdict,
+        "evaluation_reason": str_or_none(block.get("reason")),
+        "warnings": parsed.warnings,
+        "baseline_health": parsed.baseline_health,
+        "baseline_results_null": "baseline_results" in data and data["baseline_results"] is None,
+        "purpose": "imported",
+        "pass_k": data.get("pass_k") if type(data.get("pass_k")) is int else None,
+        "split": str_or_none(data.get("split")),
+        "case_id": None,
+        "started_at": str_or_none(data.get("started_at")) or str_or_none(data.get("created_at")) or at,
+        "finished_at": at,
+        "imported_from": str(path.resolve()),
+    })
+    for key in ("candidate_results", "baseline_results", "task_results", "evaluation"):
+        artifact.pop(key, None)  # checked into rows and fields above; results stored once, in task_results
+    return artifact
+
+
+def _import_streamed(db: Database, path: Path, *, actor: str | None) -> tuple[str, bool]:
+    """A large artifact: hashed, then parsed once, its results inserted batch by batch as they are read.
+
+    The run row is written first (task results point at it) and completed when the file has been read;
+    a bad result anywhere rolls the whole import back (one transaction).
+    """
+    digest = artifact_digest(path, name=path.name, max_bytes=max_artifact_bytes())
+    run_id = "imp-" + digest[:12]
+    if db.execute("SELECT 1 FROM evaluation_runs WHERE id = ?", [run_id]).fetchone():
+        return run_id, False
+    with guarded(db, f"import evaluation run {run_id}", actor=actor, known=False) as act:
+        db.execute("INSERT INTO evaluation_runs (id, verdict, purpose, execution_pass_rate) VALUES (?, ?, ?, ?)",
+                   [run_id, "error", "imported", 0.0])
+        insert = db.conn.executemany
+
+        def store_rows(rows: list) -> None:
+            insert(_INSERT_TASK, [(run_id, side, task_id, 1, *rest) for side, task_id, *rest in rows])
+
+        parsed = stream_artifact(path, name=path.name, on_rows=store_rows)
+        artifact = _imported(parsed, path, run_id)
+        seq = act.event("suite.run", subject_type="run", subject_id=run_id, payload=_payload(artifact),
+                        note=_note(artifact), at=artifact.get("finished_at"))
+        db.execute(f"UPDATE evaluation_runs SET {', '.join(c + ' = ?' for c in _RUN_FIELDS)} WHERE id = ?",
+                   [*_run_values(None, artifact, seq), run_id])
+    return run_id, True
+
+
+def export_artifact(db: Database, run_id: str) -> dict:
+    """A stored run as an artifact in upstream evaluate.py's shape (gatepost's fields beside)."""
+    record = get_run(db, run_id)
+    if record is None or record["artifact"] is None:
+        raise InputError(f"run {run_id}: no such evaluation run")
+    artifact = dict(record["artifact"])
+    artifact.setdefault("candidate_results", [])
+    artifact.setdefault("baseline_results", [])
+    if artifact.pop("baseline_results_null", False):
+        artifact["baseline_results"] = None
+    for key in ("execution_pass_rate", "baseline_pass_rate", "delta", "verdict"):
+        artifact[key] = record[key]
+    return upstream_artifact(artifact)
+
+
+__all__ = ["VERDICTS", "TASK_COLUMNS", "RUN_COLUMNS", "RESULTS_IN_TABLE", "baseline_cache_key", "export_artifact",
+           "get_run", "import_artifact", "list_runs", "previous_run", "record_suite", "run_tasks", "store_run",
+           "task_attempts", "task_outputs"]

@@ -18,7 +18,7 @@ SUITE_VERSION = "1.0"
 JUDGE_TYPES = ("contains", "pytest", "llm-rubric")
 SPLITS = ("tuning", "heldout")
 DEFAULT_SPLIT = "tuning"
-DEFAULT_TIMEOUT_SECONDS = 60.0
+DEFAULT_TIMEOUT_SECONDS = 300.0  # upstream task_runner.TaskRunner(timeout=300)
 DEFAULT_PASS_THRESHOLD = 0.7
 FIXTURES = "fixtures"
 

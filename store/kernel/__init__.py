@@ -5,15 +5,20 @@ What other packages may use is re-exported here; the modules behind it are this 
 """
 
 from .actors import (
+    ADMIN,
     CAPABILITIES,
     KINDS,
     NEVER_FOR_PRODUCERS,
     PERSON_CAPABILITIES,
     add_actor,
+    bind,
     capabilities_of,
     ensure_producer,
     get_actor,
+    grant,
     list_actors,
+    make_admin,
+    revoke,
 )
 from .chain import (
     EVENT_FIELDS,
@@ -137,6 +142,7 @@ from .task_order import (
 )
 
 __all__ = [
+    "ADMIN",
     "APPEND_ONLY",
     "APPLICATION_ID",
     "Act",
@@ -177,6 +183,7 @@ __all__ = [
     "TASK_ORDER_STORE_ABOVE",
     "add_actor",
     "append_event",
+    "bind",
     "canonical_event",
     "capabilities_held",
     "capabilities_of",
@@ -195,6 +202,7 @@ __all__ = [
     "forget_checked",
     "freeze",
     "get_actor",
+    "grant",
     "guarded",
     "has_admin",
     "head",
@@ -213,6 +221,7 @@ __all__ = [
     "m002_leases",
     "m003_kernel_audit_chain",
     "m003_pipeline_authority",
+    "make_admin",
     "machine_error",
     "migrations",
     "missing_triggers",
@@ -237,6 +246,7 @@ __all__ = [
     "release",
     "require",
     "resolve_path",
+    "revoke",
     "restore_triggers",
     "same_actor",
     "schema_version",

@@ -1,86 +1,210 @@
-"""Actors (people and producers) and the capabilities that give them authority."""
+"""Actors (people and producers) and the capabilities that give them authority.
+
+Who may change authority: an actor holding `store.admin` (the store's first one is named by
+`gatepost init --admin NAME`); while a store has no administrator yet, anyone may (a fresh store).
+Every add, grant, revoke and binding goes through the guarded pipeline and is an audited event.
+"""
 
 from sqlite_utils import Database
 
 from .clock import now_iso
-from .db import transaction
 from .errors import InputError, RefusedError
-from .events import append_event
+from .guarded import (
+    CAPABILITY,
+    Subject,
+    capabilities_held,
+    check_name,
+    find_actor,
+    guarded,
+    has_admin,
+    refusal,
+)
 
 KINDS = ("person", "producer")
+ADMIN = "store.admin"
 
 # Every capability gatepost knows, and what it lets an actor do.
 CAPABILITIES: dict[str, str] = {
     "loop_change.keep": "keep a loop's change once every keep claim holds",
-    "loop_change.apply_outside_surface": "apply a change outside the loop's surface (never a loop's)",
+    "loop_change.apply_outside_surface": "accept a change outside the loop's surface (never a loop's)",
     "eval_design.review": "review an evaluation design (design_review evidence)",
     "case.close": "close a case as rejected, proposed or inconclusive",
     "proposal.review": "mark a proposal accepted, declined or needs changes",
     "manifest.review": "import manifests and approve or reject manifest drafts",
     "regression.triage": "acknowledge regressions and flag manifest mismatches",
-    "evidence.record": "record evidence, skill runs and evaluation runs as a producer",
-    "store.admin": "add actors, grant capabilities, register and change loops, record applied content",
+    "evidence.record": "record evidence, skill runs and evaluation runs as oneself",
+    "evidence.record_for": "record evidence for a producer (e.g. paste a CI result); the record names both",
+    ADMIN: "add actors, grant and revoke capabilities, bind actors to OS users, register and change loops, "
+           "record applied content (never a loop's)",
 }
 # What a loop (a producer) may never hold.
-NEVER_FOR_PRODUCERS = frozenset({"loop_change.apply_outside_surface", "store.admin"})
+NEVER_FOR_PRODUCERS = frozenset({"loop_change.apply_outside_surface", ADMIN})
 # Every capability a person may hold: what `gatepost demo` gives the person who runs it.
 PERSON_CAPABILITIES = tuple(sorted(CAPABILITIES))
 
 
 def _check_name(name: str) -> str:
-    name = (name or "").strip()
+    name = check_name(name or "")
     if not name or any(ch.isspace() for ch in name) or len(name) > 100:
         raise InputError(f"actor name: expected a non-empty name without spaces, got {name!r}")
     return name
 
 
-def add_actor(db: Database, name: str, kind: str = "person", capabilities: tuple[str, ...] | list[str] = (),
-              *, by: str | None = None) -> dict:
-    """Create an actor (or grant more capabilities to an existing one of the same kind)."""
-    name = _check_name(name)
-    if kind not in KINDS:
-        raise InputError(f"--kind: expected one of {', '.join(KINDS)}, got {kind!r}")
+def _check_caps(name: str, kind: str, capabilities: tuple[str, ...] | list[str]) -> None:
     for cap in capabilities:
         if cap not in CAPABILITIES:
             raise InputError(f"--capability: unknown capability {cap!r}; known: {', '.join(CAPABILITIES)}")
         if kind == "producer" and cap in NEVER_FOR_PRODUCERS:
-            raise RefusedError(f"--capability: {cap} is never granted to a loop (producer {name})")
-    with transaction(db):
-        existing = get_actor(db, name)
+            raise RefusedError(f"grant {cap} to {name}: refused: capability: {cap} is never granted to a loop "
+                               f"(producer {name})")
+
+
+def _admin_rule(doing: str, by: str | None):
+    """The authority rule of every act on actors: store.admin, unless the store has no admin yet."""
+
+    def check(db: Database, who: dict | None, subject: Subject | None) -> None:
+        if by is None or not has_admin(db):
+            return
+        if who is None:
+            raise refusal(doing, CAPABILITY, f"{by} is not a known actor of this store, and only a holder of "
+                                             f"{ADMIN} changes authority")
+        if ADMIN not in who["capabilities"]:
+            raise refusal(doing, CAPABILITY, f"{who['name']} does not hold {ADMIN}")
+
+    return check
+
+
+def _actor_subject(name: str, *, create_kind: str | None = None):
+    def load(db: Database) -> Subject:
+        found = find_actor(db, name)
+        if found is None and create_kind is None:
+            raise InputError(f"actor {name}: no such actor in this store (gatepost actors list)")
+        return Subject("actor", found["name"] if found else name, "actor", found)
+
+    return load
+
+
+def _insert(db: Database, act, name: str, kind: str) -> None:
+    db["actors"].insert({"name": name, "kind": kind, "created_at": now_iso()})
+    act.event("actor.added", subject_type="actor", subject_id=name, payload={"kind": kind})
+
+
+def _grant(db: Database, act, name: str, kind: str, cap: str, note: str | None) -> bool:
+    _check_caps(name, kind, [cap])
+    if cap in capabilities_held(db, name):
+        return False
+    db["capabilities"].insert({"actor": name, "capability": cap, "granted_by": act.actor,
+                               "granted_at": now_iso()})
+    act.event("capability.granted", subject_type="actor", subject_id=name, note=note,
+              payload={"capability": cap})
+    return True
+
+
+def add_actor(db: Database, name: str, kind: str = "person", capabilities: tuple[str, ...] | list[str] = (),
+              *, by: str | None = None, note: str | None = None) -> dict:
+    """Create an actor (or grant more capabilities to an existing one of the same kind): store.admin's act."""
+    name = _check_name(name)
+    if kind not in KINDS:
+        raise InputError(f"--kind: expected one of {', '.join(KINDS)}, got {kind!r}")
+    _check_caps(name, kind, capabilities)
+    doing = f"add actor {name}"
+    with guarded(db, doing, actor=by, known=False, subject=_actor_subject(name, create_kind=kind),
+                 authority=_admin_rule(doing, by), lease=False) as act:
+        existing = act.subject.row if act.subject else None
         if existing and existing["kind"] != kind:
-            raise InputError(f"actor {name}: already exists as a {existing['kind']}, not a {kind}")
+            raise InputError(f"actor {existing['name']}: already exists as a {existing['kind']}, not a {kind}")
+        stored = existing["name"] if existing else name
         if not existing:
-            db["actors"].insert({"name": name, "kind": kind, "created_at": now_iso()})
-            append_event(db, "actor.added", actor=by, subject_type="actor", subject_id=name,
-                         payload={"kind": kind})
-        have = set(capabilities_of(db, name))
+            _insert(db, act, stored, kind)
         for cap in capabilities:
-            if cap in have:
-                continue
-            db["capabilities"].insert({"actor": name, "capability": cap, "granted_by": by,
-                                       "granted_at": now_iso()})
-            append_event(db, "capability.granted", actor=by, subject_type="actor", subject_id=name,
-                         payload={"capability": cap})
-    return get_actor(db, name)
+            _grant(db, act, stored, kind, cap, note)
+    return get_actor(db, stored)  # type: ignore[return-value]
 
 
-def ensure_producer(db: Database, name: str) -> None:
-    """Producers named by imported files are registered on first sight, with no capabilities."""
-    if not get_actor(db, name):
-        add_actor(db, name, "producer")
+def grant(db: Database, name: str, capability: str, *, by: str | None, note: str | None = None) -> dict:
+    """Grant one capability to a known actor (store.admin; an audited event with the note)."""
+    doing = f"grant {capability} to {name}"
+    with guarded(db, doing, actor=by, known=False, subject=_actor_subject(_check_name(name)),
+                 authority=_admin_rule(doing, by), lease=False) as act:
+        row = act.subject.row if act.subject and act.subject.row else {}
+        _grant(db, act, row["name"], row["kind"], capability, note)
+    return get_actor(db, row["name"])  # type: ignore[return-value]
+
+
+def revoke(db: Database, name: str, capability: str, *, by: str | None, note: str | None = None) -> dict:
+    """Take a capability back (store.admin; an audited event). The store keeps at least one admin."""
+    if capability not in CAPABILITIES:
+        raise InputError(f"--capability: unknown capability {capability!r}; known: {', '.join(CAPABILITIES)}")
+    doing = f"revoke {capability} from {name}"
+    with guarded(db, doing, actor=by, known=False, subject=_actor_subject(_check_name(name)),
+                 authority=_admin_rule(doing, by), lease=False) as act:
+        row = act.subject.row if act.subject and act.subject.row else {}
+        if capability not in capabilities_held(db, row["name"]):
+            raise InputError(f"actor {row['name']}: does not hold {capability}; nothing to revoke")
+        if capability == ADMIN and db.execute("SELECT COUNT(*) FROM capabilities WHERE capability = ?",
+                                              [ADMIN]).fetchone()[0] == 1:
+            raise refusal(doing, "admin", f"{row['name']} is the store's last administrator")
+        db.execute("DELETE FROM capabilities WHERE actor = ? AND capability = ?", [row["name"], capability])
+        act.event("capability.revoked", subject_type="actor", subject_id=row["name"], note=note,
+                  payload={"capability": capability})
+    return get_actor(db, row["name"])  # type: ignore[return-value]
+
+
+def bind(db: Database, name: str, os_user: str | None, *, by: str | None, note: str | None = None) -> dict:
+    """Bind an actor to an OS user: then acting as NAME needs that OS user (store.admin). None unbinds."""
+    user = check_name(os_user, field="--os-user") if os_user else None
+    doing = f"bind {name}"
+    with guarded(db, doing, actor=by, known=False, subject=_actor_subject(_check_name(name)),
+                 authority=_admin_rule(doing, by), lease=False) as act:
+        row = act.subject.row if act.subject and act.subject.row else {}
+        db.execute("UPDATE actors SET os_user = ? WHERE name = ?", [user, row["name"]])
+        act.event("actor.bound", subject_type="actor", subject_id=row["name"], note=note,
+                  payload={"os_user": user})
+    return get_actor(db, row["name"])  # type: ignore[return-value]
+
+
+def make_admin(db: Database, name: str, *, by: str | None = None) -> dict:
+    """`gatepost init --admin NAME`: the store's first administrator (a person holding store.admin).
+
+    Refused once the store has an administrator other than NAME (grants are then store.admin's act).
+    """
+    name = _check_name(name)
+    found = find_actor(db, name)
+    if has_admin(db) and not (found and ADMIN in capabilities_held(db, found["name"])):
+        raise refusal(f"init --admin {name}", CAPABILITY, "the store already has an administrator "
+                                                         "(gatepost actors grant NAME store.admin, as one)")
+    return add_actor(db, name, "person", [ADMIN], by=by if has_admin(db) else None,
+                     note="the store's first administrator")
+
+
+def ensure_producer(db: Database, name: str) -> str:
+    """Producers named by imported files are registered on first sight, with no capabilities.
+
+    Returns the stored name (a name that compares equal to a stored one is that actor).
+    """
+    name = _check_name(name)
+    found = find_actor(db, name)
+    if found:
+        return str(found["name"])
+    with guarded(db, f"register producer {name}", actor=None) as act:
+        _insert(db, act, name, "producer")
+    return name
 
 
 def get_actor(db: Database, name: str) -> dict | None:
-    rows = list(db["actors"].rows_where("name = ?", [name]))
-    if not rows:
+    """An actor (found by its normalised name) with its capabilities and OS binding."""
+    found = find_actor(db, name)
+    if not found:
         return None
+    rows = list(db["actors"].rows_where("name = ?", [found["name"]]))
     actor = dict(rows[0])
-    actor["capabilities"] = capabilities_of(db, name)
+    actor["capabilities"] = capabilities_held(db, found["name"])
     return actor
 
 
 def capabilities_of(db: Database, name: str) -> list[str]:
-    return [r["capability"] for r in db["capabilities"].rows_where("actor = ?", [name], order_by="capability")]
+    found = find_actor(db, name)
+    return capabilities_held(db, found["name"]) if found else []
 
 
 def list_actors(db: Database) -> list[dict]:

@@ -212,13 +212,14 @@ def check_seen(db: Database, subject: Subject, seen: int | None, *, doing: str, 
 @contextmanager
 def guarded(db: Database, doing: str, *, actor: str | None, capability: str | None = None,
             subject: Callable[[Database], Subject] | None = None, seen_seq: int | None = None,
-            lease: bool = True, must_be_open: bool = True, known: bool = True,
+            lease: bool = True, must_be_open: bool = True, known: bool = True, self_dealing: bool = True,
             authority: Callable[[Database, dict | None, Subject | None], None] | None = None) -> Iterator[Act]:
     """Run an act through the pipeline; the `with` body writes the record, its event and the projection.
 
     `subject` loads the subject (raising InputError when it does not exist); `authority` adds the act's
     own authority rules (run after the subject is loaded, before it is checked open). `known=False`
-    lets an unknown name act where no capability is needed (it is still checked printable).
+    lets an unknown name act where no capability is needed (it is still checked printable);
+    `self_dealing=False` is for the one act an author takes on its own subject (revising its candidate).
     """
     with transaction(db):
         who: dict | None = None
@@ -230,7 +231,7 @@ def guarded(db: Database, doing: str, *, actor: str | None, capability: str | No
                     raise refusal(doing, CAPABILITY, f"{who['name']} does not hold {capability}")
         name = who["name"] if who else (check_name(actor, field="--as") if actor else None)
         subj = subject(db) if subject else None
-        if subj is not None and subj.author and same_actor(subj.author, name):
+        if self_dealing and subj is not None and subj.author and same_actor(subj.author, name):
             raise refusal(doing, SELF_DEALING, f"{name} is the {subj.noun}'s {subj.author_role}; "
                                                f"nobody acts on their own change")
         if authority is not None:

@@ -528,3 +528,14 @@ def m006_stats_judgments_assignments(db: Database) -> None:
         not_null={"assignee", "at"},
     )
     db["assignments"].create_index(["assignee"])
+
+
+@migrations(name="m007_formats_upstream_results_and_cache_key")
+def m007_formats_upstream_results_and_cache_key(db: Database) -> None:
+    """Upstream evaluator results keep their `details` and `error` (issue 14: export as imported); the
+    store's own random key signs baseline-cache entries, so a cache file is trusted only if this
+    store wrote it (issue 12)."""
+    db.execute("ALTER TABLE task_results ADD COLUMN details TEXT")
+    db.execute("ALTER TABLE task_results ADD COLUMN error TEXT")
+    db["store_keys"].create({"name": str, "value": str}, pk="name", not_null={"value"})
+    db.execute("INSERT INTO store_keys (name, value) VALUES ('baseline_cache', lower(hex(randomblob(32))))")

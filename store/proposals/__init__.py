@@ -25,6 +25,7 @@ from .proposal import (
     STATUSES,
     add_proposal,
     count_by_status,
+    failed_gate,
     get_proposal,
     import_proposal,
     import_proposals,
@@ -41,6 +42,7 @@ from .proposal import (
 
 __all__ = [
     "proposal_subject",
+    "failed_gate",
     "DEFAULT_TIMEOUT_SECS",
     "EDIT_MODES",
     "FINAL",

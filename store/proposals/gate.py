@@ -1,14 +1,22 @@
 """The ai-memory scorer gate: a proposal JSON on stdin, {passed, score_before, score_after, reason} on stdout.
 
 It follows ai-memory's `[auto_improve.eval]` contract: the command is split
-on whitespace and run directly (no shell); only proposals whose path starts
-with one of `targets` are gated; command errors, timeouts, invalid JSON, a
-missing `passed`, `passed = false` and a score delta below `min_delta` all
-fail closed, each with its reason.
+on whitespace and run directly (no shell); a proposal is gated when its path
+equals a target or starts with `target + "/"` (targets default to `_rules`
+and `procedures`, as ai-memory's); command errors, timeouts, invalid JSON, a
+missing or non-boolean `passed`, a non-string `reason`, `passed = false` and a
+score delta below `min_delta` all fail closed, each with its reason.
+
+Where an operator runs it (deliberate differences, docs/formats.md): the
+command runs in the config file's folder, so relative paths in it mean what
+they mean beside the config; a scorer that does not exist there is a broken
+setup (exit 2), never a recorded rejection.
 """
 
 import json
 import math
+import os
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +37,8 @@ from gatepost.store.kernel import (
 from .proposal import add_proposal, proposal_request, validate_proposal
 
 DEFAULT_TIMEOUT_SECS = 120
+DEFAULT_TARGETS = ("_rules", "procedures")  # ai-memory's default_auto_improve_eval_targets()
+_SCRIPT_SUFFIXES = (".py", ".sh", ".js", ".rb", ".pl", ".bash")
 REASON_CAP = 500  # characters of a scorer's reason kept (ai-memory caps eval evidence too)
 STDOUT_CAP = 64 * 1024
 
@@ -38,13 +48,50 @@ class GateConfig:
     enabled: bool = False
     command: str = ""
     timeout_secs: float = DEFAULT_TIMEOUT_SECS
-    targets: list[str] = field(default_factory=list)
+    targets: list[str] = field(default_factory=lambda: list(DEFAULT_TARGETS))
     min_delta: float = 0.0
     source: str = ""
+    folder: str = ""  # the config file's folder: where the command runs and relative paths resolve
 
     def targets_path(self, path: str) -> bool:
-        """Targets are path prefixes."""
-        return any(path.startswith(t) for t in self.targets if t)
+        """As ai-memory's eval_targets_path: the path equals a target or lies under it (`target/...`);
+        a target's surrounding spaces and trailing slashes are ignored, an empty one gates nothing."""
+        for target in self.targets:
+            target = target.strip().rstrip("/")
+            if target and (path == target or path.startswith(target + "/")):
+                return True
+        return False
+
+    def argv(self) -> list[str]:
+        """The command split on whitespace; a relative program path resolves against the config's folder."""
+        argv = (self.command or "").split()
+        if not argv:
+            raise InputError("auto_improve.eval.command: expected a command, got an empty string")
+        if self.folder and "/" in argv[0] and not Path(argv[0]).is_absolute():
+            argv[0] = str(Path(self.folder) / argv[0])
+        return argv
+
+    def check_scorer(self) -> None:
+        """Refuse (InputError, exit 2) a scorer that cannot run from here: a missing program, or a script
+        argument that does not exist beside the config. Only when enabled: a disabled gate runs nothing."""
+        if not self.enabled:
+            return
+        where = f"{Path(self.source).name or 'gate config'}: auto_improve.eval.command"
+        argv = self.argv()
+        program = argv[0]
+        if "/" in program:
+            if not (Path(program).is_file() and os.access(program, os.X_OK)):
+                raise InputError(f"{where}: {program}: no such executable program (relative paths resolve "
+                                 f"against the config file's folder {self.folder or '.'})")
+        elif shutil.which(program) is None:
+            raise InputError(f"{where}: {program}: not found on PATH")
+        base = Path(self.folder or ".")
+        for arg in argv[1:]:
+            if arg.startswith("-") or not ("/" in arg or arg.endswith(_SCRIPT_SUFFIXES)):
+                continue
+            if not (base / arg).exists():
+                raise InputError(f"{where}: {arg}: no such file (relative paths resolve against the config "
+                                 f"file's folder {base})")
 
 
 @dataclass(frozen=True)
@@ -95,14 +142,15 @@ def load_gate_config(path: str | Path) -> GateConfig:
     timeout = table.get("timeout_secs", DEFAULT_TIMEOUT_SECS)
     if not _number(timeout) or timeout <= 0:
         raise InputError(f"{where}.timeout_secs: expected a positive number of seconds, got {timeout!r}")
-    targets = table.get("targets", [])
+    targets = table.get("targets", list(DEFAULT_TARGETS))
     if not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
         raise InputError(f"{where}.targets: expected a list of path prefixes (strings)")
     min_delta = table.get("min_delta", 0.0)
     if not _number(min_delta):
         raise InputError(f"{where}.min_delta: expected a number, got {min_delta!r}")
     return GateConfig(enabled=enabled, command=" ".join(command.split()), timeout_secs=float(timeout),
-                      targets=[t.strip() for t in targets], min_delta=float(min_delta), source=str(path.resolve()))
+                      targets=[t.strip() for t in targets], min_delta=float(min_delta), source=str(path.resolve()),
+                      folder=str(path.resolve().parent))
 
 
 def _bounded_reason(value: Any) -> str | None:
@@ -121,12 +169,12 @@ def run_gate(config: GateConfig, proposal: dict[str, Any]) -> GateOutcome:
         return GateOutcome("not_targeted", f"{path} matches no target ({', '.join(config.targets) or 'none'}):"
                                            " the scorer was not run")
     try:
-        argv = split_command(config.command, option="auto_improve.eval.command")
+        argv = split_command(" ".join(config.argv()), option="auto_improve.eval.command")  # exists, runnable
     except InputError as exc:
         return GateOutcome("failed", f"command error: {exc}")
 
     request = json.dumps(proposal_request(proposal), ensure_ascii=False).encode("utf-8")
-    result = run_bounded(argv, request, timeout=config.timeout_secs, cap=STDOUT_CAP)
+    result = run_bounded(argv, request, timeout=config.timeout_secs, cap=STDOUT_CAP, cwd=config.folder or None)
     if result.error:
         return GateOutcome("failed", f"command error: {result.error}", duration_ms=result.duration_ms)
     if result.timed_out:
@@ -157,6 +205,10 @@ def judge_answer(text: str, config: GateConfig, *, duration_ms: int = 0) -> Gate
             return GateOutcome("failed", f"invalid {key}: expected a number, got {value!r}", duration_ms=duration_ms)
         scores[key] = float(value) if value is not None else None
     before, after = scores["score_before"], scores["score_after"]
+    if answer.get("reason") is not None and not isinstance(answer["reason"], str):
+        # ai-memory reads reason as Option<String>: anything else is invalid eval JSON, so it fails closed
+        return GateOutcome("failed", f"invalid reason: expected a string, got {answer['reason']!r}"[:REASON_CAP],
+                           score_before=before, score_after=after, duration_ms=duration_ms)
     reason = _bounded_reason(answer.get("reason"))
     common = {"score_before": before, "score_after": after, "duration_ms": duration_ms}
     if "passed" not in answer:

@@ -89,11 +89,9 @@ def validate_proposal(data: Any, *, name: str = "proposal") -> dict[str, Any]:
 
 
 def proposal_request(proposal: dict[str, Any]) -> dict[str, Any]:
-    """The scorer's request: the contract's fields in the contract's order (null base hash left out)."""
-    request = {key: proposal.get(key) for key in REQUEST_FIELDS}
-    if request["expected_base_body_sha256"] is None:
-        del request["expected_base_body_sha256"]
-    return request
+    """The scorer's request: the contract's fields in the contract's order; like ai-memory, the base
+    hash is always sent (null when unknown)."""
+    return {key: proposal.get(key) for key in REQUEST_FIELDS}
 
 
 def proposal_id(proposal: dict[str, Any]) -> str:
@@ -197,14 +195,16 @@ def get_proposal(db: Database, pid: str) -> dict | None:
     if not rows:
         return None
     proposal = dict(rows[0])
-    proposal["gate_results"] = [dict(r) for r in db["gate_results"].rows_where(
-        "proposal_id = ?", [pid], order_by="id DESC")]
+    proposal["gate_results"] = [  # booleans as booleans, in --json too (issue 18)
+        {**r, "passed": bool(r["passed"]), "targeted": bool(r["targeted"])}
+        for r in db["gate_results"].rows_where("proposal_id = ?", [pid], order_by="id DESC")]
     cursor = db.execute("SELECT seq, at, actor, kind, note, payload FROM events WHERE subject_type = 'proposal'"
                         " AND subject_id = ? AND kind = 'proposal.marked' ORDER BY seq DESC", [pid])
     proposal["marks"] = []
     for seq, at, actor, _kind, note, payload in cursor.fetchall():
-        status = (json.loads(payload) if payload else {}).get("status")
-        proposal["marks"].append({"seq": seq, "at": at, "actor": actor, "status": status, "note": note})
+        data = json.loads(payload) if payload else {}
+        proposal["marks"].append({"seq": seq, "at": at, "actor": actor, "status": data.get("status"), "note": note,
+                                  "override_gate": data.get("override_gate")})
     proposal["last_seq"] = last_seq(db, "proposal", pid)
     proposal["case"] = _case_view(db, proposal["case_id"]) if proposal.get("case_id") else None
     return proposal
@@ -241,12 +241,26 @@ def leaves_surface(db: Database, proposal: dict[str, Any]) -> bool:
     return claims.get("change.within_surface") != "TRUE"
 
 
+def failed_gate(db: Database, pid: str) -> dict | None:
+    """The proposal's latest gate result if it ran the scorer and failed closed, else None."""
+    row = db.execute("SELECT reason, at FROM gate_results WHERE proposal_id = ? ORDER BY id DESC LIMIT 1",
+                     [pid]).fetchone()
+    latest = db.execute("SELECT passed, targeted FROM gate_results WHERE proposal_id = ? ORDER BY id DESC LIMIT 1",
+                        [pid]).fetchone()
+    if row and latest and latest[1] and not latest[0]:
+        return {"reason": row[0], "at": row[1]}
+    return None
+
+
 def mark_proposal(db: Database, pid: str, status: str, *, actor: str | None, note: str,
-                  expected_seq: int | None = None, at: str | None = None) -> dict:
+                  expected_seq: int | None = None, at: str | None = None, override_gate: str | None = None) -> dict:
     """Mark a proposal accepted, declined or needs_changes, with a note, under proposal.review.
 
     Accepting a change that leaves the loop's surface also needs loop_change.apply_outside_surface.
+    Accepting one whose latest gate result failed needs `override_gate`: a reason, kept in its history.
     """
+    if override_gate is not None and not override_gate.strip():
+        raise InputError("--override-gate: expected a reason for accepting despite the failed gate")
     if status not in MARKS:
         raise InputError(f"mark: expected one of {', '.join(MARKS)}, got {status!r}")
     if not (note or "").strip():
@@ -260,6 +274,10 @@ def mark_proposal(db: Database, pid: str, status: str, *, actor: str | None, not
                 and OUTSIDE_SURFACE_CAPABILITY not in who["capabilities"]:
             raise refusal(doing, CAPABILITY, f"{who['name']} does not hold {OUTSIDE_SURFACE_CAPABILITY} "
                                              "(the change leaves the loop's surface)")
+        gate = failed_gate(db, pid) if status == "accepted" else None
+        if gate and not override_gate:
+            raise refusal(doing, "gate", f"its latest gate result failed ({gate['reason'][:120]}); accepting it "
+                                         "needs --override-gate REASON")
 
     with guarded(db, doing, actor=actor, capability="proposal.review", subject=proposal_subject(pid),
                  seen_seq=expected_seq, authority=outside) as act:
@@ -271,7 +289,9 @@ def mark_proposal(db: Database, pid: str, status: str, *, actor: str | None, not
         capability = ("proposal.review" if status != "accepted" or not leaves_surface(db, act.subject.row)
                       else f"proposal.review+{OUTSIDE_SURFACE_CAPABILITY}")
         seq = act.event("proposal.marked", note=note.strip(), at=when,
-                        payload={"status": status, "capability": capability, "from": act.subject.row["status"]})
+                        payload={"status": status, "capability": capability, "from": act.subject.row["status"],
+                                 **({"override_gate": override_gate.strip()}
+                                    if override_gate and status == "accepted" and failed_gate(db, pid) else {})})
         db.execute("UPDATE proposals SET status = ?, updated_at = ?, event_seq = ? WHERE id = ?",
                    [status, when, seq, pid])
     return get_proposal(db, pid)  # type: ignore[return-value]

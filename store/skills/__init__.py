@@ -3,6 +3,18 @@
 What other packages may use is re-exported here; the modules behind it are this package's own.
 """
 
+from .aeon import (
+    AEON_SHAPE,
+    AeonResult,
+    AeonSpec,
+    is_aeon_manifest,
+    judge_manifest,
+    read_aeon_manifest,
+    wc_words,
+)
+from .aeon import (
+    STATUSES as AEON_STATUSES,
+)
 from .assertions import (
     CHECKS,
     CUSTOM_CHECKS,
@@ -81,6 +93,7 @@ from .manifests import (
 )
 from .regressions import (
     FAILING_STATES,
+    HIGH_FROM,
     MEANING,
     NOT_EVALUATED,
     SEVERITIES,
@@ -125,6 +138,14 @@ __all__ = [
     "triage",
     "regression_subject",
     "draft_subject",
+    "AEON_SHAPE",
+    "AEON_STATUSES",
+    "AeonResult",
+    "AeonSpec",
+    "is_aeon_manifest",
+    "judge_manifest",
+    "read_aeon_manifest",
+    "wc_words",
     "CHECKS",
     "CUSTOM_CHECKS",
     "CustomCheck",
@@ -141,6 +162,7 @@ __all__ = [
     "RUN_STATUSES",
     "Result",
     "SAMPLE_SIZE",
+    "HIGH_FROM",
     "SEVERITIES",
     "SKILL_NAME",
     "STATES",

@@ -365,7 +365,12 @@ def parse_manifest(text: str, *, source: str = "manifest") -> dict[str, dict[str
     if data is None:
         raise InputError(f"{source}: empty manifest; expected a mapping of skill name to assertions")
     if not isinstance(data, dict):
-        raise InputError(f"{source}: expected a mapping of skill name to assertions, got {type(data).__name__}")
+        raise InputError(f"{source}: expected a mapping of skill name to assertions, got {type(data).__name__} "
+                         '(or aeon\'s evals.json {"version", "skills"}, for gatepost skills eval --manifest)')
+    if "version" in data and isinstance(data.get("skills"), dict):
+        raise InputError(f'{source}: is aeon\'s evals.json ({{"version", "skills"}}): judge it with gatepost skills '
+                         "eval --manifest FILE --root DIR; manifest import takes a mapping of skill name to "
+                         "assertions (BankrBot's aeon-skill-evals)")
     if not data:
         raise InputError(f"{source}: empty manifest; expected at least one skill with its assertions")
     manifest = {}

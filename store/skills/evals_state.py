@@ -32,13 +32,12 @@ from sqlite_utils import Database
 
 from gatepost.store.kernel import (
     InputError,
-    append_event,
+    guarded,
     now_iso,
     parse_iso,
     parse_json,
     read_text,
-    require,
-    transaction,
+    refusal,
 )
 
 from . import regressions
@@ -116,12 +115,30 @@ def read_state_file(path: str | os.PathLike) -> dict[str, dict]:
 
 
 def import_state(db: Database, path: str | os.PathLike, *, actor: str, text: str | None = None) -> list[str]:
-    """Merge a state file's skills into the store (evidence.record); returns the skills imported."""
+    """Seed regression states from a state file (evidence.record); returns the skills imported.
+
+    State comes from runs: a file seeds only skills with no run in the store. A holder of store.admin
+    may seed a skill that has runs but no state computed from them (an audited event); a state that
+    recorded runs computed is never changed by a file.
+    """
     skills = parse_state(text, source=str(path)) if text is not None else read_state_file(path)
-    with transaction(db):
-        require(db, actor, "evidence.record", doing=f"import {path}")
-        append_event(db, "state.imported", actor=actor, subject_type="state", subject_id=os.path.basename(path),
-                     payload={"file": str(path), "skills": sorted(skills)})
+    doing = f"import {path}"
+
+    def from_runs(db: Database, who: dict | None, subject: object) -> None:
+        admin = who is not None and "store.admin" in who["capabilities"]
+        for skill in sorted(skills):
+            computed = db.execute("SELECT 1 FROM skill_evals WHERE skill = ? LIMIT 1", [skill]).fetchone()
+            has_runs = db.execute("SELECT 1 FROM skill_runs WHERE skill = ? LIMIT 1", [skill]).fetchone()
+            if computed:
+                raise refusal(doing, "runs", f"{skill}'s state was computed from its recorded runs; state comes "
+                                             "from runs, a file never changes it")
+            if has_runs and not admin:
+                raise refusal(doing, "runs", f"{skill} has recorded runs; a state file seeds only skills without "
+                                             "runs (or needs store.admin)")
+
+    with guarded(db, doing, actor=actor, capability="evidence.record", authority=from_runs) as act:
+        act.event("state.imported", subject_type="state", subject_id=os.path.basename(path),
+                  payload={"file": str(path), "skills": sorted(skills)})
         for skill, entry in skills.items():
             ensure_skill(db, skill)
             step = regressions.Transition(entry["state"], entry["severity"], entry["fail_streak"],

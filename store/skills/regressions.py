@@ -4,7 +4,8 @@ After each evaluation a skill's state follows from its previous streaks and
 whether the run passed:
 - pass after a fail -> NEW_PASS; pass after a pass (or a first run) -> PASS;
 - fail with a fail streak of 1 -> NEW_FAIL, severity from the pass streak it
-  broke: 0-1 low, 2-4 medium, >= 5 high;
+  broke: 0-1 low, 2-29 medium, >= 30 high (upstream's worked example calls
+  broken streaks of 8 and 17 medium; docs/formats.md says why these bands);
 - fail streak 2 or 3 -> STABLE_FAIL (the manifest may mismatch the skill);
 - fail streak > 3 -> CHRONIC: a recommendation for operator review, never a
   new filing.
@@ -34,6 +35,7 @@ from .bootstrapping import bootstrap
 STATES = ("NEW_FAIL", "CHRONIC", "STABLE_FAIL", "NEW_PASS", "PASS")
 FAILING_STATES = ("NEW_FAIL", "STABLE_FAIL", "CHRONIC")
 SEVERITIES = ("high", "medium", "low")
+HIGH_FROM = 30  # a broken pass streak this long is high; 2 up to this is medium
 # Sort key of the Regressions list: lower is more urgent.
 URGENCY = {("NEW_FAIL", "high"): 0, ("NEW_FAIL", "medium"): 1, ("NEW_FAIL", "low"): 2,
            ("CHRONIC", None): 3, ("STABLE_FAIL", None): 4, ("NEW_PASS", None): 5, ("PASS", None): 6}
@@ -62,8 +64,10 @@ class Transition:
 
 
 def severity_for(broken_pass_streak: int) -> str:
-    """How bad a NEW_FAIL is, from the pass streak it broke."""
-    if broken_pass_streak >= 5:
+    """How bad a NEW_FAIL is, from the pass streak it broke: low 0-1 (it had barely started passing),
+    medium 2-29 (a regression of a working skill; BankrBot's example: 8 and 17 are medium), high from
+    HIGH_FROM (a month of daily passes broken: something long relied on)."""
+    if broken_pass_streak >= HIGH_FROM:
         return "high"
     if broken_pass_streak >= 2:
         return "medium"

@@ -13,7 +13,14 @@ import re
 
 from sqlite_utils import Database
 
-from gatepost.store.kernel import InputError, append_event, now_iso, parse_iso, require, transaction
+from gatepost.store.kernel import (
+    InputError,
+    append_event,
+    guarded,
+    now_iso,
+    observed_at,
+    transaction,
+)
 
 from . import regressions
 from .assertions import Result, check_skill_name, run_checks, word_count
@@ -40,9 +47,8 @@ def record_run(db: Database, skill: str, output: str, *, actor: str, run_id: str
         raise InputError(f"--status: expected one of {', '.join(RUN_STATUSES)}, got {status!r}")
     if run_id is not None and not _RUN_ID.match(run_id):
         raise InputError(f"--run-id: expected an id without spaces (letters, digits, . _ : # / -), got {run_id!r}")
-    when = parse_iso(at, field="--at") if at else now_iso()
-    with transaction(db):
-        require(db, actor, "evidence.record", doing=f"record a run of {skill}")
+    when = observed_at(at) or now_iso()
+    with guarded(db, f"record a run of {skill}", actor=actor, capability="evidence.record") as act:
         ensure_skill(db, skill)
         if run_id is None:
             number = db.execute("SELECT COUNT(*) + 1 FROM skill_runs WHERE skill = ?", [skill]).fetchone()[0]
@@ -53,11 +59,11 @@ def record_run(db: Database, skill: str, output: str, *, actor: str, run_id: str
         elif db.execute("SELECT 1 FROM skill_runs WHERE id = ?", [run_id]).fetchone():
             raise InputError(f"--run-id: a run {run_id!r} is already recorded; runs are never replaced")
         words = word_count(output)
-        seq = append_event(db, "skill.run_recorded", actor=actor, subject_type="skill", subject_id=skill,
-                           payload={"run_id": run_id, "status": status, "at": when, "word_count": words})
+        seq = act.event("skill.run_recorded", subject_type="skill", subject_id=skill,
+                        payload={"run_id": run_id, "status": status, "at": when, "word_count": words})
         db.execute("INSERT INTO skill_runs (id, skill, at, status, output, word_count, producer, recorded_at,"
                    " event_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                   [run_id, skill, when, status, output, words, actor, now_iso(), seq])
+                   [run_id, skill, when, status, output, words, act.actor, now_iso(), seq])
     return get_run(db, run_id)
 
 
@@ -67,7 +73,7 @@ def get_run(db: Database, run_id: str) -> dict | None:
 
 
 def latest_run(db: Database, skill: str) -> dict | None:
-    rows = _rows(db.execute("SELECT * FROM skill_runs WHERE skill = ? ORDER BY at DESC, rowid DESC LIMIT 1",
+    rows = _rows(db.execute("SELECT * FROM skill_runs WHERE skill = ? ORDER BY event_seq DESC, rowid DESC LIMIT 1",
                             [skill]))
     return rows[0] if rows else None
 

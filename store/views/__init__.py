@@ -3,6 +3,12 @@
 What other packages may use is re-exported here; the modules behind it are this package's own.
 """
 
+from .audit import (
+    AuditPage,
+    AuditRow,
+    audit_page,
+    fold_leases,
+)
 from .feed import (
     EVENT_SCHEMA,
     events_since,
@@ -26,6 +32,11 @@ from .queues import (
     QueueState,
     queue_state,
 )
+from .regressions import (
+    WORST_FIRST,
+    RegressionRow,
+    worst_first,
+)
 from .reports import (
     FORMATS,
     STATE_SYMBOLS,
@@ -39,6 +50,7 @@ from .verify import (
     VerifyReport,
     verify_store,
 )
+from .version import data_version
 from .work import (
     CHANGE_WORDS,
     DONE_KINDS,
@@ -50,6 +62,10 @@ from .work import (
 )
 
 __all__ = [
+    "AuditPage",
+    "AuditRow",
+    "audit_page",
+    "fold_leases",
     "CHANGE_WORDS",
     "DONE_KINDS",
     "assigned_ids",
@@ -69,16 +85,20 @@ __all__ = [
     "QueueSpec",
     "QueueState",
     "REGRESSION_STATES",
+    "RegressionRow",
+    "WORST_FIRST",
     "SOURCES",
     "STATE_SYMBOLS",
     "SYMBOLS",
     "VerifyReport",
     "case_report",
     "counts",
+    "data_version",
     "find",
     "queue_state",
     "regression_changes",
     "regressions_report",
     "suite_report",
     "verify_store",
+    "worst_first",
 ]

@@ -10,6 +10,8 @@ from sqlite_utils import Database
 
 from gatepost.store.kernel import held_by_others
 
+from .regressions import WORST_FIRST
+
 
 @dataclass(frozen=True)
 class QueueSpec:
@@ -27,10 +29,10 @@ QUEUES: dict[str, QueueSpec] = {
     "drafts": QueueSpec("drafts", "draft", "manifest drafts waiting for review",
                         "SELECT id FROM manifest_drafts WHERE status = 'pending' ORDER BY created_at, id"),
     "regressions": QueueSpec("regressions", "skill", "NEW_FAIL and CHRONIC regressions",
-                             "SELECT skill FROM regression_states WHERE (state IN ('NEW_FAIL', 'CHRONIC')"
-                             " OR returned_because IS NOT NULL)"
-                             " AND (acknowledged_eval_id IS NULL OR acknowledged_eval_id != last_eval_id)"
-                             " ORDER BY urgency, skill"),
+                             "SELECT s.name FROM skills s JOIN regression_states r ON r.skill = s.name"
+                             " WHERE (r.state IN ('NEW_FAIL', 'CHRONIC') OR r.returned_because IS NOT NULL)"
+                             " AND (r.acknowledged_eval_id IS NULL OR r.acknowledged_eval_id != r.last_eval_id)"
+                             f" ORDER BY {WORST_FIRST}"),
 }
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from gatepost.store.kernel import now_iso
+from gatepost.store.kernel import now
 
 # An item's subject type -> whether it still waits for a person (SQL over its projection, one id bound)
 WAITING_SQL = {
@@ -82,7 +82,7 @@ def assigned_ids(db: Database, person: str | None, subject_type: str) -> set[str
 
 def team_progress(db: Database, *, today: str | None = None) -> list[dict[str, Any]]:
     """Per person with assigned work or judgments today: assigned, waiting (still open) and done today."""
-    day = today or now_iso()[:10]
+    day = today or now().strftime("%Y-%m-%d")  # the store's one clock (kernel.clock)
     people: dict[str, dict[str, Any]] = {}
 
     def person(name: str) -> dict[str, Any]:

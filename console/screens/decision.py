@@ -1,0 +1,486 @@
+"""DecisionScreen: a ListDetailScreen on which a person decides, alone or working a queue.
+
+The four deciding screens (Cases, Proposals, Manifests, Regressions) configure it:
+- DECISIONS: each `Decision` (its name, key, label, what the dialog asks, the capability it needs);
+  the bindings, the footer, `?`, the action lines and the dialog are all made from it;
+- `legal(name)`: may the person take it on the item shown, and if not why (a short reason);
+- `perform(db, name, key, note, seen_seq)`: the write, run on the app's one writer thread through
+  the store's guarded functions; returns a `Done` (the toast, and the item to follow if the
+  decision made a new one, as an edit makes a new draft);
+- WORK (a `Work`: the queue, the lease's subject type, its filter, the hint once empty) for
+  working the list as a queue: `w` takes the first item with a lease, a
+  decision lands on the next, `s` sends the item to the back for the session, `x` stops.
+"""
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.screen import ModalScreen
+from textual.widget import Widget
+
+from gatepost.keymap import bound, key_for
+from gatepost.safe import literal, one_line
+from gatepost.screens.list_detail import ListDetailScreen
+from gatepost.store.flows import mark_seen
+from gatepost.store.kernel import ConflictError, GatepostError, last_seq, leases
+from gatepost.store.views import (
+    QUEUES,
+    QueueState,
+    assigned_ids,
+    assignment_of,
+    changes_since_seen,
+    queue_state,
+)
+from gatepost.widgets.note_dialog import NoteDialog
+from gatepost.widgets.paged_list import Row
+from gatepost.widgets.queue_bar import QueueBar, until
+
+RENEW_EVERY = 300.0  # seconds: a 15-minute lease renewed every 5 minutes while the item stays open
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One decision a screen offers: `name` is what perform() receives and the binding id's tail."""
+
+    name: str
+    key: str
+    label: str  # "keep": the footer says "Keep", the dialog "Keep case-0042?"
+    capability: str
+    prompt: str = "Note"
+    required: bool = True
+    confirm: str = ""  # the dialog's button; default: the label
+
+
+@dataclass(frozen=True)
+class Work:
+    """How the list is worked as a queue: the queue's name (store.views.QUEUES), the lease's subject
+    type, the filter that shows the queue's items, and what to do once it is empty."""
+
+    queue: str
+    subject: str
+    filter: dict[str, str]
+    empty_hint: str
+
+    @property
+    def name(self) -> str:
+        return self.queue
+
+
+@dataclass(frozen=True)
+class Done:
+    """What a successful write says, and the item the screen should follow (an edit's new draft)."""
+
+    message: str
+    follow: str | None = None
+    severity: str = "information"
+
+
+@dataclass
+class ItemRead:
+    """Everything read for the item shown, in one worker: its detail, seq, lease and the queue."""
+
+    detail: Any
+    seen_seq: int | None = None
+    holder: dict | None = None
+    queue: QueueState | None = field(default=None)
+    changed: str | None = None  # what changed since this person last opened it
+    assigned: dict | None = None  # who it is assigned to, by whom
+
+
+def decided_line(what: str, actor: str | None, at: str, note: str | None, extra: str = "") -> Text:
+    """`kept by ana at 2026-11-20 10:00 on rev 1a2b3c4: the note` — one past decision, data literal."""
+    text = literal(f"{what} by {actor or '?'} at {at[:16].replace('T', ' ')}{extra}", style="bold")
+    if note:
+        text.append_text(literal(f": {note}"))
+    text.append("\n")
+    return text
+
+
+class DecisionScreen(ListDetailScreen):
+    """A list whose items a person decides; see the module docstring for what a screen configures."""
+
+    DECISIONS: ClassVar[tuple[Decision, ...]] = ()
+    WORK: ClassVar["Work"]
+    BINDINGS = [
+        bound("w", "work_queue", "Work queue", "queue.work"),
+        bound("s", "queue_skip", "Skip", "queue.skip"),
+        bound("x", "queue_stop", "Stop queue", "queue.stop", show=False),
+    ]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        if cls.DECISIONS:  # the decisions' keys first, then the screen's own (before Textual merges them)
+            cls.BINDINGS = [bound(d.key, f"decide('{d.name}')", d.label.capitalize(), f"{cls.NAME}.{d.name}")
+                            for d in cls.DECISIONS] + list(cls.__dict__.get("BINDINGS", []))
+        super().__init_subclass__(**kwargs)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen_seq: int | None = None
+        self.holder: dict | None = None
+        self.queue: QueueState | None = None
+        self.queue_active = False
+        self.queue_key: str | None = None  # the item the person works now (and holds a lease on)
+        self.queue_done = 0  # decisions taken since the queue was started
+        self.queue_skipped: list[str] = []  # skipped this session: they come back last
+        self._queue_ended: Text | None = None
+        self._queue_timer: Any = None
+        self._seen_before: tuple[str | None, str | None] = (None, None)  # the item last drawn, what had changed
+        self._marked_seen: dict[str, bool] = {}
+        self.looked = Text()
+
+    # --- what a screen provides -----------------------------------------------------------------
+    def legal(self, name: str) -> tuple[bool, str]:
+        raise NotImplementedError
+
+    def perform(self, db: Any, name: str, key: str, note: str, seen_seq: int | None) -> Done:
+        raise NotImplementedError
+
+    def dialog(self, decision: Decision, key: str) -> ModalScreen:
+        """The dialog that asks for the note (a screen may offer another, as the draft editor)."""
+        what = self.title_of(self.detail)
+        title = f"{decision.label.capitalize()} {key}?" + (f"  ({one_line(what, 40)})" if what else "")
+        return NoteDialog(title, decision.prompt, required=decision.required,
+                          confirm_label=(decision.confirm or decision.label).capitalize())
+
+    def title_of(self, detail: Any) -> str | None:
+        """The shown item's title, quoted in the dialog."""
+        return detail.get("title") if isinstance(detail, dict) else None
+
+    def seq_of(self, db: Any, key: str, detail: Any) -> int | None:
+        """The seq the person saw: a decision is refused if the subject changed since."""
+        return last_seq(db, self.WORK.subject, key)
+
+    def top(self) -> Iterator[Widget]:
+        yield QueueBar()
+
+    # --- reading --------------------------------------------------------------------------------
+    def decision(self, name: str) -> Decision:
+        return next(d for d in self.DECISIONS if d.name == name)
+
+    def read_item(self, db: Any, key: str) -> ItemRead | None:
+        detail = self.fetch_detail(db, key)
+        if detail is None:
+            return None
+        kind = self.WORK.subject
+        return ItemRead(detail, self.seq_of(db, key, detail), leases.holder(db, kind, key),
+                        queue_state(db, self.WORK.name, self.person),
+                        changes_since_seen(db, self.person, kind, [key]).get(key), assignment_of(db, kind, key))
+
+    def mark_rows(self, db: Any, rows: list[Row]) -> list[Row]:
+        """A list page with its markers before the first cell: ● changed since you looked, → assigned to you."""
+        kind = self.WORK.subject
+        changed = changes_since_seen(db, self.person, kind, [key for key, _cells in rows])
+        mine = assigned_ids(db, self.person, kind)
+        out: list[Row] = []
+        for key, cells in rows:
+            mark = ("●" if key in changed else "") + ("→" if key in mine else "")
+            if mark and cells:
+                first = cells[0] if isinstance(cells[0], Text) else literal(str(cells[0]))
+                cells = [Text(mark + " ", style="bold cyan") + first, *cells[1:]]
+            out.append((key, cells))
+        return out
+
+    def _looked(self, key: str, read: ItemRead) -> Text:
+        """What changed since the person last opened the item and who it is assigned to; then it counts as seen.
+
+        Drawing the same item again (a refresh) keeps saying what had changed when the person opened it.
+        """
+        changed = read.changed
+        if self._seen_before[0] == key:
+            changed = changed or self._seen_before[1]
+        self._seen_before = (key, changed)
+        text = Text()
+        if changed:
+            text.append_text(literal(f"● {changed}", style="bold cyan"))
+        if read.assigned:
+            text.append("  " if text.plain else "")
+            who = "you" if read.assigned["assignee"] == self.person else read.assigned["assignee"]
+            text.append_text(literal(f"→ assigned to {who} by {read.assigned['assigned_by'] or '—'}", style="cyan"))
+        if read.changed or not self._marked_seen.get(key):
+            self._marked_seen[key] = True
+            kind, person = self.WORK.subject, self.person
+            self.app.run_worker(self.app.write(lambda db: mark_seen(db, person, kind, key)),
+                                group="seen")
+        return text
+
+    def read_nothing(self, db: Any) -> ItemRead:
+        return ItemRead(None, queue=queue_state(db, self.WORK.name, self.person))
+
+    def _apply_detail(self, key: str | None, detail: Any) -> None:
+        if key != self.wanted:
+            return
+        read: ItemRead | None = detail
+        self.seen_seq = read.seen_seq if read else None
+        self.holder = read.holder if read else None
+        self.looked = self._looked(key, read) if key and read else Text()
+        if read and read.queue is not None:
+            self.queue = read.queue
+        super()._apply_detail(key, read.detail if read else None)
+        self.queue_render()
+
+
+    # --- deciding -------------------------------------------------------------------------------
+    def capable(self, decision: Decision) -> bool:
+        return self.can(decision.capability)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "decide" and parameters:
+            # shown disabled when the person can never take it; otherwise pressed, it says why not
+            return True if self.capable(self.decision(str(parameters[0]))) else None
+        return True
+
+    def actions_text(self) -> Text:
+        """One line a decision: its key and label, and why not when it cannot be taken now."""
+        text = Text()
+        missing = sorted({d.capability for d in self.DECISIONS if not self.capable(d)})
+        for cap in missing:
+            text.append_text(literal(f"you do not hold {cap}: {self.person} does not hold {cap}, "
+                                     "so you browse without deciding\n", style="dim"))
+        for d in self.DECISIONS:
+            allowed, why = self.legal(d.name)
+            text.append(f"[{key_for(self.app, f'{self.NAME}.{d.name}', d.key)}] {d.label}",
+                        style="bold" if allowed else "dim")
+            if not allowed:
+                text.append_text(literal(f" — {why}", style="dim"))
+            text.append("\n")
+        return text
+
+    def action_decide(self, name: str) -> None:
+        decision = self.decision(name)
+        allowed, why = self.legal(name)
+        if not allowed:
+            self.notify(f"{decision.label}: {why}", title="Not allowed", severity="warning")
+            return
+        key, seq = self.shown, self.seen_seq
+        assert key is not None  # legal() says no item is shown otherwise
+
+        def done(note: str | None) -> None:
+            if note is not None:
+                self.run_worker(self._decide(decision, key, note, seq), group="decide")
+
+        self.app.push_screen(self.dialog(decision, key), done)
+
+    async def _decide(self, decision: Decision, key: str, note: str, seq: int | None) -> None:
+        try:
+            done: Done = await self.app.write(self.perform, decision.name, key, note, seq)
+        except GatepostError as exc:
+            self.notify(str(exc), title="Refused", severity="error", timeout=10)
+            self.refresh_data()  # show what changed under the person
+            return
+        self.notify(done.message, title="Decided", severity=done.severity)
+        if done.follow:
+            self.open_item(done.follow)
+            if self.queue_active:
+                await self._queue_go(None, prefer=done.follow, release=True)
+            return
+        self.render_title()
+        self.paged.reload(keep_key=key, quiet=True)  # the decided item stays shown until the person moves
+        self.show(key)
+        if self.queue_active and key == self.queue_key:
+            self.queue_done += 1
+            await self._queue_go(key, release=True)
+
+    # --- the queue ------------------------------------------------------------------------------
+    @property
+    def queue_label(self) -> str:
+        return QUEUES[self.WORK.name].label
+
+    def _k(self, binding_id: str, default: str) -> str:
+        return key_for(self.app, binding_id, default)
+
+    def queue_render(self) -> None:
+        """Redraw the bar: progress (or how many wait and how to start) and who holds the item shown."""
+        bars = list(self.query(QueueBar))
+        qs = self.queue
+        if not bars or qs is None:
+            return
+        bar = bars[0]
+        held = f" · {len(qs.held)} held by others" if qs.held else ""
+        text = Text()
+        if self.queue_active and self.queue_key:
+            order = self._session_order(qs)
+            position = order.index(self.queue_key) + 1 if self.queue_key in order else 1
+            text.append("▶ Queue", style="bold")
+            text.append_text(literal(f" · {self.queue_label}: {self.queue_done + position} of "
+                                     f"{self.queue_done + max(len(qs.keys), position)}"))
+            text.append_text(literal(f" · {self.queue_done} done{held}", style="dim"))
+            text.append(f"   decide to move on · {self._k('queue.skip', 's')} skip · "
+                        f"{self._k('queue.stop', 'x')} stop", style="dim")
+            bar.add_class("-working")
+        else:
+            bar.remove_class("-working")
+            if qs.keys:
+                self._queue_ended = None
+                text.append(self._k("queue.work", "w"), style="bold")
+                text.append_text(literal(f" work the queue · {self.queue_label}: {len(qs.keys)} for you{held}"))
+            elif self._queue_ended is not None:
+                text = self._queue_ended
+            else:
+                text.append_text(literal(f"Queue empty: no {self.queue_label} left for you{held}.", style="dim"))
+        holding = self.looked.copy() if self.shown else Text()
+        lease = self.holder if self.shown else None
+        if lease and holding.plain:
+            holding.append("\n")
+        if lease and lease["holder"] != self.person:
+            holding.append("⚑ ", style="bold yellow")
+            holding.append_text(literal(f"{lease['holder']} is working on it until {until(lease)}",
+                                        style="bold yellow"))
+            holding.append(" — your decisions on it are refused until then", style="yellow")
+        elif lease:
+            holding.append_text(literal(f"you hold it until {until(lease)} (renewed while it stays open)",
+                                        style="dim"))
+        bar.show(progress=text, holding=holding)
+
+    def _session_order(self, qs: QueueState) -> list[str]:
+        """The queue as worked this session: skipped items last, in the order they were skipped."""
+        return [k for k in qs.keys if k not in self.queue_skipped] + [k for k in self.queue_skipped if k in qs.keys]
+
+    def _may_work(self) -> bool:
+        caps = sorted({d.capability for d in self.DECISIONS})
+        if any(self.can(c) for c in caps):
+            return True
+        self.notify(f"{self.person} holds none of {', '.join(caps)}: browsing only, no queue to work.",
+                    severity="warning")
+        return False
+
+    def action_work_queue(self) -> None:
+        """Start (or restart) working the queue from its first item."""
+        if not self._may_work():
+            return
+        self.queue_active, self.queue_done, self.queue_skipped = True, 0, []
+        if self.WORK.filter:
+            self.apply_filter(**self.WORK.filter)
+        self.run_worker(self._queue_go(None), group="queue")
+
+    def action_queue_skip(self) -> None:
+        """Leave this item for later this session (or for someone else) and open the next one."""
+        if not self.queue_active or not self.queue_key:
+            self.notify(f"Press {self._k('queue.work', 'w')} to work the queue first.", severity="warning")
+            return
+        if self.queue and self.queue.keys == [self.queue_key]:
+            self.notify("This is the only item left in your queue.", severity="warning")
+            return
+        skipped = self.queue_key
+        self.queue_skipped = [k for k in self.queue_skipped if k != skipped] + [skipped]
+        self.run_worker(self._queue_go(skipped, release=True), group="queue")
+
+    def action_queue_stop(self) -> None:
+        if self.queue_active:
+            self._queue_finish()
+            self.notify("Stopped working the queue; the item is free for others again.")
+
+    async def _queue_go(self, after: str | None, *, prefer: str | None = None, release: bool = False) -> None:
+        """Take the next item's lease (on the writer) and show it; the queue ends when none is left."""
+        person, subject, queue = self.person, self.WORK.subject, self.WORK.name
+        current = self.queue_key if release or after is None else None
+        skipped = list(self.queue_skipped)
+
+        def take_next(db: Any) -> tuple[str | None, QueueState]:
+            qs = queue_state(db, queue, person)
+            order = [k for k in qs.keys if k not in skipped] + [k for k in skipped if k in qs.keys]
+            candidates = ([prefer] if prefer in qs.keys else []) + [k for k in order if k not in (after, prefer)]
+            if after in order and after not in candidates:
+                candidates.append(after)  # a skipped item still comes back, last
+            for candidate in candidates:
+                if current and current != candidate:
+                    leases.release(db, subject, current, person)
+                try:
+                    leases.take(db, subject, candidate, person)
+                except ConflictError:  # someone took it since we looked: the next one
+                    continue
+                return candidate, queue_state(db, queue, person)
+            if current:
+                leases.release(db, subject, current, person)
+            return None, queue_state(db, queue, person)
+
+        key, qs = await self.app.write(take_next)
+        self.queue = qs
+        if not self.queue_active:  # stopped meanwhile
+            return
+        if key is None:
+            self.queue_key = None
+            self._queue_empty(qs)
+            return
+        self.queue_key = key
+        self.app.lease_holders.add(self)
+        if self._queue_timer is None:
+            self._queue_timer = self.set_interval(RENEW_EVERY, self._renew_later)
+        if self.paged.move_to_key(key):
+            self.show(key)
+        else:
+            self.open_item(key)
+        self.queue_render()
+
+    def _queue_empty(self, qs: QueueState) -> None:
+        done = self.queue_done
+        self._queue_finish(render=False)
+        held = f" {len(qs.held)} held by others." if qs.held else ""
+        text = Text("✔ Queue empty", style="bold green")
+        text.append_text(literal(f": {done} decided, no {self.queue_label} left for you.{held} "
+                                 f"{self.WORK.empty_hint}"))
+        self._queue_ended = text
+        for bar in self.query(QueueBar):
+            bar.show(progress=text, holding=Text())
+        self.notify(f"Queue empty: no {self.queue_label} left for you. {self.WORK.empty_hint}", title="Done")
+
+    def _renew(self, db: Any) -> str | None:
+        """Renew the held item's lease (on the writer); the refusal when it was lost."""
+        if not (self.queue_active and self.queue_key):
+            return None
+        try:
+            leases.take(db, self.WORK.subject, self.queue_key, self.person)
+        except ConflictError as exc:
+            return str(exc)
+        return None
+
+    def _queue_renew(self) -> None:
+        """Renew now, on the calling thread's connection (the timer goes through the writer)."""
+        self._renew(self.app.db)
+
+    def _renew_later(self) -> None:
+        async def renew() -> None:
+            lost = await self.app.write(self._renew)
+            if lost:
+                self.notify(lost, title="Lease lost", severity="error", timeout=10)
+            if self.shown:
+                self.show(self.shown)
+
+        self.run_worker(renew(), group="queue")
+
+    def _release_on(self, db: Any, key: str | None) -> None:
+        if key:
+            leases.release(db, self.WORK.subject, key, self.person)
+
+    def release_lease(self) -> None:
+        """Give back the item this screen holds (the app calls it when it quits, the writer stopped)."""
+        key, self.queue_key = self.queue_key, None
+        self._release_on(self.app.db, key)
+        self.app.lease_holders.discard(self)
+
+    def _queue_finish(self, *, render: bool = True) -> None:
+        key, self.queue_key = self.queue_key, None
+        self.queue_active = False
+        self.app.lease_holders.discard(self)
+        if self._queue_timer is not None:
+            self._queue_timer.stop()
+            self._queue_timer = None
+        if key:
+            release: Callable[[Any], None] = lambda db: self._release_on(db, key)  # noqa: E731
+
+            async def give_back() -> None:
+                await self.app.write(release)
+                if render and self.shown:
+                    self.show(self.shown)
+
+            self.app.run_worker(give_back(), group="queue-release")
+        if render:
+            self.queue_render()
+
+    def on_screen_suspend(self) -> None:
+        super().on_screen_suspend()
+        if isinstance(self.app.screen, ModalScreen):  # a dialog or help over this screen: still here
+            return
+        if self.queue_active:
+            self._queue_finish()

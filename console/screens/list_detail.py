@@ -1,0 +1,279 @@
+"""ListDetailScreen: a paged list on the left, the item under the cursor on the right.
+
+A screen configures it with class attributes and four hooks:
+- NAME (ids: `#NAME-list`, `#NAME-title`, `#NAME-detail`), TITLE, COLUMNS, EMPTY and FILTERS
+  (each a `Filter`: shown as a Select and in the list's title, cleared with one key);
+- `fetch_rows(db, search, offset, limit)` and `fetch_detail(db, key)` run in thread workers on
+  the read connection; `detail_widgets()` composes the pane and `render_detail(detail)` updates
+  those widgets in place (Static.update: nothing is remounted when the cursor moves).
+
+The item shown has one name everywhere: `shown` (its key) and `detail` (what was read for it).
+The detail follows the cursor after a short idle, so holding a key down does not read every row.
+"""
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widget import Widget
+from textual.widgets import Select, Static
+from textual.worker import get_current_worker
+
+from gatepost.keymap import bound, key_for
+from gatepost.safe import literal
+from gatepost.screens.base import GatepostScreen
+from gatepost.store.views import data_version
+from gatepost.widgets.paged_list import PagedList, Row
+
+FOLLOW_IDLE = 0.04  # seconds the cursor rests before the detail is read
+
+
+@dataclass(frozen=True)
+class Filter:
+    """One filter of a list: its name (apply_filter's keyword), its choices and what none means."""
+
+    name: str
+    options: tuple[tuple[str, str], ...]  # (label, value)
+    any_label: str  # what the list shows with no value: "any status"
+    default: str | None = None
+
+    def label(self, value: str | None) -> str:
+        return next((lbl for lbl, v in self.options if v == value), value or self.any_label)
+
+
+class ListDetailScreen(GatepostScreen):
+    """List + detail, read in workers; see the module docstring for what a screen configures."""
+
+    NAME: ClassVar[str] = ""
+    TITLE: ClassVar[str] = ""
+    COLUMNS: ClassVar[list[tuple[str, int | None]]] = []
+    EMPTY: ClassVar[str] = "Nothing here yet."
+    FILTERS: ClassVar[tuple[Filter, ...]] = ()
+    BINDINGS = [
+        bound("f", "cycle_filter", "Filter", "list.filter"),
+        bound("backspace", "clear_filters", "Clear filters", "list.clear", show=False),
+    ]
+    DEFAULT_CSS = """
+    ListDetailScreen .filters Select { width: 1fr; }
+    ListDetailScreen .detail-pane > Static { height: auto; margin-bottom: 1; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.filters: dict[str, str | None] = {f.name: f.default for f in self.FILTERS}
+        self.shown: str | None = None  # the key of the item shown in the detail
+        self.detail: Any = None  # what fetch_detail read for it
+        self.wanted: str | None = None  # the key the detail is being read for
+        self.data_version: int | None = None  # the store's PRAGMA data_version when last shown
+
+    # --- what a screen provides -----------------------------------------------------------
+    def fetch_rows(self, db: Any, search: str, offset: int, limit: int) -> tuple[list[Row], int]:
+        raise NotImplementedError
+
+    def fetch_detail(self, db: Any, key: str) -> Any:
+        raise NotImplementedError
+
+    def read_item(self, db: Any, key: str) -> Any:
+        """What the detail worker reads for `key` (a DecisionScreen adds its seq, lease and queue)."""
+        return self.fetch_detail(db, key)
+
+    def read_nothing(self, db: Any) -> Any:
+        """What the detail worker reads when no item is shown."""
+        return None
+
+    def detail_widgets(self) -> Iterator[Widget]:
+        return iter(())
+
+    def render_detail(self, detail: Any) -> None:
+        raise NotImplementedError
+
+    def normalize_filters(self, changed: dict[str, str | None]) -> None:
+        """Adjust the other filters after `changed` (e.g. an outcome implies closed)."""
+
+    # --- layout -------------------------------------------------------------------------------
+    def top(self) -> Iterator[Widget]:
+        return iter(())
+
+    def body(self) -> ComposeResult:
+        yield from self.top()
+        with Horizontal(classes="split"):
+            with Vertical(classes="list-pane"):
+                yield Static(id=f"{self.NAME}-title", classes="pane-title")
+                if self.FILTERS:
+                    with Horizontal(classes="filters"):
+                        for f in self.FILTERS:
+                            yield Select([(lbl, v) for lbl, v in f.options], prompt=f.any_label,
+                                         value=self.filters[f.name] or Select.NULL, id=f"{self.NAME}-{f.name}")
+                paged = PagedList(self.COLUMNS, self.fetch_rows, empty=self.EMPTY, id=f"{self.NAME}-list")
+                paged.initial_key = self.wanted
+                paged.follow = lambda: self.wanted
+                yield paged
+            with VerticalScroll(classes="detail-pane", id=f"{self.NAME}-detail"):
+                yield from self.detail_widgets()
+
+    @property
+    def paged(self) -> PagedList:
+        return self.query_one(f"#{self.NAME}-list", PagedList)
+
+    def on_mount(self) -> None:
+        self.render_title()
+        self.paged.table.focus()
+        self.show(self.wanted)
+
+    def on_screen_suspend(self) -> None:
+        self._covered = isinstance(self.app.screen, ModalScreen)  # a dialog or help over this screen
+
+    def on_screen_resume(self) -> None:
+        if getattr(self, "_covered", False):  # back from a dialog: what it changed is redrawn by its write
+            self._covered = False
+            return
+        self._refresh_if_changed()
+
+    @work(thread=True, exclusive=True, group="version")
+    def _refresh_if_changed(self) -> None:
+        """A screen shown again redraws only when the store changed since (PRAGMA data_version)."""
+        with self.app.reading() as db:
+            version = data_version(db)
+        if version != self.data_version:
+            self.data_version = version
+            self.app.call_from_thread(self.refresh_data)
+
+    # --- the title: every filter and the search, and how to clear them -----------------------
+    def render_title(self) -> None:
+        text = Text(self.TITLE, style="bold")
+        active = [f"{f.label(self.filters[f.name])}" for f in self.FILTERS if self.filters[f.name]]
+        search = self.paged.search_text if self.query(f"#{self.NAME}-list") else ""
+        if search:
+            active.append(f"search {search!r}")
+        for part in active:
+            text.append(" · ")
+            text.append_text(literal(part, style="bold reverse"))
+        if not active and self.FILTERS:
+            text.append(" · " + " · ".join(f.any_label for f in self.FILTERS), style="dim")
+        k = lambda bid, default: key_for(self.app, bid, default)  # noqa: E731
+        hints = f"   {k('list.search', 'slash')} search"
+        if self.FILTERS:
+            hints += f"  {k('list.filter', 'f')} filter"
+        if active:
+            hints += f"  {k('list.clear', 'backspace')} clears"
+        text.append(hints, style="dim")
+        self.query_one(f"#{self.NAME}-title", Static).update(text)
+
+    @on(PagedList.SearchChanged)
+    def _search_changed(self) -> None:
+        self.render_title()
+
+    # --- filters ------------------------------------------------------------------------------
+    def apply_filter(self, **filters: str) -> None:
+        """name=value for each Filter; a value not among its choices ("any", "all") clears it."""
+        changed: dict[str, str | None] = {}
+        for f in self.FILTERS:
+            if f.name in filters:
+                value = filters[f.name]
+                changed[f.name] = value if value in {v for _l, v in f.options} else None
+        self.filters.update(changed)
+        self.normalize_filters(changed)
+        if not self.query(f"#{self.NAME}-list"):
+            return  # not composed yet: composing reads the filters
+        self._sync_selects()
+        self.reload_list(first_page=True)
+
+    def _sync_selects(self) -> None:
+        for f in self.FILTERS:
+            for select in self.query(f"#{self.NAME}-{f.name}").results(Select):
+                with self.prevent(Select.Changed):
+                    select.value = self.filters[f.name] or Select.NULL
+
+    @on(Select.Changed)
+    def _select_changed(self, event: Select.Changed) -> None:
+        name = (event.select.id or "").removeprefix(f"{self.NAME}-")
+        if name not in self.filters:
+            return
+        value = None if event.value in (Select.NULL, Select.BLANK) else str(event.value)
+        if value != self.filters[name]:
+            self.apply_filter(**{name: value or "any"})
+
+    def action_cycle_filter(self) -> None:
+        """The first filter's next value (none after the last)."""
+        if not self.FILTERS:
+            return
+        f = self.FILTERS[0]
+        order: list[str | None] = [v for _l, v in f.options] + [None]
+        current = self.filters[f.name]
+        nxt = order[(order.index(current) + 1) % len(order)] if current in order else order[0]
+        self.apply_filter(**{f.name: nxt or "any"})
+
+    def action_clear_filters(self) -> None:
+        """Every filter and the search off: the whole list."""
+        self.filters = {f.name: None for f in self.FILTERS}
+        self._sync_selects()
+        self.paged.search_text = ""
+        self.reload_list(first_page=True)
+
+    def reload_list(self, *, first_page: bool = False) -> None:
+        paged = self.paged
+        if first_page:
+            paged.page_offset = 0
+        self.render_title()
+        paged.reload()  # the cursor stays on the item wanted when the page arrives
+
+    # --- the detail -----------------------------------------------------------------------------
+    def open_item(self, key: str) -> None:
+        """Show `key`: on the list as it is when it is there, else on the whole list (no filter left behind)."""
+        if not self.query(f"#{self.NAME}-list"):
+            self.filters = {f.name: None for f in self.FILTERS}
+            self.wanted = key  # composing loads the list; on_mount shows it
+            return
+        paged = self.paged
+        if not paged.move_to_key(key):
+            self.filters = {f.name: None for f in self.FILTERS}
+            self._sync_selects()
+            paged.search_text = ""
+            paged.page_offset = 0
+            self.render_title()
+            paged.reload(keep_key=key)
+        self.show(key)
+
+    def refresh_data(self) -> None:
+        self.reload_list()
+        if self.shown or self.wanted:
+            self.show(self.shown or self.wanted)
+
+    @on(PagedList.Highlighted)
+    def _highlighted(self, event: PagedList.Highlighted) -> None:
+        if event.paged.id != f"{self.NAME}-list":
+            return
+        event.stop()
+        if event.key != self.wanted:
+            self.show(event.key, idle=FOLLOW_IDLE)
+
+    def show(self, key: str | None, *, idle: float = 0.0) -> None:
+        """Read `key`'s detail in a worker and draw it (a newer request drops this one)."""
+        self.wanted = key
+        self._read_detail(key, idle)
+
+    @work(thread=True, exclusive=True, group="detail")
+    def _read_detail(self, key: str | None, idle: float) -> None:
+        worker = get_current_worker()
+        if idle:
+            time.sleep(idle)  # the cursor may move on: then this read is cancelled unread
+            if worker.is_cancelled:
+                return
+        with self.app.reading() as db:
+            detail = self.read_item(db, key) if key else self.read_nothing(db)
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._apply_detail, key, detail)
+
+    def _apply_detail(self, key: str | None, detail: Any) -> None:
+        if key != self.wanted:
+            return  # the person moved on while it was read
+        self.shown = key if detail is not None else None
+        self.detail = detail
+        self.render_detail(detail)
+        self.refresh_bindings()

@@ -1,0 +1,517 @@
+"""Evaluator artifacts on disk: every shape the upstream `evaluate.py` writes, and gatepost's own.
+
+Read: upstream's pipeline artifact (nested `evaluation` with execution/baseline pass rates, delta
+and verdict; `candidate_results`, `baseline_results` possibly null), its skip/error artifact
+(`evaluation.reason`, no results), its standalone artifact (`evaluation` with `total_tasks`,
+`passed`, `failed`, `pass_rate`, `verdict`; `task_results`), and gatepost's older flat artifact.
+Written: upstream's pipeline shape (so its orchestrator and gate read `evaluation.verdict`) with
+gatepost's flat fields kept beside it. A file whose delta or verdict contradicts its own rates or
+counts is refused, naming both values. No SQL here: runs.py stores what this module parses.
+"""
+
+import codecs
+import hashlib
+import json
+import math
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gatepost.store.kernel import InputError, parse_json, write_text_atomic
+
+VERDICTS = ("pass", "fail", "skipped", "error")
+SCHEMA_VERSION = "1.0"  # upstream evaluate.py's SCHEMA_VERSION
+STANDALONE_PASS = 0.5  # upstream standalone verdict: pass when pass_rate >= 0.5
+DELTA_TOLERANCE = 1e-4  # upstream rounds delta to 4 places
+SHAPES = ("upstream-pipeline", "upstream-skipped", "upstream-standalone", "gatepost-flat")
+
+# A per-task row as parsed, before the run id is known (TASK_COLUMNS without run_id and attempt).
+RowTuple = tuple[str, str, int, int, Any, int, str, str | None, int, str | None, str | None, str | None]
+
+
+@dataclass
+class ParsedArtifact:
+    """One artifact file as gatepost stores it: its shape, its numbers and its per-task rows."""
+
+    shape: str
+    execution_pass_rate: float
+    baseline_pass_rate: float | None
+    delta: float | None
+    verdict: str
+    warnings: list[str]
+    baseline_health: dict
+    rows: list[RowTuple] = field(default_factory=list)
+    mock: bool = False
+    data: dict = field(default_factory=dict)
+
+
+def _finite(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
+
+
+def _rate(block: dict, key: str, where: str, name: str) -> float:
+    value = block.get(key)
+    if value is None:
+        raise InputError(f"{name}: {where}{key}: missing (expected a pass rate from 0 to 1)")
+    if not _finite(value):
+        raise InputError(f"{name}: {where}{key}: expected a pass rate from 0 to 1")
+    if not 0 <= value <= 1:
+        raise InputError(f"{name}: {where}{key}: expected a pass rate from 0 to 1, got {value!r}")
+    return float(value)
+
+
+def _count(block: dict, key: str, name: str) -> int:
+    value = block.get(key)
+    if type(value) is not int or value < 0:
+        missing = "missing (expected" if value is None else "expected"
+        raise InputError(f"{name}: evaluation.{key}: {missing} a whole number of tasks{')' if value is None else ''}")
+    return value
+
+
+def _verdict(block: dict, where: str, name: str) -> str:
+    verdict = block.get("verdict")
+    if verdict not in VERDICTS:
+        raise InputError(f"{name}: {where}verdict: expected one of {', '.join(VERDICTS)}, got {verdict!r}")
+    return str(verdict)
+
+
+def _strings(value: Any, where: str, name: str) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(w, str) for w in value):
+        raise InputError(f"{name}: {where}: expected a list of strings")
+    return value
+
+
+def _pair_verdict(execution: float, baseline: float, delta: float, verdict: str, where: str, name: str) -> None:
+    """delta = candidate - baseline (rounded to 4 places); pass when delta >= 0, as upstream's compute_results."""
+    if abs(delta - (execution - baseline)) > DELTA_TOLERANCE:
+        raise InputError(f"{name}: {where}delta: {delta!r} contradicts the pass rates "
+                         f"({execution!r} - {baseline!r} = {round(execution - baseline, 4)!r})")
+    if verdict in ("pass", "fail"):
+        implied = "pass" if delta >= 0 else "fail"
+        if verdict != implied:
+            raise InputError(f"{name}: {where}verdict: {verdict!r} contradicts delta {delta!r} "
+                             f"(a delta of {delta!r} is {implied!r})")
+
+
+def _results(items: Any, key: str, name: str, side: str, *, nullable: bool = False,
+             start: int = 0) -> tuple[list[RowTuple], bool]:
+    """Check an artifact's per-task results and build their rows (one attempt each).
+
+    One tight pass checks and builds every row; only a file with a bad result pays for the
+    second pass that names the first bad field.
+    """
+    if items is None and nullable:
+        return [], False
+    if not isinstance(items, list):
+        raise InputError(f"{name}: {key}: expected a list of per-task results")
+    rows: list[RowTuple] = []
+    append, isfinite = rows.append, math.isfinite
+    mock_any = False
+    for item in items:
+        if type(item) is not dict:
+            break
+        get = item.get
+        task_id, passed, score, duration = get("task_id"), get("passed"), get("score"), get("duration_ms", 0)
+        output, reason, split, mock = get("output", ""), get("reason"), get("split"), get("mock")
+        details, error = get("details"), get("error")
+        ts, td = type(score), type(duration)
+        if (type(task_id) is not str or not task_id or type(passed) is not bool
+                or not (score is None or ts is int or (ts is float and isfinite(score)))
+                or not (td is int or (td is float and isfinite(duration)))
+                or not (output is None or type(output) is str)
+                or not (details is None or type(details) is str) or not (error is None or type(error) is str)):
+            break
+        if mock:
+            mock_any = True
+        if type(reason) is not str:
+            # upstream says why in `error` (a crash, a timeout) or `details` (what the judge found)
+            reason = None if passed else (error or details or None)
+        append((side, task_id, 1 if passed else 0, 0 if get("judged", True) is False else 1, score,
+                int(duration), output or "", reason, 1 if mock else 0, split if type(split) is str else None,
+                details, error))
+    else:
+        return rows, mock_any
+    _explain_bad_result(items, key, name, start)
+    raise AssertionError("unreachable: _explain_bad_result raises")  # pragma: no cover
+
+
+def _explain_bad_result(items: list, key: str, name: str, start: int = 0) -> None:
+    """Raise the InputError naming the first bad per-task result and its field."""
+    for i, item in enumerate(items, start):
+        if not isinstance(item, dict):
+            raise InputError(f"{name}: {key}[{i}]: expected an object with task_id and passed")
+        task_id, score, duration, output = (item.get("task_id"), item.get("score"), item.get("duration_ms", 0),
+                                            item.get("output", ""))
+        if type(task_id) is not str or not task_id:
+            missing = "missing (expected a non-empty string)" if task_id is None else "expected a non-empty string"
+            raise InputError(f"{name}: {key}[{i}].task_id: {missing}")
+        if type(item.get("passed")) is not bool:
+            missing = "missing (expected true or false)" if item.get("passed") is None else "expected true or false"
+            raise InputError(f"{name}: {key}[{i}].passed: {missing}")
+        if score is not None and not _finite(score):
+            raise InputError(f"{name}: {key}[{i}].score: expected a number or null")
+        if not _finite(duration):
+            raise InputError(f"{name}: {key}[{i}].duration_ms: expected a number of milliseconds")
+        if output is not None and type(output) is not str:
+            raise InputError(f"{name}: {key}[{i}].output: expected a string")
+        for text_key in ("details", "error"):
+            if item.get(text_key) is not None and type(item.get(text_key)) is not str:
+                raise InputError(f"{name}: {key}[{i}].{text_key}: expected a string")
+
+
+def _health(value: Any, where: str, name: str) -> dict:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InputError(f"{name}: {where}baseline_health: expected an object")
+    return value
+
+
+def _standalone(data: dict, block: dict, name: str, streamed: tuple[int, int] | None = None) -> ParsedArtifact:
+    total, passed, failed = (_count(block, k, name) for k in ("total_tasks", "passed", "failed"))
+    rate = _rate(block, "pass_rate", "evaluation.", name)
+    verdict = _verdict(block, "evaluation.", name)
+    if passed + failed != total:
+        raise InputError(f"{name}: evaluation.total_tasks: {total} contradicts passed {passed} + failed {failed}")
+    implied_rate = passed / total if total else 0.0
+    if abs(rate - implied_rate) > DELTA_TOLERANCE:
+        raise InputError(f"{name}: evaluation.pass_rate: {rate!r} contradicts passed {passed} of {total} tasks")
+    if verdict in ("pass", "fail"):
+        implied = "pass" if rate >= STANDALONE_PASS else "fail"
+        if verdict != implied:
+            raise InputError(f"{name}: evaluation.verdict: {verdict!r} contradicts pass_rate {rate!r} "
+                             f"(standalone passes at {STANDALONE_PASS} or more: {implied!r})")
+    rows, mock = _results(data.get("task_results", []), "task_results", name, "candidate")
+    seen, counted = streamed if streamed is not None else (len(rows), sum(r[2] for r in rows))
+    if seen and (seen != total or counted != passed):
+        raise InputError(f"{name}: evaluation.passed: {passed} of {total} contradicts task_results "
+                         f"({counted} of {seen} passed)")
+    return ParsedArtifact("upstream-standalone", rate, None, None, verdict,
+                          _strings(data.get("warnings"), "warnings", name), {}, rows, mock, data)
+
+
+def _pipeline(data: dict, block: dict, name: str) -> ParsedArtifact:
+    execution = _rate(block, "execution_pass_rate", "evaluation.", name)
+    baseline = _rate(block, "baseline_pass_rate", "evaluation.", name)
+    delta = block.get("delta")
+    if not _finite(delta):
+        raise InputError(f"{name}: evaluation.delta: expected a finite number (candidate - baseline), got {delta!r}")
+    verdict = _verdict(block, "evaluation.", name)
+    _pair_verdict(execution, baseline, float(delta), verdict, "evaluation.", name)
+    for key in ("execution_pass_rate", "baseline_pass_rate", "delta", "verdict"):
+        if key in data and data[key] != block[key]:  # gatepost writes both; they must agree
+            raise InputError(f"{name}: {key}: {data[key]!r} contradicts evaluation.{key} {block[key]!r}")
+    warnings = _strings(data.get("warnings"), "warnings", name) or _strings(block.get("warnings"),
+                                                                            "evaluation.warnings", name)
+    health = _health(block.get("baseline_health", data.get("baseline_health")), "evaluation.", name)
+    reason = block.get("reason")
+    if reason is not None and not isinstance(reason, str):
+        raise InputError(f"{name}: evaluation.reason: expected a string")
+    shape = "upstream-skipped" if "candidate_results" not in data and verdict in ("skipped", "error") \
+        else "upstream-pipeline"
+    candidate, cmock = _results(data.get("candidate_results", []), "candidate_results", name, "candidate")
+    baseline_rows, bmock = _results(data.get("baseline_results", []), "baseline_results", name, "baseline",
+                                    nullable=True)
+    if reason and not warnings and shape == "upstream-skipped":
+        warnings = [f"{verdict}: {reason}"]
+    return ParsedArtifact(shape, execution, baseline, round(float(delta), 4), verdict, warnings, health,
+                          candidate + baseline_rows, bool(data.get("mock")) or cmock or bmock, data)
+
+
+def _flat(data: dict, name: str) -> ParsedArtifact:
+    execution = _rate(data, "execution_pass_rate", "", name)
+    baseline = _rate(data, "baseline_pass_rate", "", name)
+    delta = data.get("delta")
+    if delta is None:
+        raise InputError(f"{name}: delta: missing (expected a number (candidate - baseline))")
+    if not _finite(delta):
+        raise InputError(f"{name}: delta: expected a finite number (candidate - baseline), got {delta!r}")
+    verdict = _verdict(data, "", name)
+    _pair_verdict(execution, baseline, float(delta), verdict, "", name)
+    warnings = _strings(data.get("warnings", []), "warnings", name)
+    health = _health(data.get("baseline_health", {}), "", name)
+    candidate, cmock = _results(data.get("candidate_results", []), "candidate_results", name, "candidate")
+    baseline_rows, bmock = _results(data.get("baseline_results", []), "baseline_results", name, "baseline",
+                                    nullable=True)
+    return ParsedArtifact("gatepost-flat", execution, baseline, round(float(delta), 4), verdict, warnings, health,
+                          candidate + baseline_rows, bool(data.get("mock")) or cmock or bmock, data)
+
+
+def parse_artifact(text: str, *, name: str) -> ParsedArtifact:
+    """Parse and check one artifact file's text; InputError (one line, naming the field) when it is not one."""
+    data = parse_json(text, source=name)
+    if not isinstance(data, dict):
+        raise InputError(f"{name}: expected a JSON object (an evaluator artifact)")
+    return _dispatch(data, name)
+
+
+def _dispatch(data: dict, name: str, streamed: tuple[int, int] | None = None) -> ParsedArtifact:
+    block = data.get("evaluation")
+    if block is None:
+        return _flat(data, name)
+    if not isinstance(block, dict):
+        raise InputError(f"{name}: evaluation: expected an object (upstream's pass rates and verdict)")
+    if "pass_rate" in block or "task_results" in data:
+        return _standalone(data, block, name, streamed)
+    return _pipeline(data, block, name)
+
+
+# --- streaming a large artifact in bounded memory (issue 19) -----------------------------------------
+STREAM_CHUNK = 4 * 1024 * 1024
+MAX_ELEMENT_CHARS = 64 * 1024 * 1024  # one JSON value (a per-task result, a header field) at most
+RESULT_KEYS = ("candidate_results", "baseline_results", "task_results")
+_WS = re.compile(r"[ \t\n\r]*")
+
+
+def max_artifact_bytes() -> int:
+    """The size limit of a streamed artifact: 4 GiB, or GATEPOST_MAX_ARTIFACT_BYTES."""
+    value = os.environ.get("GATEPOST_MAX_ARTIFACT_BYTES", "")
+    return int(value) if value.isdigit() else 4 * 1024 ** 3
+
+
+class _Strict(Exception):
+    pass
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj:
+            raise _Strict(f"duplicate key {key[:40]!r} (each key may appear once)")
+        obj[key] = value
+    return obj
+
+
+def _int(text: str) -> int:
+    if len(text.lstrip("-")) > 4300:
+        raise _Strict(f"an integer of {len(text.lstrip('-')):,} digits is longer than the 4,300-digit limit")
+    return int(text)
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_int=_int)
+
+
+def artifact_digest(path: Path, *, name: str, max_bytes: int) -> str:
+    """First pass over a large artifact: its size limit, no NUL byte, and its sha256 (the run's id)."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read this artifact file ({exc.strerror})") from None
+    if size > max_bytes:
+        raise InputError(f"{path}: {size:,} bytes is larger than the {max_bytes:,}-byte limit for a artifact file "
+                         "(GATEPOST_MAX_ARTIFACT_BYTES)")
+    digest = hashlib.sha256()
+    offset = 0
+    with path.open("rb") as handle:
+        while chunk := handle.read(STREAM_CHUNK):
+            nul = chunk.find(b"\0")
+            if nul >= 0:
+                raise InputError(f"{name}: a NUL byte at offset {offset + nul:,}: expected UTF-8 text, not binary data")
+            digest.update(chunk)
+            offset += len(chunk)
+    return digest.hexdigest()
+
+
+class _Reader:
+    """A window of the file's text: values are decoded one at a time (C-speed raw_decode), never the whole."""
+
+    def __init__(self, handle: Any, name: str) -> None:
+        self.handle, self.name = handle, name
+        self.decoder = codecs.getincrementaldecoder("utf-8")()
+        self.buf, self.pos, self.eof, self.consumed = "", 0, False, 0
+
+    def fill(self) -> None:
+        data = self.handle.read(STREAM_CHUNK)
+        try:
+            text = self.decoder.decode(data, final=not data)
+        except UnicodeDecodeError:
+            raise InputError(f"{self.name}: not UTF-8 text (an invalid byte after character "
+                             f"{self.consumed + len(self.buf):,})") from None
+        self.eof = not data
+        self.consumed += self.pos
+        self.buf, self.pos = self.buf[self.pos:] + text, 0
+
+    def peek(self) -> str:
+        while True:
+            self.pos = _WS.match(self.buf, self.pos).end()  # type: ignore[union-attr]
+            if self.pos < len(self.buf) or self.eof:
+                return self.buf[self.pos] if self.pos < len(self.buf) else ""
+            self.fill()
+
+    def expect(self, char: str, what: str) -> None:
+        if self.peek() != char:
+            raise InputError(f"{self.name}: not valid JSON at character {self.consumed + self.pos:,}: expected {what}")
+        self.pos += 1
+
+    def value(self) -> Any:
+        self.peek()
+        while True:
+            try:
+                value, end = _DECODER.raw_decode(self.buf, self.pos)
+                if end < len(self.buf) or self.eof:
+                    self.pos = end
+                    return value
+            except json.JSONDecodeError as exc:
+                if self.eof or len(self.buf) - self.pos > MAX_ELEMENT_CHARS:
+                    raise InputError(f"{self.name}: not valid JSON at character {self.consumed + exc.pos:,}: "
+                                     f"{exc.msg}") from None
+            except _Strict as exc:
+                raise InputError(f"{self.name}: {exc}") from None
+            except RecursionError:
+                raise InputError(f"{self.name}: nested too deeply") from None
+            self.fill()  # the value may go on past the window: read more and decode it again
+
+
+def stream_artifact(path: Path, *, name: str, on_rows: Callable[[list[RowTuple]], None],
+                    batch: int = 5000) -> ParsedArtifact:
+    """Parse a large artifact in bounded memory: per-task results are checked and handed to `on_rows` in
+    batches as they are read; everything else (small) is kept and checked as parse_artifact checks it."""
+    header: dict[str, Any] = {}
+    counts: dict[str, tuple[int, int]] = {}
+    mock_any = False
+    with path.open("rb") as handle:
+        reader = _Reader(handle, name)
+        reader.expect("{", "an object (an evaluator artifact)")
+        if reader.peek() == "}":
+            reader.pos += 1
+        else:
+            while True:
+                key = reader.value()
+                if not isinstance(key, str):
+                    raise InputError(f"{name}: not valid JSON: expected a key")
+                if key in header:
+                    raise InputError(f"{name}: duplicate key {key[:40]!r} (each key may appear once)")
+                reader.expect(":", "':'")
+                if key in RESULT_KEYS and reader.peek() == "[":
+                    reader.pos += 1
+                    side = "baseline" if key == "baseline_results" else "candidate"
+                    items: list[Any] = []
+                    seen = passed = 0
+                    if reader.peek() == "]":
+                        reader.pos += 1
+                    else:
+                        while True:
+                            items.append(reader.value())
+                            closing = reader.peek()
+                            if len(items) >= batch or closing == "]":
+                                rows, mock = _results(items, key, name, side, start=seen)
+                                mock_any = mock_any or mock
+                                seen += len(rows)
+                                passed += sum(r[2] for r in rows)
+                                on_rows(rows)
+                                items = []
+                            if closing == ",":
+                                reader.pos += 1
+                                continue
+                            reader.expect("]", f"',' or ']' in {key}")
+                            break
+                    header[key] = []
+                    counts[key] = (seen, passed)
+                else:
+                    header[key] = reader.value()
+                if reader.peek() == ",":
+                    reader.pos += 1
+                    continue
+                reader.expect("}", "',' or '}'")
+                break
+        if reader.peek() != "":
+            raise InputError(f"{name}: not valid JSON: extra data after the artifact's object")
+    parsed = _dispatch(header, name, counts.get("task_results"))
+    parsed.mock = parsed.mock or mock_any
+    return parsed
+
+
+# --- writing ------------------------------------------------------------------------------------
+def _upstream_result(result: dict) -> dict:
+    """One per-task result as upstream writes it (task_id, passed, score, details, duration_ms, error),
+    gatepost's own fields kept beside."""
+    reason = result.get("reason") or ""
+    out = {"task_id": result["task_id"], "passed": bool(result["passed"]),
+           "score": result.get("score") if result.get("score") is not None else 0.0,
+           "details": result.get("details") if result.get("details") is not None else
+           ("" if result["passed"] else reason),
+           "duration_ms": int(result.get("duration_ms") or 0),
+           "error": result.get("error") if result.get("error") is not None else ""}
+    out.update({k: v for k, v in result.items() if k not in out})
+    return out
+
+
+def upstream_artifact(artifact: dict) -> dict:
+    """The artifact in upstream evaluate.py's shape, gatepost's flat fields kept beside.
+
+    A standalone run (no baseline rate) comes out as upstream's standalone artifact; any other as
+    its pipeline artifact with a nested `evaluation` (what the orchestrator and the gate read).
+    """
+    out: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "lane": artifact.get("lane") or ("standalone" if artifact.get("baseline_pass_rate") is None
+                                          else "generic-skill"),
+        "run_id": artifact.get("source_run_id") or artifact["run_id"],
+        "stage": "evaluated",
+        "status": "success" if artifact["verdict"] in ("pass", "fail") else artifact["verdict"],
+        "created_at": artifact.get("created_at") or artifact.get("finished_at"),
+    }
+    candidate = [_upstream_result(r) for r in artifact.get("candidate_results") or []]
+    baseline = artifact.get("baseline_results")
+    if artifact.get("baseline_pass_rate") is None:
+        passed = sum(1 for r in candidate if r["passed"])
+        out.update({"task_suite": artifact.get("task_suite") or artifact.get("suite"),
+                    "skill_id": artifact.get("skill_id") or "",
+                    "pass_k": artifact.get("pass_k") or 1,
+                    "evaluation": {"total_tasks": len(candidate), "passed": passed,
+                                   "failed": len(candidate) - passed,
+                                   "pass_rate": artifact["execution_pass_rate"], "verdict": artifact["verdict"]},
+                    "task_results": candidate})
+    else:
+        health = dict(artifact.get("baseline_health") or {})
+        if health:
+            health.setdefault("reason", health.get("message", ""))
+        evaluation: dict[str, Any] = {"execution_pass_rate": artifact["execution_pass_rate"],
+                                      "baseline_pass_rate": artifact["baseline_pass_rate"],
+                                      "delta": artifact["delta"], "verdict": artifact["verdict"]}
+        if health:
+            evaluation["baseline_health"] = health
+        if artifact.get("evaluation_reason"):
+            evaluation["reason"] = artifact["evaluation_reason"]
+        if artifact.get("warnings"):
+            evaluation["warnings"] = list(artifact["warnings"])
+        out.update({"candidate_id": artifact.get("candidate_id") or artifact.get("skill_id"),
+                    "task_suite": artifact.get("task_suite") or artifact.get("suite"),
+                    "task_suite_skill_id": artifact.get("task_suite_skill_id") or artifact.get("skill_id") or "",
+                    "pass_k": artifact.get("pass_k") or 1,
+                    "evaluation": evaluation})
+        if artifact.get("shape") != "upstream-skipped":
+            out["candidate_results"] = candidate
+            out["baseline_results"] = None if baseline is None else [_upstream_result(r) for r in baseline]
+        out["warnings"] = list(artifact.get("warnings") or [])
+        out["next_step"] = "gate_decision"
+        out["next_owner"] = "gate"
+    for key, value in artifact.items():  # gatepost's own fields, beside upstream's (upstream ignores them)
+        if key not in out and key not in ("candidate_results", "baseline_results", "shape"):
+            out[key] = value
+    if out.get("baseline_pass_rate") is None:
+        for key in ("baseline_pass_rate", "delta"):
+            out.pop(key, None)
+    out["truth_anchor"] = artifact.get("truth_anchor")
+    return out
+
+
+def write_artifact(artifact: dict, path: Path) -> str:
+    """Write the artifact JSON in upstream's shape; its truth_anchor is its own absolute path."""
+    path = path.expanduser().resolve()
+    artifact["truth_anchor"] = str(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(path, json.dumps(upstream_artifact(artifact), indent=2, ensure_ascii=False) + "\n")
+    except OSError as exc:
+        raise InputError(f"--output: {path}: cannot be written ({exc.strerror or exc})") from None
+    return str(path)
+
+
+__all__ = ["VERDICTS", "SCHEMA_VERSION", "STANDALONE_PASS", "SHAPES", "ParsedArtifact", "artifact_digest",
+           "max_artifact_bytes", "parse_artifact", "stream_artifact", "upstream_artifact", "write_artifact"]

@@ -1,0 +1,257 @@
+"""aeon's own `skills/skill-evals/evals.json`: a second manifest dialect, judged as aeon judges it.
+
+The shape is `{"version", "description"?, "skills": {name: spec}}` (the seed's BankrBot dialect is a
+top-level map of skill to assertions). A spec's `output_pattern` is a file glob under a root folder
+selecting the output (the last match by file name, as aeon's "sort descending by filename"); its
+`required_patterns` / `forbidden_patterns` are POSIX extended regexes, case-sensitive, matched line
+by line as `grep -E` does (run on RE2: linear time, `|` alternatives); `min_words` counts as `wc -w`
+(runs of non-whitespace bytes); `numeric_checks` bound the first number a pattern captures.
+Statuses and root causes are aeon's (SKILL.md step 4): NO_OUTPUT > FAIL > STALE > QUALITY_DEGRADED >
+WARN > PASS, with `no_file_match`, `empty_file`, `stale_file`, `word_count`, `missing_pattern:<p>`,
+`forbidden_pattern:<p>`, `numeric_oob:<label>`, `numeric_missing:<label>`, `quality_score:<avg>`.
+This module reads files and runs no SQL.
+"""
+
+import json
+import math
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import re2
+
+from gatepost.store.kernel import InputError, parse_json, read_text
+from gatepost.store.kernel import now as clock_now
+
+STATUSES = ("NO_OUTPUT", "FAIL", "STALE", "QUALITY_DEGRADED", "WARN", "PASS")  # precedence, first wins
+DEFAULT_MAX_AGE = timedelta(days=14)  # aeon's fall-back cadence when a skill's cron is unknown
+QUALITY_FLOOR = 2.5  # memory/skill-health/<skill>.json avg_score under this: QUALITY_DEGRADED
+SPEC_KEYS = {"output_pattern", "min_words", "required_patterns", "forbidden_patterns", "numeric_checks"}
+NUMERIC_KEYS = {"label", "pattern", "min", "max", "skip_if_not_found"}
+BANKRBOT_SHAPE = "a map of skill name to assertions (BankrBot's aeon-skill-evals)"
+AEON_SHAPE = 'aeon\'s evals.json: {"version", "skills": {name: {output_pattern, ...}}}'
+
+
+def is_aeon_manifest(data: Any) -> bool:
+    """aeon's dialect, told by its shape: an object with `version` and a `skills` object."""
+    return isinstance(data, dict) and "version" in data and isinstance(data.get("skills"), dict)
+
+
+@dataclass(frozen=True)
+class NumericCheck:
+    label: str
+    pattern: str
+    low: float | None
+    high: float | None
+    skip_if_not_found: bool = False
+
+
+@dataclass(frozen=True)
+class AeonSpec:
+    """One skill's entry of aeon's evals.json."""
+
+    skill: str
+    output_pattern: str
+    min_words: int = 0
+    required_patterns: tuple[str, ...] = ()
+    forbidden_patterns: tuple[str, ...] = ()
+    numeric_checks: tuple[NumericCheck, ...] = ()
+
+
+@dataclass
+class AeonResult:
+    """What aeon would report for one skill: status, root causes, words, the output file judged."""
+
+    skill: str
+    status: str
+    root_causes: list[str] = field(default_factory=list)
+    words: int | None = None
+    output: str | None = None
+    numbers: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def root_cause(self) -> str | None:
+        return self.root_causes[0] if self.root_causes else None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"skill": self.skill, "status": self.status, "root_cause": self.root_cause,
+                "root_causes": list(self.root_causes), "words": self.words, "output": self.output,
+                "numbers": dict(self.numbers)}
+
+
+def _ere(pattern: str, where: str) -> Any:
+    """A grep -E pattern on RE2: case-sensitive, `.` never crosses a line, ^ and $ at line ends."""
+    options = re2.Options()
+    options.log_errors = False
+    options.never_nl = True  # grep matches within one line
+    try:
+        return re2.compile("(?m)" + pattern, options)
+    except re2.error as exc:
+        reason = exc.args[0] if exc.args else exc
+        reason = reason.decode("utf-8", "replace") if isinstance(reason, bytes) else str(reason)
+        raise InputError(f"{where}: invalid regular expression {pattern[:80]!r}: {reason} "
+                         "(patterns run on RE2: no backreferences or lookaround)") from None
+
+
+def _strings(value: Any, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise InputError(f"{where}: expected a list of regular expressions (non-empty strings)")
+    for pattern in value:
+        _ere(pattern, where)
+    return tuple(value)
+
+
+def _bound(value: Any, where: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise InputError(f"{where}: expected a number, got {value!r}")
+    return float(value)
+
+
+def _numeric(raw: Any, where: str) -> NumericCheck:
+    if not isinstance(raw, dict):
+        raise InputError(f"{where}: expected an object with label, pattern, min and max")
+    unknown = sorted(set(raw) - NUMERIC_KEYS)
+    if unknown:
+        raise InputError(f"{where}.{unknown[0]}: unknown key; expected some of {', '.join(sorted(NUMERIC_KEYS))}")
+    label, pattern = raw.get("label"), raw.get("pattern")
+    if not isinstance(label, str) or not label:
+        raise InputError(f"{where}.label: expected a non-empty string")
+    if not isinstance(pattern, str) or not pattern:
+        raise InputError(f"{where}.pattern: expected a regular expression")
+    _ere(pattern, f"{where}.pattern")
+    skip = raw.get("skip_if_not_found", False)
+    if not isinstance(skip, bool):
+        raise InputError(f"{where}.skip_if_not_found: expected true or false")
+    return NumericCheck(label, pattern, _bound(raw.get("min"), f"{where}.min"), _bound(raw.get("max"), f"{where}.max"),
+                        skip)
+
+
+def parse_aeon_manifest(data: dict, *, source: str) -> list[AeonSpec]:
+    """aeon's evals.json (already parsed) as specs; InputError naming the field otherwise."""
+    specs = []
+    for skill, raw in data["skills"].items():
+        where = f"{source}: skills.{skill}"
+        if not isinstance(raw, dict):
+            raise InputError(f"{where}: expected an object with output_pattern and assertions")
+        unknown = sorted(set(raw) - SPEC_KEYS)
+        if unknown:
+            raise InputError(f"{where}.{unknown[0]}: unknown key; expected some of {', '.join(sorted(SPEC_KEYS))}")
+        glob = raw.get("output_pattern")
+        if not isinstance(glob, str) or not glob.strip():
+            raise InputError(f"{where}.output_pattern: expected a file glob under the root (e.g. articles/x-*.md)")
+        if glob.startswith("/") or ".." in Path(glob).parts:
+            raise InputError(f"{where}.output_pattern: expected a glob inside the root folder, got {glob!r}")
+        words = raw.get("min_words", 0)
+        if type(words) is not int or words < 0:
+            raise InputError(f"{where}.min_words: expected a whole number of words, got {words!r}")
+        checks = raw.get("numeric_checks", [])
+        if not isinstance(checks, list):
+            raise InputError(f"{where}.numeric_checks: expected a list")
+        specs.append(AeonSpec(
+            skill, glob, words,
+            _strings(raw.get("required_patterns", []), f"{where}.required_patterns"),
+            _strings(raw.get("forbidden_patterns", []), f"{where}.forbidden_patterns"),
+            tuple(_numeric(c, f"{where}.numeric_checks[{i}]") for i, c in enumerate(checks))))
+    return specs
+
+
+def read_aeon_manifest(path: str | Path) -> list[AeonSpec]:
+    """Read an evals.json; a file of neither dialect is refused naming both shapes."""
+    name = Path(path).name
+    data = parse_json(read_text(path, what="manifest"), source=name)
+    if not is_aeon_manifest(data):
+        raise InputError(f"{name}: expected {AEON_SHAPE}; (for {BANKRBOT_SHAPE}, use gatepost manifest import)")
+    return parse_aeon_manifest(data, source=name)
+
+
+def wc_words(data: bytes) -> int:
+    """Words as `wc -w` counts them in a UTF-8 locale (aeon's): runs of bytes between ASCII whitespace."""
+    return len(data.split())
+
+
+def latest_output(root: Path, glob: str) -> Path | None:
+    """The output aeon judges: of the files matching the glob, the last by file name."""
+    found = [p for p in root.glob(glob) if p.is_file()]
+    return max(found, key=lambda p: (p.name, str(p))) if found else None
+
+
+def _number(match: Any) -> float | None:
+    text = match.group(1) if match.re.groups >= 1 and match.group(1) is not None else match.group(0)
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def judge_skill(spec: AeonSpec, root: Path, *, now: datetime | None = None,
+                max_age: timedelta = DEFAULT_MAX_AGE) -> AeonResult:
+    """One skill's status and root causes, as aeon's skill-evals step 4 gives them."""
+    output = latest_output(root, spec.output_pattern)
+    if output is None:
+        return AeonResult(spec.skill, "NO_OUTPUT", ["no_file_match"])
+    rel = str(output.relative_to(root))
+    data = output.read_bytes()
+    if not data:
+        return AeonResult(spec.skill, "FAIL", ["empty_file"], 0, rel)
+    text = data.decode("utf-8", "replace")
+    result = AeonResult(spec.skill, "PASS", [], wc_words(data), rel)
+    statuses = set()
+    now = now or clock_now()
+    if now - datetime.fromtimestamp(output.stat().st_mtime, UTC) > max_age:
+        statuses.add("STALE")
+        result.root_causes.append("stale_file")
+    if result.words is not None and result.words < spec.min_words:
+        statuses.add("FAIL")
+        result.root_causes.append("word_count")
+    for pattern in spec.required_patterns:
+        if _ere(pattern, spec.skill).search(text) is None:
+            statuses.add("FAIL")
+            result.root_causes.append(f"missing_pattern:{pattern}")
+    for pattern in spec.forbidden_patterns:
+        if _ere(pattern, spec.skill).search(text) is not None:
+            statuses.add("FAIL")
+            result.root_causes.append(f"forbidden_pattern:{pattern}")
+    for check in spec.numeric_checks:
+        match = _ere(check.pattern, spec.skill).search(text)
+        value = _number(match) if match is not None else None
+        if value is None:
+            if not check.skip_if_not_found:
+                statuses.add("WARN")
+                result.root_causes.append(f"numeric_missing:{check.label}")
+            continue
+        result.numbers[check.label] = value
+        if (check.low is not None and value < check.low) or (check.high is not None and value > check.high):
+            statuses.add("FAIL")
+            result.root_causes.append(f"numeric_oob:{check.label}")
+    health = root / "memory" / "skill-health" / f"{spec.skill}.json"
+    if health.is_file():
+        try:
+            score = json.loads(health.read_text(encoding="utf-8")).get("avg_score")
+        except (OSError, ValueError, AttributeError):
+            score = None
+        if isinstance(score, (int, float)) and not isinstance(score, bool) and score < QUALITY_FLOOR:
+            statuses.add("QUALITY_DEGRADED")
+            result.root_causes.append(f"quality_score:{score}")
+    result.status = next((s for s in STATUSES if s in statuses), "PASS")
+    return result
+
+
+def judge_manifest(specs: list[AeonSpec], root: str | Path, *, skill: str | None = None,
+                   now: datetime | None = None, max_age: timedelta = DEFAULT_MAX_AGE) -> list[AeonResult]:
+    """Every skill of the manifest (or one) judged against the outputs under `root`."""
+    folder = Path(root)
+    if not folder.is_dir():
+        raise InputError(f"--root: {folder}: no such folder (the folder the output_patterns are relative to)")
+    chosen = [s for s in specs if skill is None or s.skill == skill]
+    if skill is not None and not chosen:
+        raise InputError(f"--skill: {skill}: not in the manifest (it has {', '.join(s.skill for s in specs)})")
+    return [judge_skill(s, folder, now=now, max_age=max_age) for s in chosen]
+
+
+__all__ = ["AEON_SHAPE", "BANKRBOT_SHAPE", "DEFAULT_MAX_AGE", "STATUSES", "AeonResult", "AeonSpec", "NumericCheck",
+           "is_aeon_manifest", "judge_manifest", "judge_skill", "latest_output", "parse_aeon_manifest",
+           "read_aeon_manifest", "wc_words"]

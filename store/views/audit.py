@@ -1,0 +1,90 @@
+"""The audit log as the console shows it: each row says the outcome or mark a decision was, and lease
+events (taken, renewed, released on every open) are folded away unless asked for."""
+
+import json
+from typing import TypedDict
+
+from sqlite_utils import Database
+
+# payload fields that say what a decision was, in the order they are looked for
+OUTCOME_FIELDS = ("outcome", "status", "state", "result")
+
+
+class AuditRow(TypedDict):
+    """One event on the audit list."""
+
+    seq: int
+    at: str
+    actor: str | None
+    kind: str
+    subject_type: str | None
+    subject_id: str | None
+    revision: str | None
+    note: str | None
+    payload: str | None
+    outcome: str  # the outcome, mark or result the event records ("" when it records none)
+
+
+class AuditPage(TypedDict):
+    rows: list[AuditRow]
+    total: int
+    leases_hidden: int  # lease events left out of this view (0 when they are shown)
+
+
+def _where(actor: str | None, kind: str | None, search: str | None, leases: bool) -> tuple[str, list]:
+    clauses, params = [], []
+    if actor:
+        clauses.append("actor = ?")
+        params.append(actor)
+    if kind:
+        clauses.append("kind = ?")
+        params.append(kind)
+    if search:
+        clauses.append("(subject_id LIKE ? OR kind LIKE ? OR note LIKE ?)")
+        params.extend([f"%{search}%"] * 3)
+    if not leases and not (kind or "").startswith("lease."):
+        clauses.append("kind NOT LIKE 'lease.%'")
+    return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+
+def outcome_of(payload: str | None) -> str:
+    """What a decision was, from its event's payload: kept, accepted, NEW_FAIL, clean …"""
+    if not payload:
+        return ""
+    try:
+        data = json.loads(payload)
+    except ValueError:
+        return ""
+    if not isinstance(data, dict):
+        return ""
+    return next((str(data[f]) for f in OUTCOME_FIELDS if isinstance(data.get(f), str)), "")
+
+
+def audit_page(db: Database, *, actor: str | None = None, kind: str | None = None, search: str | None = None,
+               leases: bool = False, limit: int = 100, offset: int = 0) -> AuditPage:
+    """One page of events newest first; lease events left out unless `leases` (or asked for by kind)."""
+    where, params = _where(actor, kind, search, leases)
+    total = db.execute(f"SELECT COUNT(*) FROM events{where}", params).fetchone()[0]
+    rows: list[AuditRow] = []
+    for r in db.query("SELECT seq, at, actor, kind, subject_type, subject_id, revision, note, payload FROM events"
+                      f"{where} ORDER BY seq DESC LIMIT ? OFFSET ?", [*params, limit, offset]):
+        rows.append({"seq": r["seq"], "at": r["at"], "actor": r["actor"], "kind": r["kind"],
+                     "subject_type": r["subject_type"], "subject_id": r["subject_id"], "revision": r["revision"],
+                     "note": r["note"], "payload": r["payload"], "outcome": outcome_of(r["payload"])})
+    hidden = 0
+    if not leases and not (kind or "").startswith("lease."):
+        all_where, all_params = _where(actor, kind, search, True)
+        hidden = db.execute(f"SELECT COUNT(*) FROM events{all_where}", all_params).fetchone()[0] - total
+    return {"rows": rows, "total": total, "leases_hidden": hidden}
+
+
+def fold_leases(events: list[dict]) -> tuple[list[dict], str]:
+    """A subject's history without its lease events, and the line they fold into:
+    "opened 4 times by 2 reviewers" ("" when there were none)."""
+    kept = [e for e in events if not str(e.get("kind", "")).startswith("lease.")]
+    taken = [e for e in events if e.get("kind") == "lease.taken"]
+    if not taken:
+        return kept, ""
+    people = {e.get("actor") for e in taken}
+    times = "once" if len(taken) == 1 else f"{len(taken)} times"
+    return kept, f"opened {times} by {len(people)} reviewer{'s' if len(people) != 1 else ''}"
