@@ -33,7 +33,7 @@ from gatepost.store.kernel import get_actor, open_store
 T = TypeVar("T")
 
 # (mode, key, label, screen class): every screen of the console, in the order of their keys.
-SCREENS: list[tuple[str, str, str, type[Screen]]] = [
+SCREENS: list[tuple[str, str, str, type[Screen[Any]]]] = [
     ("overview", "1", "Overview", OverviewScreen),
     ("cases", "2", "Cases", CasesScreen),
     ("results", "3", "Results", ResultsScreen),
@@ -56,8 +56,8 @@ def parse_link(link: str) -> tuple[str, str]:
     return LINK_KINDS[kind], key
 
 
-def _loader(mode: str, screen_class: type[Screen]):
-    def make() -> Screen:
+def _loader(mode: str, screen_class: type[Screen[Any]]):
+    def make() -> Screen[Any]:
         screen = screen_class()
         screen.mode_name = mode  # type: ignore[attr-defined]
         return screen
@@ -65,7 +65,7 @@ def _loader(mode: str, screen_class: type[Screen]):
     return make
 
 
-class GatepostApp(App):
+class GatepostApp(App[Any]):
     """The console. `person` decides; an unknown person can browse but not decide."""
 
     TITLE = "gatepost"
@@ -94,7 +94,7 @@ class GatepostApp(App):
         self.person = person
         self.open_at = parse_link(open_at) if open_at else None
         self.history: list[str] = []  # modes left by a jump (palette, c, an overview line): Escape goes back
-        self.lease_holders: set = set()  # queue screens holding a lease now: released on quit
+        self.lease_holders: set[Any] = set()  # queue screens holding a lease now: released on quit
         actor = get_actor(self.db, person)
         self.actor_kind = actor["kind"] if actor else None
         self.capabilities: list[str] = actor["capabilities"] if actor and actor["kind"] == "person" else []

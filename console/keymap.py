@@ -14,6 +14,7 @@ The file is `$GATEPOST_KEYMAP`, else `$XDG_CONFIG_HOME/gatepost/keymap.toml` (de
 import os
 import tomllib
 from pathlib import Path
+from typing import Any
 
 from textual.app import App
 from textual.binding import Binding
@@ -59,7 +60,7 @@ def show_key(key: str) -> str:
     return DISPLAY.get(first, first)
 
 
-def key_for(app: App, binding_id: str, default: str) -> str:
+def key_for(app: App[Any], binding_id: str, default: str) -> str:
     """The key bound to `binding_id` now (the keymap's, else `default`), as shown to a person."""
     keymap = getattr(app, "_keymap", {}) or {}
     return show_key(keymap.get(binding_id, default))

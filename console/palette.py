@@ -1,6 +1,7 @@
 """The command palette's provider: jump to any case, skill, draft, proposal or run."""
 
 from functools import partial
+from typing import Any
 
 from rich.text import Text
 from textual.command import DiscoveryHit, Hit, Hits, Provider
@@ -12,7 +13,7 @@ from gatepost.store.views import find
 class StoreItems(Provider):
     """Searches the store by id or title (SQL LIKE), then ranks with Textual's fuzzy matcher."""
 
-    def _display(self, item: dict) -> Text:
+    def _display(self, item: dict[str, Any]) -> Text:
         text = Text()
         text.append(f"{item['kind']:<8} ", style="bold")
         text.append(one_line(item["key"], 28))
@@ -20,7 +21,7 @@ class StoreItems(Provider):
             text.append("  " + one_line(item["title"], 60))
         return text
 
-    def _open(self, item: dict) -> None:
+    def _open(self, item: dict[str, Any]) -> None:
         self.app.open_item(item["mode"], item["key"])
 
     async def search(self, query: str) -> Hits:

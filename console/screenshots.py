@@ -6,6 +6,7 @@ A screen class may list dialogs worth a picture as SCREENSHOT_STEPS:
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 from textual.pilot import Pilot
 
@@ -14,7 +15,7 @@ from gatepost.app import GatepostApp
 SIZE = (140, 42)
 
 
-async def settle(pilot: Pilot) -> None:
+async def settle(pilot: Pilot[Any]) -> None:
     """Process messages and wait for every worker (reads, writes, leases) until nothing is left running."""
     app = pilot.app
     for _ in range(50):

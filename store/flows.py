@@ -143,7 +143,7 @@ def evaluate_case(
         step[0] += 1
         return (start + timedelta(seconds=step[0])).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
-    def record(kind: str, result: str, details: dict) -> None:
+    def record(kind: str, result: str, details: dict[str, Any]) -> None:
         details = dict(details, suite=str(suite.path), suite_id=suite.id, executor=executor.identity,
                        mock=executor.mock)
         evidence_id = cases.add_evidence(db, case_id, kind=kind, result=result, producer=producer, about=revision,
@@ -153,7 +153,7 @@ def evaluate_case(
     guard = guard_check(path, content, suite, surface)
     record("guard_check", guard.result, guard.details())
 
-    def run(split: str, purpose: str) -> dict:
+    def run(split: str, purpose: str) -> dict[str, Any]:
         artifact = evaluation.evaluate(db, suite, candidate_text=content, candidate_path=path, baseline_text=baseline_text,
                             baseline_path=baseline_path, executor=executor, judges=judges, pass_k=pass_k,
                             split=split, cache_dir=cache_dir, artifact_dir=artifact_dir, actor=actor or producer,
@@ -164,7 +164,7 @@ def evaluate_case(
         report["runs"].append(dict(summary, purpose=purpose, split=split))
         return summary
 
-    def weighed(*runs: dict) -> dict[str, Any]:
+    def weighed(*runs: dict[str, Any]) -> dict[str, Any]:
         """What a record's details carry about the noise of its comparisons."""
         return {"runs": [r["run_id"] for r in runs], "deltas": [r["delta"] for r in runs],
                 "decision_rule": rule, "alpha": alpha,
@@ -276,7 +276,7 @@ def mark_seen(db: Database, person: str | None, subject_type: str, subject_id: s
                    " ON CONFLICT(person, subject_type, subject_id) DO UPDATE SET seq = excluded.seq, at = excluded.at",
                    [person, subject_type, subject_id, seq, now_iso()])
 def new_case(db: Database, loop_name: str, path: str, content: str, *, actor: str | None, title: str | None = None,
-             case_id: str | None = None, data_revision: str | None = None, at: str | None = None) -> dict:
+             case_id: str | None = None, data_revision: str | None = None, at: str | None = None) -> dict[str, Any]:
     """A loop's case from a file's content: the revision computed, the basis and independence from the registry.
 
     The basis records what the candidate was made on: `baseline` the hash of the path's current
@@ -317,7 +317,7 @@ def new_case(db: Database, loop_name: str, path: str, content: str, *, actor: st
 
 def loop_evaluation(db: Database, case_id: str, *, suite: str | None = None, surface: list[str] | None = None,
                     executor: str | None = None, mock: bool = False, baseline: str | None = None,
-                    actor: str | None = None) -> dict | None:
+                    actor: str | None = None) -> dict[str, Any] | None:
     """The settings of an evaluation of a loop's case, from the loop's registry; None for a case of no loop.
 
     The suite file is checked against the case's basis (`question_set`) and the baseline against its
@@ -366,6 +366,6 @@ def loop_evaluation(db: Database, case_id: str, *, suite: str | None = None, sur
 
 
 def record_case_applied(db: Database, case_id: str, *, ref: str | None, actor: str | None,
-                        at: str | None = None) -> dict:
+                        at: str | None = None) -> dict[str, Any]:
     """`case applied`: where a kept case landed (cases.record_applied)."""
     return cases.record_applied(db, case_id, ref=ref, actor=actor, at=at)

@@ -1,6 +1,7 @@
 """Store-wide commands: init, actors, console, demo."""
 
 from collections.abc import Callable
+from typing import Any
 
 import click
 
@@ -55,11 +56,11 @@ def actors_add(ctx: click.Context, name: str, kind: str, caps: tuple[str, ...], 
     _show_actor(actors_mod.add_actor(db, name, kind, caps, by=person(as_name), note=note))
 
 
-def _show_actor(actor: dict) -> None:
+def _show_actor(actor: dict[str, Any]) -> None:
     output.line(f"{actor['name']} ({actor['kind']}): {', '.join(actor['capabilities']) or 'no capabilities'}")
 
 
-def _authority_command(verb: str, act: Callable[..., dict], help_text: str) -> click.Command:
+def _authority_command(verb: str, act: Callable[..., dict[str, Any]], help_text: str) -> click.Command:
     """`actors grant` and `actors revoke`: one capability after another, each an audited act."""
 
     @actors.command(verb, help=help_text)

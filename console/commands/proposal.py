@@ -1,6 +1,7 @@
 """Proposals waiting for a person: import, list, show, mark accepted / declined / needs changes."""
 
 import difflib
+from typing import Any
 
 import click
 
@@ -37,7 +38,7 @@ def proposal_import(ctx: click.Context, file: str, as_name: str | None) -> None:
         output.line(f"{'imported' if created else 'already imported'}: {pid}")
 
 
-def _brief(row: dict) -> dict:
+def _brief(row: dict[str, Any]) -> dict[str, Any]:
     return {k: row.get(k) for k in ("id", "status", "path", "title", "kind", "operation", "edit_mode",
                                     "confidence", "case_id", "gate", "created_at", "updated_at")}
 

@@ -1,6 +1,7 @@
 """`gatepost skills`: record runs of installed skills, evaluate them, show their regression states."""
 
 from datetime import timedelta
+from typing import Any
 
 import click
 
@@ -143,7 +144,7 @@ def _eval_aeon(ctx: click.Context, manifest_file: str, root: str, *, skill: str 
         ctx.exit(1)
 
 
-def _json(r: dict) -> dict:
+def _json(r: dict[str, Any]) -> dict[str, Any]:
     return {"skill": r["skill"], "status": r["status"], "run_id": r.get("run_id"),
             "manifest_version": r.get("manifest_version"), "passed": r.get("passed"),
             "assertions": r.get("assertions", []), "state": r.get("state"),
@@ -153,7 +154,7 @@ def _json(r: dict) -> dict:
             **({"why": r["why"]} if r.get("why") else {})}
 
 
-def _print(results: list[dict]) -> None:
+def _print(results: list[dict[str, Any]]) -> None:
     if not results:
         output.line("no skill has an active manifest: gatepost manifest import FILE, or gatepost bootstrap --skill NAME")
         return

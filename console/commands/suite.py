@@ -3,6 +3,7 @@
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -73,7 +74,7 @@ def default_artifact_dir(ctx: click.Context) -> Path:
     return store_path(ctx).resolve().parent / "evaluations"
 
 
-def _summary(artifact: dict) -> list[str]:
+def _summary(artifact: dict[str, Any]) -> list[str]:
     lines = [f"{artifact['run_id']}  {artifact['skill_id']}  split {artifact['split']}  pass@{artifact['pass_k']}"
              + ("  [mock]" if artifact["mock"] else ""),
              f"candidate {artifact['execution_pass_rate']:.4g}  baseline {artifact['baseline_pass_rate']:.4g}  "
@@ -92,7 +93,7 @@ def _summary(artifact: dict) -> list[str]:
     return lines
 
 
-def statistics_lines(figures: dict | None) -> list[str]:
+def statistics_lines(figures: dict[str, Any] | None) -> list[str]:
     """The rates with their intervals, pass^k beside pass@k, the paired delta in words, the flaky tasks."""
     if not figures:
         return []

@@ -1,5 +1,7 @@
 """What every screen of the console shares: header, footer, the store and the person."""
 
+from typing import Any
+
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import Screen
@@ -12,7 +14,7 @@ from gatepost.widgets.paged_list import PagedList
 HEADER_ICON = "≡"  # in every common monospace font (⭘ rendered as a missing-glyph box)
 
 
-class GatepostScreen(Screen):
+class GatepostScreen(Screen[Any]):
     """A console screen. Subclasses compose `body()`; the person is `self.person`.
 
     Screens read the store in thread workers through `self.app.reading()` and write through

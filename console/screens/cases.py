@@ -81,7 +81,7 @@ class CasesScreen(DecisionScreen):
                                            search=search or None, limit=limit, offset=offset)
         return self.mark_rows(db, [(r["id"], self._cells(r)) for r in rows]), total
 
-    def _cells(self, r: dict) -> list:
+    def _cells(self, r: dict[str, Any]) -> list[Any]:
         order, derived = self._claim_layout(r["protocol"])
         if r["outcome"]:
             status = Text(r["outcome"], style={"kept": "green", "rejected": "red"}.get(r["outcome"], "cyan"))
@@ -106,7 +106,7 @@ class CasesScreen(DecisionScreen):
             self.filters["status"] = "closed"
 
     # --- the detail -------------------------------------------------------------------------
-    def fetch_detail(self, db: Any, key: str) -> dict | None:
+    def fetch_detail(self, db: Any, key: str) -> dict[str, Any] | None:
         try:
             return cases_mod.case_view(db, key, actor=self.person)
         except GatepostError:
@@ -115,7 +115,7 @@ class CasesScreen(DecisionScreen):
     def seq_of(self, db: Any, key: str, detail: Any) -> int | None:
         return detail["last_seq"]
 
-    def render_detail(self, view: dict | None) -> None:
+    def render_detail(self, view: dict[str, Any] | None) -> None:
         head = self.query_one("#case-head", Static)
         if view is None:
             head.update(literal("No case selected."))
@@ -141,7 +141,7 @@ class CasesScreen(DecisionScreen):
                 button.disabled = not legal
                 button.label = label
 
-    def _head(self, view: dict) -> Text:
+    def _head(self, view: dict[str, Any]) -> Text:
         text = literal(f"{view['id']} · {view['title']}", style="bold")
         state = view["outcome"] or view["status"]
         text.append_text(literal(f"  ({state})", style="italic"))
@@ -160,7 +160,7 @@ class CasesScreen(DecisionScreen):
                                  style="dim"))
         return text
 
-    def _claims(self, view: dict) -> Text:
+    def _claims(self, view: dict[str, Any]) -> Text:
         text = Text("Claims\n", style="bold")
         width = max(len(n) for n in view["claim_order"]) + 2
         for name in view["claim_order"]:
@@ -171,7 +171,7 @@ class CasesScreen(DecisionScreen):
             text.append("\n")
         return text
 
-    def _evidence(self, view: dict) -> Text:
+    def _evidence(self, view: dict[str, Any]) -> Text:
         c = view["evidence_counts"]
         text = Text(f"Evidence ({c['counting']} counting, {c['not independent']} not independent, "
                     f"{c['stale']} stale)\n", style="bold")
@@ -193,7 +193,7 @@ class CasesScreen(DecisionScreen):
             text.append_text(literal(f"∅ {note}\n", style="yellow"))
         return text
 
-    def _history(self, view: dict) -> Text:
+    def _history(self, view: dict[str, Any]) -> Text:
         text = Text()
         for d in view["decisions"]:
             text.append_text(decided_line(d["outcome"], d["actor"], d["at"], d["note"],

@@ -83,10 +83,10 @@ class ItemRead:
 
     detail: Any
     seen_seq: int | None = None
-    holder: dict | None = None
+    holder: dict[str, Any] | None = None
     queue: QueueState | None = field(default=None)
     changed: str | None = None  # what changed since this person last opened it
-    assigned: dict | None = None  # who it is assigned to, by whom
+    assigned: dict[str, Any] | None = None  # who it is assigned to, by whom
 
 
 def decided_line(what: str, actor: str | None, at: str, note: str | None, extra: str = "") -> Text:
@@ -118,7 +118,7 @@ class DecisionScreen(ListDetailScreen):
     def __init__(self) -> None:
         super().__init__()
         self.seen_seq: int | None = None
-        self.holder: dict | None = None
+        self.holder: dict[str, Any] | None = None
         self.queue: QueueState | None = None
         self.queue_active = False
         self.queue_key: str | None = None  # the item the person works now (and holds a lease on)
@@ -137,7 +137,7 @@ class DecisionScreen(ListDetailScreen):
     def perform(self, db: Any, name: str, key: str, note: str, seen_seq: int | None) -> Done:
         raise NotImplementedError
 
-    def dialog(self, decision: Decision, key: str) -> ModalScreen:
+    def dialog(self, decision: Decision, key: str) -> ModalScreen[Any]:
         """The dialog that asks for the note (a screen may offer another, as the draft editor)."""
         what = self.title_of(self.detail)
         title = f"{decision.label.capitalize()} {key}?" + (f"  ({one_line(what, 40)})" if what else "")

@@ -1,5 +1,7 @@
 """The help screen: exactly the keys active on the screen the person was on, from the keymap."""
 
+from typing import Any
+
 from rich.table import Table
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -9,7 +11,7 @@ from textual.widgets import Static
 from gatepost.keymap import bound
 
 
-class HelpScreen(ModalScreen):
+class HelpScreen(ModalScreen[Any]):
     """Lists the bindings active where the person pressed `?` (not the dialog's own keys)."""
 
     DEFAULT_CSS = """
@@ -19,12 +21,12 @@ class HelpScreen(ModalScreen):
     """
     BINDINGS = [bound("escape,q,question_mark", "dismiss", "Close", "help.close")]
 
-    def __init__(self, below: Screen) -> None:
+    def __init__(self, below: Screen[Any]) -> None:
         super().__init__()
         self.rows = self.bindings_of(below)
         self.where = type(below).__name__.removesuffix("Screen") or "console"
 
-    def bindings_of(self, below: Screen) -> list[tuple[str, str, bool]]:
+    def bindings_of(self, below: Screen[Any]) -> list[tuple[str, str, bool]]:
         """(key, what it does, usable now) for each binding active on `below`, as its footer reads them."""
         rows: list[tuple[str, str, bool]] = []
         seen: set[str] = set()

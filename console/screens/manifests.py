@@ -45,10 +45,10 @@ STATUS = Filter("status", tuple((f"{STATUS_SYMBOL[s]} {s}", s) for s in DRAFT_ST
 class DraftView:
     """A draft with what its detail shows beside it, read in one worker."""
 
-    draft: dict
-    active: dict | None
-    based: dict | None
-    history: list[dict]
+    draft: dict[str, Any]
+    active: dict[str, Any] | None
+    based: dict[str, Any] | None
+    history: list[dict[str, Any]]
     failures: list[str]  # the sampled runs the draft would fail, and on which assertion
 
 
@@ -64,7 +64,7 @@ class EditDraftDialog(Dialog):
     EditDraftDialog Button { margin-left: 1; }
     """
 
-    def __init__(self, draft: dict) -> None:
+    def __init__(self, draft: dict[str, Any]) -> None:
         super().__init__()
         self.draft = draft
         self.valid = True
@@ -195,7 +195,7 @@ class ManifestsScreen(DecisionScreen):
                 actions.append("\n")
             parts["actions"].update(actions)
 
-    def _head(self, draft: dict, active: dict | None, based: dict | None, history: list[dict]) -> Text:
+    def _head(self, draft: dict[str, Any], active: dict[str, Any] | None, based: dict | None, history: list[dict]) -> Text:
         text = Text()
         text.append_text(literal(draft["id"], style="bold"))
         text.append(" · ")
@@ -225,7 +225,7 @@ class ManifestsScreen(DecisionScreen):
                 text.append_text(literal(event["note"]))
         return text
 
-    def _evidence(self, draft: dict) -> Text:
+    def _evidence(self, draft: dict[str, Any]) -> Text:
         ev = draft["evidence"]
         text = Text("Bootstrap evidence", style="bold")
         if not ev:
@@ -265,7 +265,7 @@ class ManifestsScreen(DecisionScreen):
             return False, f"{view.draft['id']} is {view.draft['status']}: nothing to decide"
         return True, ""
 
-    def dialog(self, decision: Decision, key: str) -> ModalScreen:
+    def dialog(self, decision: Decision, key: str) -> ModalScreen[Any]:
         if decision.name == "edit":
             return EditDraftDialog(self.detail.draft)
         return super().dialog(decision, key)

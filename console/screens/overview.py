@@ -1,5 +1,7 @@
 """The overview: what waits for whom, each line opening its list already filtered."""
 
+from typing import Any
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -69,7 +71,7 @@ class OverviewScreen(GatepostScreen):
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._show, data, team)
 
-    def _show(self, data: dict, team: list) -> None:
+    def _show(self, data: dict[str, Any], team: list[Any]) -> None:
         who = self.app.person
         caps = self.app.capabilities
         intro = Text()

@@ -70,13 +70,13 @@ class ProposalsScreen(DecisionScreen):
                 for r in rows]), total
 
     # --- the detail --------------------------------------------------------------------------
-    def fetch_detail(self, db: Any, key: str) -> dict | None:
+    def fetch_detail(self, db: Any, key: str) -> dict[str, Any] | None:
         return proposals_mod.get_proposal(db, key)
 
     def seq_of(self, db: Any, key: str, detail: Any) -> int | None:
         return detail["last_seq"]
 
-    def render_detail(self, found: dict | None) -> None:
+    def render_detail(self, found: dict[str, Any] | None) -> None:
         widgets = {name: self.query_one(f"#proposal-{name}", Static)
                    for name in ("head", "actions", "gate", "case", "marks", "diff")}
         if found is None:
@@ -93,7 +93,7 @@ class ProposalsScreen(DecisionScreen):
                                             before_name=f"{found['path'] or 'before'} (before)",
                                             after_name=f"{found['path'] or 'after'} (after)"))
 
-    def _head(self, p: dict) -> Text:
+    def _head(self, p: dict[str, Any]) -> Text:
         text = literal(f"{p['id']} · {p['title'] or '(untitled)'}", style="bold")
         text.append_text(Text(f"  {p['status'].replace('_', ' ')}", style=STATUS_STYLE.get(p["status"], "")))
         text.append("\n")
@@ -110,7 +110,7 @@ class ProposalsScreen(DecisionScreen):
         text.append_text(literal(p["rationale"] or "(none given)"))
         return text
 
-    def _gate(self, p: dict) -> Text:
+    def _gate(self, p: dict[str, Any]) -> Text:
         text = Text("Scorer gate\n", style="bold")
         if not p["gate_results"]:
             text.append("not gated: no scorer has seen this proposal\n", style="dim")
@@ -130,7 +130,7 @@ class ProposalsScreen(DecisionScreen):
             text.append("\n")
         return text
 
-    def _case(self, p: dict) -> Text:
+    def _case(self, p: dict[str, Any]) -> Text:
         if not p.get("case_id"):
             return Text("")
         view = p.get("case")
@@ -152,7 +152,7 @@ class ProposalsScreen(DecisionScreen):
             text.append("\n")
         return text
 
-    def _marks(self, p: dict) -> Text:
+    def _marks(self, p: dict[str, Any]) -> Text:
         text = Text()
         for m in p["marks"]:
             text.append_text(decided_line((m["status"] or "").replace("_", " "), m["actor"], m["at"], m["note"]))

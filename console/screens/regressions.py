@@ -39,7 +39,7 @@ def state_text(state: str | None, severity: str | None = None) -> Text:
     return text
 
 
-def strip_text(history: list[dict]) -> Text:
+def strip_text(history: list[dict[str, Any]]) -> Text:
     """The run history as a strip of marks, oldest to newest: ✔ pass, ✘ fail."""
     text = Text()
     for entry in history:
@@ -95,13 +95,13 @@ class RegressionsScreen(DecisionScreen):
         return self.mark_rows(db, out), total
 
     # --- the detail ----------------------------------------------------------------------------
-    def fetch_detail(self, db: Any, key: str) -> dict | None:
+    def fetch_detail(self, db: Any, key: str) -> dict[str, Any] | None:
         return skill_detail(db, key)
 
     def title_of(self, detail: Any) -> str | None:
         return detail["state"] if detail else None
 
-    def render_detail(self, detail: dict | None) -> None:
+    def render_detail(self, detail: dict[str, Any] | None) -> None:
         head = self.query_one("#reg-head", Static)
         parts = [self.query_one(f"#reg-{name}", Static)
                  for name in ("strip", "failing", "triage", "output", "changes", "grid")]
@@ -118,7 +118,7 @@ class RegressionsScreen(DecisionScreen):
         parts[4].update(self._changes(detail))
         parts[5].update(self._grid(detail))
 
-    def _head(self, d: dict) -> Text:
+    def _head(self, d: dict[str, Any]) -> Text:
         text = Text()
         text.append_text(literal(d["skill"], style="bold"))
         text.append("  ")
@@ -148,7 +148,7 @@ class RegressionsScreen(DecisionScreen):
             text.append("\nacknowledged: stays quiet while the same assertions fail", style="dim")
         return text
 
-    def _strip(self, d: dict) -> Text:
+    def _strip(self, d: dict[str, Any]) -> Text:
         text = Text("History ", style="bold")
         if not d["history"]:
             text.append("no evals yet", style="dim")
@@ -159,7 +159,7 @@ class RegressionsScreen(DecisionScreen):
         text.append(f"   {passes} ✔ pass · {len(d['history']) - passes} ✘ fail", style="dim")
         return text
 
-    def _changes(self, d: dict) -> Text:
+    def _changes(self, d: dict[str, Any]) -> Text:
         """What changed between the last two evals leads the detail: that is what to look at first."""
         found = d["changes"]
         text = Text("Changed since the previous eval", style="bold")
@@ -185,7 +185,7 @@ class RegressionsScreen(DecisionScreen):
                 text.append_text(literal(c["message"], style="" if c["after"] is False else "dim"))
         return text
 
-    def _grid(self, d: dict) -> Text:
+    def _grid(self, d: dict[str, Any]) -> Text:
         """Assertion × eval heat-map, oldest → newest: ✔ pass, ✘ fail, · not checked by that manifest."""
         grid = d["grid"]
         text = Text("Assertions by eval ", style="bold")
@@ -205,7 +205,7 @@ class RegressionsScreen(DecisionScreen):
                     text.append("✔" if mark else "✘", style="green" if mark else "bold red")
         return text
 
-    def _failing(self, d: dict) -> Text:
+    def _failing(self, d: dict[str, Any]) -> Text:
         text = Text("Assertions", style="bold")
         if not d["assertions"]:
             text.append("\n" + ("failing: " + ", ".join(d["failing"]) if d["failing"] else "none evaluated"),
@@ -221,7 +221,7 @@ class RegressionsScreen(DecisionScreen):
             text.append_text(literal(a["message"], style="" if not a["passed"] else "dim"))
         return text
 
-    def _triage(self, d: dict) -> Text:
+    def _triage(self, d: dict[str, Any]) -> Text:
         text = Text("Triage", style="bold")
         if d["state"] == "CHRONIC":
             text.append("\nrecommendation: operator review — fix the skill or relax the assertion; "
@@ -239,7 +239,7 @@ class RegressionsScreen(DecisionScreen):
             text.append_text(literal(event["note"] or ""))
         return text
 
-    def _output(self, d: dict) -> Text:
+    def _output(self, d: dict[str, Any]) -> Text:
         run = d["evaluated_run"] or d["latest_run"]
         if run is None:
             return Text("no run recorded", style="dim")

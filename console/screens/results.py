@@ -1,6 +1,8 @@
 """The Results screen: evaluation runs on the left; on the right the run, its tasks candidate vs
 baseline (the tasks whose pass/fail differs first), and a task's two outputs side by side with their diff."""
 
+from typing import Any
+
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -35,7 +37,7 @@ VERDICT_OPTIONS = [("pass", "pass"), ("fail", "fail")]
 SHOW_CHARS = 20_000  # of each output: a 1 MiB output would make the screen crawl
 
 
-def shown(side: dict | None) -> str:
+def shown(side: dict[str, Any] | None) -> str:
     return (side or {}).get("output", "")[:SHOW_CHARS]
 
 
@@ -47,7 +49,7 @@ def rate(value: float | None) -> str:
     return "—" if value is None else f"{value * 100:.4g}%"
 
 
-def flags(run: dict) -> Text:
+def flags(run: dict[str, Any]) -> Text:
     text = Text()
     if run.get("mock"):
         text.append("mock ", style="magenta")
@@ -66,7 +68,7 @@ def flags(run: dict) -> Text:
     return text
 
 
-def side_cell(side: dict | None) -> Text:
+def side_cell(side: dict[str, Any] | None) -> Text:
     if side is None:
         return Text("not run", style="dim")
     if side["passed"]:
@@ -83,7 +85,7 @@ def side_cell(side: dict | None) -> Text:
     return text
 
 
-def mark_cell(task: dict) -> Text:
+def mark_cell(task: dict[str, Any]) -> Text:
     """Δ when the candidate's pass/fail changed since the previous run, ≠ when candidate and baseline differ,
     ~ when the task is flaky (passed and failed on the same inputs)."""
     text = Text()
@@ -96,7 +98,7 @@ def mark_cell(task: dict) -> Text:
     return text if text.plain else Text(" ")
 
 
-def attempts_cell(task: dict) -> Text:
+def attempts_cell(task: dict[str, Any]) -> Text:
     """With pass@k: the candidate's attempts collapsed to the count of each outcome (Enter expands them)."""
     side = task["candidate"]
     if side is None or side["attempts"] <= 1:
@@ -144,11 +146,11 @@ class ResultsScreen(GatepostScreen):
         self.case_id: str | None = None
         self.run_id: str | None = None
         self.task_id: str | None = None
-        self._runs: dict[str, dict] = {}
+        self._runs: dict[str, dict[str, Any]] = {}
         self._counts: TaskCounts | None = None  # the run's task counts; its tasks are paged from the store
-        self._previous: dict | None = None  # the run this one is compared with
+        self._previous: dict[str, Any] | None = None  # the run this one is compared with
         self._expanded: str | None = None  # the task whose attempts are shown (Enter on a task)
-        self._figures: dict | None = None  # the run's intervals, paired delta and flaky tasks
+        self._figures: dict[str, Any] | None = None  # the run's intervals, paired delta and flaky tasks
         self.flaky_only = False
         self._flaky: set[str] = set()  # the run's flaky tasks (run_statistics)
 
@@ -295,7 +297,7 @@ class ResultsScreen(GatepostScreen):
         if not (self._counts and self._counts["tasks"]):
             self.show_task(None)
 
-    def _head(self, run: dict) -> Text:
+    def _head(self, run: dict[str, Any]) -> Text:
         text = literal(f"{run['id']} · {run['skill_id'] or 'suite'}", style="bold")
         text.append("  ")
         text.append_text(verdict_text(run["verdict"]))
@@ -450,7 +452,7 @@ class ResultsScreen(GatepostScreen):
         diff_w.update(diff)
 
     @staticmethod
-    def _side(label: str, side: dict | None, body: Text) -> Text:
+    def _side(label: str, side: dict[str, Any] | None, body: Text) -> Text:
         text = Text(label, style="bold")
         if side is None:
             text.append("  not run\n", style="dim")

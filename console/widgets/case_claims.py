@@ -1,5 +1,7 @@
 """How a case's claims, evidence and decisions are drawn: symbols, strips, the claim tree."""
 
+from typing import Any
+
 from rich.text import Text
 from textual.widgets import Tree
 
@@ -28,7 +30,7 @@ def claim_strip(claims: dict[str, str], order: list[str], derived: list[str]) ->
     return strip
 
 
-class ClaimTree(Tree):
+class ClaimTree(Tree[Any]):
     """What each claim rests on: claims, evidence matches and the records under each, with why."""
 
     DEFAULT_CSS = "ClaimTree { height: auto; max-height: 24; }"
@@ -37,7 +39,7 @@ class ClaimTree(Tree):
         super().__init__(Text("claims"), **kwargs)
         self.show_root = False
 
-    def show(self, view: dict | None) -> None:
+    def show(self, view: dict[str, Any] | None) -> None:
         self.clear()
         if view is None:
             return
@@ -45,7 +47,7 @@ class ClaimTree(Tree):
             self._add(self.root, view["trees"][name], expand=name in view["derived"])
         self.root.expand()
 
-    def _add(self, parent, node: dict, *, expand: bool = False) -> None:
+    def _add(self, parent, node: dict[str, Any], *, expand: bool = False) -> None:
         label = Text()
         if node["value"] is not None:
             label.append_text(symbol(node["value"]))

@@ -104,12 +104,12 @@ class PagedList(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="search… (Enter to apply, Escape to clear)", classes="paged-search")
-        table: DataTable = DataTable(cursor_type="row", zebra_stripes=True)
+        table: DataTable[Any] = DataTable(cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", classes="paged-status")
 
     @property
-    def table(self) -> DataTable:
+    def table(self) -> DataTable[Any]:
         return self.query_one(DataTable)
 
     def on_mount(self) -> None:

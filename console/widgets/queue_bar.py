@@ -4,11 +4,13 @@ The queue itself (leases taken and released on the writer, skip, stop, next) is 
 `gatepost.screens.decision.DecisionScreen`; this is only the line that shows it.
 """
 
+from typing import Any
+
 from rich.text import Text
 from textual.widgets import Static
 
 
-def until(lease: dict) -> str:
+def until(lease: dict[str, Any]) -> str:
     """A lease's expiry as a person reads it: 14:32 UTC."""
     return f"{lease['expires_at'][11:16]} UTC"
 

@@ -71,7 +71,7 @@ def _is_text(value: Any) -> bool:
     return isinstance(value, str) and bool(value.strip())
 
 
-def parse_case(data: Any, source: str = "case") -> dict:
+def parse_case(data: Any, source: str = "case") -> dict[str, Any]:
     """Validate a case file's data; every error names the file and the field."""
 
     def fail(field: str, message: str) -> InputError:
@@ -178,7 +178,7 @@ def _parse_independent(value: Any, protocol: Protocol, author: str, fail) -> dic
     return out
 
 
-def _parse_evidence_item(item: Any, protocol: Protocol, where: str, fail, source: str) -> dict:
+def _parse_evidence_item(item: Any, protocol: Protocol, where: str, fail, source: str) -> dict[str, Any]:
     if not isinstance(item, dict):
         raise fail(where, "expected a mapping {kind, result, producer, about}")
     unknown = sorted(set(map(str, item)) - EVIDENCE_KEYS)
@@ -214,23 +214,23 @@ def _check_kind(protocol: Protocol, kind: str, result: str, fail) -> None:
         raise fail("result", f"unknown result {result!r} of {kind} (expected one of {', '.join(results)})")
 
 
-def read_case_file(path: str | Path) -> dict:
+def read_case_file(path: str | Path) -> dict[str, Any]:
     return parse_case(read_yaml(path), str(path))
 
 
 # --- writing -----------------------------------------------------------------------------------
-def _read(path_or_mapping: str | Path | dict) -> dict:
+def _read(path_or_mapping: str | Path | dict[str, Any]) -> dict[str, Any]:
     if isinstance(path_or_mapping, dict):
         return parse_case(path_or_mapping, "case")
     return read_case_file(path_or_mapping)
 
 
-def _case_id(parsed: dict, revision: str) -> str:
+def _case_id(parsed: dict[str, Any], revision: str) -> str:
     return parsed["id"] or "case-" + content_hash(
         {"title": parsed["title"], "author": parsed["author"], "revision": revision})[:10]
 
 
-def import_case(db: Database, path_or_mapping: str | Path | dict, *, actor: str | None = None,
+def import_case(db: Database, path_or_mapping: str | Path | dict[str, Any], *, actor: str | None = None,
                 at: str | None = None) -> str:
     """Store a case file and its evidence: a case is what it was imported as.
 
@@ -277,12 +277,12 @@ def import_case(db: Database, path_or_mapping: str | Path | dict, *, actor: str 
     return case_id
 
 
-def _evidence_keys(db: Database, case_id: str) -> list[tuple]:
+def _evidence_keys(db: Database, case_id: str) -> list[tuple[Any, ...]]:
     return [tuple(r) for r in db.execute("SELECT kind, result, producer, about FROM evidence WHERE case_id = ?",
                                          [case_id]).fetchall()]
 
 
-def _differences(db: Database, existing: dict, parsed: dict, revision: str) -> list[str]:
+def _differences(db: Database, existing: dict[str, Any], parsed: dict[str, Any], revision: str) -> list[str]:
     """What a re-imported file changes: candidate, title, path, independent list, evidence."""
     out = []
     if existing["current_revision"] != revision:
@@ -302,18 +302,18 @@ def _differences(db: Database, existing: dict, parsed: dict, revision: str) -> l
     return out
 
 
-def _identical(db: Database, existing: dict, parsed: dict, revision: str) -> bool:
+def _identical(db: Database, existing: dict[str, Any], parsed: dict[str, Any], revision: str) -> bool:
     return not _differences(db, existing, parsed, revision)
 
 
-def _check_reimport(existing: dict, parsed: dict, case_id: str) -> None:
+def _check_reimport(existing: dict[str, Any], parsed: dict[str, Any], case_id: str) -> None:
     for field in ("author", "protocol"):
         if existing[field] != parsed[field]:
             raise InputError(f"case {case_id}: {field}: already imported with {existing[field]!r}, "
                              f"this file says {parsed[field]!r}; give the file another id")
 
 
-def _store_revision(db: Database, case_id: str, revision: str, content: Any, basis: dict, when: str,
+def _store_revision(db: Database, case_id: str, revision: str, content: Any, basis: dict[str, Any], when: str,
                     seq: int) -> None:
     if db.execute("SELECT 1 FROM candidate_revisions WHERE case_id = ? AND revision = ?",
                   [case_id, revision]).fetchone():
@@ -327,7 +327,7 @@ def _store_revision(db: Database, case_id: str, revision: str, content: Any, bas
 _UNSET: Any = object()
 
 
-def revise_candidate(db: Database, case_id: str, *, content: Any = None, basis: dict | None = None,
+def revise_candidate(db: Database, case_id: str, *, content: Any = None, basis: dict[str, Any] | None = None,
                      actor: str | None = None, at: str | None = None, title: str | None = None,
                      path: Any = _UNSET, independent: dict[str, list[str]] | None = None,
                      note: str | None = None) -> str:
@@ -339,7 +339,7 @@ def revise_candidate(db: Database, case_id: str, *, content: Any = None, basis: 
     when = observed_at(at) or now_iso()
     doing = f"revise {case_id}"
 
-    def independence(db: Database, who: dict | None, subject: Subject | None) -> None:
+    def independence(db: Database, who: dict[str, Any] | None, subject: Subject | None) -> None:
         assert subject is not None and subject.row is not None
         if independent is None or independent == subject.row["independent"] or actor is None:
             return
@@ -380,7 +380,7 @@ def revise_candidate(db: Database, case_id: str, *, content: Any = None, basis: 
     return revision
 
 
-def revise_case(db: Database, path_or_mapping: str | Path | dict, *, actor: str | None,
+def revise_case(db: Database, path_or_mapping: str | Path | dict[str, Any], *, actor: str | None,
                 note: str | None = None, at: str | None = None) -> str:
     """`gatepost case revise FILE`: the case file of an imported id, with its new candidate (or list)."""
     parsed = _read(path_or_mapping)
@@ -411,7 +411,7 @@ def _resolve_about(db: Database, case_id: str, kind: str, about: str) -> str:
 
 
 def add_evidence(db: Database, case_id: str, *, kind: str, result: str, producer: str | None = None,
-                 about: str = "current", details: dict | None = None, at: str | None = None,
+                 about: str = "current", details: dict[str, Any] | None = None, at: str | None = None,
                  actor: str | None = None, _reproject: bool = True) -> int:
     """Record one piece of evidence; it counts only if current, independent and not mock (the protocol decides).
 
@@ -436,7 +436,7 @@ def add_evidence(db: Database, case_id: str, *, kind: str, result: str, producer
     doing = f"record evidence on {case_id}"
     recorder: list[str] = []
 
-    def as_oneself(db: Database, who: dict | None, subject: Subject | None) -> None:
+    def as_oneself(db: Database, who: dict[str, Any] | None, subject: Subject | None) -> None:
         assert subject is not None
         stored = ensure_producer(db, producer)
         name = who["name"] if who else stored
@@ -606,13 +606,13 @@ def decide(db: Database, case_id: str, outcome: str, *, actor: str | None, note:
     return decide_case(db, case_id, outcome, actor=actor, note=note, based_on_seq=based_on_seq, at=at)
 
 
-def _made_seq(db: Database, case: dict) -> int | None:
+def _made_seq(db: Database, case: dict[str, Any]) -> int | None:
     row = db.execute("SELECT event_seq FROM candidate_revisions WHERE case_id = ? AND revision = ?",
                      [case["id"], case["current_revision"]]).fetchone()
     return row[0] if row else None
 
 
-def staleness(db: Database, case: dict | str) -> str | None:
+def staleness(db: Database, case: dict[str, Any] | str) -> str | None:
     """Why a case's candidate does not rest on the current content of its path (None if it does).
 
     A stale candidate cannot be kept until rebased (a new revision made on the current content):
@@ -625,7 +625,7 @@ def staleness(db: Database, case: dict | str) -> str | None:
     return loops.base_status(db, case["candidate_path"], case["basis"].get("baseline"), _made_seq(db, case))
 
 
-def record_applied(db: Database, case_id: str, *, ref: str | None, actor: str | None, at: str | None = None) -> dict:
+def record_applied(db: Database, case_id: str, *, ref: str | None, actor: str | None, at: str | None = None) -> dict[str, Any]:
     """Record where a kept case's content landed (`case applied ID --ref REF`): it becomes current for its path."""
     doing = f"case applied {case_id}"
     with transaction(db):
@@ -649,13 +649,13 @@ def _rule_text(protocol: Protocol, outcome: str) -> str:
     return cond.describe() if cond else "no requirement"
 
 
-def _case_row(db: Database, case_id: str) -> dict | None:
+def _case_row(db: Database, case_id: str) -> dict[str, Any] | None:
     cursor = db.execute("SELECT * FROM cases WHERE id = ?", [case_id])
     row = cursor.fetchone()
     return dict(zip([c[0] for c in cursor.description], row, strict=True)) if row else None
 
 
-def get_case(db: Database, case_id: str) -> dict:
+def get_case(db: Database, case_id: str) -> dict[str, Any]:
     """One case with its current candidate (content, basis); an unknown id is an InputError."""
     row = _case_row(db, case_id)
     if row is None:
@@ -671,29 +671,29 @@ def get_case(db: Database, case_id: str) -> dict:
     return row
 
 
-def _revisions(case: dict) -> dict[str, str]:
+def _revisions(case: dict[str, Any]) -> dict[str, str]:
     """The current revision of each artifact: the candidate's hash, and the design named by its basis."""
     return {"candidate": case["current_revision"], "eval_design": case["basis"].get("design")}
 
 
-def _artifact_of(case: dict, kind: str) -> str:
+def _artifact_of(case: dict[str, Any], kind: str) -> str:
     artifact = protocol_for(case["protocol"]).kind_artifacts.get(kind)
     return artifact or "candidate"
 
 
-def _records(db: Database, case_id: str) -> list[dict]:
+def _records(db: Database, case_id: str) -> list[dict[str, Any]]:
     cursor = db.execute("SELECT * FROM evidence WHERE case_id = ? ORDER BY id", [case_id])
     cols = [c[0] for c in cursor.description]
     return [dict(zip(cols, row, strict=True)) for row in cursor.fetchall()]
 
 
-def _decisions(db: Database, case_id: str) -> list[dict]:
+def _decisions(db: Database, case_id: str) -> list[dict[str, Any]]:
     cursor = db.execute("SELECT * FROM decisions WHERE case_id = ? ORDER BY id", [case_id])
     cols = [c[0] for c in cursor.description]
     return [dict(zip(cols, row, strict=True)) for row in cursor.fetchall()]
 
 
-def case_state(db: Database, case: dict, authority: set[str] | None = None) -> State:
+def case_state(db: Database, case: dict[str, Any], authority: set[str] | None = None) -> State:
     """The interpreter's view of a case: revisions, evidence records, independence, authority."""
     records = [Record(id=str(r["id"]), kind=r["kind"], result=r["result"], artifact=r["artifact"],
                       revision=r["about"], producer=r["producer"], observed_at=r["observed_at"], order=r["id"])
@@ -702,7 +702,7 @@ def case_state(db: Database, case: dict, authority: set[str] | None = None) -> S
                  authority=set(authority or ()))
 
 
-def is_mock(row: dict) -> bool:
+def is_mock(row: dict[str, Any]) -> bool:
     """Evidence from a mock executor (details.mock): stored and shown, never establishing a claim."""
     details = json.loads(row["details"]) if row.get("details") else {}
     return isinstance(details, dict) and details.get("mock") is True
@@ -711,7 +711,7 @@ def is_mock(row: dict) -> bool:
 MOCK_WHY = "mock: from a mock executor; stored and shown, never establishes a claim"
 
 
-def _evaluate(db: Database, case: dict, authority: set[str] | None = None) -> Evaluation:
+def _evaluate(db: Database, case: dict[str, Any], authority: set[str] | None = None) -> Evaluation:
     return protocol_for(case["protocol"]).evaluate(case_state(db, case, authority))
 
 
@@ -730,7 +730,7 @@ def _project(db: Database, case_id: str, when: str) -> None:
                 max(when, case["updated_at"] or ""), case_id])
 
 
-def case_view(db: Database, case_id: str, *, actor: str | None = None) -> dict:
+def case_view(db: Database, case_id: str, *, actor: str | None = None) -> dict[str, Any]:
     """Everything a person needs to decide a case: the `case show --json` shape plus the why of each value.
 
     Actions' status is for `actor` (their capabilities are the authority held):
@@ -813,7 +813,7 @@ def case_view(db: Database, case_id: str, *, actor: str | None = None) -> dict:
 CASE_SCHEMA = "gatepost.case/1"
 
 
-def show_json(view: dict) -> dict:
+def show_json(view: dict[str, Any]) -> dict[str, Any]:
     """The `case show --json` document (schema gatepost.case/1): DESIGN.md's shape, then everything a loop needs.
 
     Status, `last_seq` (what `case decide --seq` asks for), decisions, the candidate (content, basis,
@@ -833,7 +833,7 @@ def show_json(view: dict) -> dict:
 
 def list_cases(db: Database, *, status: str | None = None, outcome: str | None = None,
                needs_decision: bool | None = None, search: str | None = None, limit: int = 100,
-               offset: int = 0) -> tuple[list[dict], int]:
+               offset: int = 0) -> tuple[list[dict[str, Any]], int]:
     """One page of cases, newest activity first, from the projection's indexed columns; and the total."""
     clauses, params = [], []
     if status == "needs_decision":
@@ -879,7 +879,7 @@ def claim_strip(protocol_ref: str, claims: dict[str, str]) -> str:
     return f"{base} {derived}".strip()
 
 
-def evidence_note(item: dict) -> str:
+def evidence_note(item: dict[str, Any]) -> str:
     """`counting`, `stale: about revision …`, `not independent: producer … not independent on …`."""
     status, why = item["status"], item["why"]
     if why == status or why.startswith(status):

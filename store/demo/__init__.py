@@ -32,7 +32,7 @@ def _is_demo_store(path: Path) -> bool:
         db.close()
 
 
-def build_demo(path: str | os.PathLike, *, seed: int = 7, person: str) -> str:
+def build_demo(path: str | os.PathLike[str], *, seed: int = 7, person: str) -> str:
     """Build the demo store at `path`, replacing an earlier demo store there (never another store)."""
     path = Path(path)
     if path.exists() and path.stat().st_size > 0 and not _is_demo_store(path):

@@ -11,6 +11,7 @@ third, made on the new current content, waits for ana.
 import random
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import yaml
 from sqlite_utils import Database
@@ -73,7 +74,7 @@ def _at(moment) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.000000Z")
 
 
-def _evaluate(db: Database, case_id: str, suite, loop: dict, moment) -> None:
+def _evaluate(db: Database, case_id: str, suite, loop: dict[str, Any], moment) -> None:
     """What `gatepost case evaluate ID --producer run-53` does with a loop's case: the loop's settings."""
     current = loops.current_of(db, PATH)
     flows.evaluate_case(db, case_id, suite, executor=DemoExecutor(), producer=loop["evaluators"][0],

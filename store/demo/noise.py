@@ -13,6 +13,7 @@
 import random
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import yaml
 from sqlite_utils import Database
@@ -35,7 +36,7 @@ POLICIES = [
 
 
 def _suite(skill: str, policies: list[tuple[str, str]], rule: str | None) -> Suite:
-    data: dict = {"skill_id": skill, "version": "1.0",
+    data: dict[str, Any] = {"skill_id": skill, "version": "1.0",
                   "tasks": [{"id": f"{skill}-{topic}", "prompt": f"Explain our policy for {topic}.",
                              "judge": {"type": "contains", "expected": [phrase]}} for topic, phrase in policies]}
     if rule:

@@ -42,17 +42,17 @@ class ParsedArtifact:
     delta: float | None
     verdict: str
     warnings: list[str]
-    baseline_health: dict
+    baseline_health: dict[str, Any]
     rows: list[RowTuple] = field(default_factory=list)
     mock: bool = False
-    data: dict = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict)
 
 
 def _finite(value: Any) -> bool:
     return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
 
 
-def _rate(block: dict, key: str, where: str, name: str) -> float:
+def _rate(block: dict[str, Any], key: str, where: str, name: str) -> float:
     value = block.get(key)
     if value is None:
         raise InputError(f"{name}: {where}{key}: missing (expected a pass rate from 0 to 1)")
@@ -63,7 +63,7 @@ def _rate(block: dict, key: str, where: str, name: str) -> float:
     return float(value)
 
 
-def _count(block: dict, key: str, name: str) -> int:
+def _count(block: dict[str, Any], key: str, name: str) -> int:
     value = block.get(key)
     if type(value) is not int or value < 0:
         missing = "missing (expected" if value is None else "expected"
@@ -71,7 +71,7 @@ def _count(block: dict, key: str, name: str) -> int:
     return value
 
 
-def _verdict(block: dict, where: str, name: str) -> str:
+def _verdict(block: dict[str, Any], where: str, name: str) -> str:
     verdict = block.get("verdict")
     if verdict not in VERDICTS:
         raise InputError(f"{name}: {where}verdict: expected one of {', '.join(VERDICTS)}, got {verdict!r}")
@@ -140,7 +140,7 @@ def _results(items: Any, key: str, name: str, side: str, *, nullable: bool = Fal
     raise AssertionError("unreachable: _explain_bad_result raises")  # pragma: no cover
 
 
-def _explain_bad_result(items: list, key: str, name: str, start: int = 0) -> None:
+def _explain_bad_result(items: list[Any], key: str, name: str, start: int = 0) -> None:
     """Raise the InputError naming the first bad per-task result and its field."""
     for i, item in enumerate(items, start):
         if not isinstance(item, dict):
@@ -164,7 +164,7 @@ def _explain_bad_result(items: list, key: str, name: str, start: int = 0) -> Non
                 raise InputError(f"{name}: {key}[{i}].{text_key}: expected a string")
 
 
-def _health(value: Any, where: str, name: str) -> dict:
+def _health(value: Any, where: str, name: str) -> dict[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, dict):
@@ -172,7 +172,7 @@ def _health(value: Any, where: str, name: str) -> dict:
     return value
 
 
-def _standalone(data: dict, block: dict, name: str, streamed: tuple[int, int] | None = None) -> ParsedArtifact:
+def _standalone(data: dict[str, Any], block: dict[str, Any], name: str, streamed: tuple[int, int] | None = None) -> ParsedArtifact:
     total, passed, failed = (_count(block, k, name) for k in ("total_tasks", "passed", "failed"))
     rate = _rate(block, "pass_rate", "evaluation.", name)
     verdict = _verdict(block, "evaluation.", name)
@@ -195,7 +195,7 @@ def _standalone(data: dict, block: dict, name: str, streamed: tuple[int, int] | 
                           _strings(data.get("warnings"), "warnings", name), {}, rows, mock, data)
 
 
-def _pipeline(data: dict, block: dict, name: str) -> ParsedArtifact:
+def _pipeline(data: dict[str, Any], block: dict[str, Any], name: str) -> ParsedArtifact:
     execution = _rate(block, "execution_pass_rate", "evaluation.", name)
     baseline = _rate(block, "baseline_pass_rate", "evaluation.", name)
     delta = block.get("delta")
@@ -223,7 +223,7 @@ def _pipeline(data: dict, block: dict, name: str) -> ParsedArtifact:
                           candidate + baseline_rows, bool(data.get("mock")) or cmock or bmock, data)
 
 
-def _flat(data: dict, name: str) -> ParsedArtifact:
+def _flat(data: dict[str, Any], name: str) -> ParsedArtifact:
     execution = _rate(data, "execution_pass_rate", "", name)
     baseline = _rate(data, "baseline_pass_rate", "", name)
     delta = data.get("delta")
@@ -250,7 +250,7 @@ def parse_artifact(text: str, *, name: str) -> ParsedArtifact:
     return _dispatch(data, name)
 
 
-def _dispatch(data: dict, name: str, streamed: tuple[int, int] | None = None) -> ParsedArtifact:
+def _dispatch(data: dict[str, Any], name: str, streamed: tuple[int, int] | None = None) -> ParsedArtifact:
     block = data.get("evaluation")
     if block is None:
         return _flat(data, name)
@@ -427,7 +427,7 @@ def stream_artifact(path: Path, *, name: str, on_rows: Callable[[list[RowTuple]]
 
 
 # --- writing ------------------------------------------------------------------------------------
-def _upstream_result(result: dict) -> dict:
+def _upstream_result(result: dict[str, Any]) -> dict[str, Any]:
     """One per-task result as upstream writes it (task_id, passed, score, details, duration_ms, error),
     gatepost's own fields kept beside."""
     reason = result.get("reason") or ""
@@ -441,7 +441,7 @@ def _upstream_result(result: dict) -> dict:
     return out
 
 
-def upstream_artifact(artifact: dict) -> dict:
+def upstream_artifact(artifact: dict[str, Any]) -> dict[str, Any]:
     """The artifact in upstream evaluate.py's shape, gatepost's flat fields kept beside.
 
     A standalone run (no baseline rate) comes out as upstream's standalone artifact; any other as
@@ -501,7 +501,7 @@ def upstream_artifact(artifact: dict) -> dict:
     return out
 
 
-def write_artifact(artifact: dict, path: Path) -> str:
+def write_artifact(artifact: dict[str, Any], path: Path) -> str:
     """Write the artifact JSON in upstream's shape; its truth_anchor is its own absolute path."""
     path = path.expanduser().resolve()
     artifact["truth_anchor"] = str(path)

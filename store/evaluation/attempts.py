@@ -15,7 +15,7 @@ _OUTCOMES = [
 ]
 
 
-def outcome(attempt: dict) -> str:
+def outcome(attempt: dict[str, Any]) -> str:
     """pass, fail (judged and failed), not judged, timeout, crash, exit N, output too long or error."""
     if attempt.get("passed"):
         return "pass"
@@ -29,20 +29,20 @@ def outcome(attempt: dict) -> str:
     return "fail"
 
 
-def outcome_counts(attempts: list[dict]) -> dict[str, int]:
+def outcome_counts(attempts: list[dict[str, Any]]) -> dict[str, int]:
     """Each distinct outcome and how many attempts had it: pass first, then the most frequent, then as seen."""
     counts = Counter(outcome(a) for a in attempts)
     return dict(sorted(counts.items(), key=lambda item: (item[0] != "pass", -item[1])))  # stable: first seen first
 
 
-def attempts_line(attempts: list[dict]) -> str:
+def attempts_line(attempts: list[dict[str, Any]]) -> str:
     """'3 attempts: 1 pass, 2 timeout' (or '1 attempt: fail')."""
     counts = outcome_counts(attempts)
     n = len(attempts)
     return f"{n} attempt{'s' if n != 1 else ''}: " + ", ".join(f"{c} {word}" for word, c in counts.items())
 
 
-def summarise_attempts(task_id: str, split: str | None, attempts: list[dict]) -> dict[str, Any]:
+def summarise_attempts(task_id: str, split: str | None, attempts: list[dict[str, Any]]) -> dict[str, Any]:
     """One task's result from its attempts (pass@k: any passing attempt passes; the passing one is shown)."""
     passing = [a for a in attempts if a["passed"]]
     shown = passing[0] if passing else attempts[-1]

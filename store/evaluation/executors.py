@@ -189,7 +189,7 @@ def _reap(pid: int) -> None:
         pass
 
 
-def _clean_up(proc: subprocess.Popen, token: str, since: int) -> None:
+def _clean_up(proc: subprocess.Popen[bytes], token: str, since: int) -> None:
     """Kill the run's process group, then every stray it left (daemons in new sessions too), and reap them."""
     _kill_group(proc.pid)
     deadline = time.monotonic() + 5
@@ -218,7 +218,7 @@ def _clean_up(proc: subprocess.Popen, token: str, since: int) -> None:
 
 
 def run_bounded(argv: list[str], stdin: bytes, *, timeout: float, cap: int = OUTPUT_CAP,
-                cwd: str | os.PathLike | None = None, env: dict[str, str] | None = None) -> Bounded:
+                cwd: str | os.PathLike[str] | None = None, env: dict[str, str] | None = None) -> Bounded:
     """Run argv with `stdin`, at most `timeout` seconds and `cap` bytes of stdout.
 
     The deadline covers the whole run: output is read without blocking until
@@ -250,7 +250,7 @@ def run_bounded(argv: list[str], stdin: bytes, *, timeout: float, cap: int = OUT
     return Bounded(bytes(out), bytes(err), proc.returncode, duration, timed_out=timed_out, truncated=over)
 
 
-def _pump(proc: subprocess.Popen, stdin: bytes, deadline: float, cap: int) -> tuple[bytearray, bytearray, bool, bool]:
+def _pump(proc: subprocess.Popen[bytes], stdin: bytes, deadline: float, cap: int) -> tuple[bytearray, bytearray, bool, bool]:
     """Feed stdin and drain stdout/stderr until both close and the program exits, or the deadline passes."""
     out, err = bytearray(), bytearray()
     out_fd, err_fd, in_fd = proc.stdout.fileno(), proc.stderr.fileno(), proc.stdin.fileno()

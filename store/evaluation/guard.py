@@ -10,6 +10,7 @@ inside, so it is outside: the check fails closed); `leaked` when any
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import PurePosixPath
+from typing import Any
 
 from .suites import Suite
 
@@ -23,7 +24,7 @@ class GuardResult:
     leaked: list[str] = field(default_factory=list)
     surface: list[str] = field(default_factory=list)
 
-    def details(self) -> dict:
+    def details(self) -> dict[str, Any]:
         return {"why": self.why, "leaked": self.leaked, "surface": self.surface}
 
 

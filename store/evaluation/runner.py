@@ -81,7 +81,7 @@ def run_side(suite: Suite, tasks: list[Task], skill: str, executor: Executor, se
     return [_run_task(t, skill, executor, settings, pass_k, suite.path.parent, every_attempt) for t in tasks]
 
 
-def pass_rate(results: list[dict]) -> float:
+def pass_rate(results: list[dict[str, Any]]) -> float:
     """Share of tasks passed, 4 places (upstream's compute_pass_rate)."""
     return round(sum(1 for r in results if r["passed"]) / len(results), 4) if results else 0.0
 
@@ -96,12 +96,12 @@ def _cache_key(suite: Suite, baseline_hash: str, executor: Executor, settings: J
     return content_hash("\x00".join(parts))
 
 
-def _mac(secret: str, body: dict) -> str:
+def _mac(secret: str, body: dict[str, Any]) -> str:
     canonical = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hmac.new(secret.encode("ascii"), canonical.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
-def _cache_read(path: Path, key: str, secret: str, now: datetime, warnings: list[str]) -> dict | None:
+def _cache_read(path: Path, key: str, secret: str, now: datetime, warnings: list[str]) -> dict[str, Any] | None:
     """The entry if this store wrote it for this key, is not dated ahead and is under 7 days old; else None.
 
     Anything else is a miss: unreadable or malformed (with a warning), foreign or altered (no
@@ -131,7 +131,7 @@ def _cache_read(path: Path, key: str, secret: str, now: datetime, warnings: list
     return data
 
 
-def _cache_write(path: Path, key: str, secret: str, entry: dict) -> None:
+def _cache_write(path: Path, key: str, secret: str, entry: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     body = dict(entry, format=CACHE_FORMAT, key=key)
     body["mac"] = _mac(secret, body)

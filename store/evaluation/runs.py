@@ -59,7 +59,7 @@ _INSERT_TASK = (f"INSERT INTO task_results ({', '.join(TASK_COLUMNS)})"
 RESULTS_IN_TABLE = "task_results"
 
 
-def _task_rows(run_id: str, side: str, results: list[dict]) -> list[tuple]:
+def _task_rows(run_id: str, side: str, results: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
     """task_results rows as tuples in TASK_COLUMNS order, for one executemany."""
     return [(run_id, side, result["task_id"], a["attempt"], int(bool(a["passed"])), int(bool(a["judged"])),
              a["score"], a["duration_ms"], a["output"], a["reason"], int(bool(a["mock"])), result.get("split"),
@@ -72,13 +72,13 @@ _RUN_FIELDS = ("suite_id", "skill_id", "candidate_path", "candidate_hash", "base
                "baseline_health", "artifact", "case_id", "purpose", "started_at", "finished_at", "event_seq")
 
 
-def _payload(artifact: dict) -> dict:
+def _payload(artifact: dict[str, Any]) -> dict[str, Any]:
     return {"suite": artifact.get("suite_id"), "skill_id": artifact.get("skill_id"), "verdict": artifact["verdict"],
             "delta": artifact["delta"], "case_id": artifact.get("case_id"), "purpose": artifact.get("purpose"),
             "mock": artifact.get("mock")}
 
 
-def _run_values(suite: Suite | None, artifact: dict, seq: int) -> list:
+def _run_values(suite: Suite | None, artifact: dict[str, Any], seq: int) -> list[Any]:
     """evaluation_runs values in _RUN_FIELDS order (an imported file's odd values: none)."""
     candidate, baseline = artifact.get("candidate") or {}, artifact.get("baseline") or {}
     text = lambda v: v if isinstance(v, str) else None  # noqa: E731
@@ -93,22 +93,22 @@ def _run_values(suite: Suite | None, artifact: dict, seq: int) -> list:
             text(artifact.get("finished_at")), seq]
 
 
-def _note(artifact: dict) -> str:
+def _note(artifact: dict[str, Any]) -> str:
     who = artifact.get("skill_id") or "suite"
     if artifact["baseline_pass_rate"] is None:  # upstream's standalone run: no baseline
         return f"{who}: {artifact['execution_pass_rate']:.4g} standalone ({artifact['verdict']})"
     return f"{who}: {artifact['execution_pass_rate']:.4g} vs {artifact['baseline_pass_rate']:.4g} ({artifact['verdict']})"
 
 
-def _stored_artifact(artifact: dict) -> str:
+def _stored_artifact(artifact: dict[str, Any]) -> str:
     slim = {k: v for k, v in artifact.items() if k not in ("candidate_results", "baseline_results")}
     slim["results_stored_in"] = RESULTS_IN_TABLE
     return json.dumps(slim, ensure_ascii=False)
 
 
-def _results_from_table(db: Database, run_id: str) -> dict[str, list[dict]]:
+def _results_from_table(db: Database, run_id: str) -> dict[str, list[dict[str, Any]]]:
     """The artifact's candidate_results and baseline_results, rebuilt from task_results."""
-    sides: dict[str, dict[str, list[dict]]] = {"candidate": {}, "baseline": {}}
+    sides: dict[str, dict[str, list[dict[str, Any]]]] = {"candidate": {}, "baseline": {}}
     splits: dict[tuple[str, str], str | None] = {}
     upstream: dict[tuple[str, str], tuple[str | None, str | None]] = {}
     cursor = db.execute("SELECT side, task_id, attempt, passed, judged, score, duration_ms, output, reason, mock,"
@@ -120,7 +120,7 @@ def _results_from_table(db: Database, run_id: str) -> dict[str, list[dict]]:
         splits[(side, task_id)] = split
         if details is not None or error is not None:
             upstream[(side, task_id)] = (details, error)
-    out: dict[str, list[dict]] = {}
+    out: dict[str, list[dict[str, Any]]] = {}
     for side, tasks in sides.items():
         if side not in ("candidate", "baseline"):
             continue
@@ -134,8 +134,8 @@ def _results_from_table(db: Database, run_id: str) -> dict[str, list[dict]]:
     return out
 
 
-def store_run(db: Database, suite: Suite | None, artifact: dict, *, actor: str | None,
-              rows: list[tuple] | None = None) -> None:
+def store_run(db: Database, suite: Suite | None, artifact: dict[str, Any], *, actor: str | None,
+              rows: list[tuple[Any, ...]] | None = None) -> None:
     """Store the run, its event and its task results in one transaction (`rows`: prebuilt task rows)."""
     run_id = artifact["run_id"]
     doing = f"{'import' if artifact.get('purpose') == 'imported' else 'record'} evaluation run {run_id}"
@@ -166,7 +166,7 @@ RUN_COLUMNS = ("id, suite_id, skill_id, candidate_path, candidate_hash, baseline
                " case_id, purpose, started_at, finished_at")
 
 
-def _run_dict(cursor: sqlite3.Cursor, row: tuple) -> dict:
+def _run_dict(cursor: sqlite3.Cursor, row: tuple[Any, ...]) -> dict[str, Any]:
     record = dict(zip([c[0] for c in cursor.description], row, strict=True))
     for key in ("warnings", "baseline_health"):
         if key in record:
@@ -175,7 +175,7 @@ def _run_dict(cursor: sqlite3.Cursor, row: tuple) -> dict:
 
 
 def list_runs(db: Database, *, search: str | None = None, verdict: str | None = None, case_id: str | None = None,
-              limit: int = 100, offset: int = 0) -> tuple[list[dict], int]:
+              limit: int = 100, offset: int = 0) -> tuple[list[dict[str, Any]], int]:
     """Evaluation runs newest first, one page, and how many match."""
     clauses, params = [], []
     if search:
@@ -196,7 +196,7 @@ def list_runs(db: Database, *, search: str | None = None, verdict: str | None = 
     return rows, total
 
 
-def get_run(db: Database, run_id: str, *, with_results: bool = True) -> dict | None:
+def get_run(db: Database, run_id: str, *, with_results: bool = True) -> dict[str, Any] | None:
     """One run with its artifact (as written), or None.
 
     The per-task results live in task_results; `with_results=False` leaves them
@@ -214,7 +214,7 @@ def get_run(db: Database, run_id: str, *, with_results: bool = True) -> dict | N
     return record
 
 
-def _side_summary(attempts: list[dict]) -> dict:
+def _side_summary(attempts: list[dict[str, Any]]) -> dict[str, Any]:
     passing = [a for a in attempts if a["passed"]]
     shown = passing[0] if passing else attempts[-1]
     scores = [a["score"] for a in attempts if a["score"] is not None]
@@ -225,7 +225,7 @@ def _side_summary(attempts: list[dict]) -> dict:
             "mock": any(a["mock"] for a in attempts), "shown_attempt": shown["attempt"]}
 
 
-def _attempts(db: Database, run_id: str, task_id: str | None = None, *, with_output: bool = False) -> list[dict]:
+def _attempts(db: Database, run_id: str, task_id: str | None = None, *, with_output: bool = False) -> list[dict[str, Any]]:
     cols = "id, side, task_id, attempt, passed, judged, score, duration_ms, reason, mock, split"
     if with_output:
         cols += ", output"
@@ -239,7 +239,7 @@ def _attempts(db: Database, run_id: str, task_id: str | None = None, *, with_out
     return [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
 
 
-def previous_run(db: Database, run_id: str) -> dict | None:
+def previous_run(db: Database, run_id: str) -> dict[str, Any] | None:
     """The run of the same suite and skill just before this one (by start time): what a run is compared with."""
     row = db.execute("SELECT suite_id, skill_id, COALESCE(started_at, '') FROM evaluation_runs WHERE id = ?",
                      [run_id]).fetchone()
@@ -261,7 +261,7 @@ def _candidate_passes(db: Database, run_id: str) -> dict[str, bool]:
         [run_id]).fetchall()}
 
 
-def run_tasks(db: Database, run_id: str) -> list[dict]:
+def run_tasks(db: Database, run_id: str) -> list[dict[str, Any]]:
     """Per task: the candidate's and the baseline's result, and whether the candidate's pass/fail changed
     against the previous run of the same suite and skill (`changed_vs_previous`, `previous_passed`).
 
@@ -270,7 +270,7 @@ def run_tasks(db: Database, run_id: str) -> list[dict]:
     previous = previous_run(db, run_id)
     before = _candidate_passes(db, previous["id"]) if previous else {}
     order: list[str] = []
-    sides: dict[str, dict[str, list[dict]]] = {}
+    sides: dict[str, dict[str, list[dict[str, Any]]]] = {}
     splits: dict[str, str] = {}
     for a in _attempts(db, run_id):
         if a["task_id"] not in sides:
@@ -296,18 +296,18 @@ def run_tasks(db: Database, run_id: str) -> list[dict]:
     return rows
 
 
-def task_attempts(db: Database, run_id: str, task_id: str) -> dict[str, list[dict]]:
+def task_attempts(db: Database, run_id: str, task_id: str) -> dict[str, list[dict[str, Any]]]:
     """Each attempt of a task per side, in order, with its outcome word, reason, score and duration."""
-    out: dict[str, list[dict]] = {"candidate": [], "baseline": []}
+    out: dict[str, list[dict[str, Any]]] = {"candidate": [], "baseline": []}
     for a in _attempts(db, run_id, task_id):
         out.setdefault(a["side"], []).append({**a, "passed": bool(a["passed"]), "outcome": outcome(a)})
     return out
 
 
-def task_outputs(db: Database, run_id: str, task_id: str) -> dict[str, dict | None]:
+def task_outputs(db: Database, run_id: str, task_id: str) -> dict[str, dict[str, Any] | None]:
     """A task's two outputs (the passing attempt's, else the last one's) with their attempt and reason."""
     attempts = _attempts(db, run_id, task_id, with_output=True)
-    out: dict[str, dict | None] = {"candidate": None, "baseline": None}
+    out: dict[str, dict[str, Any] | None] = {"candidate": None, "baseline": None}
     for side in out:
         mine = [a for a in attempts if a["side"] == side]
         if mine:
@@ -341,7 +341,7 @@ def import_artifact(db: Database, path: str | Path, *, actor: str | None = None)
     return run_id, True
 
 
-def _imported(parsed: ParsedArtifact, path: Path, run_id: str) -> dict:
+def _imported(parsed: ParsedArtifact, path: Path, run_id: str) -> dict[str, Any]:
     """The stored artifact of an imported file: its own fields, gatepost's columns, no result lists."""
     data = parsed.data
     at = now_iso()
@@ -394,7 +394,7 @@ def _import_streamed(db: Database, path: Path, *, actor: str | None) -> tuple[st
                    [run_id, "error", "imported", 0.0])
         insert = db.conn.executemany
 
-        def store_rows(rows: list) -> None:
+        def store_rows(rows: list[Any]) -> None:
             insert(_INSERT_TASK, [(run_id, side, task_id, 1, *rest) for side, task_id, *rest in rows])
 
         parsed = stream_artifact(path, name=path.name, on_rows=store_rows)
@@ -406,7 +406,7 @@ def _import_streamed(db: Database, path: Path, *, actor: str | None) -> tuple[st
     return run_id, True
 
 
-def export_artifact(db: Database, run_id: str) -> dict:
+def export_artifact(db: Database, run_id: str) -> dict[str, Any]:
     """A stored run as an artifact in upstream evaluate.py's shape (gatepost's fields beside)."""
     record = get_run(db, run_id)
     if record is None or record["artifact"] is None:

@@ -108,7 +108,7 @@ def _check_test_file(value: Any, suite_dir: Path, where: str, errors: list[str])
         errors.append(f"{where}: judge.test_file: {value!r} does not exist next to the suite")
 
 
-def _check_judge(judge: Any, suite_dir: Path, where: str, errors: list[str]) -> dict | None:
+def _check_judge(judge: Any, suite_dir: Path, where: str, errors: list[str]) -> dict[str, Any] | None:
     if not isinstance(judge, dict):
         errors.append(f"{where}: judge: expected a mapping with a type ({', '.join(JUDGE_TYPES)})")
         return None

@@ -5,6 +5,8 @@ Who may change authority: an actor holding `store.admin` (the store's first one 
 Every add, grant, revoke and binding goes through the guarded pipeline and is an audited event.
 """
 
+from typing import Any
+
 from sqlite_utils import Database
 
 from .clock import now_iso
@@ -62,7 +64,7 @@ def _check_caps(name: str, kind: str, capabilities: tuple[str, ...] | list[str])
 def _admin_rule(doing: str, by: str | None):
     """The authority rule of every act on actors: store.admin, unless the store has no admin yet."""
 
-    def check(db: Database, who: dict | None, subject: Subject | None) -> None:
+    def check(db: Database, who: dict[str, Any] | None, subject: Subject | None) -> None:
         if by is None or not has_admin(db):
             return
         if who is None:
@@ -85,7 +87,7 @@ def _actor_subject(name: str, *, create_kind: str | None = None):
 
 
 def _insert(db: Database, act, name: str, kind: str) -> None:
-    db["actors"].insert({"name": name, "kind": kind, "created_at": now_iso()})
+    db.table("actors").insert({"name": name, "kind": kind, "created_at": now_iso()})
     act.event("actor.added", subject_type="actor", subject_id=name, payload={"kind": kind})
 
 
@@ -93,7 +95,7 @@ def _grant(db: Database, act, name: str, kind: str, cap: str, note: str | None) 
     _check_caps(name, kind, [cap])
     if cap in capabilities_held(db, name):
         return False
-    db["capabilities"].insert({"actor": name, "capability": cap, "granted_by": act.actor,
+    db.table("capabilities").insert({"actor": name, "capability": cap, "granted_by": act.actor,
                                "granted_at": now_iso()})
     act.event("capability.granted", subject_type="actor", subject_id=name, note=note,
               payload={"capability": cap})
@@ -101,7 +103,7 @@ def _grant(db: Database, act, name: str, kind: str, cap: str, note: str | None) 
 
 
 def add_actor(db: Database, name: str, kind: str = "person", capabilities: tuple[str, ...] | list[str] = (),
-              *, by: str | None = None, note: str | None = None) -> dict:
+              *, by: str | None = None, note: str | None = None) -> dict[str, Any]:
     """Create an actor (or grant more capabilities to an existing one of the same kind): store.admin's act."""
     name = _check_name(name)
     if kind not in KINDS:
@@ -121,7 +123,7 @@ def add_actor(db: Database, name: str, kind: str = "person", capabilities: tuple
     return get_actor(db, stored)  # type: ignore[return-value]
 
 
-def grant(db: Database, name: str, capability: str, *, by: str | None, note: str | None = None) -> dict:
+def grant(db: Database, name: str, capability: str, *, by: str | None, note: str | None = None) -> dict[str, Any]:
     """Grant one capability to a known actor (store.admin; an audited event with the note)."""
     doing = f"grant {capability} to {name}"
     with guarded(db, doing, actor=by, known=False, subject=_actor_subject(_check_name(name)),
@@ -131,7 +133,7 @@ def grant(db: Database, name: str, capability: str, *, by: str | None, note: str
     return get_actor(db, row["name"])  # type: ignore[return-value]
 
 
-def revoke(db: Database, name: str, capability: str, *, by: str | None, note: str | None = None) -> dict:
+def revoke(db: Database, name: str, capability: str, *, by: str | None, note: str | None = None) -> dict[str, Any]:
     """Take a capability back (store.admin; an audited event). The store keeps at least one admin."""
     if capability not in CAPABILITIES:
         raise InputError(f"--capability: unknown capability {capability!r}; known: {', '.join(CAPABILITIES)}")
@@ -150,7 +152,7 @@ def revoke(db: Database, name: str, capability: str, *, by: str | None, note: st
     return get_actor(db, row["name"])  # type: ignore[return-value]
 
 
-def bind(db: Database, name: str, os_user: str | None, *, by: str | None, note: str | None = None) -> dict:
+def bind(db: Database, name: str, os_user: str | None, *, by: str | None, note: str | None = None) -> dict[str, Any]:
     """Bind an actor to an OS user: then acting as NAME needs that OS user (store.admin). None unbinds."""
     user = check_name(os_user, field="--os-user") if os_user else None
     doing = f"bind {name}"
@@ -163,7 +165,7 @@ def bind(db: Database, name: str, os_user: str | None, *, by: str | None, note: 
     return get_actor(db, row["name"])  # type: ignore[return-value]
 
 
-def make_admin(db: Database, name: str, *, by: str | None = None) -> dict:
+def make_admin(db: Database, name: str, *, by: str | None = None) -> dict[str, Any]:
     """`gatepost init --admin NAME`: the store's first administrator (a person holding store.admin).
 
     Refused once the store has an administrator other than NAME (grants are then store.admin's act).
@@ -191,7 +193,7 @@ def ensure_producer(db: Database, name: str) -> str:
     return name
 
 
-def get_actor(db: Database, name: str) -> dict | None:
+def get_actor(db: Database, name: str) -> dict[str, Any] | None:
     """An actor (found by its normalised name) with its capabilities and OS binding."""
     found = find_actor(db, name)
     if not found:
@@ -207,7 +209,7 @@ def capabilities_of(db: Database, name: str) -> list[str]:
     return capabilities_held(db, found["name"]) if found else []
 
 
-def list_actors(db: Database) -> list[dict]:
+def list_actors(db: Database) -> list[dict[str, Any]]:
     caps: dict[str, list[str]] = {}
     for row in db["capabilities"].rows_where(order_by="actor, capability"):
         caps.setdefault(row["actor"], []).append(row["capability"])

@@ -37,7 +37,7 @@ def busy_timeout_ms() -> int:
 DEFAULT_DB = "gatepost.db"
 
 
-def resolve_path(path: str | os.PathLike | None) -> Path:
+def resolve_path(path: str | os.PathLike[str] | None) -> Path:
     """The store's location: the given path, else $GATEPOST_DB, else ./gatepost.db."""
     if path:
         return Path(path)
@@ -83,7 +83,7 @@ def _connect(path: Path, read_only: bool) -> sqlite3.Connection:
     return sqlite3.connect(f"{uri}?immutable=1", uri=True, check_same_thread=False)
 
 
-def open_store(path: str | os.PathLike, *, create: bool = True, read_only: bool | None = None) -> Database:
+def open_store(path: str | os.PathLike[str], *, create: bool = True, read_only: bool | None = None) -> Database:
     """Create or open a store; refuse files that are not gatepost's or come from a newer gatepost.
 
     A store on read-only media (or `read_only=True`) opens read-only: it can be browsed, and a

@@ -66,7 +66,7 @@ def check_unchanged(db: Database, subject_type: str, subject_id: str, expected_s
 
 
 def _where(actor: str | None, kind: str | None, subject_type: str | None, subject_id: str | None,
-           search: str | None) -> tuple[str, list]:
+           search: str | None) -> tuple[str, list[Any]]:
     clauses, params = [], []
     if actor:
         clauses.append("actor = ?")
@@ -101,7 +101,7 @@ def list_events(
     before_seq: int | None = None,
     limit: int = 100,
     offset: int = 0,
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """Events newest first, one page; `before_seq` pages by key instead of offset."""
     where, params = _where(actor, kind, subject_type, subject_id, search)
     if before_seq is not None:

@@ -103,7 +103,7 @@ class _GuardedLoader(yaml.SafeLoader):
     def construct_mapping(self, node, deep=False):
         """A mapping whose keys are all different: a repeated key is an error, not a silent overwrite."""
         if isinstance(node, yaml.MappingNode):
-            seen: set = set()
+            seen: set[Any] = set()
             for key_node, _value in node.value:
                 if key_node.tag == "tag:yaml.org,2002:merge":  # `<<: *base` may be overridden on purpose
                     continue

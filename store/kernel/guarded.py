@@ -90,7 +90,7 @@ def os_user() -> str:
         return str(os.getuid()) if hasattr(os, "getuid") else ""
 
 
-def find_actor(db: Database, name: str) -> dict | None:
+def find_actor(db: Database, name: str) -> dict[str, Any] | None:
     """The stored actor whose name compares equal to `name` (normalised, case-folded), or None."""
     key = name_key(name)
     for row in db.execute("SELECT name, kind, os_user FROM actors").fetchall():
@@ -104,7 +104,7 @@ def capabilities_held(db: Database, name: str) -> list[str]:
                                      [name]).fetchall()]
 
 
-def identify(db: Database, actor: str | None, *, doing: str, known: bool = True) -> dict | None:
+def identify(db: Database, actor: str | None, *, doing: str, known: bool = True) -> dict[str, Any] | None:
     """Step 1: who acts. The stored actor (its stored name), or None for an unknown name when not `known`."""
     if actor is None or not str(actor).strip():
         raise refusal(doing, IDENTITY, "no actor given (use --as NAME or $GATEPOST_REVIEWER)")
@@ -122,7 +122,7 @@ def identify(db: Database, actor: str | None, *, doing: str, known: bool = True)
     return found
 
 
-def require(db: Database, name: str | None, capability: str, *, doing: str) -> dict:
+def require(db: Database, name: str | None, capability: str, *, doing: str) -> dict[str, Any]:
     """Steps 1 and 2 alone: the actor, if known and holding `capability`; else a refusal naming the rule."""
     actor = identify(db, name, doing=doing)
     assert actor is not None
@@ -213,7 +213,7 @@ def check_seen(db: Database, subject: Subject, seen: int | None, *, doing: str, 
 def guarded(db: Database, doing: str, *, actor: str | None, capability: str | None = None,
             subject: Callable[[Database], Subject] | None = None, seen_seq: int | None = None,
             lease: bool = True, must_be_open: bool = True, known: bool = True, self_dealing: bool = True,
-            authority: Callable[[Database, dict | None, Subject | None], None] | None = None) -> Iterator[Act]:
+            authority: Callable[[Database, dict[str, Any] | None, Subject | None], None] | None = None) -> Iterator[Act]:
     """Run an act through the pipeline; the `with` body writes the record, its event and the projection.
 
     `subject` loads the subject (raising InputError when it does not exist); `authority` adds the act's
@@ -222,7 +222,7 @@ def guarded(db: Database, doing: str, *, actor: str | None, capability: str | No
     `self_dealing=False` is for the one act an author takes on its own subject (revising its candidate).
     """
     with transaction(db):
-        who: dict | None = None
+        who: dict[str, Any] | None = None
         if actor is not None or capability is not None:
             who = identify(db, actor, doing=doing, known=known or capability is not None)
             if capability is not None:

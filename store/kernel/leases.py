@@ -5,6 +5,7 @@ renewal and release is also an event, so the audit log shows who held what when.
 """
 
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlite_utils import Database
 
@@ -25,7 +26,7 @@ def _iso(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def holder(db: Database, subject_type: str, subject_id: str, *, now: datetime | None = None) -> dict | None:
+def holder(db: Database, subject_type: str, subject_id: str, *, now: datetime | None = None) -> dict[str, Any] | None:
     """The unexpired lease on an item, or None."""
     row = db.execute(
         "SELECT holder, taken_at, expires_at FROM leases WHERE subject_type = ? AND subject_id = ? AND expires_at > ?",
@@ -45,7 +46,7 @@ def check_free(db: Database, subject_type: str, subject_id: str, person: str, *,
 
 
 def take(db: Database, subject_type: str, subject_id: str, person: str, *,
-         ttl: timedelta = DEFAULT_TTL, now: datetime | None = None) -> dict:
+         ttl: timedelta = DEFAULT_TTL, now: datetime | None = None) -> dict[str, Any]:
     """Take or renew a lease for `person`; refused while another person's lease is unexpired."""
     moment = now or _now()
     with transaction(db):
@@ -55,7 +56,7 @@ def take(db: Database, subject_type: str, subject_id: str, person: str, *,
         expires = _iso(moment + ttl)
         seq = append_event(db, kind, actor=person, subject_type=subject_type, subject_id=subject_id,
                            payload={"expires_at": expires}, at=_iso(moment))
-        db["leases"].upsert({"subject_type": subject_type, "subject_id": subject_id, "holder": person,
+        db.table("leases").upsert({"subject_type": subject_type, "subject_id": subject_id, "holder": person,
                              "taken_at": current["taken_at"] if current else _iso(moment),
                              "expires_at": expires, "event_seq": seq}, pk=("subject_type", "subject_id"))
     return {"holder": person, "expires_at": expires}
@@ -68,13 +69,13 @@ def release(db: Database, subject_type: str, subject_id: str, person: str) -> bo
         if not current or current["holder"] != person:
             return False
         seq = append_event(db, "lease.released", actor=person, subject_type=subject_type, subject_id=subject_id)
-        db["leases"].upsert({"subject_type": subject_type, "subject_id": subject_id, "holder": person,
+        db.table("leases").upsert({"subject_type": subject_type, "subject_id": subject_id, "holder": person,
                              "taken_at": current["taken_at"], "expires_at": now_iso(), "event_seq": seq},
                             pk=("subject_type", "subject_id"))
     return True
 
 
-def held_by_others(db: Database, subject_type: str, person: str, *, now: datetime | None = None) -> dict[str, dict]:
+def held_by_others(db: Database, subject_type: str, person: str, *, now: datetime | None = None) -> dict[str, dict[str, Any]]:
     """Items of one type that other people hold now: {subject_id: lease}."""
     rows = db.execute(
         "SELECT subject_id, holder, expires_at FROM leases WHERE subject_type = ? AND holder != ? AND expires_at > ?",

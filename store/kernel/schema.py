@@ -47,18 +47,18 @@ def append_only_triggers(db: Database, table: str) -> None:
 @migrations(name="m001_initial")
 def m001_initial(db: Database) -> None:
     # --- identities and authority -------------------------------------------------
-    db["actors"].create(
+    db.table("actors").create(
         {"name": str, "kind": str, "created_at": str},
         pk="name",
         not_null={"kind", "created_at"},
     )
-    db["capabilities"].create(
+    db.table("capabilities").create(
         {"actor": str, "capability": str, "granted_by": str, "granted_at": str},
         pk=("actor", "capability"),
         foreign_keys=[("actor", "actors", "name")],
     )
     # --- the audit trail: every act of a person or a producer ----------------------
-    db["events"].create(
+    db.table("events").create(
         {
             "seq": int,
             "at": str,
@@ -73,11 +73,11 @@ def m001_initial(db: Database) -> None:
         pk="seq",
         not_null={"at", "kind"},
     )
-    db["events"].create_index(["subject_type", "subject_id", "seq"])
-    db["events"].create_index(["actor", "seq"])
-    db["events"].create_index(["kind", "seq"])
+    db.table("events").create_index(["subject_type", "subject_id", "seq"])
+    db.table("events").create_index(["actor", "seq"])
+    db.table("events").create_index(["kind", "seq"])
     # --- eval.gated_change/1 cases -----------------------------------------------------
-    db["cases"].create(
+    db.table("cases").create(
         {
             "id": str,
             "protocol": str,
@@ -98,11 +98,11 @@ def m001_initial(db: Database) -> None:
         pk="id",
         not_null={"protocol", "title", "status", "created_at"},
     )
-    db["cases"].create_index(["status", "updated_at"])
-    db["cases"].create_index(["outcome", "updated_at"])
-    db["cases"].create_index(["updated_at"])
-    db["cases"].create_index(["needs_decision", "updated_at"])
-    db["candidate_revisions"].create(
+    db.table("cases").create_index(["status", "updated_at"])
+    db.table("cases").create_index(["outcome", "updated_at"])
+    db.table("cases").create_index(["updated_at"])
+    db.table("cases").create_index(["needs_decision", "updated_at"])
+    db.table("candidate_revisions").create(
         {
             "case_id": str,
             "revision": str,
@@ -114,7 +114,7 @@ def m001_initial(db: Database) -> None:
         pk=("case_id", "revision"),
         foreign_keys=[("case_id", "cases", "id")],
     )
-    db["evidence"].create(
+    db.table("evidence").create(
         {
             "id": int,
             "case_id": str,
@@ -131,8 +131,8 @@ def m001_initial(db: Database) -> None:
         foreign_keys=[("case_id", "cases", "id")],
         not_null={"case_id", "kind", "result", "artifact", "about", "observed_at"},
     )
-    db["evidence"].create_index(["case_id", "kind", "observed_at"])
-    db["decisions"].create(
+    db.table("evidence").create_index(["case_id", "kind", "observed_at"])
+    db.table("decisions").create(
         {
             "id": int,
             "case_id": str,
@@ -149,13 +149,13 @@ def m001_initial(db: Database) -> None:
         foreign_keys=[("case_id", "cases", "id")],
         not_null={"case_id", "outcome", "actor", "revision", "at"},
     )
-    db["decisions"].create_index(["case_id", "at"])
+    db.table("decisions").create_index(["case_id", "at"])
     # --- skill evals (aeon) ----------------------------------------------------------
-    db["skills"].create(
+    db.table("skills").create(
         {"name": str, "family": str, "created_at": str},
         pk="name",
     )
-    db["skill_runs"].create(
+    db.table("skill_runs").create(
         {
             "id": str,
             "skill": str,
@@ -171,9 +171,9 @@ def m001_initial(db: Database) -> None:
         foreign_keys=[("skill", "skills", "name")],
         not_null={"skill", "at", "status"},
     )
-    db["skill_runs"].create_index(["skill", "at"])
-    db["skill_runs"].create_index(["skill", "status", "at"])
-    db["manifest_versions"].create(
+    db.table("skill_runs").create_index(["skill", "at"])
+    db.table("skill_runs").create_index(["skill", "status", "at"])
+    db.table("manifest_versions").create(
         {
             "id": int,
             "skill": str,
@@ -189,13 +189,13 @@ def m001_initial(db: Database) -> None:
         foreign_keys=[("skill", "skills", "name")],
         not_null={"skill", "version", "assertions", "created_at"},
     )
-    db["manifest_versions"].create_index(["skill", "version"], unique=True)
-    db["manifests"].create(  # projection: the active version per skill
+    db.table("manifest_versions").create_index(["skill", "version"], unique=True)
+    db.table("manifests").create(  # projection: the active version per skill
         {"skill": str, "active_version_id": int, "updated_at": str},
         pk="skill",
         foreign_keys=[("skill", "skills", "name"), ("active_version_id", "manifest_versions", "id")],
     )
-    db["manifest_drafts"].create(
+    db.table("manifest_drafts").create(
         {
             "id": str,
             "skill": str,
@@ -215,9 +215,9 @@ def m001_initial(db: Database) -> None:
         foreign_keys=[("skill", "skills", "name")],
         not_null={"skill", "assertions", "status", "created_at"},
     )
-    db["manifest_drafts"].create_index(["status", "created_at"])
-    db["manifest_drafts"].create_index(["skill", "created_at"])
-    db["skill_evals"].create(
+    db.table("manifest_drafts").create_index(["status", "created_at"])
+    db.table("manifest_drafts").create_index(["skill", "created_at"])
+    db.table("skill_evals").create(
         {
             "id": int,
             "skill": str,
@@ -242,8 +242,8 @@ def m001_initial(db: Database) -> None:
         ],
         not_null={"skill", "passed", "at"},
     )
-    db["skill_evals"].create_index(["skill", "id"])
-    db["assertion_results"].create(
+    db.table("skill_evals").create_index(["skill", "id"])
+    db.table("assertion_results").create(
         {
             "id": int,
             "eval_id": int,
@@ -257,9 +257,9 @@ def m001_initial(db: Database) -> None:
         foreign_keys=[("eval_id", "skill_evals", "id")],
         not_null={"eval_id", "skill", "assertion", "passed"},
     )
-    db["assertion_results"].create_index(["eval_id"])
-    db["assertion_results"].create_index(["skill", "assertion", "eval_id"])
-    db["regression_states"].create(  # projection of skill_evals, one row per skill
+    db.table("assertion_results").create_index(["eval_id"])
+    db.table("assertion_results").create_index(["skill", "assertion", "eval_id"])
+    db.table("regression_states").create(  # projection of skill_evals, one row per skill
         {
             "skill": str,
             "state": str,  # PASS | NEW_PASS | NEW_FAIL | STABLE_FAIL | CHRONIC
@@ -278,10 +278,10 @@ def m001_initial(db: Database) -> None:
         pk="skill",
         foreign_keys=[("skill", "skills", "name")],
     )
-    db["regression_states"].create_index(["urgency", "skill"])
-    db["regression_states"].create_index(["state", "skill"])
+    db.table("regression_states").create_index(["urgency", "skill"])
+    db.table("regression_states").create_index(["state", "skill"])
     # --- task suites and evaluation runs ---------------------------------------------
-    db["task_suites"].create(
+    db.table("task_suites").create(
         {
             "id": str,  # sha256 of the suite file's content
             "skill_id": str,
@@ -293,7 +293,7 @@ def m001_initial(db: Database) -> None:
         },
         pk="id",
     )
-    db["evaluation_runs"].create(
+    db.table("evaluation_runs").create(
         {
             "id": str,
             "suite_id": str,
@@ -322,10 +322,10 @@ def m001_initial(db: Database) -> None:
         pk="id",
         foreign_keys=[("suite_id", "task_suites", "id")],
     )
-    db["evaluation_runs"].create_index(["started_at"])
-    db["evaluation_runs"].create_index(["suite_id", "skill_id", "started_at"])
-    db["evaluation_runs"].create_index(["case_id"])
-    db["task_results"].create(
+    db.table("evaluation_runs").create_index(["started_at"])
+    db.table("evaluation_runs").create_index(["suite_id", "skill_id", "started_at"])
+    db.table("evaluation_runs").create_index(["case_id"])
+    db.table("task_results").create(
         {
             "id": int,
             "run_id": str,
@@ -345,9 +345,9 @@ def m001_initial(db: Database) -> None:
         foreign_keys=[("run_id", "evaluation_runs", "id")],
         not_null={"run_id", "side", "task_id"},
     )
-    db["task_results"].create_index(["run_id", "side", "task_id", "attempt"])
+    db.table("task_results").create_index(["run_id", "side", "task_id", "attempt"])
     # --- proposals and the scorer gate --------------------------------------------------
-    db["proposals"].create(
+    db.table("proposals").create(
         {
             "id": str,
             "path": str,
@@ -369,9 +369,9 @@ def m001_initial(db: Database) -> None:
         pk="id",
         not_null={"status", "created_at"},
     )
-    db["proposals"].create_index(["status", "created_at"])
-    db["proposals"].create_index(["case_id"])
-    db["gate_results"].create(
+    db.table("proposals").create_index(["status", "created_at"])
+    db.table("proposals").create_index(["case_id"])
+    db.table("gate_results").create(
         {
             "id": int,
             "proposal_id": str,
@@ -389,7 +389,7 @@ def m001_initial(db: Database) -> None:
         foreign_keys=[("proposal_id", "proposals", "id")],
         not_null={"proposal_id", "passed", "at"},
     )
-    db["gate_results"].create_index(["proposal_id", "at"])
+    db.table("gate_results").create_index(["proposal_id", "at"])
     for table in APPEND_ONLY:
         append_only_triggers(db, table)
 
@@ -406,7 +406,7 @@ def known_migration_names() -> list[str]:
 @migrations(name="m002_leases")
 def m002_leases(db: Database) -> None:
     """Leases: who is working an item of a queue, until when (issue 8). Each take/renew/release is an event."""
-    db["leases"].create(
+    db.table("leases").create(
         {
             "subject_type": str,  # case | proposal | draft | skill
             "subject_id": str,
@@ -418,15 +418,15 @@ def m002_leases(db: Database) -> None:
         pk=("subject_type", "subject_id"),
         not_null={"holder", "taken_at", "expires_at"},
     )
-    db["leases"].create_index(["holder"])
-    db["leases"].create_index(["expires_at"])
+    db.table("leases").create_index(["holder"])
+    db.table("leases").create_index(["expires_at"])
 
 
 @migrations(name="m003_pipeline_authority")
 def m003_pipeline_authority(db: Database) -> None:
     """Authority (issue 12): an actor may be bound to an OS user; evidence names who recorded it."""
-    db["actors"].add_column("os_user", str)
-    db["evidence"].add_column("recorded_by", str)
+    db.table("actors").add_column("os_user", str)
+    db.table("evidence").add_column("recorded_by", str)
 
 
 APPLICATION_ID = 0x47415445  # "GATE": PRAGMA application_id of every gatepost store (issue 13, item 7)
@@ -439,8 +439,8 @@ def m003_kernel_audit_chain(db: Database) -> None:
     Existing events are hashed once, in sequence order (the append-only trigger is lifted for
     this one UPDATE inside the migration's transaction), and the migration is itself an event.
     """
-    db["events"].add_column("prev_hash", str)
-    db["events"].add_column("hash", str)
+    db.table("events").add_column("prev_hash", str)
+    db.table("events").add_column("hash", str)
     db.execute("DROP TRIGGER IF EXISTS events_no_update")
     prev = GENESIS
     count = 0
@@ -464,32 +464,32 @@ def m004_loops_registry(db: Database) -> None:
     `loop_versions`, `loop_cases` and `applications` are records; `loops` and `current_content` are
     their projections (the newest version of each loop; the newest applied content of each path).
     """
-    db["loop_versions"].create(
+    db.table("loop_versions").create(
         {"name": str, "version": int, "settings": str, "actor": str, "at": str, "event_seq": int},
         pk=("name", "version"),
         not_null={"settings", "at"},
     )
-    db["loops"].create(
+    db.table("loops").create(
         {"name": str, "version": int, "settings": str, "created_at": str, "updated_at": str, "event_seq": int},
         pk="name",
         not_null={"version", "settings"},
     )
-    db["loop_cases"].create(  # which loop made a case (case new --loop), with the base it was made on
+    db.table("loop_cases").create(  # which loop made a case (case new --loop), with the base it was made on
         {"case_id": str, "loop": str, "path": str, "base_hash": str, "loop_version": int, "event_seq": int},
         pk="case_id",
         foreign_keys=[("loop", "loops", "name")],
         not_null={"loop", "path", "base_hash"},
     )
-    db["loop_cases"].create_index(["loop"])
-    db["applications"].create(
+    db.table("loop_cases").create_index(["loop"])
+    db.table("applications").create(
         {"id": int, "subject_type": str, "subject_id": str, "path": str, "content_hash": str, "content": str,
          "ref": str, "actor": str, "at": str, "event_seq": int},
         pk="id",
         not_null={"subject_type", "subject_id", "path", "content_hash", "at"},
     )
-    db["applications"].create_index(["path", "id"])
-    db["applications"].create_index(["subject_type", "subject_id"])
-    db["current_content"].create(
+    db.table("applications").create_index(["path", "id"])
+    db.table("applications").create_index(["subject_type", "subject_id"])
+    db.table("current_content").create(
         {"path": str, "content_hash": str, "application_id": int, "event_seq": int},
         pk="path",
         not_null={"content_hash"},
@@ -515,19 +515,19 @@ def m006_stats_judgments_assignments(db: Database) -> None:
       from); a person's own read receipt, not a record: no event;
     - assignments: who an item is assigned to (the projection of assignment.* events).
     """
-    db["regression_states"].add_column("acknowledged_failing", str)
-    db["regression_states"].add_column("returned_because", str)
-    db["seen_marks"].create(
+    db.table("regression_states").add_column("acknowledged_failing", str)
+    db.table("regression_states").add_column("returned_because", str)
+    db.table("seen_marks").create(
         {"person": str, "subject_type": str, "subject_id": str, "seq": int, "at": str},
         pk=("person", "subject_type", "subject_id"),
         not_null={"seq", "at"},
     )
-    db["assignments"].create(
+    db.table("assignments").create(
         {"subject_type": str, "subject_id": str, "assignee": str, "assigned_by": str, "at": str, "event_seq": int},
         pk=("subject_type", "subject_id"),
         not_null={"assignee", "at"},
     )
-    db["assignments"].create_index(["assignee"])
+    db.table("assignments").create_index(["assignee"])
 
 
 @migrations(name="m007_formats_upstream_results_and_cache_key")
@@ -537,5 +537,5 @@ def m007_formats_upstream_results_and_cache_key(db: Database) -> None:
     store wrote it (issue 12)."""
     db.execute("ALTER TABLE task_results ADD COLUMN details TEXT")
     db.execute("ALTER TABLE task_results ADD COLUMN error TEXT")
-    db["store_keys"].create({"name": str, "value": str}, pk="name", not_null={"value"})
+    db.table("store_keys").create({"name": str, "value": str}, pk="name", not_null={"value"})
     db.execute("INSERT INTO store_keys (name, value) VALUES ('baseline_cache', lower(hex(randomblob(32))))")

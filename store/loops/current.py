@@ -55,7 +55,7 @@ def check_path(path: str, option: str = "PATH") -> str:
     return normal
 
 
-def current_of(db: Database, path: str) -> dict | None:
+def current_of(db: Database, path: str) -> dict[str, Any] | None:
     """The current content of a path and where it came from, or None if nothing was recorded applied."""
     row = db.execute(
         "SELECT c.path, c.content_hash, c.event_seq, a.id, a.subject_type, a.subject_id, a.ref, a.actor, a.at,"
@@ -68,7 +68,7 @@ def current_of(db: Database, path: str) -> dict | None:
     return dict(zip(keys, row, strict=True))
 
 
-def current_document(db: Database, path: str) -> dict:
+def current_document(db: Database, path: str) -> dict[str, Any]:
     """The `gatepost current PATH --json` document: the current content or `null`, and its history."""
     path = check_path(path)
     now = current_of(db, path)
@@ -113,7 +113,7 @@ def base_status(db: Database, path: str | None, base: str | None, made_seq: int 
 
 
 def record_applied(db: Database, subject_type: str, subject_id: str, path: str, text: str, *, ref: str | None,
-                   actor: str | None, at: str | None = None, capability: str | None = None) -> dict:
+                   actor: str | None, at: str | None = None, capability: str | None = None) -> dict[str, Any]:
     """Record that a change's content landed at `path` (at `ref`, e.g. a commit): it becomes current.
 
     Through the guarded pipeline: the actor must hold `capability` if given, else one of
@@ -143,7 +143,7 @@ def record_applied(db: Database, subject_type: str, subject_id: str, path: str, 
     return current_document(db, path)
 
 
-def applications_of(db: Database, subject_type: str, subject_id: str) -> list[dict]:
+def applications_of(db: Database, subject_type: str, subject_id: str) -> list[dict[str, Any]]:
     """Where a case's or proposal's content was recorded applied, oldest first."""
     cursor = db.execute("SELECT path, content_hash, ref, actor, at, event_seq FROM applications"
                         " WHERE subject_type = ? AND subject_id = ? ORDER BY id", [subject_type, subject_id])
@@ -151,7 +151,7 @@ def applications_of(db: Database, subject_type: str, subject_id: str) -> list[di
     return [dict(zip(cols, r, strict=True)) for r in cursor.fetchall()]
 
 
-def loop_case(db: Database, case_id: str) -> dict | None:
+def loop_case(db: Database, case_id: str) -> dict[str, Any] | None:
     """The loop a case was made by (case new --loop), with its path and base; None for an imported case."""
     cursor = db.execute("SELECT case_id, loop, path, base_hash, loop_version, event_seq FROM loop_cases"
                         " WHERE case_id = ?", [case_id])

@@ -74,7 +74,7 @@ def _globs(values: list[str] | tuple[str, ...], option: str) -> list[str]:
 def make_settings(*, suite: str, surface: list[str] | tuple[str, ...], paths: list[str] | tuple[str, ...] = (),
                   baseline: str = BASELINE_CURRENT, executor: str | None = None, mock: bool = False,
                   evaluators: list[str] | tuple[str, ...] = (), reviewers: list[str] | tuple[str, ...] = (),
-                  design: str | None = None, data_revision: str = "unversioned", name: str = "loop") -> dict:
+                  design: str | None = None, data_revision: str = "unversioned", name: str = "loop") -> dict[str, Any]:
     """Check and gather a loop's settings; the suite and a baseline file are read and stored by content hash."""
     loaded = load_suite(suite)
     surface_globs = _globs(surface, "--surface")
@@ -100,8 +100,8 @@ def make_settings(*, suite: str, surface: list[str] | tuple[str, ...], paths: li
             "data_revision": data_revision}
 
 
-def add_loop(db: Database, name: str, settings: dict, *, actor: str | None, note: str | None = None,
-             at: str | None = None) -> dict:
+def add_loop(db: Database, name: str, settings: dict[str, Any], *, actor: str | None, note: str | None = None,
+             at: str | None = None) -> dict[str, Any]:
     """Register a loop, or a new version of its settings (needs store.admin); returns the loop."""
     name = check_loop_name(name)
     unknown = sorted(set(settings) - set(SETTING_KEYS))
@@ -126,15 +126,15 @@ def add_loop(db: Database, name: str, settings: dict, *, actor: str | None, note
                         revision=settings["suite_hash"],
                         payload={"version": version, "settings": settings, "capability": ADMIN_CAPABILITY})
         text = json.dumps(settings, ensure_ascii=False, sort_keys=True)
-        db["loop_versions"].insert({"name": name, "version": version, "settings": text, "actor": act.actor,
+        db.table("loop_versions").insert({"name": name, "version": version, "settings": text, "actor": act.actor,
                                     "at": when, "event_seq": seq})
-        db["loops"].upsert({"name": name, "version": version, "settings": text,
+        db.table("loops").upsert({"name": name, "version": version, "settings": text,
                             "created_at": existing["created_at"] if existing else when, "updated_at": when,
                             "event_seq": seq}, pk="name")
     return get_loop(db, name)
 
 
-def _row(db: Database, name: str) -> dict | None:
+def _row(db: Database, name: str) -> dict[str, Any] | None:
     rows = list(db["loops"].rows_where("name = ?", [name]))
     if not rows:
         return None
@@ -143,7 +143,7 @@ def _row(db: Database, name: str) -> dict | None:
     return row
 
 
-def get_loop(db: Database, name: str) -> dict:
+def get_loop(db: Database, name: str) -> dict[str, Any]:
     """A registered loop: name, version, settings; an unknown name is bad input."""
     row = _row(db, name)
     if row is None:
@@ -151,19 +151,19 @@ def get_loop(db: Database, name: str) -> dict:
     return loop_document(row)
 
 
-def loop_document(row: dict) -> dict:
+def loop_document(row: dict[str, Any]) -> dict[str, Any]:
     """The `loop show --json` document."""
     return {"schema": LOOP_SCHEMA, "name": row["name"], "version": row["version"], **row["settings"],
             "created_at": row["created_at"], "updated_at": row["updated_at"], "event_seq": row["event_seq"]}
 
 
-def list_loops(db: Database) -> list[dict]:
+def list_loops(db: Database) -> list[dict[str, Any]]:
     """Every registered loop, by name."""
     return [loop_document(dict(r, settings=json.loads(r["settings"])))
             for r in db["loops"].rows_where(order_by="name")]
 
 
-def may_touch(loop: dict, path: str) -> tuple[bool, str]:
+def may_touch(loop: dict[str, Any], path: str) -> tuple[bool, str]:
     """Whether a loop may make a case for `path` at all (its registered paths)."""
     inside, _why = within_surface(path, loop["paths"])
     if inside:
@@ -171,7 +171,7 @@ def may_touch(loop: dict, path: str) -> tuple[bool, str]:
     return False, f"{path} matches none of loop {loop['name']}'s paths ({', '.join(loop['paths'])})"
 
 
-def inside_surface(loop: dict, path: str) -> bool:
+def inside_surface(loop: dict[str, Any], path: str) -> bool:
     """Whether a path is inside the loop's surface (what it may change by itself)."""
     return within_surface(path, loop["surface"])[0]
 
@@ -181,7 +181,7 @@ def require_admin(db: Database, actor: str | None, *, doing: str) -> None:
     require(db, actor, ADMIN_CAPABILITY, doing=doing)
 
 
-def check_override(db: Database, loop: dict, asked: dict[str, Any], *, actor: str | None, case_id: str) -> list[str]:
+def check_override(db: Database, loop: dict[str, Any], asked: dict[str, Any], *, actor: str | None, case_id: str) -> list[str]:
     """Settings an evaluation asked for that differ from the loop's registered ones.
 
     Refused unless `actor` may change the loop (store.admin); an allowed override is an audited

@@ -241,7 +241,7 @@ def gate_proposal(db: Database, config: GateConfig, payload: dict[str, Any], *, 
                      "score_after": outcome.score_after, "command": config.command, "config": config.source},
             at=at,
         )
-        db["gate_results"].insert({
+        db.table("gate_results").insert({
             "proposal_id": proposal_id, "passed": int(outcome.passed), "score_before": outcome.score_before,
             "score_after": outcome.score_after, "reason": outcome.reason, "command": config.command or None,
             "targeted": int(outcome.targeted), "duration_ms": outcome.duration_ms, "at": at, "event_seq": seq,
@@ -252,7 +252,7 @@ def gate_proposal(db: Database, config: GateConfig, payload: dict[str, Any], *, 
             "min_delta": config.min_delta}
 
 
-def gate_status(row: dict) -> str:
+def gate_status(row: dict[str, Any]) -> str:
     """The status word of a stored gate result row."""
     if not row.get("targeted"):
         return "disabled" if (row.get("reason") or "").startswith("gate disabled") else "not_targeted"

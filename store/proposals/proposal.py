@@ -118,7 +118,7 @@ def add_proposal(db: Database, proposal: dict[str, Any], *, actor: str | None, s
                            note=proposal.get("title") or proposal["path"],
                            payload={"path": proposal["path"], "operation": proposal["operation"], "source": source,
                                     "case_id": case_id}, at=at)
-        db["proposals"].insert({**{k: proposal.get(k) for k in REQUEST_FIELDS}, "id": pid, "case_id": case_id,
+        db.table("proposals").insert({**{k: proposal.get(k) for k in REQUEST_FIELDS}, "id": pid, "case_id": case_id,
                                 "status": "waiting", "created_at": at, "updated_at": at, "event_seq": seq})
     return pid, True
 
@@ -162,7 +162,7 @@ LIST_COLUMNS = ("id, path, kind, operation, edit_mode, title, confidence, case_i
 
 
 def list_proposals(db: Database, *, status: str | None = None, search: str | None = None, limit: int = 100,
-                   offset: int = 0) -> tuple[list[dict], int]:
+                   offset: int = 0) -> tuple[list[dict[str, Any]], int]:
     """One page of proposals, waiting first, and how many match."""
     clauses, params = [], []
     if status:
@@ -182,14 +182,14 @@ def list_proposals(db: Database, *, status: str | None = None, search: str | Non
     return rows, total
 
 
-def _case_view(db: Database, case_id: str) -> dict | None:
+def _case_view(db: Database, case_id: str) -> dict[str, Any] | None:
     try:
         return cases.case_view(db, case_id)
     except GatepostError:  # a case the cases side cannot show (gone, or its protocol unknown) must not hide the proposal
         return None
 
 
-def get_proposal(db: Database, pid: str) -> dict | None:
+def get_proposal(db: Database, pid: str) -> dict[str, Any] | None:
     """A proposal with its gate results, its marks (newest first) and, for a case proposal, the case's view."""
     rows = list(db["proposals"].rows_where("id = ?", [pid]))
     if not rows:
@@ -241,7 +241,7 @@ def leaves_surface(db: Database, proposal: dict[str, Any]) -> bool:
     return claims.get("change.within_surface") != "TRUE"
 
 
-def failed_gate(db: Database, pid: str) -> dict | None:
+def failed_gate(db: Database, pid: str) -> dict[str, Any] | None:
     """The proposal's latest gate result if it ran the scorer and failed closed, else None."""
     row = db.execute("SELECT reason, at FROM gate_results WHERE proposal_id = ? ORDER BY id DESC LIMIT 1",
                      [pid]).fetchone()
@@ -253,7 +253,7 @@ def failed_gate(db: Database, pid: str) -> dict | None:
 
 
 def mark_proposal(db: Database, pid: str, status: str, *, actor: str | None, note: str,
-                  expected_seq: int | None = None, at: str | None = None, override_gate: str | None = None) -> dict:
+                  expected_seq: int | None = None, at: str | None = None, override_gate: str | None = None) -> dict[str, Any]:
     """Mark a proposal accepted, declined or needs_changes, with a note, under proposal.review.
 
     Accepting a change that leaves the loop's surface also needs loop_change.apply_outside_surface.
@@ -268,7 +268,7 @@ def mark_proposal(db: Database, pid: str, status: str, *, actor: str | None, not
     when = observed_at(at) or now_iso()
     doing = f"mark {pid} {status}"
 
-    def outside(db: Database, who: dict | None, subject: Subject | None) -> None:
+    def outside(db: Database, who: dict[str, Any] | None, subject: Subject | None) -> None:
         assert subject is not None and subject.row is not None and who is not None
         if status == "accepted" and leaves_surface(db, subject.row) \
                 and OUTSIDE_SURFACE_CAPABILITY not in who["capabilities"]:
@@ -334,7 +334,7 @@ def _rival(db: Database, pid: str) -> str | None:
 
 
 def record_applied(db: Database, pid: str, *, ref: str | None, actor: str | None, content: str | None = None,
-                   at: str | None = None) -> dict:
+                   at: str | None = None) -> dict[str, Any]:
     """Record where an accepted proposal landed (`proposal applied ID --ref REF`): it becomes current.
 
     A full-page proposal lands as its after_body; a patch needs the content that resulted (`content`).

@@ -129,7 +129,7 @@ def _numeric(raw: Any, where: str) -> NumericCheck:
                         skip)
 
 
-def parse_aeon_manifest(data: dict, *, source: str) -> list[AeonSpec]:
+def parse_aeon_manifest(data: dict[str, Any], *, source: str) -> list[AeonSpec]:
     """aeon's evals.json (already parsed) as specs; InputError naming the field otherwise."""
     specs = []
     for skill, raw in data["skills"].items():

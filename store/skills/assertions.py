@@ -220,7 +220,7 @@ class CustomCheck:
 CUSTOM_CHECKS: dict[str, CustomCheck] = {}
 
 
-def custom_check(name: str, *, family: str) -> Callable:
+def custom_check(name: str, *, family: str) -> Callable[..., Any]:
     """Register a named binary check (`name: true` in a manifest) for a skill family."""
 
     def register(fn: Callable[[str], tuple[bool, str]]) -> Callable[[str], tuple[bool, str]]:

@@ -10,6 +10,7 @@ It is never approved automatically.
 """
 
 import math
+from typing import Any
 
 from sqlite_utils import Database
 
@@ -44,7 +45,7 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
 
 
-def sample_runs(db: Database, skill: str, size: int = SAMPLE_SIZE) -> list[dict]:
+def sample_runs(db: Database, skill: str, size: int = SAMPLE_SIZE) -> list[dict[str, Any]]:
     """The newest `size` successful runs of a skill, newest first."""
     cursor = db.execute(
         "SELECT id, at, word_count, output FROM skill_runs WHERE skill = ? AND status = 'ok'"
@@ -53,7 +54,7 @@ def sample_runs(db: Database, skill: str, size: int = SAMPLE_SIZE) -> list[dict]
     return [dict(zip(cols, row, strict=True)) for row in cursor.fetchall()]
 
 
-def propose(db: Database, skill: str, *, sample: int = SAMPLE_SIZE) -> tuple[dict, dict]:
+def propose(db: Database, skill: str, *, sample: int = SAMPLE_SIZE) -> tuple[dict[str, Any], dict[str, Any]]:
     """(assertions, evidence) for a skill, without storing anything; too few runs is a refusal."""
     if sample < MIN_SAMPLE:
         raise InputError(f"bootstrap {skill}: --sample: expected at least {MIN_SAMPLE} runs, got {sample}")
@@ -63,7 +64,7 @@ def propose(db: Database, skill: str, *, sample: int = SAMPLE_SIZE) -> tuple[dic
                            f"{'' if len(runs) == 1 else 's'} recorded, bootstrap needs the last {sample}")
     counts = [r["word_count"] for r in runs]
     p25 = percentile(counts, 25)
-    found: dict[str, dict] = {}  # casefolded heading -> {"text", "runs"}
+    found: dict[str, dict[str, Any]] = {}  # casefolded heading -> {"text", "runs"}
     per_run = []
     for run in runs:
         titles = []
@@ -87,7 +88,7 @@ def propose(db: Database, skill: str, *, sample: int = SAMPLE_SIZE) -> tuple[dic
             dropped[pattern] = seen_in
         else:
             forbidden.append(pattern)
-    assertions: dict = {"min_words": math.floor(p25)}
+    assertions: dict[str, Any] = {"min_words": math.floor(p25)}
     if common:
         assertions["required_patterns"] = common
     if forbidden:
@@ -106,7 +107,7 @@ def propose(db: Database, skill: str, *, sample: int = SAMPLE_SIZE) -> tuple[dic
 
 
 def bootstrap(db: Database, skill: str, *, actor: str, sample: int = SAMPLE_SIZE, origin: str = "bootstrap",
-              note: str | None = None) -> dict:
+              note: str | None = None) -> dict[str, Any]:
     """Draw a draft from the last successful runs and store it, pending a person's review."""
     if sample < MIN_SAMPLE:
         raise InputError(f"bootstrap {skill}: --sample: expected at least {MIN_SAMPLE} runs, got {sample}")
@@ -116,7 +117,7 @@ def bootstrap(db: Database, skill: str, *, actor: str, sample: int = SAMPLE_SIZE
     return create_draft(db, skill, assertions, author=actor, origin=origin, evidence=evidence, note=note)
 
 
-def sample_failures(db: Database, draft: dict) -> list[dict]:
+def sample_failures(db: Database, draft: dict[str, Any]) -> list[dict[str, Any]]:
     """The runs a draft was drawn from that it would fail, and on which assertion (issue 17 item 10).
 
     `min_words` at p25 is the seed's rule, so by design the shortest sampled runs can fall below it;
@@ -144,7 +145,7 @@ def sample_failures(db: Database, draft: dict) -> list[dict]:
     return found
 
 
-def failure_lines(failures: list[dict]) -> list[str]:
+def failure_lines(failures: list[dict[str, Any]]) -> list[str]:
     """Plain lines saying which sampled runs a draft would fail (for the CLI and the console's detail)."""
     lines = []
     for f in failures:

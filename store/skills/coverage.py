@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlite_utils import Database
 
@@ -54,7 +55,7 @@ def staleness(db: Database, skill: str, max_age: int | None, *, now: str | None 
     return None
 
 
-def acknowledged_until(db: Database, skill: str, *, now: str | None = None) -> dict | None:
+def acknowledged_until(db: Database, skill: str, *, now: str | None = None) -> dict[str, Any] | None:
     """The newest acknowledgement of a skill's failure that carries an expiry still in the future, or None."""
     row = db.execute("SELECT seq, actor, note, payload FROM events WHERE kind = 'regression.acknowledged' AND "
                      "subject_type = 'skill' AND subject_id = ? ORDER BY seq DESC LIMIT 1", [skill]).fetchone()
@@ -67,7 +68,7 @@ def acknowledged_until(db: Database, skill: str, *, now: str | None = None) -> d
     return {"seq": row[0], "actor": row[1], "note": row[2], "until": until}
 
 
-def triage(db: Database, skill: str) -> dict | None:
+def triage(db: Database, skill: str) -> dict[str, Any] | None:
     """The newest triage of a skill (acknowledged or mismatch flagged): who, when, the note, an expiry."""
     row = db.execute("SELECT seq, at, actor, kind, note, payload FROM events WHERE subject_type = 'skill' AND "
                      "subject_id = ? AND kind IN ('regression.acknowledged', 'regression.mismatch') "

@@ -57,7 +57,7 @@ def _int(value: Any, where: str, *, nullable: bool = False) -> int | None:
     return value
 
 
-def _entry(skill: str, entry: Any, source: str) -> dict:
+def _entry(skill: str, entry: Any, source: str) -> dict[str, Any]:
     where = f"{source}: skills.{skill}"
     if not isinstance(entry, dict):
         raise InputError(f"{where}: expected an object with {', '.join(KEYS)}")
@@ -90,7 +90,7 @@ def _entry(skill: str, entry: Any, source: str) -> dict:
     return {k: entry[k] for k in KEYS}
 
 
-def parse_state(text: str, *, source: str = "evals-state.json") -> dict[str, dict]:
+def parse_state(text: str, *, source: str = "evals-state.json") -> dict[str, dict[str, Any]]:
     """The skills of a state file, validated; anything malformed is an InputError naming the key."""
     data = parse_json(text, source=source)
     if not isinstance(data, dict):
@@ -110,11 +110,11 @@ def parse_state(text: str, *, source: str = "evals-state.json") -> dict[str, dic
     return out
 
 
-def read_state_file(path: str | os.PathLike) -> dict[str, dict]:
+def read_state_file(path: str | os.PathLike[str]) -> dict[str, dict[str, Any]]:
     return parse_state(read_text(path, what="evals-state.json"), source=str(path))
 
 
-def import_state(db: Database, path: str | os.PathLike, *, actor: str, text: str | None = None) -> list[str]:
+def import_state(db: Database, path: str | os.PathLike[str], *, actor: str, text: str | None = None) -> list[str]:
     """Seed regression states from a state file (evidence.record); returns the skills imported.
 
     State comes from runs: a file seeds only skills with no run in the store. A holder of store.admin
@@ -124,7 +124,7 @@ def import_state(db: Database, path: str | os.PathLike, *, actor: str, text: str
     skills = parse_state(text, source=str(path)) if text is not None else read_state_file(path)
     doing = f"import {path}"
 
-    def from_runs(db: Database, who: dict | None, subject: object) -> None:
+    def from_runs(db: Database, who: dict[str, Any] | None, subject: object) -> None:
         admin = who is not None and "store.admin" in who["capabilities"]
         for skill in sorted(skills):
             computed = db.execute("SELECT 1 FROM skill_evals WHERE skill = ? LIMIT 1", [skill]).fetchone()
@@ -148,7 +148,7 @@ def import_state(db: Database, path: str | os.PathLike, *, actor: str, text: str
     return sorted(skills)
 
 
-def export_state(db: Database) -> dict:
+def export_state(db: Database) -> dict[str, Any]:
     """Every skill's regression state in the shape of evals-state.json."""
     skills = {}
     for row in db.execute("SELECT skill, state, severity, fail_streak, pass_streak, broken_streak, last_run,"
@@ -160,11 +160,11 @@ def export_state(db: Database) -> dict:
     return {"version": VERSION, "skills": skills}
 
 
-def dumps(state: dict) -> str:
+def dumps(state: dict[str, Any]) -> str:
     return json.dumps(state, indent=2, ensure_ascii=False) + "\n"
 
 
-def write_state_file(db: Database, path: str | os.PathLike) -> int:
+def write_state_file(db: Database, path: str | os.PathLike[str]) -> int:
     """Write evals-state.json atomically (a temporary file renamed over it); returns the skill count."""
     state = export_state(db)
     tmp = f"{path}.tmp-{os.getpid()}-{now_iso()[-10:-1]}"

@@ -38,11 +38,11 @@ def ensure_skill(db: Database, name: str, *, family: str | None = None) -> str:
     """Skills are registered on first sight (a run, a manifest, a state file)."""
     check_skill_name(name)
     if not db.execute("SELECT 1 FROM skills WHERE name = ?", [name]).fetchone():
-        db["skills"].insert({"name": name, "family": family, "created_at": now_iso()})
+        db.table("skills").insert({"name": name, "family": family, "created_at": now_iso()})
     return name
 
 
-def _version_row(row: dict | None, *, with_yaml: bool = True) -> dict | None:
+def _version_row(row: dict[str, Any] | None, *, with_yaml: bool = True) -> dict[str, Any] | None:
     if row is None:
         return None
     out = dict(row)
@@ -52,7 +52,7 @@ def _version_row(row: dict | None, *, with_yaml: bool = True) -> dict | None:
     return out
 
 
-def active_version(db: Database, skill: str, *, with_yaml: bool = True) -> dict | None:
+def active_version(db: Database, skill: str, *, with_yaml: bool = True) -> dict[str, Any] | None:
     """The active manifest version of a skill, with its assertions parsed (and as YAML), or None."""
     rows = db.execute(
         "SELECT v.* FROM manifests m JOIN manifest_versions v ON v.id = m.active_version_id WHERE m.skill = ?",
@@ -62,12 +62,12 @@ def active_version(db: Database, skill: str, *, with_yaml: bool = True) -> dict 
     return _version_row(dict(zip(cols, row, strict=True)) if row else None, with_yaml=with_yaml)
 
 
-def get_version(db: Database, version_id: int) -> dict | None:
+def get_version(db: Database, version_id: int) -> dict[str, Any] | None:
     rows = list(db["manifest_versions"].rows_where("id = ?", [version_id]))
     return _version_row(rows[0] if rows else None)
 
 
-def list_versions(db: Database, skill: str) -> list[dict]:
+def list_versions(db: Database, skill: str) -> list[dict[str, Any]]:
     """Every version of a skill's manifest, oldest first, marking the active one."""
     active = db.execute("SELECT active_version_id FROM manifests WHERE skill = ?", [skill]).fetchone()
     out = []
@@ -79,19 +79,19 @@ def list_versions(db: Database, skill: str) -> list[dict]:
 
 
 def _add_version(db: Database, skill: str, assertions: dict[str, Any], *, author: str, source: str,
-                 draft_id: str | None, event_seq: int) -> dict:
+                 draft_id: str | None, event_seq: int) -> dict[str, Any]:
     number = db.execute("SELECT COALESCE(MAX(version), 0) + 1 FROM manifest_versions WHERE skill = ?",
                         [skill]).fetchone()[0]
     at = now_iso()
-    version_id = db["manifest_versions"].insert({
+    version_id = db.table("manifest_versions").insert({
         "skill": skill, "version": number, "assertions": json.dumps(assertions, ensure_ascii=False),
         "source": source, "draft_id": draft_id, "author": author, "created_at": at, "event_seq": event_seq,
     }).last_pk
-    db["manifests"].upsert({"skill": skill, "active_version_id": version_id, "updated_at": at}, pk="skill")
+    db.table("manifests").upsert({"skill": skill, "active_version_id": version_id, "updated_at": at}, pk="skill")
     return get_version(db, version_id)
 
 
-def import_manifest(db: Database, path: str, *, actor: str, text: str | None = None) -> list[dict]:
+def import_manifest(db: Database, path: str, *, actor: str, text: str | None = None) -> list[dict[str, Any]]:
     """Record a person's manifest as the active version of each skill in it (manifest.review).
 
     A skill whose assertions equal its active version's gets no new version;
@@ -116,7 +116,7 @@ def import_manifest(db: Database, path: str, *, actor: str, text: str | None = N
 # --- drafts ----------------------------------------------------------------------------------
 
 
-def _draft_row(row: dict | None) -> dict | None:
+def _draft_row(row: dict[str, Any] | None) -> dict[str, Any] | None:
     if row is None:
         return None
     out = dict(row)
@@ -125,7 +125,7 @@ def _draft_row(row: dict | None) -> dict | None:
     return out
 
 
-def get_draft(db: Database, draft_id: str) -> dict | None:
+def get_draft(db: Database, draft_id: str) -> dict[str, Any] | None:
     rows = list(db["manifest_drafts"].rows_where("id = ?", [draft_id]))
     return _draft_row(rows[0] if rows else None)
 
@@ -151,8 +151,8 @@ def _review(db: Database, doing: str, draft_id: str, actor: str | None,
 
 
 def create_draft(db: Database, skill: str, assertions: dict[str, Any], *, author: str, origin: str,
-                 evidence: dict | None = None, parent_id: str | None = None, note: str | None = None,
-                 yaml_text: str | None = None) -> dict:
+                 evidence: dict[str, Any] | None = None, parent_id: str | None = None, note: str | None = None,
+                 yaml_text: str | None = None) -> dict[str, Any]:
     """Store a pending draft (never active until a person approves it)."""
     if origin not in ORIGINS:
         raise InputError(f"draft origin: expected one of {', '.join(ORIGINS)}, got {origin!r}")
@@ -168,7 +168,7 @@ def create_draft(db: Database, skill: str, assertions: dict[str, Any], *, author
         seq = act.event("draft.created", subject_type="draft", subject_id=draft_id, note=note,
                         payload={"skill": skill, "origin": origin, "parent_id": parent_id,
                                     "based_on_version": active["version"] if active else None})
-        db["manifest_drafts"].insert({
+        db.table("manifest_drafts").insert({
             "id": draft_id, "skill": skill, "assertions": json.dumps(assertions, ensure_ascii=False),
             "yaml": yaml_text if yaml_text is not None else to_yaml(skill, assertions),
             "evidence": json.dumps(evidence, ensure_ascii=False) if evidence is not None else None,
@@ -180,11 +180,11 @@ def create_draft(db: Database, skill: str, assertions: dict[str, Any], *, author
 
 
 def _set_status(db: Database, draft_id: str, status: str) -> None:
-    db["manifest_drafts"].update(draft_id, {"status": status, "decided_at": now_iso()})
+    db.table("manifest_drafts").update(draft_id, {"status": status, "decided_at": now_iso()})
 
 
 def approve_draft(db: Database, draft_id: str, *, actor: str, note: str | None = None,
-                  expected_seq: int | None = None) -> dict:
+                  expected_seq: int | None = None) -> dict[str, Any]:
     """A person's approval makes the draft the skill's active version; its sibling drafts are superseded."""
     with _review(db, f"approve {draft_id}", draft_id, actor, expected_seq) as act:
         draft = act.subject.row if act.subject and act.subject.row else {}
@@ -200,7 +200,7 @@ def approve_draft(db: Database, draft_id: str, *, actor: str, note: str | None =
     return version
 
 
-def reject_draft(db: Database, draft_id: str, *, actor: str, note: str, expected_seq: int | None = None) -> dict:
+def reject_draft(db: Database, draft_id: str, *, actor: str, note: str, expected_seq: int | None = None) -> dict[str, Any]:
     """A rejection needs a note: the next draft's author must know what was wrong."""
     doing = f"reject {draft_id}"
     if not (note or "").strip():
@@ -221,7 +221,7 @@ def parse_draft_yaml(text: str, skill: str, *, source: str = "draft") -> dict[st
 
 
 def edit_draft(db: Database, draft_id: str, yaml_text: str, *, actor: str, note: str | None = None,
-               expected_seq: int | None = None) -> dict:
+               expected_seq: int | None = None) -> dict[str, Any]:
     """Save an edit as a NEW pending draft by the editor; the edited draft becomes superseded."""
     doing = f"edit {draft_id}"
     with _review(db, doing, draft_id, actor, expected_seq) as act:
@@ -236,7 +236,7 @@ def edit_draft(db: Database, draft_id: str, yaml_text: str, *, actor: str, note:
     return get_draft(db, new["id"])
 
 
-def _draft_where(status: str | None, search: str | None, skill: str | None) -> tuple[str, list]:
+def _draft_where(status: str | None, search: str | None, skill: str | None) -> tuple[str, list[Any]]:
     clauses, params = [], []
     if status:
         if status not in DRAFT_STATUSES:
@@ -253,7 +253,7 @@ def _draft_where(status: str | None, search: str | None, skill: str | None) -> t
 
 
 def list_drafts(db: Database, *, status: str | None = "pending", search: str | None = None,
-                skill: str | None = None, limit: int = 100, offset: int = 0) -> tuple[list[dict], int]:
+                skill: str | None = None, limit: int = 100, offset: int = 0) -> tuple[list[dict[str, Any]], int]:
     """One page of drafts, newest first, and the total matching."""
     where, params = _draft_where(status, search, skill)
     total = db.execute(f"SELECT COUNT(*) FROM manifest_drafts{where}", params).fetchone()[0]
@@ -265,7 +265,7 @@ def list_drafts(db: Database, *, status: str | None = "pending", search: str | N
     return [dict(zip(cols, row, strict=True)) for row in cursor.fetchall()], total
 
 
-def draft_history(db: Database, draft_id: str) -> list[dict]:
+def draft_history(db: Database, draft_id: str) -> list[dict[str, Any]]:
     """The events about a draft, oldest first (created, approved/rejected/superseded, with notes)."""
     cursor = db.execute("SELECT seq, at, actor, kind, note FROM events WHERE subject_type = 'draft'"
                         " AND subject_id = ? ORDER BY seq", [draft_id])

@@ -15,6 +15,7 @@ import json
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from typing import Any
 
 from sqlite_utils import Database
 
@@ -121,7 +122,7 @@ def check_state(state: str, severity: str | None, fail_streak: int, pass_streak:
         raise InputError(f"{where}: {state} needs fail_streak 0 and pass_streak >= 1, got {fail_streak} and {pass_streak}")
 
 
-def get_state(db: Database, skill: str) -> dict | None:
+def get_state(db: Database, skill: str) -> dict[str, Any] | None:
     rows = list(db["regression_states"].rows_where("skill = ?", [skill]))
     if not rows:
         return None
@@ -168,7 +169,7 @@ def write_state(db: Database, skill: str, transition: Transition, *, last_run: s
                f" ON CONFLICT(skill) DO UPDATE SET {updates}", list(row.values()))
 
 
-def carry_forward(previous: dict | None, state: str, failing: list[str]) -> tuple[bool, list[str], list[str]]:
+def carry_forward(previous: dict[str, Any] | None, state: str, failing: list[str]) -> tuple[bool, list[str], list[str]]:
     """(still acknowledged, the assertions the acknowledgement covers, the newly failing ones that end it).
 
     Only an acknowledgement of the newest evaluation carries (a pass in between ends it: a new failure
@@ -226,7 +227,7 @@ def acknowledge(db: Database, skill: str, *, actor: str, note: str, expected_seq
                         payload={"state": state["state"], "severity": state["severity"],
                                  "eval_id": state["last_eval_id"], "failing": state["failing"],
                                  **({"until": until} if until else {})})
-        db["regression_states"].update(skill, {"acknowledged_eval_id": state["last_eval_id"],
+        db.table("regression_states").update(skill, {"acknowledged_eval_id": state["last_eval_id"],
                                                 "acknowledged_failing": json.dumps(state["failing"],
                                                                                    ensure_ascii=False),
                                                 "returned_because": None})
@@ -234,7 +235,7 @@ def acknowledge(db: Database, skill: str, *, actor: str, note: str, expected_seq
 
 
 def flag_mismatch(db: Database, skill: str, *, actor: str, note: str,
-                  expected_seq: int | None = None) -> tuple[int, dict | None, str | None]:
+                  expected_seq: int | None = None) -> tuple[int, dict[str, Any] | None, str | None]:
     """The manifest, not the skill, looks wrong: an event, and a bootstrap draft when runs allow one.
 
     Returns (event seq, the draft or None, why no draft). The flag is recorded
@@ -246,7 +247,7 @@ def flag_mismatch(db: Database, skill: str, *, actor: str, note: str,
         seq = act.event("regression.mismatch", note=note.strip(),
                         payload={"state": state["state"], "failing": state["failing"],
                                  "eval_id": state["last_eval_id"]})
-        db["regression_states"].update(skill, {"acknowledged_eval_id": state["last_eval_id"]})
+        db.table("regression_states").update(skill, {"acknowledged_eval_id": state["last_eval_id"]})
         try:
             with transaction(db):
                 draft = bootstrap(db, skill, actor=act.actor or actor, origin="mismatch", note=note.strip())

@@ -10,6 +10,7 @@ A run recorded with status `error` fails its eval (assertion `run_status`).
 
 import json
 import re
+from typing import Any
 
 from sqlite_utils import Database
 
@@ -34,13 +35,13 @@ __all__ = ["ensure_skill", "record_run", "evaluate", "list_skills", "skill_detai
            "assertion_changes", "assertion_grid"]
 
 
-def _rows(cursor) -> list[dict]:
+def _rows(cursor) -> list[dict[str, Any]]:
     cols = [c[0] for c in cursor.description]
     return [dict(zip(cols, row, strict=True)) for row in cursor.fetchall()]
 
 
 def record_run(db: Database, skill: str, output: str, *, actor: str, run_id: str | None = None,
-               at: str | None = None, status: str = "ok") -> dict:
+               at: str | None = None, status: str = "ok") -> dict[str, Any]:
     """Store one run's output (a producer or person holding evidence.record)."""
     check_skill_name(skill, where="SKILL")
     if status not in RUN_STATUSES:
@@ -67,23 +68,23 @@ def record_run(db: Database, skill: str, output: str, *, actor: str, run_id: str
     return get_run(db, run_id)
 
 
-def get_run(db: Database, run_id: str) -> dict | None:
+def get_run(db: Database, run_id: str) -> dict[str, Any] | None:
     rows = list(db["skill_runs"].rows_where("id = ?", [run_id]))
     return dict(rows[0]) if rows else None
 
 
-def latest_run(db: Database, skill: str) -> dict | None:
+def latest_run(db: Database, skill: str) -> dict[str, Any] | None:
     rows = _rows(db.execute("SELECT * FROM skill_runs WHERE skill = ? ORDER BY event_seq DESC, rowid DESC LIMIT 1",
                             [skill]))
     return rows[0] if rows else None
 
 
-def _last_eval(db: Database, skill: str) -> dict | None:
+def _last_eval(db: Database, skill: str) -> dict[str, Any] | None:
     rows = _rows(db.execute("SELECT * FROM skill_evals WHERE skill = ? ORDER BY id DESC LIMIT 1", [skill]))
     return rows[0] if rows else None
 
 
-def eval_results(db: Database, eval_id: int) -> list[dict]:
+def eval_results(db: Database, eval_id: int) -> list[dict[str, Any]]:
     return [{"assertion": r["assertion"], "passed": bool(r["passed"]), "message": r["message"]}
             for r in _rows(db.execute("SELECT assertion, passed, message FROM assertion_results"
                                       " WHERE eval_id = ? ORDER BY id", [eval_id]))]
@@ -98,7 +99,7 @@ def _skills_to_eval(db: Database, skill: str | None) -> list[str]:
     return [r[0] for r in db.execute("SELECT name FROM skills ORDER BY name").fetchall()]
 
 
-def _evaluate_one(db: Database, skill: str, *, actor: str) -> dict:
+def _evaluate_one(db: Database, skill: str, *, actor: str) -> dict[str, Any]:
     manifest = active_version(db, skill, with_yaml=False)
     state = regressions.get_state(db, skill)
     base = {"skill": skill, "evaluated": False}
@@ -150,7 +151,7 @@ def _evaluate_one(db: Database, skill: str, *, actor: str) -> dict:
             "pass_streak": step.pass_streak, "broken_streak": step.broken_streak}
 
 
-def evaluate(db: Database, *, actor: str, skill: str | None = None) -> list[dict]:
+def evaluate(db: Database, *, actor: str, skill: str | None = None) -> list[dict[str, Any]]:
     """Evaluate every installed skill (or one skill); one transaction per skill. A skill without an active
     manifest is reported `no_manifest` (coverage), not evaluated."""
     out = []
@@ -173,7 +174,7 @@ FROM skills s LEFT JOIN regression_states r ON r.skill = s.name
 """
 
 
-def _list_where(state: str | None, search: str | None) -> tuple[str, list]:
+def _list_where(state: str | None, search: str | None) -> tuple[str, list[Any]]:
     clauses, params = [], []
     if state:
         if state not in regressions.STATES:
@@ -186,7 +187,7 @@ def _list_where(state: str | None, search: str | None) -> tuple[str, list]:
     return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
 
 
-def _decode(row: dict) -> dict:
+def _decode(row: dict[str, Any]) -> dict[str, Any]:
     row["failing"] = json.loads(row["failing"]) if row.get("failing") else []
     row["returned_because"] = json.loads(row["returned_because"]) if row.get("returned_because") else []
     row["acknowledged"] = bool(row.get("last_eval_id")) and row.get("acknowledged_eval_id") == row.get(
@@ -195,7 +196,7 @@ def _decode(row: dict) -> dict:
 
 
 def list_skills(db: Database, *, state: str | None = None, search: str | None = None, limit: int = 100,
-                offset: int = 0) -> tuple[list[dict], int]:
+                offset: int = 0) -> tuple[list[dict[str, Any]], int]:
     """One page of skills, most urgent first (skills never evaluated last), and the total matching."""
     where, params = _list_where(state, search)
     total = db.execute(f"SELECT COUNT(*) FROM skills s LEFT JOIN regression_states r ON r.skill = s.name{where}",
@@ -213,7 +214,7 @@ def list_skills(db: Database, *, state: str | None = None, search: str | None = 
     return [found[name] for name in page], total
 
 
-def history(db: Database, skill: str, *, limit: int = 30) -> list[dict]:
+def history(db: Database, skill: str, *, limit: int = 30) -> list[dict[str, Any]]:
     """The newest `limit` evals of a skill, oldest first: the strip of pass/fail marks."""
     rows = _rows(db.execute(
         "SELECT e.id, e.run_id, e.passed, e.state, e.severity, e.at, r.at AS run_at, v.version AS manifest_version"
@@ -225,7 +226,7 @@ def history(db: Database, skill: str, *, limit: int = 30) -> list[dict]:
     return rows[::-1]
 
 
-def _recent_evals(db: Database, skill: str, limit: int) -> list[dict]:
+def _recent_evals(db: Database, skill: str, limit: int) -> list[dict[str, Any]]:
     """The newest `limit` evals of a skill, oldest first, with the run each judged."""
     rows = _rows(db.execute(
         "SELECT e.id, e.run_id, e.passed, e.at, r.at AS run_at FROM skill_evals e"
@@ -233,8 +234,8 @@ def _recent_evals(db: Database, skill: str, limit: int) -> list[dict]:
     return rows[::-1]
 
 
-def _results_by_eval(db: Database, eval_ids: list[int]) -> dict[int, dict[str, dict]]:
-    found: dict[int, dict[str, dict]] = {i: {} for i in eval_ids}
+def _results_by_eval(db: Database, eval_ids: list[int]) -> dict[int, dict[str, dict[str, Any]]]:
+    found: dict[int, dict[str, dict[str, Any]]] = {i: {} for i in eval_ids}
     if not eval_ids:
         return found
     cursor = db.execute("SELECT eval_id, assertion, passed, message FROM assertion_results"
@@ -248,7 +249,7 @@ def _results_by_eval(db: Database, eval_ids: list[int]) -> dict[int, dict[str, d
 _CHANGE_ORDER = {"now failing": 0, "now passing": 1, "new": 2, "removed": 3}
 
 
-def assertion_changes(db: Database, skill: str) -> dict:
+def assertion_changes(db: Database, skill: str) -> dict[str, Any]:
     """The assertions whose result differs between the skill's last two evals: what to look at first.
 
     Returns {"before": eval|None, "after": eval|None, "changes": [{assertion, change, before, after,
@@ -280,7 +281,7 @@ def assertion_changes(db: Database, skill: str) -> dict:
     return {"before": before, "after": after, "changes": changes}
 
 
-def assertion_grid(db: Database, skill: str, *, runs: int = 12) -> dict:
+def assertion_grid(db: Database, skill: str, *, runs: int = 12) -> dict[str, Any]:
     """Assertion × eval grid over the last `runs` evals (oldest → newest): True, False or None (not checked).
 
     Rows are ordered by the newest result, failing first, then by name, so the
@@ -297,7 +298,7 @@ def assertion_grid(db: Database, skill: str, *, runs: int = 12) -> dict:
     return {"evals": evals, "rows": rows}
 
 
-def skill_detail(db: Database, skill: str) -> dict | None:
+def skill_detail(db: Database, skill: str) -> dict[str, Any] | None:
     """Everything the Regressions detail shows about one skill."""
     if not db.execute("SELECT 1 FROM skills WHERE name = ?", [skill]).fetchone():
         return None
@@ -319,9 +320,9 @@ def skill_detail(db: Database, skill: str) -> dict | None:
     return row
 
 
-def failing_messages(db: Database) -> dict[str, list[dict]]:
+def failing_messages(db: Database) -> dict[str, list[dict[str, Any]]]:
     """Per skill, the assertions failing on its last eval with their messages (one query for every skill)."""
-    out: dict[str, list[dict]] = {}
+    out: dict[str, list[dict[str, Any]]] = {}
     for skill, assertion, message in db.execute(
             "SELECT r.skill, a.assertion, a.message FROM regression_states r"
             " JOIN assertion_results a ON a.eval_id = r.last_eval_id AND a.passed = 0"
@@ -330,7 +331,7 @@ def failing_messages(db: Database) -> dict[str, list[dict]]:
     return out
 
 
-def show_states(db: Database, *, skill: str | None = None, state: str | None = None) -> list[dict]:
+def show_states(db: Database, *, skill: str | None = None, state: str | None = None) -> list[dict[str, Any]]:
     """Per skill: the fields of `gatepost skills show --json`, most urgent first."""
     if skill is not None and not db.execute("SELECT 1 FROM skills WHERE name = ?", [skill]).fetchone():
         raise InputError(f"--skill: no skill {skill!r} in this store")

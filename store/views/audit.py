@@ -2,7 +2,7 @@
 events (taken, renewed, released on every open) are folded away unless asked for."""
 
 import json
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from sqlite_utils import Database
 
@@ -31,7 +31,7 @@ class AuditPage(TypedDict):
     leases_hidden: int  # lease events left out of this view (0 when they are shown)
 
 
-def _where(actor: str | None, kind: str | None, search: str | None, leases: bool) -> tuple[str, list]:
+def _where(actor: str | None, kind: str | None, search: str | None, leases: bool) -> tuple[str, list[Any]]:
     clauses, params = [], []
     if actor:
         clauses.append("actor = ?")
@@ -78,7 +78,7 @@ def audit_page(db: Database, *, actor: str | None = None, kind: str | None = Non
     return {"rows": rows, "total": total, "leases_hidden": hidden}
 
 
-def fold_leases(events: list[dict]) -> tuple[list[dict], str]:
+def fold_leases(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
     """A subject's history without its lease events, and the line they fold into:
     "opened 4 times by 2 reviewers" ("" when there were none)."""
     kept = [e for e in events if not str(e.get("kind", "")).startswith("lease.")]

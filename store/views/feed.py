@@ -5,6 +5,7 @@ asks for what came after it (`gatepost events --since SEQ`).
 """
 
 import json
+from typing import Any
 
 from sqlite_utils import Database
 
@@ -13,7 +14,7 @@ MAX_PAGE = 10_000
 
 
 def events_since(db: Database, since: int = 0, *, limit: int = 100, kind: str | None = None,
-                 subject_type: str | None = None, subject_id: str | None = None) -> list[dict]:
+                 subject_type: str | None = None, subject_id: str | None = None) -> list[dict[str, Any]]:
     """Events with seq > since, oldest first, at most `limit`; `kind` may end in `*` (a prefix)."""
     clauses, params = ["seq > ?"], [int(since)]
     if kind:

@@ -1,5 +1,7 @@
 """Find any case, skill, manifest draft or proposal by id or title (the command palette's index)."""
 
+from typing import Any
+
 from sqlite_utils import Database
 
 # (kind, console mode, SQL selecting key, title, detail; with ? for the LIKE pattern)
@@ -26,7 +28,7 @@ def _escape_like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def find(db: Database, text: str, *, limit: int = 8) -> list[dict]:
+def find(db: Database, text: str, *, limit: int = 8) -> list[dict[str, Any]]:
     """Items whose id or title contains `text` (case-insensitive), at most `limit` of each kind."""
     pattern = f"%{_escape_like(text.strip())}%"
     found = []

@@ -5,6 +5,7 @@ tells the console where the person stands ("12 of 40").
 """
 
 from dataclasses import dataclass
+from typing import Any
 
 from sqlite_utils import Database
 
@@ -39,7 +40,7 @@ QUEUES: dict[str, QueueSpec] = {
 @dataclass
 class QueueState:
     keys: list[str]  # the person's queue, in order, without items others hold
-    held: dict[str, dict]  # items others hold: {key: {"holder", "expires_at"}}
+    held: dict[str, dict[str, Any]]  # items others hold: {key: {"holder", "expires_at"}}
     total: int  # everything waiting, held or not
 
     def position(self, key: str | None) -> int | None:

@@ -5,7 +5,7 @@ streak it broke, the more assertions failing, a run that ended in error; the nam
 """
 
 import json
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from sqlite_utils import Database
 
@@ -32,7 +32,7 @@ class RegressionRow(TypedDict):
     returned_because: str | None  # an acknowledged failure that came back, and why
 
 
-def _where(state: str | None, search: str | None) -> tuple[str, list]:
+def _where(state: str | None, search: str | None) -> tuple[str, list[Any]]:
     clauses, params = [], []
     if state in STATES:
         clauses.append("r.state = ?")

@@ -8,6 +8,7 @@ nothing did.
 
 import json
 import re
+from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from sqlite_utils import Database
@@ -83,7 +84,7 @@ def suite_report(db: Database, run_id: str, fmt: str = "md") -> str:
                    flaky_words=evaluator.flaky_words)
 
 
-def _previous_snapshot(db: Database, consumer: str | None = None, since: int | None = None) -> dict | None:
+def _previous_snapshot(db: Database, consumer: str | None = None, since: int | None = None) -> dict[str, Any] | None:
     """What the previous report said: this consumer's own newest report (`--as`), the states as of event
     `since` (`--since SEQ`), or, with neither, the newest report anyone made (the shared mark)."""
     if since is not None:
@@ -97,7 +98,7 @@ def _previous_snapshot(db: Database, consumer: str | None = None, since: int | N
     return {"states": json.loads(row[0])["states"], "at": row[1], "seq": row[2]} if row else None
 
 
-def regression_changes(previous: dict | None, rows: list[dict]) -> list[dict]:
+def regression_changes(previous: dict[str, Any] | None, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Skills whose state differs from the previous report's (new skills included)."""
     before = previous["states"] if previous else {}
     changes = []
@@ -113,7 +114,7 @@ def regression_changes(previous: dict | None, rows: list[dict]) -> list[dict]:
 REGRESSIONS_SCHEMA = "gatepost.regressions/1"
 
 
-def regressions_data(db: Database, *, consumer: str | None = None, since: int | None = None) -> dict:
+def regressions_data(db: Database, *, consumer: str | None = None, since: int | None = None) -> dict[str, Any]:
     """The regressions report's facts: skills by state with failing assertions and triage (who, note), and
     what changed since this consumer's previous report (or since event `since`)."""
     rows = skills.show_states(db)
