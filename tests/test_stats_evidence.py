@@ -116,6 +116,8 @@ def test_flaky_tasks_within_pass_at_k_and_across_runs(tmp_path: Path):
 
 # --- the decision rule -----------------------------------------------------------------------
 def _case(db, content: str, case_id: str = "case-20") -> str:
+    if db.execute("SELECT 1 FROM actors WHERE name = 'run-52'").fetchone() is None:
+        add_actor(db, "run-52", "producer", ("evidence.record",))  # it records its evidence as itself (--as run-52)
     return import_case(db, {
         "protocol": "eval.gated_change/1", "id": case_id, "title": "Names the answers", "author": "run-41",
         "candidate": {"path": "skills/a/SKILL.md", "content": content,
@@ -133,7 +135,8 @@ def test_significant_rule_records_nothing_for_a_noisy_tuning_delta_and_says_why(
     suite = _suite(tmp_path / "suite", 7, decision_rule="significant")
     base = _skill(tmp_path / "base.md", WORDS[:3])
     result = cli("case", "evaluate", "case-20", "--suite", str(suite), "--executor", executor("follow"),
-                 "--producer", "run-52", "--surface", "skills/*", "--baseline", str(base), "--json")
+                 "--producer", "run-52", "--surface", "skills/*", "--baseline", str(base), "--json", "--as", "run-52",
+                 "--as", "run-52")
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
     assert report["decision_rule"] == "significant"
@@ -150,7 +153,7 @@ def test_significant_rule_records_nothing_for_a_noisy_tuning_delta_and_says_why(
     _case(db, "\n".join(WORDS[:4]), case_id="case-21")
     db.close()
     strict = cli("case", "evaluate", "case-21", "--suite", str(suite), "--executor", executor("follow"),
-                 "--producer", "run-52", "--surface", "skills/*", "--baseline", str(base), "--json",
+                 "--producer", "run-52", "--surface", "skills/*", "--baseline", str(base), "--json", "--as", "run-52",
                  "--decision-rule", "strict")
     kinds = {e["kind"]: e for e in json.loads(strict.output)["evidence"]}
     assert kinds["tuning_comparison"]["result"] == "reproduced"
@@ -164,7 +167,7 @@ def test_significant_rule_records_a_decided_improvement(cli, store_path: Path, t
     suite = _suite(tmp_path / "suite", 10)
     base = _skill(tmp_path / "base.md", WORDS[:2])
     result = cli("case", "evaluate", "case-20", "--suite", str(suite), "--executor", executor("follow"),
-                 "--producer", "run-52", "--surface", "skills/*", "--baseline", str(base),
+                 "--producer", "run-52", "--surface", "skills/*", "--baseline", str(base), "--as", "run-52",
                  "--decision-rule", "significant")
     assert result.exit_code == 0, result.output
     assert "tuning_comparison: reproduced" in result.output and "better beyond the noise" in result.output
@@ -275,7 +278,7 @@ async def test_cases_screen_warns_when_a_claim_rests_on_noise_and_says_what_sett
     suite = _suite(tmp_path / "suite", 7)
     base = _skill(tmp_path / "base.md", WORDS[:3])
     common = ["--suite", str(suite), "--executor", executor("follow"), "--producer", "run-52",
-              "--surface", "skills/*", "--baseline", str(base)]
+              "--surface", "skills/*", "--baseline", str(base), "--as", "run-52"]
     assert cli("case", "evaluate", "case-30", *common).exit_code == 0
     assert cli("case", "evaluate", "case-31", *common, "--decision-rule", "significant").exit_code == 0
     app = GatepostApp(store_path, person="ana")

@@ -201,8 +201,10 @@ class DecisionScreen(ListDetailScreen):
         if read.changed or not self._marked_seen.get(key):
             self._marked_seen[key] = True
             kind, person = self.WORK.subject, self.person
+            # a personal read mark, not a record: on a store that cannot be written (read-only media) it is
+            # skipped, and browsing goes on
             self.app.run_worker(self.app.write(lambda db: mark_seen(db, person, kind, key)),
-                                group="seen")
+                                group="seen", exit_on_error=False)
         return text
 
     def read_nothing(self, db: Any) -> ItemRead:

@@ -2,7 +2,8 @@
 
 Each module in this package is one part of the demo with `ORDER` (an int) and
 `populate(db, rng, person) -> str` (a short summary); parts run in ORDER, so a
-new area adds its own module and never edits this one.
+new area adds its own module and never edits this one. Parts run at the frozen DEMO_NOW (the same
+store bytes on every build), except a part with `LIVE = True`, which runs at the real now.
 """
 
 import importlib
@@ -41,14 +42,21 @@ def build_demo(path: str | os.PathLike[str], *, seed: int = 7, person: str) -> s
         Path(str(path) + suffix).unlink(missing_ok=True)
     rng = random.Random(seed)
     summaries = []
-    with freeze(DEMO_NOW):
-        db = open_store(path)
-        try:
-            for part in _parts():
+    parts = _parts()
+    db = open_store(path)
+    try:
+        with freeze(DEMO_NOW):
+            for part in parts:
+                if not getattr(part, "LIVE", False):
+                    summaries.append(part.populate(db, rng, person))
+        # live parts (colleagues holding items for the next 15 minutes) happen at the real now, so the console
+        # opened on the demo shows them held; a frozen GATEPOST_FROZEN_CLOCK still gives the same bytes
+        for part in parts:
+            if getattr(part, "LIVE", False):
                 summaries.append(part.populate(db, rng, person))
-            with db.atomic():
-                append_event(db, DEMO_MARK, actor=person, subject_type="store", subject_id=str(path.name),
-                             payload={"seed": seed})
-        finally:
-            db.close()
+        with db.atomic():
+            append_event(db, DEMO_MARK, actor=person, subject_type="store", subject_id=str(path.name),
+                         payload={"seed": seed})
+    finally:
+        db.close()
     return "; ".join(s for s in summaries if s)

@@ -12,6 +12,7 @@ from gatepost.store.kernel import leases
 from gatepost.store.views import QUEUES, queue_state
 
 ORDER = 90
+LIVE = True  # the leases run from the real now: the console opened on the demo shows them held
 
 # (colleague, queue, how many items they hold): only queues their capabilities let them decide.
 HOLDS = [("bruno", "cases", 2), ("bruno", "drafts", 1), ("chen", "regressions", 2), ("chen", "proposals", 1)]
