@@ -13,7 +13,7 @@ import sys
 import tempfile
 import tomllib
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import IO, Any, BinaryIO
 
 import yaml
 
@@ -89,18 +89,18 @@ def _decode(data: bytes, *, name: str, what: str) -> str:
 class _GuardedLoader(yaml.SafeLoader):
     """SafeLoader that refuses documents with more aliases than any gatepost file needs."""
 
-    def __init__(self, stream):
+    def __init__(self, stream: str | bytes | IO[str] | IO[bytes]) -> None:
         super().__init__(stream)
         self._aliases = 0
 
-    def compose_node(self, parent, index):
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         if self.check_event(yaml.AliasEvent):
             self._aliases += 1
             if self._aliases > MAX_YAML_ALIASES:
                 raise yaml.YAMLError(f"more than {MAX_YAML_ALIASES} aliases (a YAML alias bomb?)")
         return super().compose_node(parent, index)
 
-    def construct_mapping(self, node, deep=False):
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         """A mapping whose keys are all different: a repeated key is an error, not a silent overwrite."""
         if isinstance(node, yaml.MappingNode):
             seen: set[Any] = set()
