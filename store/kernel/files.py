@@ -25,7 +25,7 @@ MAX_INT_DIGITS = 4300  # Python's own default limit for int(str); no gatepost nu
 _CHUNK = 1024 * 1024
 
 
-def read_text(path: str | Path, *, what: str = "file", max_bytes: int = MAX_FILE_BYTES) -> str:
+def read_text(path: str | os.PathLike[str], *, what: str = "file", max_bytes: int = MAX_FILE_BYTES) -> str:
     """The file's text, or an InputError naming the file: missing, too large, binary or not UTF-8."""
     path = Path(path)
     try:
