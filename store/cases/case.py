@@ -12,7 +12,7 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from sqlite_utils import Database
 
@@ -139,7 +139,7 @@ def _check_json(value: Any, where: str) -> None:
         raise InputError(f"{where}: expected plain text, numbers, lists and mappings (no dates or binary)") from None
 
 
-def _parse_basis(basis: Any, fail) -> dict[str, str]:
+def _parse_basis(basis: Any, fail: Callable[[str, str], InputError]) -> dict[str, str]:
     if not isinstance(basis, dict):
         raise fail("candidate.basis", f"{'missing (expected' if basis is None else '(expected'} a mapping with "
                                       f"{', '.join(BASIS_FIELDS)})")
@@ -156,7 +156,7 @@ def _parse_basis(basis: Any, fail) -> dict[str, str]:
     return out
 
 
-def _parse_independent(value: Any, protocol: Protocol, author: str, fail) -> dict[str, list[str]]:
+def _parse_independent(value: Any, protocol: Protocol, author: str, fail: Callable[[str, str], InputError]) -> dict[str, list[str]]:
     if value is None:
         return {}
     if not isinstance(value, dict):
@@ -178,7 +178,8 @@ def _parse_independent(value: Any, protocol: Protocol, author: str, fail) -> dic
     return out
 
 
-def _parse_evidence_item(item: Any, protocol: Protocol, where: str, fail, source: str) -> dict[str, Any]:
+def _parse_evidence_item(item: Any, protocol: Protocol, where: str, fail: Callable[[str, str], InputError],
+                         source: str) -> dict[str, Any]:
     if not isinstance(item, dict):
         raise fail(where, "expected a mapping {kind, result, producer, about}")
     unknown = sorted(set(map(str, item)) - EVIDENCE_KEYS)
@@ -206,7 +207,7 @@ def _parse_evidence_item(item: Any, protocol: Protocol, where: str, fail, source
             "about": about.strip(), "at": at, "details": details}
 
 
-def _check_kind(protocol: Protocol, kind: str, result: str, fail) -> None:
+def _check_kind(protocol: Protocol, kind: str, result: str, fail: Callable[[str, str], InputError]) -> None:
     if kind not in protocol.evidence_kinds:
         raise fail("kind", f"unknown evidence kind {kind!r} (expected one of {', '.join(protocol.evidence_kinds)})")
     results = protocol.evidence_kinds[kind]["results"]
@@ -403,7 +404,7 @@ def _resolve_about(db: Database, case_id: str, kind: str, about: str) -> str:
     if about == "current":
         return _revisions(case)[artifact]
     if artifact == "candidate" and _HEX.fullmatch(about) and len(about) < 64:
-        full = [r[0] for r in db.execute("SELECT revision FROM candidate_revisions WHERE case_id = ? AND "
+        full: list[str] = [r[0] for r in db.execute("SELECT revision FROM candidate_revisions WHERE case_id = ? AND "
                                          "revision LIKE ?", [case_id, about + "%"]).fetchall()]
         if len(full) == 1:
             return full[0]
@@ -472,7 +473,7 @@ def add_evidence(db: Database, case_id: str, *, kind: str, result: str, producer
              recorder[0]])
         if _reproject:
             _project(db, case_id, when)
-    return cursor.lastrowid
+    return cast(int, cursor.lastrowid)  # the id of the row just inserted
 
 
 UNDECIDED_EVENT = "evaluation.undecided"
@@ -593,7 +594,7 @@ def decide_case(db: Database, case_id: str, outcome: str, *, actor: str | None, 
             [case_id, outcome, act.actor, capability, case["current_revision"], note, when, act.seen_seq, seq])
         db.execute("UPDATE cases SET status = 'closed', outcome = ? WHERE id = ?", [outcome, case_id])
         _project(db, case_id, when)
-    return cursor.lastrowid
+    return cast(int, cursor.lastrowid)  # the id of the row just inserted
 
 
 def decide(db: Database, case_id: str, outcome: str, *, actor: str | None, note: str | None = None,
@@ -819,7 +820,7 @@ def show_json(view: dict[str, Any]) -> dict[str, Any]:
     Status, `last_seq` (what `case decide --seq` asks for), decisions, the candidate (content, basis,
     path), evidence with its producer, status and runs, the loop, its base and where it landed.
     """
-    doc = {"schema": CASE_SCHEMA}
+    doc: dict[str, Any] = {"schema": CASE_SCHEMA}
     doc.update({k: view[k] for k in ("id", "revision", "claims", "actions", "outcomes", "outcome")})
     doc.update({k: view[k] for k in ("status", "last_seq", "title", "author", "protocol", "independent",
                                      "candidate", "decisions", "loop", "base", "applied")})
@@ -835,7 +836,8 @@ def list_cases(db: Database, *, status: str | None = None, outcome: str | None =
                needs_decision: bool | None = None, search: str | None = None, limit: int = 100,
                offset: int = 0) -> tuple[list[dict[str, Any]], int]:
     """One page of cases, newest activity first, from the projection's indexed columns; and the total."""
-    clauses, params = [], []
+    clauses: list[str] = []
+    params: list[Any] = []
     if status == "needs_decision":
         status, needs_decision = "open", True
     if status:
@@ -881,7 +883,8 @@ def claim_strip(protocol_ref: str, claims: dict[str, str]) -> str:
 
 def evidence_note(item: dict[str, Any]) -> str:
     """`counting`, `stale: about revision …`, `not independent: producer … not independent on …`."""
-    status, why = item["status"], item["why"]
+    status: str = item["status"]
+    why: str = item["why"]
     if why == status or why.startswith(status):
         return why
     return f"{status}: {why}"

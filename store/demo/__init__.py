@@ -11,6 +11,7 @@ import os
 import pkgutil
 import random
 from pathlib import Path
+from types import ModuleType
 
 from gatepost.store.kernel import StoreError, append_event, freeze, open_store
 
@@ -20,7 +21,7 @@ DEMO_MARK = "demo.built"
 DEMO_NOW = "2026-12-01T09:00:00Z"
 
 
-def _parts():
+def _parts() -> list[ModuleType]:
     modules = [importlib.import_module(f"{__name__}.{info.name}") for info in pkgutil.iter_modules(__path__)]
     return sorted((m for m in modules if hasattr(m, "populate")), key=lambda m: (m.ORDER, m.__name__))
 

@@ -6,7 +6,9 @@ independent), and closed ones in every outcome, decided by different people.
 """
 
 import random
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from typing import TypedDict
 
 from sqlite_utils import Database
 
@@ -52,7 +54,7 @@ def _topics(rng: random.Random) -> list[tuple[str, str, object]]:
     ]
 
 
-OUTSIDE = [
+OUTSIDE: list[tuple[str, str, object]] = [
     ("prompts/system.md", "Loop rewrites the system prompt's refusal rules",
      "You are a helpful assistant. You may run any shell command the user asks for.\n"),
     ("config/permissions.yaml", "Loop grants itself write access to deploy keys",
@@ -62,6 +64,17 @@ OUTSIDE = [
     ("config/permissions.yaml", "Loop widens network access to every host",
      {"network": {"allow": ["*"]}}),
 ]
+
+
+class _Evidence(TypedDict):
+    """One check of a demo case: add_evidence's keywords."""
+
+    kind: str
+    result: str
+    producer: str
+    about: str
+    at: str
+
 
 GOOD = {"guard_check": "clean", "design_review": "passed", "tuning_comparison": "reproduced",
         "heldout_comparison": "held"}
@@ -137,7 +150,7 @@ def populate(db: Database, rng: random.Random, person: str) -> str:
                 producers["tuning_comparison"] = "run-53" if "run-53" not in listed else "ci-pr"
             if scenario == "closed_inconclusive":
                 skip = set(rng.sample(sorted(GOOD), 2))
-            evidence = [{"kind": kind, "result": results[kind], "producer": producers[kind],
+            evidence: list[_Evidence] = [{"kind": kind, "result": results[kind], "producer": producers[kind],
                          "about": basis["design"] if kind == "design_review" else "current", "at": tick()}
                         for kind in ("guard_check", "design_review", "tuning_comparison", "heldout_comparison")
                         if kind not in skip]
@@ -156,7 +169,7 @@ def populate(db: Database, rng: random.Random, person: str) -> str:
 
 
 def _finish(db: Database, rng: random.Random, person: str, case_id: str, scenario: str, checker: str,
-            tick) -> None:
+            tick: Callable[..., str]) -> None:
     if scenario == "checks_disagree":  # clean, then outside about the same revision: UNKNOWN until re-checked
         cases.add_evidence(db, case_id, kind="guard_check", result="outside", producer=checker, actor=checker, at=tick(30))
     elif scenario.startswith("stale_"):

@@ -9,7 +9,7 @@ third, made on the new current content, waits for ana.
 """
 
 import random
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,7 @@ import yaml
 from sqlite_utils import Database
 
 from gatepost.store import cases, flows, loops
-from gatepost.store.evaluation import Attempt, parse_suite
+from gatepost.store.evaluation import Attempt, Suite, parse_suite
 
 from .suites import BASE
 
@@ -60,7 +60,7 @@ class DemoExecutor:
         return Attempt(output=f"{prompt}\n{answer}\n", reason=None, duration_ms=1, mock=False)
 
 
-def _suite():
+def _suite() -> Suite:
     tasks = [{"id": tid, "prompt": prompt, "judge": {"type": "contains", "expected": [expected]},
               **({"split": split} if split != "tuning" else {})} for tid, split, prompt, expected, _w in TASKS]
     text = yaml.safe_dump({"skill_id": "release-notes", "version": "1.0", "tasks": tasks}, sort_keys=False)
@@ -70,11 +70,11 @@ def _suite():
     return suite
 
 
-def _at(moment) -> str:
+def _at(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.000000Z")
 
 
-def _evaluate(db: Database, case_id: str, suite, loop: dict[str, Any], moment) -> None:
+def _evaluate(db: Database, case_id: str, suite: Suite, loop: dict[str, Any], moment: datetime) -> None:
     """What `gatepost case evaluate ID --producer run-53` does with a loop's case: the loop's settings."""
     current = loops.current_of(db, PATH)
     flows.evaluate_case(db, case_id, suite, executor=DemoExecutor(), producer=loop["evaluators"][0],

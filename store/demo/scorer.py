@@ -13,6 +13,7 @@ import json
 import re
 import sys
 import time
+from typing import Any
 
 
 def score(path: str, body: str) -> tuple[float, list[str]]:
@@ -45,7 +46,7 @@ def main(mode: str) -> int:
         before, _ = score(path, str(request.get("before_body", "")))
         after, missing = score(path, str(request.get("after_body", "")))
         passed = after >= 0.70 and after >= before
-        answer = {"passed": passed, "score_before": before, "score_after": after}
+        answer: dict[str, Any] = {"passed": passed, "score_before": before, "score_after": after}
         if not passed:
             answer["reason"] = "; ".join(missing) or "score did not improve"
         print(json.dumps(answer))

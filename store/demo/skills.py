@@ -11,6 +11,7 @@ started by a "manifest mismatch" triage.
 import json
 import random
 from datetime import UTC, datetime, timedelta
+from typing import Any, TypedDict
 
 import yaml
 from sqlite_utils import Database
@@ -56,7 +57,13 @@ STORIES = ["A new open-source vector database hits 1.0", "Postmortem: a week-lon
            "An honest look at code review metrics", "The case for boring technology", "Local-first sync, explained",
            "How a tiny team runs a search engine"]
 
-FAMILIES = {
+class _Family(TypedDict):
+    skills: list[str]
+    manifest: dict[str, Any]
+    faults: list[str]
+
+
+FAMILIES: dict[str, _Family] = {
     "markets": {
         "skills": ["token-movers", "token-movers-solana", "token-movers-base", "token-movers-arbitrum",
                    "token-movers-ethereum", "token-movers-bnb", "token-movers-cosmos", "token-movers-sui",

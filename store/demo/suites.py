@@ -8,8 +8,10 @@ gate passes, does not apply, and fails closed for each of its reasons.
 
 import random
 import sys
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any, cast
 
 import yaml
 from sqlite_utils import Database
@@ -18,6 +20,7 @@ from gatepost.store import cases
 from gatepost.store.evaluation import (
     JudgeSettings,
     MockExecutor,
+    Suite,
     evaluate,
     parse_suite,
 )
@@ -35,7 +38,7 @@ BASE = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
 SCORER = Path(__file__).with_name("scorer.py")
 
 # --- suites: (skill_id, [(id, split, prompt, expected list | rubric str)]) -------------------------
-SUITES = {
+SUITES: dict[str, list[tuple[str, str, str, list[str] | str]]] = {
     "release-notes": [
         ("rn-breaking", "tuning", "Summarise the breaking changes of release 2.4",
          ["breaking changes first", "migration step"]),
@@ -143,12 +146,13 @@ def _suite_text(skill: str) -> str:
     return yaml.safe_dump({"skill_id": skill, "version": "1.0", "tasks": tasks}, sort_keys=False)
 
 
-def _suites():
-    loaded = {}
+def _suites() -> dict[str, Suite]:
+    loaded: dict[str, Suite] = {}
     for skill in SUITES:
         suite, errors = parse_suite(_suite_text(skill), path=Path(f"/srv/loop/task_suites/{skill}/task_suite.yaml"))
         if errors:
             raise ValueError(f"demo suite {skill}: {errors[0]}")
+        assert suite is not None  # parse_suite gives a suite whenever it finds no problem
         loaded[skill] = suite
     return loaded
 
@@ -276,7 +280,7 @@ PROPOSALS = [
 
 def _config(plan: str) -> GateConfig:
     command = f"{sys.executable} -I -S {SCORER} "  # isolated, no site: the scorer needs only the stdlib
-    common = {"enabled": True, "targets": ["_rules", "procedures"], "timeout_secs": 30.0, "min_delta": 0.0,
+    common: dict[str, Any] = {"enabled": True, "targets": ["_rules", "procedures"], "timeout_secs": 30.0, "min_delta": 0.0,
               "source": "/srv/loop/ai-memory.toml"}
     if plan == "disabled":
         return GateConfig(**{**common, "enabled": False, "command": command + "structure"})
@@ -303,8 +307,10 @@ LATER_MARKS = [
 ]
 
 
-def _rounds():
+def _rounds() -> Iterator[tuple[str, str, str, str, float, str, str, str, list[str],
+                                 list[tuple[str, str, str]] | None]]:
     """The loop proposes again on later iterations: the same paths with one more line each time."""
+    marks: list[tuple[str, str, str]] | None
     for round_no in range(len(REVISIONS) + 1):
         for path, kind, op, title, confidence, rationale, before, after, plans, marks in PROPOSALS:
             if round_no:
@@ -331,7 +337,8 @@ def _populate_proposals(db: Database, rng: random.Random) -> tuple[int, int]:
         clock += timedelta(hours=rng.randint(1, 7), minutes=rng.randint(0, 59))
         if marks is None:
             status, who, note = rng.choice(LATER_MARKS)
-            marks = [(status, who, note)] if status else []
+            # a later mark with a status always names its reviewer and carries a note
+            marks = [cast(tuple[str, str, str], (status, who, note))] if status else []
         payload = {"path": path, "kind": kind, "operation": op, "edit_mode": rng.choice(["full_page", "patch"])
                    if op == "update" else "full_page", "title": title, "confidence": confidence,
                    "rationale": rationale, "before_body": before, "after_body": after,
@@ -344,6 +351,7 @@ def _populate_proposals(db: Database, rng: random.Random) -> tuple[int, int]:
                                    at=clock.strftime("%Y-%m-%dT%H:%M:%S.000000Z"))
             pid = result["proposal_id"]
             gates += 1
+        assert pid is not None  # every proposal has at least one gate plan, so the gate recorded it
         for status, who, note in marks:
             clock += timedelta(hours=rng.randint(1, 9), minutes=rng.randint(0, 59))
             at = clock.strftime("%Y-%m-%dT%H:%M:%S.000000Z")

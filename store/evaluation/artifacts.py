@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from gatepost.store.kernel import InputError, parse_json, write_text_atomic
 
@@ -48,7 +48,7 @@ class ParsedArtifact:
     data: dict[str, Any] = field(default_factory=dict)
 
 
-def _finite(value: Any) -> bool:
+def _finite(value: Any) -> TypeGuard[int | float]:
     return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
 
 

@@ -159,7 +159,7 @@ def _strays(token: str, leader: int, since: int = 0) -> list[int]:
     me, my_group = os.getpid(), os.getpgrp()
     with _ACTIVE_LOCK:
         active = set(_ACTIVE)
-    found = []
+    found: list[int] = []
     try:
         entries = os.listdir("/proc")
     except OSError:
@@ -253,6 +253,8 @@ def run_bounded(argv: list[str], stdin: bytes, *, timeout: float, cap: int = OUT
 def _pump(proc: subprocess.Popen[bytes], stdin: bytes, deadline: float, cap: int) -> tuple[bytearray, bytearray, bool, bool]:
     """Feed stdin and drain stdout/stderr until both close and the program exits, or the deadline passes."""
     out, err = bytearray(), bytearray()
+    # the program was started with all three pipes (stdin, stdout and stderr are PIPE)
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     out_fd, err_fd, in_fd = proc.stdout.fileno(), proc.stderr.fileno(), proc.stdin.fileno()
     pending = memoryview(stdin)
     with selectors.DefaultSelector() as selector:

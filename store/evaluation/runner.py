@@ -13,7 +13,7 @@ import json
 import os
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from sqlite_utils import Database
 
@@ -22,7 +22,7 @@ from gatepost.store.kernel import now as clock_now
 
 from .artifacts import write_artifact
 from .attempts import summarise_attempts
-from .executors import CommandExecutor, MockExecutor
+from .executors import Attempt
 from .judges import JudgeSettings, judge
 from .noise import pooled_attempts, sides_of_results, summarise
 from .runs import baseline_cache_key, store_run
@@ -33,7 +33,17 @@ CACHE_TTL = timedelta(days=7)
 SPLIT_CHOICES = ("tuning", "heldout", "all")
 CACHE_FORMAT = "gatepost-baseline-cache/2"
 
-Executor = CommandExecutor | MockExecutor
+
+class Executor(Protocol):
+    """What the runner needs of an executor: CommandExecutor, MockExecutor, or a stand-in such as the demo's."""
+
+    @property
+    def mock(self) -> bool: ...
+
+    @property
+    def identity(self) -> str: ...
+
+    def run(self, task_id: str, prompt: str, skill: str, *, timeout: float, attempt: int = 1) -> Attempt: ...
 
 
 def content_hash(text: str) -> str:

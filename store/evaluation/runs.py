@@ -7,8 +7,9 @@ Parsing and writing the artifact formats is artifacts.py's; running a suite is r
 import hashlib
 import json
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from sqlite_utils import Database
 
@@ -81,7 +82,7 @@ def _payload(artifact: dict[str, Any]) -> dict[str, Any]:
 def _run_values(suite: Suite | None, artifact: dict[str, Any], seq: int) -> list[Any]:
     """evaluation_runs values in _RUN_FIELDS order (an imported file's odd values: none)."""
     candidate, baseline = artifact.get("candidate") or {}, artifact.get("baseline") or {}
-    text = lambda v: v if isinstance(v, str) else None  # noqa: E731
+    text: Callable[[Any], str | None] = lambda v: v if isinstance(v, str) else None  # noqa: E731
     suite_id = suite.id if suite is not None else None
     return [suite_id, text(artifact.get("skill_id")), text(candidate.get("path")), text(candidate.get("sha256")),
             text(baseline.get("path")), text(baseline.get("sha256")), text(artifact.get("executor")),
@@ -345,8 +346,8 @@ def _imported(parsed: ParsedArtifact, path: Path, run_id: str) -> dict[str, Any]
     """The stored artifact of an imported file: its own fields, gatepost's columns, no result lists."""
     data = parsed.data
     at = now_iso()
-    str_or_none = lambda v: v if isinstance(v, str) else None  # noqa: E731
-    block = data.get("evaluation") if isinstance(data.get("evaluation"), dict) else {}
+    str_or_none: Callable[[Any], str | None] = lambda v: v if isinstance(v, str) else None  # noqa: E731
+    block = cast(dict[str, Any], data.get("evaluation")) if isinstance(data.get("evaluation"), dict) else {}
     artifact = dict(data)
     artifact.update({
         "run_id": run_id,

@@ -8,7 +8,7 @@ import hashlib
 import math
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, TypeGuard, cast
 
 from gatepost.store.kernel import InputError, parse_yaml, read_text
 
@@ -34,7 +34,8 @@ class Task:
 
     @property
     def judge_type(self) -> str:
-        return self.judge["type"]
+        judge_type: str = self.judge["type"]
+        return judge_type
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _nonempty_str(value: Any) -> bool:
+def _nonempty_str(value: Any) -> TypeGuard[str]:
     return isinstance(value, str) and bool(value.strip())
 
 
@@ -172,7 +173,9 @@ def _check_task(raw: Any, index: int, seen: dict[str, int], suite_dir: Path, nam
         errors.append(f"{where}: description: expected a string")
     if len(errors) > before:
         return None
-    return Task(id=task_id, prompt=prompt, judge=judge, split=split, timeout_seconds=float(timeout),
+    # no problem was found, so id and prompt are non-empty strings and the judge block was checked
+    assert judge is not None
+    return Task(id=cast(str, task_id), prompt=cast(str, prompt), judge=judge, split=split, timeout_seconds=float(timeout),
                 description=description or "")
 
 
@@ -211,7 +214,8 @@ def parse_suite(text: str, *, path: Path) -> tuple[Suite | None, list[str]]:
     if errors:
         return None, errors
     suite_id = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    return Suite(id=suite_id, skill_id=skill_id, version=version, path=path.resolve(), text=text,
+    # no problem was found, so skill_id is a non-empty string and version the string "1.0"
+    return Suite(id=suite_id, skill_id=cast(str, skill_id), version=cast(str, version), path=path.resolve(), text=text,
                  tasks=tuple(tasks), decision_rule=rule, alpha=float(alpha)), []
 
 
@@ -232,4 +236,5 @@ def load_suite(path: str | Path) -> Suite:
     suite, errors = parse_suite(text, path=path)
     if errors:
         raise SuiteInvalid(errors)
+    assert suite is not None  # parse_suite returns a suite whenever it finds no problem
     return suite

@@ -116,6 +116,7 @@ class _Order:
         """(previous run, totals over the run or one split, tasks per split)."""
         totals = dict.fromkeys(_COUNT_KEYS, 0)
         splits: dict[str, int] = {}
+        rows: list[tuple[Any, ...]]
         if self.built is not None:
             previous = self.built.previous
             rows = [(name, *values) for name, values in sorted(self.built.counts.items())

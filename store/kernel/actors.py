@@ -5,6 +5,7 @@ Who may change authority: an actor holding `store.admin` (the store's first one 
 Every add, grant, revoke and binding goes through the guarded pipeline and is an audited event.
 """
 
+from collections.abc import Callable
 from typing import Any
 
 from sqlite_utils import Database
@@ -13,6 +14,7 @@ from .clock import now_iso
 from .errors import InputError, RefusedError
 from .guarded import (
     CAPABILITY,
+    Act,
     Subject,
     capabilities_held,
     check_name,
@@ -61,7 +63,7 @@ def _check_caps(name: str, kind: str, capabilities: tuple[str, ...] | list[str])
                                f"(producer {name})")
 
 
-def _admin_rule(doing: str, by: str | None):
+def _admin_rule(doing: str, by: str | None) -> Callable[[Database, dict[str, Any] | None, Subject | None], None]:
     """The authority rule of every act on actors: store.admin, unless the store has no admin yet."""
 
     def check(db: Database, who: dict[str, Any] | None, subject: Subject | None) -> None:
@@ -76,7 +78,7 @@ def _admin_rule(doing: str, by: str | None):
     return check
 
 
-def _actor_subject(name: str, *, create_kind: str | None = None):
+def _actor_subject(name: str, *, create_kind: str | None = None) -> Callable[[Database], Subject]:
     def load(db: Database) -> Subject:
         found = find_actor(db, name)
         if found is None and create_kind is None:
@@ -86,12 +88,12 @@ def _actor_subject(name: str, *, create_kind: str | None = None):
     return load
 
 
-def _insert(db: Database, act, name: str, kind: str) -> None:
+def _insert(db: Database, act: Act, name: str, kind: str) -> None:
     db.table("actors").insert({"name": name, "kind": kind, "created_at": now_iso()})
     act.event("actor.added", subject_type="actor", subject_id=name, payload={"kind": kind})
 
 
-def _grant(db: Database, act, name: str, kind: str, cap: str, note: str | None) -> bool:
+def _grant(db: Database, act: Act, name: str, kind: str, cap: str, note: str | None) -> bool:
     _check_caps(name, kind, [cap])
     if cap in capabilities_held(db, name):
         return False

@@ -3,7 +3,7 @@
 import os
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -136,7 +136,7 @@ def open_store(path: str | os.PathLike[str], *, create: bool = True, read_only: 
     return db
 
 
-def _retry_busy(step, attempts: int = 20) -> None:
+def _retry_busy(step: Callable[[], object], attempts: int = 20) -> None:
     """Run `step`, retrying while the store is locked, within the busy timeout (then SQLite's error)."""
     deadline = time.monotonic() + busy_timeout_ms() / 1000
     for attempt in range(attempts):
@@ -212,7 +212,8 @@ def _migrate(db: Database, path: Path) -> None:
 
 def schema_version(db: Database) -> int:
     """The schema version recorded in the store (PRAGMA user_version, set by the migrations)."""
-    return db.execute("PRAGMA user_version").fetchone()[0]
+    version: int = db.execute("PRAGMA user_version").fetchone()[0]
+    return version
 
 
 @contextmanager

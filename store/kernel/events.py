@@ -120,7 +120,8 @@ def count_events(db: Database, *, actor: str | None = None, kind: str | None = N
                  subject_type: str | None = None, subject_id: str | None = None,
                  search: str | None = None) -> int:
     where, params = _where(actor, kind, subject_type, subject_id, search)
-    return db.execute(f"SELECT COUNT(*) FROM events{where}", params).fetchone()[0]
+    count: int = db.execute(f"SELECT COUNT(*) FROM events{where}", params).fetchone()[0]
+    return count
 
 
 def event_kinds(db: Database) -> list[str]:

@@ -13,7 +13,7 @@ import sys
 import tempfile
 import tomllib
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import IO, Any, BinaryIO
 
 import yaml
 
@@ -25,7 +25,7 @@ MAX_INT_DIGITS = 4300  # Python's own default limit for int(str); no gatepost nu
 _CHUNK = 1024 * 1024
 
 
-def read_text(path: str | Path, *, what: str = "file", max_bytes: int = MAX_FILE_BYTES) -> str:
+def read_text(path: str | os.PathLike[str], *, what: str = "file", max_bytes: int = MAX_FILE_BYTES) -> str:
     """The file's text, or an InputError naming the file: missing, too large, binary or not UTF-8."""
     path = Path(path)
     try:
@@ -89,18 +89,18 @@ def _decode(data: bytes, *, name: str, what: str) -> str:
 class _GuardedLoader(yaml.SafeLoader):
     """SafeLoader that refuses documents with more aliases than any gatepost file needs."""
 
-    def __init__(self, stream):
+    def __init__(self, stream: str | bytes | IO[str] | IO[bytes]) -> None:
         super().__init__(stream)
         self._aliases = 0
 
-    def compose_node(self, parent, index):
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         if self.check_event(yaml.AliasEvent):
             self._aliases += 1
             if self._aliases > MAX_YAML_ALIASES:
                 raise yaml.YAMLError(f"more than {MAX_YAML_ALIASES} aliases (a YAML alias bomb?)")
         return super().compose_node(parent, index)
 
-    def construct_mapping(self, node, deep=False):
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         """A mapping whose keys are all different: a repeated key is an error, not a silent overwrite."""
         if isinstance(node, yaml.MappingNode):
             seen: set[Any] = set()

@@ -19,7 +19,7 @@ import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from sqlite_utils import Database
 
@@ -92,6 +92,14 @@ class GateConfig:
             if not (base / arg).exists():
                 raise InputError(f"{where}: {arg}: no such file (relative paths resolve against the config "
                                  f"file's folder {base})")
+
+
+class _Scores(TypedDict):
+    """The fields every outcome of a scorer's answer carries (GateOutcome's keywords)."""
+
+    score_before: float | None
+    score_after: float | None
+    duration_ms: int
 
 
 @dataclass(frozen=True)
@@ -210,7 +218,7 @@ def judge_answer(text: str, config: GateConfig, *, duration_ms: int = 0) -> Gate
         return GateOutcome("failed", f"invalid reason: expected a string, got {answer['reason']!r}"[:REASON_CAP],
                            score_before=before, score_after=after, duration_ms=duration_ms)
     reason = _bounded_reason(answer.get("reason"))
-    common = {"score_before": before, "score_after": after, "duration_ms": duration_ms}
+    common: _Scores = {"score_before": before, "score_after": after, "duration_ms": duration_ms}
     if "passed" not in answer:
         return GateOutcome("failed", "missing passed: the scorer's answer has no passed field", **common)
     if not isinstance(answer["passed"], bool):

@@ -26,7 +26,7 @@ back byte for byte (2-space indent, skills sorted, keys in the order above).
 
 import json
 import os
-from typing import Any
+from typing import Any, Literal, overload
 
 from sqlite_utils import Database
 
@@ -49,6 +49,10 @@ KEYS = ("state", "severity", "fail_streak", "pass_streak", "broken_pass_streak",
         "failing")
 
 
+@overload
+def _int(value: Any, where: str, *, nullable: Literal[False] = False) -> int: ...
+@overload
+def _int(value: Any, where: str, *, nullable: bool) -> int | None: ...
 def _int(value: Any, where: str, *, nullable: bool = False) -> int | None:
     if value is None and nullable:
         return None

@@ -10,7 +10,7 @@ authored by the editor, whose parent is the draft edited (now superseded).
 import json
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import Any
+from typing import Any, cast
 
 from sqlite_utils import Database
 
@@ -70,9 +70,9 @@ def get_version(db: Database, version_id: int) -> dict[str, Any] | None:
 def list_versions(db: Database, skill: str) -> list[dict[str, Any]]:
     """Every version of a skill's manifest, oldest first, marking the active one."""
     active = db.execute("SELECT active_version_id FROM manifests WHERE skill = ?", [skill]).fetchone()
-    out = []
+    out: list[dict[str, Any]] = []
     for row in db["manifest_versions"].rows_where("skill = ?", [skill], order_by="version"):
-        version = _version_row(row)
+        version = cast(dict[str, Any], _version_row(row))  # a stored row, not None
         version["active"] = bool(active and active[0] == row["id"])
         out.append(version)
     return out
@@ -88,7 +88,7 @@ def _add_version(db: Database, skill: str, assertions: dict[str, Any], *, author
         "source": source, "draft_id": draft_id, "author": author, "created_at": at, "event_seq": event_seq,
     }).last_pk
     db.table("manifests").upsert({"skill": skill, "active_version_id": version_id, "updated_at": at}, pk="skill")
-    return get_version(db, version_id)
+    return cast(dict[str, Any], get_version(db, cast(int, version_id)))  # the version just inserted
 
 
 def import_manifest(db: Database, path: str, *, actor: str, text: str | None = None) -> list[dict[str, Any]]:
@@ -176,7 +176,7 @@ def create_draft(db: Database, skill: str, assertions: dict[str, Any], *, author
             "based_on_version_id": active["id"] if active else None, "status": "pending",
             "created_at": now_iso(), "decided_at": None, "event_seq": seq,
         })
-    return get_draft(db, draft_id)
+    return cast(dict[str, Any], get_draft(db, draft_id))  # the draft just inserted
 
 
 def _set_status(db: Database, draft_id: str, status: str) -> None:
@@ -209,7 +209,7 @@ def reject_draft(db: Database, draft_id: str, *, actor: str, note: str, expected
         draft = act.subject.row if act.subject and act.subject.row else {}
         act.event("draft.rejected", note=note.strip(), payload={"skill": draft["skill"]})
         _set_status(db, draft_id, "rejected")
-    return get_draft(db, draft_id)
+    return cast(dict[str, Any], get_draft(db, draft_id))  # the draft just rejected (drafts are never deleted)
 
 
 def parse_draft_yaml(text: str, skill: str, *, source: str = "draft") -> dict[str, Any]:
@@ -233,7 +233,7 @@ def edit_draft(db: Database, draft_id: str, yaml_text: str, *, actor: str, note:
                            parent_id=draft_id, note=note, yaml_text=yaml_text)
         act.event("draft.superseded", payload={"by": new["id"]})
         _set_status(db, draft_id, "superseded")
-    return get_draft(db, new["id"])
+    return cast(dict[str, Any], get_draft(db, new["id"]))  # the draft just created
 
 
 def _draft_where(status: str | None, search: str | None, skill: str | None) -> tuple[str, list[Any]]:

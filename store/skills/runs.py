@@ -10,7 +10,8 @@ A run recorded with status `error` fails its eval (assertion `run_status`).
 
 import json
 import re
-from typing import Any
+import sqlite3
+from typing import Any, cast
 
 from sqlite_utils import Database
 
@@ -35,7 +36,7 @@ __all__ = ["ensure_skill", "record_run", "evaluate", "list_skills", "skill_detai
            "assertion_changes", "assertion_grid"]
 
 
-def _rows(cursor) -> list[dict[str, Any]]:
+def _rows(cursor: sqlite3.Cursor) -> list[dict[str, Any]]:
     cols = [c[0] for c in cursor.description]
     return [dict(zip(cols, row, strict=True)) for row in cursor.fetchall()]
 
@@ -65,7 +66,7 @@ def record_run(db: Database, skill: str, output: str, *, actor: str, run_id: str
         db.execute("INSERT INTO skill_runs (id, skill, at, status, output, word_count, producer, recorded_at,"
                    " event_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                    [run_id, skill, when, status, output, words, act.actor, now_iso(), seq])
-    return get_run(db, run_id)
+    return cast(dict[str, Any], get_run(db, run_id))  # the run was just recorded
 
 
 def get_run(db: Database, run_id: str) -> dict[str, Any] | None:
@@ -262,7 +263,7 @@ def assertion_changes(db: Database, skill: str) -> dict[str, Any]:
     before, after = evals
     results = _results_by_eval(db, [before["id"], after["id"]])
     old, new = results[before["id"]], results[after["id"]]
-    changes = []
+    changes: list[dict[str, Any]] = []
     for name in list(new) + [n for n in old if n not in new]:
         was, now = old.get(name), new.get(name)
         if was is not None and now is not None and was["passed"] == now["passed"]:

@@ -16,7 +16,8 @@ MAX_PAGE = 10_000
 def events_since(db: Database, since: int = 0, *, limit: int = 100, kind: str | None = None,
                  subject_type: str | None = None, subject_id: str | None = None) -> list[dict[str, Any]]:
     """Events with seq > since, oldest first, at most `limit`; `kind` may end in `*` (a prefix)."""
-    clauses, params = ["seq > ?"], [int(since)]
+    clauses: list[str] = ["seq > ?"]
+    params: list[int | str] = [int(since)]
     if kind:
         if kind.endswith("*"):
             clauses.append("kind LIKE ?")
@@ -44,4 +45,5 @@ def events_since(db: Database, since: int = 0, *, limit: int = 100, kind: str | 
 
 def newest_seq(db: Database) -> int:
     """The newest event's seq (0 in an empty store): where a new consumer starts to follow."""
-    return db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0]
+    seq: int = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0]
+    return seq

@@ -60,7 +60,7 @@ def _env() -> Environment:
     return env
 
 
-def _render(name: str, fmt: str, **context) -> str:
+def _render(name: str, fmt: str, **context: Any) -> str:
     if fmt not in FORMATS:
         raise InputError(f"--format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
     return _env().get_template(f"{name}.{fmt}").render(**context)
