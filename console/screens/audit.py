@@ -48,7 +48,7 @@ class AuditScreen(GatepostScreen):
 
     @work(thread=True, exclusive=True, group="choices")
     def _read_choices(self) -> None:
-        with self.app.reading() as db:
+        with self.gp_app.reading() as db:
             actors, kinds = event_actors(db), event_kinds(db)
         self.app.call_from_thread(self._set_choices, actors, kinds)
 

@@ -138,7 +138,7 @@ class ListDetailScreen(GatepostScreen):
     @work(thread=True, exclusive=True, group="version")
     def _refresh_if_changed(self) -> None:
         """A screen shown again redraws only when the store changed since (PRAGMA data_version)."""
-        with self.app.reading() as db:
+        with self.gp_app.reading() as db:
             version = data_version(db)
         if version != self.data_version:
             self.data_version = version
@@ -265,7 +265,7 @@ class ListDetailScreen(GatepostScreen):
             time.sleep(idle)  # the cursor may move on: then this read is cancelled unread
             if worker.is_cancelled:
                 return
-        with self.app.reading() as db:
+        with self.gp_app.reading() as db:
             detail = self.read_item(db, key) if key else self.read_nothing(db)
         if not worker.is_cancelled:
             self.app.call_from_thread(self._apply_detail, key, detail)

@@ -182,4 +182,4 @@ class ProposalsScreen(DecisionScreen):
         if not (self.detail and self.detail.get("case_id")):
             self.notify("This proposal is not a case.", severity="warning")
             return
-        self.app.open_item("cases", self.detail["case_id"])
+        self.gp_app.open_item("cases", self.detail["case_id"])

@@ -138,7 +138,7 @@ class ResultsScreen(GatepostScreen):
     @property
     def db(self):
         """The read connection: a run's detail is still read on the event loop (issue 19 pages it from SQL)."""
-        return self.app.reader  # type: ignore[attr-defined]
+        return self.gp_app.reader
 
     def __init__(self) -> None:
         super().__init__()
@@ -276,7 +276,7 @@ class ResultsScreen(GatepostScreen):
         if not case_id:
             self.notify("This run belongs to no case.", severity="warning")
             return
-        self.app.open_item("cases", case_id)
+        self.gp_app.open_item("cases", case_id)
 
     def action_focus_runs(self) -> None:
         self.query_one("#results-list", PagedList).table.focus()
