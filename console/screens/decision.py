@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from rich.text import Text
+from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen
 from textual.widget import Widget
 
@@ -74,7 +75,7 @@ class Done:
 
     message: str
     follow: str | None = None
-    severity: str = "information"
+    severity: SeverityLevel = "information"
 
 
 @dataclass
