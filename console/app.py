@@ -12,15 +12,17 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from sqlite_utils import Database
 from textual.app import App
+from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen, Screen
 
 from gatepost.keymap import bound, load_keymap
 from gatepost.palette import StoreItems
 from gatepost.screens.audit import AuditScreen
+from gatepost.screens.base import GatepostScreen
 from gatepost.screens.cases import CasesScreen
 from gatepost.screens.help import HelpScreen
 from gatepost.screens.manifests import ManifestsScreen
@@ -33,7 +35,7 @@ from gatepost.store.kernel import get_actor, open_store
 T = TypeVar("T")
 
 # (mode, key, label, screen class): every screen of the console, in the order of their keys.
-SCREENS: list[tuple[str, str, str, type[Screen[Any]]]] = [
+SCREENS: list[tuple[str, str, str, type[GatepostScreen]]] = [
     ("overview", "1", "Overview", OverviewScreen),
     ("cases", "2", "Cases", CasesScreen),
     ("results", "3", "Results", ResultsScreen),
@@ -56,10 +58,10 @@ def parse_link(link: str) -> tuple[str, str]:
     return LINK_KINDS[kind], key
 
 
-def _loader(mode: str, screen_class: type[Screen[Any]]):
+def _loader(mode: str, screen_class: type[GatepostScreen]) -> Callable[[], Screen[Any]]:
     def make() -> Screen[Any]:
         screen = screen_class()
-        screen.mode_name = mode  # type: ignore[attr-defined]
+        screen.mode_name = mode
         return screen
 
     return make
@@ -83,7 +85,9 @@ class GatepostApp(App[Any]):
     def __init__(self, db_path: str | Path, *, person: str, open_at: str | None = None,
                  keymap: dict[str, str] | None = None) -> None:
         self.screen_specs = SCREENS
-        self.MODES = {mode: _loader(mode, target) for mode, _key, _label, target in self.screen_specs}
+        # per app (built from screen_specs), so an instance attribute shadowing the empty ClassVar
+        self.MODES = {mode: _loader(mode, target)  # type: ignore[misc]
+                      for mode, _key, _label, target in self.screen_specs}
         super().__init__()
         self.db_path = Path(db_path)
         self.db: Database = open_store(self.db_path, create=False)  # the writer's connection
@@ -116,7 +120,7 @@ class GatepostApp(App[Any]):
         else:
             self.switch_mode("overview")
 
-    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information", timeout: float | None = None,
                markup: bool = True) -> None:
         """Every notification is literal: messages quote data (ids, names, errors) that may hold markup."""
         kwargs = {} if timeout is None else {"timeout": timeout}
@@ -182,7 +186,7 @@ class GatepostApp(App[Any]):
     async def _open_list(self, mode: str, filters: dict[str, str]) -> None:
         await self._jump(mode)
         if filters:
-            self.screen.apply_filter(**filters)
+            cast(GatepostScreen, self.screen).apply_filter(**filters)  # every mode's screen is one
 
     def open_item(self, mode: str, key: str) -> None:
         """Switch to a list screen and show one item's detail (palette, `c`, a deep link)."""
@@ -193,9 +197,9 @@ class GatepostApp(App[Any]):
 
     async def _open_item(self, mode: str, key: str) -> None:
         await self._jump(mode)
-        self.screen.open_item(key)
+        cast(GatepostScreen, self.screen).open_item(key)  # every mode's screen is one
 
-    def action_back(self) -> None:
+    def action_back(self) -> None:  # type: ignore[override]  # Textual runs sync and async actions alike
         if isinstance(self.screen, ModalScreen):
             self.pop_screen()
         elif self.history:

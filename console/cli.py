@@ -76,7 +76,7 @@ INTEGRITY_MODULE = "gatepost.store.kernel.integrity"
 def load_command(name: str) -> click.Command:
     """Import the command `name` of COMMANDS, with the subcommands other modules add to it."""
     module, attribute, _ = COMMANDS[name]
-    command = getattr(importlib.import_module(module), attribute)
+    command: object = getattr(importlib.import_module(module), attribute)
     if not isinstance(command, click.Command):
         raise TypeError(f"{module}.{attribute} is not a click command")
     for sub_module, sub_attribute in SUBCOMMANDS.get(name, []):
@@ -95,7 +95,7 @@ def _gatepost_error(exc: BaseException) -> int | None:
     """
     errors = sys.modules.get(ERRORS_MODULE)
     if errors is not None and isinstance(exc, errors.GatepostError):
-        return int(exc.exit_code)  # type: ignore[attr-defined]
+        return int(exc.exit_code)
     return None
 
 
@@ -175,7 +175,7 @@ class GatepostGroup(click.Group):
             output.error(exc)
             sys.exit(code)
 
-    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,  # type: ignore[override]
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
              complete_var: str | None = None, standalone_mode: bool = True, **extra: Any) -> Any:
         """Click's usage errors quote what was typed (a value with an escape): they go through the output layer."""
         if not standalone_mode:

@@ -87,6 +87,7 @@ def evaluate(ctx: click.Context, case_id: str, suite_file: str, executor_cmd: st
     settings = judge_settings(judge_command, mock)
     total = None if cache_dir else 4 * len(loaded.tasks_in("tuning")) + 2 * len(loaded.tasks_in("heldout"))
     with output.Progress(f"case evaluate {output.field(case_id)}", total, quiet=quiet) as progress:
+        # ReportingExecutor wraps the executor and passes every call through (it is an evaluation.Executor)
         report = evaluate_case(db, case_id, loaded, executor=ReportingExecutor(executor, progress),
                                producer=producer, surface=list(surface), baseline_text=base_text,
                                baseline_path=base_path, judges=settings, pass_k=pass_k, cache_dir=cache_dir,

@@ -19,6 +19,7 @@ import socket
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import click
@@ -41,7 +42,9 @@ def is_loopback(host: str) -> bool:
         infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
     except (socket.gaierror, UnicodeError) as exc:
         raise InputError(f"--host: cannot resolve {host!r} ({exc}); give an address such as 127.0.0.1") from None
-    return bool(infos) and all(ipaddress.ip_address(info[4][0].split("%")[0]).is_loopback for info in infos)
+    # TCP addresses are AF_INET/AF_INET6, whose sockaddr starts with the host as a str
+    return bool(infos) and all(ipaddress.ip_address(cast(str, info[4][0]).split("%")[0]).is_loopback
+                               for info in infos)
 
 
 def console_command(db: Path, who: str) -> str:
@@ -106,7 +109,7 @@ def refusal(*, host: str | None, origin: str | None, websocket: bool, query_toke
     return None
 
 
-def _server_class():
+def _server_class() -> type[Any]:
     import asyncio
     import signal
 
@@ -116,7 +119,8 @@ def _server_class():
     class GatepostServer(Server):
         """textual-serve's server, announcing itself in gatepost's words once it really listens."""
 
-        def __init__(self, *args, banner: str, token: str, hosts: set[str], origins: set[str], **kwargs) -> None:
+        def __init__(self, *args: Any, banner: str, token: str, hosts: set[str], origins: set[str],
+                     **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self.banner = banner
             self.token = token
@@ -145,7 +149,7 @@ def _server_class():
             app.middlewares.append(guard)
             return app
 
-        async def on_startup(self, app) -> None:
+        async def on_startup(self, app: web.Application) -> None:
             """Say nothing yet: the port is not bound at startup, so a busy port would lie."""
 
         def serve(self, debug: bool = False) -> None:

@@ -96,8 +96,9 @@ def eval_cmd(ctx: click.Context, skill: str | None, manifest_file: str | None, r
     Exit codes: 0 done; 1 a skill ended in a --fail-on state; 2 bad input.
     """
     if manifest_file is not None:
-        seconds = skills.parse_max_age(max_age) if max_age else 14 * 86400
-        _eval_aeon(ctx, manifest_file, root, skill=skill, max_age=seconds / 86400, as_json=as_json, fail_on=fail_on)
+        parsed = skills.parse_max_age(max_age) if max_age else None  # a given age parses or raises
+        window = 14 * 86400 if parsed is None else parsed
+        _eval_aeon(ctx, manifest_file, root, skill=skill, max_age=window / 86400, as_json=as_json, fail_on=fail_on)
         return
     wanted = _fail_on(fail_on)
     seconds = skills.parse_max_age(max_age)

@@ -81,7 +81,10 @@ def _summary(artifact: dict[str, Any]) -> list[str]:
              f"delta {artifact['delta']:+.4g}  verdict {artifact['verdict']}"]
     lines.extend(statistics_lines(artifact.get("statistics")))
     for c, b in zip(artifact["candidate_results"], artifact["baseline_results"], strict=False):
-        mark = lambda r: "pass" if r["passed"] else ("not judged" if not r["judged"] else "FAIL")  # noqa: E731
+
+        def mark(r: dict[str, Any]) -> str:
+            return "pass" if r["passed"] else ("not judged" if not r["judged"] else "FAIL")
+
         line = f"  {c['task_id']:<28} candidate {mark(c):<10} baseline {mark(b):<10}"
         if not c["passed"] and c.get("reason"):
             line += f"  ({' '.join(c['reason'].split())[:80]})"
@@ -170,6 +173,7 @@ def suite_run(ctx: click.Context, suite_file: str, skill_path: str, baseline_pat
     db = open_ctx_store(ctx, create=True)
     total = None if cache_dir or every_attempt else 2 * len(loaded.tasks_in(split))
     with output.Progress("suite run", total, quiet=quiet) as progress:
+        # ReportingExecutor wraps the executor and passes every call through (it is an evaluation.Executor)
         artifact = evaluate(db, loaded, candidate_text=cand_text, candidate_path=cand_path, baseline_text=base_text,
                             baseline_path=base_path, executor=ReportingExecutor(executor, progress), judges=settings,
                             pass_k=pass_k, split=split, cache_dir=cache_dir, output=out_file, actor=person(as_name),

@@ -1,5 +1,7 @@
 """The audit log: every event, who did what on which revision, when, with its note."""
 
+from typing import Any
+
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -10,7 +12,7 @@ from gatepost.safe import literal, one_line
 from gatepost.screens.base import GatepostScreen
 from gatepost.store.kernel import event_actors, event_kinds
 from gatepost.store.views import audit_page
-from gatepost.widgets.paged_list import PagedList
+from gatepost.widgets.paged_list import PagedList, Row
 
 COLUMNS = [("seq", 7), ("at (UTC)", 20), ("who", 12), ("what", 22), ("outcome", 12), ("on", 28), ("rev", 8),
            ("note", None)]
@@ -48,7 +50,7 @@ class AuditScreen(GatepostScreen):
 
     @work(thread=True, exclusive=True, group="choices")
     def _read_choices(self) -> None:
-        with self.app.reading() as db:
+        with self.gp_app.reading() as db:
             actors, kinds = event_actors(db), event_kinds(db)
         self.app.call_from_thread(self._set_choices, actors, kinds)
 
@@ -56,7 +58,7 @@ class AuditScreen(GatepostScreen):
         self.query_one("#audit-actor", Select).set_options([(literal(a), a) for a in actors])
         self.query_one("#audit-kind", Select).set_options([(literal(k), k) for k in kinds])
 
-    def _fetch(self, db, search: str, offset: int, limit: int):
+    def _fetch(self, db: Any, search: str, offset: int, limit: int) -> tuple[list[Row], int]:
         page = audit_page(db, actor=self.actor, kind=self.kind, search=search or None, leases=self.leases,
                           limit=limit, offset=offset)
         self._rows = {str(r["seq"]): r for r in page["rows"]}

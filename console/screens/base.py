@@ -1,6 +1,6 @@
 """What every screen of the console shares: header, footer, the store and the person."""
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -10,6 +10,9 @@ from textual.widgets import Footer, Header
 from gatepost.keymap import bound
 from gatepost.widgets.nav_bar import NavBar
 from gatepost.widgets.paged_list import PagedList
+
+if TYPE_CHECKING:  # the app imports every screen: only the type checker imports it back
+    from gatepost.app import GatepostApp
 
 HEADER_ICON = "≡"  # in every common monospace font (⭘ rendered as a missing-glyph box)
 
@@ -41,11 +44,16 @@ class GatepostScreen(Screen[Any]):
         return iter(())
 
     @property
+    def gp_app(self) -> "GatepostApp":
+        """`self.app`, typed: a console screen only ever runs inside the GatepostApp."""
+        return cast("GatepostApp", self.app)
+
+    @property
     def person(self) -> str:
-        return self.app.person  # type: ignore[attr-defined]
+        return self.gp_app.person
 
     def can(self, capability: str) -> bool:
-        return capability in self.app.capabilities  # type: ignore[attr-defined]
+        return capability in self.gp_app.capabilities
 
     def action_search(self) -> None:
         lists = list(self.query(PagedList))

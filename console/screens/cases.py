@@ -2,6 +2,7 @@
 the evidence marked counting / stale / not independent, and only the decisions the person may take."""
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from rich.text import Text
@@ -60,7 +61,7 @@ class CasesScreen(DecisionScreen):
         self._strips: dict[str, tuple[list[str], list[str]]] = {}
 
     # --- layout -------------------------------------------------------------------------
-    def detail_widgets(self):
+    def detail_widgets(self) -> Iterator[Widget]:
         yield Static(id="case-head")
         yield Static(id="case-claims")
         yield Static(Text("What each claim rests on", style="bold"), classes="pane-title")
@@ -113,7 +114,8 @@ class CasesScreen(DecisionScreen):
             return None
 
     def seq_of(self, db: Any, key: str, detail: Any) -> int | None:
-        return detail["last_seq"]
+        seq: int | None = detail["last_seq"]
+        return seq
 
     def render_detail(self, view: dict[str, Any] | None) -> None:
         head = self.query_one("#case-head", Static)

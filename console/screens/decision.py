@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from rich.text import Text
+from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen
 from textual.widget import Widget
 
@@ -74,7 +75,7 @@ class Done:
 
     message: str
     follow: str | None = None
-    severity: str = "information"
+    severity: SeverityLevel = "information"
 
 
 @dataclass
@@ -203,7 +204,7 @@ class DecisionScreen(ListDetailScreen):
             kind, person = self.WORK.subject, self.person
             # a personal read mark, not a record: on a store that cannot be written (read-only media) it is
             # skipped, and browsing goes on
-            self.app.run_worker(self.app.write(lambda db: mark_seen(db, person, kind, key)),
+            self.app.run_worker(self.gp_app.write(lambda db: mark_seen(db, person, kind, key)),
                                 group="seen", exit_on_error=False)
         return text
 
@@ -266,7 +267,7 @@ class DecisionScreen(ListDetailScreen):
 
     async def _decide(self, decision: Decision, key: str, note: str, seq: int | None) -> None:
         try:
-            done: Done = await self.app.write(self.perform, decision.name, key, note, seq)
+            done: Done = await self.gp_app.write(self.perform, decision.name, key, note, seq)
         except GatepostError as exc:
             self.notify(str(exc), title="Refused", severity="error", timeout=10)
             self.refresh_data()  # show what changed under the person
@@ -397,7 +398,7 @@ class DecisionScreen(ListDetailScreen):
                 leases.release(db, subject, current, person)
             return None, queue_state(db, queue, person)
 
-        key, qs = await self.app.write(take_next)
+        key, qs = await self.gp_app.write(take_next)
         self.queue = qs
         if not self.queue_active:  # stopped meanwhile
             return
@@ -406,7 +407,7 @@ class DecisionScreen(ListDetailScreen):
             self._queue_empty(qs)
             return
         self.queue_key = key
-        self.app.lease_holders.add(self)
+        self.gp_app.lease_holders.add(self)
         if self._queue_timer is None:
             self._queue_timer = self.set_interval(RENEW_EVERY, self._renew_later)
         if self.paged.move_to_key(key):
@@ -439,11 +440,11 @@ class DecisionScreen(ListDetailScreen):
 
     def _queue_renew(self) -> None:
         """Renew now, on the calling thread's connection (the timer goes through the writer)."""
-        self._renew(self.app.db)
+        self._renew(self.gp_app.db)
 
     def _renew_later(self) -> None:
         async def renew() -> None:
-            lost = await self.app.write(self._renew)
+            lost = await self.gp_app.write(self._renew)
             if lost:
                 self.notify(lost, title="Lease lost", severity="error", timeout=10)
             if self.shown:
@@ -458,13 +459,13 @@ class DecisionScreen(ListDetailScreen):
     def release_lease(self) -> None:
         """Give back the item this screen holds (the app calls it when it quits, the writer stopped)."""
         key, self.queue_key = self.queue_key, None
-        self._release_on(self.app.db, key)
-        self.app.lease_holders.discard(self)
+        self._release_on(self.gp_app.db, key)
+        self.gp_app.lease_holders.discard(self)
 
     def _queue_finish(self, *, render: bool = True) -> None:
         key, self.queue_key = self.queue_key, None
         self.queue_active = False
-        self.app.lease_holders.discard(self)
+        self.gp_app.lease_holders.discard(self)
         if self._queue_timer is not None:
             self._queue_timer.stop()
             self._queue_timer = None
@@ -472,7 +473,7 @@ class DecisionScreen(ListDetailScreen):
             release: Callable[[Any], None] = lambda db: self._release_on(db, key)  # noqa: E731
 
             async def give_back() -> None:
-                await self.app.write(release)
+                await self.gp_app.write(release)
                 if render and self.shown:
                     self.show(self.shown)
 

@@ -12,7 +12,7 @@ The detail follows the cursor after a short idle, so holding a key down does not
 """
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -52,7 +52,7 @@ class ListDetailScreen(GatepostScreen):
 
     NAME: ClassVar[str] = ""
     TITLE: ClassVar[str] = ""
-    COLUMNS: ClassVar[list[tuple[str, int | None]]] = []
+    COLUMNS: ClassVar[Sequence[tuple[str, int | None]]] = ()
     EMPTY: ClassVar[str] = "Nothing here yet."
     FILTERS: ClassVar[tuple[Filter, ...]] = ()
     BINDINGS = [
@@ -138,7 +138,7 @@ class ListDetailScreen(GatepostScreen):
     @work(thread=True, exclusive=True, group="version")
     def _refresh_if_changed(self) -> None:
         """A screen shown again redraws only when the store changed since (PRAGMA data_version)."""
-        with self.app.reading() as db:
+        with self.gp_app.reading() as db:
             version = data_version(db)
         if version != self.data_version:
             self.data_version = version
@@ -156,7 +156,10 @@ class ListDetailScreen(GatepostScreen):
             text.append_text(literal(part, style="bold reverse"))
         if not active and self.FILTERS:
             text.append(" · " + " · ".join(f.any_label for f in self.FILTERS), style="dim")
-        k = lambda bid, default: key_for(self.app, bid, default)  # noqa: E731
+
+        def k(binding_id: str, default: str) -> str:
+            return key_for(self.app, binding_id, default)
+
         hints = f"   {k('list.search', 'slash')} search"
         if self.FILTERS:
             hints += f"  {k('list.filter', 'f')} filter"
@@ -265,7 +268,7 @@ class ListDetailScreen(GatepostScreen):
             time.sleep(idle)  # the cursor may move on: then this read is cancelled unread
             if worker.is_cancelled:
                 return
-        with self.app.reading() as db:
+        with self.gp_app.reading() as db:
             detail = self.read_item(db, key) if key else self.read_nothing(db)
         if not worker.is_cancelled:
             self.app.call_from_thread(self._apply_detail, key, detail)

@@ -1,5 +1,6 @@
 """Manifests: drafts waiting for review, beside the active version, with their evidence and a diff."""
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -8,6 +9,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import Button, Label, Static, TextArea
 
 from gatepost.safe import literal, one_line
@@ -131,7 +133,7 @@ class ManifestsScreen(DecisionScreen):
     ManifestsScreen .yaml-pair > Static { width: 1fr; border: round $surface-lighten-2; padding: 0 1; height: auto; }
     """
 
-    def detail_widgets(self):
+    def detail_widgets(self) -> Iterator[Widget]:
         yield Static(literal("Nothing selected."), id="man-head")
         yield Horizontal(Static("", id="man-draft"), Static("", id="man-active"), classes="yaml-pair")
         yield Static("", id="man-diff")
@@ -195,7 +197,8 @@ class ManifestsScreen(DecisionScreen):
                 actions.append("\n")
             parts["actions"].update(actions)
 
-    def _head(self, draft: dict[str, Any], active: dict[str, Any] | None, based: dict | None, history: list[dict]) -> Text:
+    def _head(self, draft: dict[str, Any], active: dict[str, Any] | None, based: dict[str, Any] | None,
+              history: list[dict[str, Any]]) -> Text:
         text = Text()
         text.append_text(literal(draft["id"], style="bold"))
         text.append(" · ")

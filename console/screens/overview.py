@@ -66,17 +66,17 @@ class OverviewScreen(GatepostScreen):
 
     @work(thread=True, exclusive=True, group="counts")
     def _read_counts(self) -> None:
-        with self.app.reading() as db:
+        with self.gp_app.reading() as db:
             data, team = counts(db), team_progress(db)
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._show, data, team)
 
     def _show(self, data: dict[str, Any], team: list[Any]) -> None:
-        who = self.app.person
-        caps = self.app.capabilities
+        who = self.gp_app.person
+        caps = self.gp_app.capabilities
         intro = Text()
         intro.append("gatepost", style="bold")
-        intro.append(f" · store {self.app.db_path}\n")
+        intro.append(f" · store {self.gp_app.db_path}\n")
         intro.append(f"You are {who}: ")
         intro.append(", ".join(caps) if caps else "not a known actor of this store, so you can browse but not decide",
                      style="italic" if not caps else "")
@@ -110,4 +110,4 @@ class OverviewScreen(GatepostScreen):
     @on(OptionList.OptionSelected, "#overview-lines")
     def _open(self, event: OptionList.OptionSelected) -> None:
         mode, key, value = (event.option.id or "||").split("|")
-        self.app.open_list(mode, **({key: value} if key else {}))
+        self.gp_app.open_list(mode, **({key: value} if key else {}))

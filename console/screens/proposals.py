@@ -2,9 +2,11 @@
 title, rationale, confidence, the before/after diff, the scorer gate's results and, for a case, its claims;
 a accept · d decline · n needs changes, each with a note, only for a person holding proposal.review."""
 
+from collections.abc import Iterator
 from typing import Any
 
 from rich.text import Text
+from textual.widget import Widget
 from textual.widgets import Static
 
 from gatepost.keymap import bound
@@ -51,7 +53,7 @@ class ProposalsScreen(DecisionScreen):
         bound("c", "open_case", "Open case", "proposals.open_case"),
     ]
 
-    def detail_widgets(self):
+    def detail_widgets(self) -> Iterator[Widget]:
         yield Static(id="proposal-head")
         yield Static(id="proposal-actions")
         yield Static(id="proposal-gate")
@@ -74,7 +76,8 @@ class ProposalsScreen(DecisionScreen):
         return proposals_mod.get_proposal(db, key)
 
     def seq_of(self, db: Any, key: str, detail: Any) -> int | None:
-        return detail["last_seq"]
+        seq: int | None = detail["last_seq"]
+        return seq
 
     def render_detail(self, found: dict[str, Any] | None) -> None:
         widgets = {name: self.query_one(f"#proposal-{name}", Static)
@@ -119,7 +122,10 @@ class ProposalsScreen(DecisionScreen):
             text.append_text(gate_text(status))
             scores = ""
             if g["score_before"] is not None or g["score_after"] is not None:
-                fmt = lambda v: "—" if v is None else f"{v:g}"  # noqa: E731
+
+                def fmt(v: float | None) -> str:
+                    return "—" if v is None else f"{v:g}"
+
                 scores = f"  score {fmt(g['score_before'])} → {fmt(g['score_after'])}"
             text.append_text(literal(f"{scores}  {g['at'][:16].replace('T', ' ')}", style="dim"))
             text.append("\n  ")
@@ -182,4 +188,4 @@ class ProposalsScreen(DecisionScreen):
         if not (self.detail and self.detail.get("case_id")):
             self.notify("This proposal is not a case.", severity="warning")
             return
-        self.app.open_item("cases", self.detail["case_id"])
+        self.gp_app.open_item("cases", self.detail["case_id"])

@@ -1,8 +1,10 @@
 """Regressions: installed skills by urgency, each with its history strip, failures, output and triage."""
 
+from collections.abc import Iterator
 from typing import Any
 
 from rich.text import Text
+from textual.widget import Widget
 from textual.widgets import Static
 
 from gatepost.safe import literal, one_line
@@ -64,7 +66,7 @@ class RegressionsScreen(DecisionScreen):
     RegressionsScreen #reg-output { border: round $surface-lighten-2; padding: 0 1; }
     """
 
-    def detail_widgets(self):
+    def detail_widgets(self) -> Iterator[Widget]:
         yield Static(literal("Nothing selected."), id="reg-head")
         for name in ("changes", "strip", "grid", "failing", "triage", "output"):
             yield Static("", id=f"reg-{name}")

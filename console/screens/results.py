@@ -4,6 +4,7 @@ baseline (the tasks whose pass/fail differs first), and a task's two outputs sid
 from typing import Any
 
 from rich.text import Text
+from sqlite_utils import Database
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -14,6 +15,8 @@ from gatepost.safe import literal, one_line
 from gatepost.screens.base import GatepostScreen
 from gatepost.store.evaluation import (
     TaskCounts,
+    TaskRow,
+    TaskSide,
     attempts_line,
     flaky_words,
     get_run,
@@ -26,7 +29,7 @@ from gatepost.store.evaluation import (
     task_outputs,
 )
 from gatepost.widgets.diff_view import side_by_side, unified_diff
-from gatepost.widgets.paged_list import PagedList
+from gatepost.widgets.paged_list import PagedList, Row
 
 RUN_COLUMNS = [("started", 11), ("skill", 15), ("verdict", 7), ("cand.", 6), ("base.", 6), ("delta", 6),
                ("flags", 16)]
@@ -38,7 +41,8 @@ SHOW_CHARS = 20_000  # of each output: a 1 MiB output would make the screen craw
 
 
 def shown(side: dict[str, Any] | None) -> str:
-    return (side or {}).get("output", "")[:SHOW_CHARS]
+    output: str = (side or {}).get("output", "")
+    return output[:SHOW_CHARS]
 
 
 def verdict_text(verdict: str | None) -> Text:
@@ -68,7 +72,7 @@ def flags(run: dict[str, Any]) -> Text:
     return text
 
 
-def side_cell(side: dict[str, Any] | None) -> Text:
+def side_cell(side: TaskSide | None) -> Text:
     if side is None:
         return Text("not run", style="dim")
     if side["passed"]:
@@ -85,7 +89,7 @@ def side_cell(side: dict[str, Any] | None) -> Text:
     return text
 
 
-def mark_cell(task: dict[str, Any]) -> Text:
+def mark_cell(task: TaskRow) -> Text:
     """Δ when the candidate's pass/fail changed since the previous run, ≠ when candidate and baseline differ,
     ~ when the task is flaky (passed and failed on the same inputs)."""
     text = Text()
@@ -98,7 +102,7 @@ def mark_cell(task: dict[str, Any]) -> Text:
     return text if text.plain else Text(" ")
 
 
-def attempts_cell(task: dict[str, Any]) -> Text:
+def attempts_cell(task: TaskRow) -> Text:
     """With pass@k: the candidate's attempts collapsed to the count of each outcome (Enter expands them)."""
     side = task["candidate"]
     if side is None or side["attempts"] <= 1:
@@ -136,9 +140,9 @@ class ResultsScreen(GatepostScreen):
     ]
 
     @property
-    def db(self):
+    def db(self) -> Database:
         """The read connection: a run's detail is still read on the event loop (issue 19 pages it from SQL)."""
-        return self.app.reader  # type: ignore[attr-defined]
+        return self.gp_app.reader
 
     def __init__(self) -> None:
         super().__init__()
@@ -183,11 +187,11 @@ class ResultsScreen(GatepostScreen):
         self.refresh_data()
 
     # --- runs ------------------------------------------------------------------------------
-    def _fetch_runs(self, db, search: str, offset: int, limit: int):
+    def _fetch_runs(self, db: Any, search: str, offset: int, limit: int) -> tuple[list[Row], int]:
         rows, total = list_runs(db, search=search or None, verdict=self.verdict, case_id=self.case_id,
                                 limit=limit, offset=offset)
         self._runs = {r["id"]: r for r in rows}
-        cells = []
+        cells: list[Row] = []
         for r in rows:
             delta = r["delta"]
             cells.append((r["id"], [
@@ -276,7 +280,7 @@ class ResultsScreen(GatepostScreen):
         if not case_id:
             self.notify("This run belongs to no case.", severity="warning")
             return
-        self.app.open_item("cases", case_id)
+        self.gp_app.open_item("cases", case_id)
 
     def action_focus_runs(self) -> None:
         self.query_one("#results-list", PagedList).table.focus()
@@ -286,8 +290,8 @@ class ResultsScreen(GatepostScreen):
         run = get_run(self.db, run_id, with_results=False) if run_id else None
         self.run_id = run["id"] if run else None
         self._counts = run_task_counts(self.db, self.run_id) if self.run_id else None
-        self._previous = previous_run(self.db, self.run_id) if run else None
-        self._figures = run_statistics(self.db, self.run_id) if run else None
+        self._previous = previous_run(self.db, run["id"]) if run else None  # run["id"] is self.run_id
+        self._figures = run_statistics(self.db, run["id"]) if run else None
         self._flaky = {f["task_id"] for f in (self._figures or {}).get("flaky", [])}
         self.query_one("#run-head", Static).update(self._head(run) if run else literal("No run selected."))
         tasks = self.query_one("#run-tasks", PagedList)
@@ -380,7 +384,7 @@ class ResultsScreen(GatepostScreen):
         return text
 
     # --- tasks -----------------------------------------------------------------------------
-    def _fetch_tasks(self, db, search: str, offset: int, limit: int):
+    def _fetch_tasks(self, db: Any, search: str, offset: int, limit: int) -> tuple[list[Row], int]:
         if not self.run_id or (self.flaky_only and not self._flaky):
             return [], 0
         page = run_task_page(db, self.run_id, search=search or None, offset=offset, limit=limit,

@@ -4,6 +4,7 @@ from typing import Any
 
 from rich.text import Text
 from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
 
 from gatepost.safe import literal
 
@@ -35,7 +36,7 @@ class ClaimTree(Tree[Any]):
 
     DEFAULT_CSS = "ClaimTree { height: auto; max-height: 24; }"
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(Text("claims"), **kwargs)
         self.show_root = False
 
@@ -47,7 +48,7 @@ class ClaimTree(Tree[Any]):
             self._add(self.root, view["trees"][name], expand=name in view["derived"])
         self.root.expand()
 
-    def _add(self, parent, node: dict[str, Any], *, expand: bool = False) -> None:
+    def _add(self, parent: TreeNode[Any], node: dict[str, Any], *, expand: bool = False) -> None:
         label = Text()
         if node["value"] is not None:
             label.append_text(symbol(node["value"]))

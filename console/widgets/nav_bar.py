@@ -23,7 +23,10 @@ class NavBar(Static):
             style = "bold reverse" if mode == current else ""
             bar.append(f" {key_for(self.app, f'app.{mode}', key)} ", style="bold " + style)
             bar.append(f"{label} ", style=style)
-        k = lambda bid, default: key_for(self.app, bid, default)  # noqa: E731
+
+        def k(binding_id: str, default: str) -> str:
+            return key_for(self.app, binding_id, default)
+
         bar.append(f"  {k('list.search', 'slash')} search  {k('app.help', 'question_mark')} help  "
                    f"ctrl+p jump  {k('app.back', 'escape')} back", style="dim")
         return bar

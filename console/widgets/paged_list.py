@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -219,7 +219,7 @@ class PagedList(Vertical):
         self.set_search(event.value)
         self.table.focus()
 
-    def on_key(self, event) -> None:
+    def on_key(self, event: events.Key) -> None:
         if event.key == "escape" and self.has_class("searching") and self.query_one(Input).has_focus:
             event.stop()
             self.remove_class("searching")
