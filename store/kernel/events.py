@@ -65,9 +65,14 @@ def check_unchanged(db: Database, subject_type: str, subject_id: str, expected_s
     return now
 
 
-def _where(actor: str | None, kind: str | None, subject_type: str | None, subject_id: str | None,
-           search: str | None) -> tuple[str, list[Any]]:
-    clauses, params = [], []
+def event_filter(actor: str | None = None, kind: str | None = None, subject_type: str | None = None,
+                 subject_id: str | None = None, search: str | None = None) -> tuple[list[str], list[Any]]:
+    """The one way events are filtered (audit log, feed, CLI): SQL clauses and their parameters.
+
+    `kind` ending in `*` or `.` is a prefix (`lease.` is every lease event).
+    """
+    clauses: list[str] = []
+    params: list[Any] = []
     if actor:
         clauses.append("actor = ?")
         params.append(actor)
@@ -87,6 +92,12 @@ def _where(actor: str | None, kind: str | None, subject_type: str | None, subjec
     if search:
         clauses.append("(subject_id LIKE ? OR note LIKE ? OR kind LIKE ?)")
         params.extend([f"%{search}%"] * 3)
+    return clauses, params
+
+
+def _where(actor: str | None, kind: str | None, subject_type: str | None, subject_id: str | None,
+           search: str | None) -> tuple[str, list[Any]]:
+    clauses, params = event_filter(actor, kind, subject_type, subject_id, search)
     return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
 
 

@@ -6,6 +6,8 @@ from typing import Any, TypedDict
 
 from sqlite_utils import Database
 
+from gatepost.store.kernel import event_filter
+
 # payload fields that say what a decision was, in the order they are looked for
 OUTCOME_FIELDS = ("outcome", "status", "state", "result")
 
@@ -32,16 +34,7 @@ class AuditPage(TypedDict):
 
 
 def _where(actor: str | None, kind: str | None, search: str | None, leases: bool) -> tuple[str, list[Any]]:
-    clauses, params = [], []
-    if actor:
-        clauses.append("actor = ?")
-        params.append(actor)
-    if kind:
-        clauses.append("kind = ?")
-        params.append(kind)
-    if search:
-        clauses.append("(subject_id LIKE ? OR kind LIKE ? OR note LIKE ?)")
-        params.extend([f"%{search}%"] * 3)
+    clauses, params = event_filter(actor=actor, kind=kind, search=search)
     if not leases and not (kind or "").startswith("lease."):
         clauses.append("kind NOT LIKE 'lease.%'")
     return (" WHERE " + " AND ".join(clauses)) if clauses else "", params

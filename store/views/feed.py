@@ -9,6 +9,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from gatepost.store.kernel import event_filter
+
 EVENT_SCHEMA = "gatepost.event/1"
 MAX_PAGE = 10_000
 
@@ -16,21 +18,9 @@ MAX_PAGE = 10_000
 def events_since(db: Database, since: int = 0, *, limit: int = 100, kind: str | None = None,
                  subject_type: str | None = None, subject_id: str | None = None) -> list[dict[str, Any]]:
     """Events with seq > since, oldest first, at most `limit`; `kind` may end in `*` (a prefix)."""
-    clauses: list[str] = ["seq > ?"]
-    params: list[int | str] = [int(since)]
-    if kind:
-        if kind.endswith("*"):
-            clauses.append("kind LIKE ?")
-            params.append(kind.rstrip("*") + "%")
-        else:
-            clauses.append("kind = ?")
-            params.append(kind)
-    if subject_type:
-        clauses.append("subject_type = ?")
-        params.append(subject_type)
-    if subject_id:
-        clauses.append("subject_id = ?")
-        params.append(subject_id)
+    filters, filter_params = event_filter(kind=kind, subject_type=subject_type, subject_id=subject_id)
+    clauses = ["seq > ?", *filters]
+    params: list[Any] = [int(since), *filter_params]
     cursor = db.execute(
         "SELECT seq, at, actor, kind, subject_type, subject_id, revision, note, payload FROM events WHERE "
         + " AND ".join(clauses) + " ORDER BY seq LIMIT ?", [*params, max(1, min(int(limit), MAX_PAGE))])
