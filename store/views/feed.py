@@ -22,7 +22,7 @@ def events_since(db: Database, since: int = 0, *, limit: int = 100, kind: str | 
     clauses = ["seq > ?", *filters]
     params: list[Any] = [int(since), *filter_params]
     cursor = db.execute(
-        "SELECT seq, at, actor, kind, subject_type, subject_id, revision, note, payload FROM events WHERE "
+        "SELECT seq, at, actor, kind, subject_type, subject_id, revision, note, payload, hash FROM events WHERE "
         + " AND ".join(clauses) + " ORDER BY seq LIMIT ?", [*params, max(1, min(int(limit), MAX_PAGE))])
     cols = [c[0] for c in cursor.description]
     out = []
