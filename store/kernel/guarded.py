@@ -38,7 +38,7 @@ from .db import transaction
 from .errors import ConflictError, InputError, RefusedError
 from .events import append_event, last_seq
 
-# Rules a refusal names (BRIEF: short nouns).
+# The rules a refusal names: short nouns, the same for every subject.
 IDENTITY = "identity"
 CAPABILITY = "capability"
 SELF_DEALING = "self-dealing"
