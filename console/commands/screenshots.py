@@ -10,6 +10,8 @@ from pathlib import Path
 
 import click
 
+from gatepost import output
+
 
 @click.command()
 @click.option("--out", type=click.Path(file_okay=False), default="screenshots", show_default=True,
@@ -33,7 +35,7 @@ def screenshots(out: str, seed: int, as_name: str) -> None:
         finally:
             os.chdir(here)
     for path in saved:
-        click.echo(str(Path(out) / path.name))
+        output.line(str(Path(out) / path.name))
 
 
 COMMANDS = [screenshots]

@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 
 import click
 
+from gatepost import output
 from gatepost.commands._common import as_option, open_ctx_store, person, store_path
 from gatepost.store.kernel import InputError, get_actor
 
@@ -160,7 +161,7 @@ def _server_class() -> type[Any]:
             loop.add_signal_handler(signal.SIGINT, self.request_exit)
             loop.add_signal_handler(signal.SIGTERM, self.request_exit)
             web.run_app(self._make_app(), host=self.host, port=self.port, handle_signals=False,
-                        loop=loop, print=lambda *_: click.echo(self.banner))
+                        loop=loop, print=lambda *_: output.line(self.banner))
 
     return GatepostServer
 
@@ -203,11 +204,11 @@ def serve(ctx: click.Context, host: str, port: int, public: bool, public_url: st
             raise InputError(
                 f"--host {host}: not a loopback address; anyone who reaches port {port} there would act as "
                 f"{who}. Add --public if that is what you want")
-        click.echo(f"gatepost: warning: listening on {host}: anyone who reaches port {port} acts as {who}, "
-                   "with no login", err=True)
+        output.line(f"gatepost: warning: listening on {host}: anyone who reaches port {port} acts as {who}, "
+                    "with no login", err=True)
     if actor is None or actor["kind"] != "person":
-        click.echo(f"gatepost: note: {who} is not a person of this store, so visitors can browse but not "
-                   "decide (choose someone with --as, or `gatepost actors add`)", err=True)
+        output.line(f"gatepost: note: {who} is not a person of this store, so visitors can browse but not "
+                    "decide (choose someone with --as, or `gatepost actors add`)", err=True)
     url = (public_url or page_url(host, port)).rstrip("/")
     token = secrets.token_urlsafe(24)
     hosts = served_hosts(host, port, public_url or url)
