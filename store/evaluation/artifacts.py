@@ -20,7 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from gatepost.store.kernel import InputError, parse_json, write_text_atomic
+from gatepost.store.kernel import (
+    STRICT_JSON_DECODER,
+    InputError,
+    StrictValueError,
+    parse_json,
+    write_text_atomic,
+)
 
 VERDICTS = ("pass", "fail", "skipped", "error")
 SCHEMA_VERSION = "1.0"  # upstream evaluate.py's SCHEMA_VERSION
@@ -274,26 +280,7 @@ def max_artifact_bytes() -> int:
     return int(value) if value.isdigit() else 4 * 1024 ** 3
 
 
-class _Strict(Exception):
-    pass
-
-
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in obj:
-            raise _Strict(f"duplicate key {key[:40]!r} (each key may appear once)")
-        obj[key] = value
-    return obj
-
-
-def _int(text: str) -> int:
-    if len(text.lstrip("-")) > 4300:
-        raise _Strict(f"an integer of {len(text.lstrip('-')):,} digits is longer than the 4,300-digit limit")
-    return int(text)
-
-
-_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_int=_int)
+_DECODER = STRICT_JSON_DECODER  # duplicate keys and over-long integers refused, as in parse_json
 
 
 def artifact_digest(path: Path, *, name: str, max_bytes: int) -> str:
@@ -360,7 +347,7 @@ class _Reader:
                 if self.eof or len(self.buf) - self.pos > MAX_ELEMENT_CHARS:
                     raise InputError(f"{self.name}: not valid JSON at character {self.consumed + exc.pos:,}: "
                                      f"{exc.msg}") from None
-            except _Strict as exc:
+            except StrictValueError as exc:
                 raise InputError(f"{self.name}: {exc}") from None
             except RecursionError:
                 raise InputError(f"{self.name}: nested too deeply") from None

@@ -135,8 +135,11 @@ def parse_yaml(text: str, *, source: str) -> Any:
         raise InputError(f"{source}: not valid YAML: {reason}") from None
 
 
-class _Refused(ValueError):
+class StrictValueError(ValueError):
     """A JSON/TOML value refused by a parse hook (duplicate key, integer too long)."""
+
+
+_Refused = StrictValueError
 
 
 def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -153,6 +156,10 @@ def _bounded_int(text: str) -> int:
     if digits > MAX_INT_DIGITS:
         raise _Refused(f"an integer of {digits:,} digits is longer than the {MAX_INT_DIGITS:,}-digit limit")
     return int(text)
+
+
+# The strict decoder for JSON read piece by piece (a streamed artifact): the same hooks as parse_json.
+STRICT_JSON_DECODER = json.JSONDecoder(object_pairs_hook=_json_object, parse_int=_bounded_int)
 
 
 def parse_json(text: str, *, source: str) -> Any:
