@@ -3,7 +3,7 @@
 COMMANDS names each top-level command's module, attribute and short help, so
 `gatepost --help` lists them all without importing any (no Textual, no
 sqlite-utils, no store: see benchmarks/cli_startup.py). A command missing from
-the table does not exist; a wrong entry fails `tests/test_cli_layer.py`, never
+the table does not exist; a wrong entry fails `tests/console/commands/test_cli_layer.py`, never
 silently. SUBCOMMANDS adds commands another module defines to a group (e.g.
 `case evaluate`).
 """
