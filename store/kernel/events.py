@@ -13,7 +13,7 @@ from .clock import now_iso
 from .errors import ConflictError
 from .integrity import check_before_first_write
 from .records import RECORDS_KEY, records_digest
-from .signing import SIGNED_WITH, decision_key, sign_event
+from .signing import SIGNED_KINDS, SIGNED_WITH, decision_key, sign_event
 
 
 def append_event(
@@ -41,7 +41,7 @@ def append_event(
     actor with a registered key is signed over the event's hash, or refused (`doing` words it).
     """
     check_before_first_write(db)
-    seq = head(db)[0] + 1
+    seq = head(db)[0] + 1 if seal or kind in SIGNED_KINDS else 0  # only they need it: no extra read per event
     data = dict(payload) if payload is not None else None
     if seal:
         data = {**(data or {}), RECORDS_KEY: records_digest(db, seq)}

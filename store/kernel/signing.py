@@ -19,6 +19,7 @@ the hash of every event before it: a signature vouches for the decision and the 
 import base64
 import binascii
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -253,10 +254,38 @@ def sign_event(db: Database, seq: int, key: dict[str, Any], *, doing: str) -> No
                " VALUES (?, ?, ?, ?, ?, ?)", [seq, key["actor"], key["id"], key["fingerprint"], NAMESPACE, signature])
 
 
+def key_findings(db: Database) -> list[tuple[int, str]]:
+    """(seq, one line) for every registered key that differs from the `actor.key_added` event that registered it
+    (a swapped key would make forged signatures verify), and every such event whose key row is gone."""
+    findings: list[tuple[int, str]] = []
+    cursor = db.execute("SELECT k.id, k.actor, k.public_key, k.fingerprint, k.event_seq, e.kind, e.subject_id,"
+                        " e.payload FROM actor_keys k LEFT JOIN events e ON e.seq = k.event_seq ORDER BY k.id")
+    for key_id, actor, public_key, fp, seq, kind, subject, payload in cursor.fetchall():
+        try:
+            said = json.loads(payload) if payload else {}
+        except ValueError:
+            said = {}
+        said = said if isinstance(said, dict) else {}
+        try:
+            computed = parse_public_key(public_key or "")["fingerprint"]
+        except InputError:
+            computed = None
+        if kind != "actor.key_added" or subject != actor or said.get("public_key") != public_key \
+                or said.get("fingerprint") != fp or computed != fp:
+            findings.append((seq, f"key {key_id} of {actor}: {fp} differs from its event {seq} "
+                                  f"({said.get('fingerprint')} for {subject}); the key was edited"))
+    for seq, subject in db.execute("SELECT e.seq, e.subject_id FROM events e WHERE e.kind = 'actor.key_added'"
+                                   " AND NOT EXISTS (SELECT 1 FROM actor_keys k WHERE k.event_seq = e.seq)"
+                                   " ORDER BY e.seq").fetchall():
+        findings.append((seq, f"event {seq}: registered a key for {subject} that is not in the store; "
+                              "the key was deleted"))
+    return findings
+
+
 def signature_findings(db: Database) -> list[tuple[int, str]]:
     """(seq, one line) for every stored signature that does not verify against the key registered when its
     decision was made, and every decision that should carry a signature and does not."""
-    findings: list[tuple[int, str]] = []
+    findings = key_findings(db)
     signed: set[int] = set()
     cursor = db.execute("SELECT s.event_seq, s.actor, s.fingerprint, s.signature, e.hash, e.actor, e.kind"
                         " FROM signatures s LEFT JOIN events e ON e.seq = s.event_seq ORDER BY s.event_seq")

@@ -42,6 +42,7 @@ class VerifyReport:
     """What verify found: findings (one line each, in sequence order where they have one) and the head."""
 
     events: int = 0
+    signatures: int = 0  # signatures on decisions checked
     head_seq: int = 0
     head_hash: str = GENESIS
     findings: list[str] = field(default_factory=list)
@@ -256,6 +257,7 @@ def _records(db: Database, report: VerifyReport) -> None:
 
 
 def _signatures(db: Database, report: VerifyReport) -> None:
+    report.signatures = db.execute("SELECT COUNT(*) FROM signatures").fetchone()[0]
     for seq, line in signature_findings(db):
         _find(report, seq, line)
 

@@ -128,7 +128,7 @@ def test_the_key_can_come_from_the_environment_or_ssh_agent(store: Path, tmp_pat
         assert by_agent.returncode == 0, by_agent.stderr
     finally:
         os.kill(pid, 15)
-    assert one(store, "SELECT COUNT(*) FROM signatures")[0] == 2
+    assert one(store, "SELECT COUNT(*) FROM signatures WHERE actor = 'ana'")[0] == 2
     assert gp(store, "verify").returncode == 0
 
 
@@ -143,14 +143,14 @@ def test_a_decision_signed_with_another_key_is_refused_and_writes_nothing(store:
     assert line.startswith("gatepost: decide case-") and ": refused: signature: --key " in line
     assert f"not ana's registered key {fp}" in line
     assert events(store) == before
-    assert one(store, "SELECT COUNT(*) FROM signatures")[0] == 0
+    assert one(store, "SELECT COUNT(*) FROM signatures WHERE actor = 'ana'")[0] == 0
 
 
 def test_people_without_a_key_decide_as_before(store: Path, tmp_path: Path):
     register(store, tmp_path, "bruno")  # someone else's key changes nothing for ana
     result = gp(store, *decisions(store)["draft reject"], "--as", "ana")
     assert result.returncode == 0, result.stderr
-    assert one(store, "SELECT COUNT(*) FROM signatures")[0] == 0
+    assert one(store, "SELECT COUNT(*) FROM signatures WHERE actor = 'ana'")[0] == 0
 
 
 def _signed(store: Path, tmp_path: Path) -> int:
@@ -230,4 +230,25 @@ def test_a_key_file_that_is_not_a_public_key_is_bad_input(store: Path, tmp_path:
     junk.write_text("ssh-ed25519 bm90IGEga2V5\n")
     bad = gp(store, "actors", "key", "ana", str(junk), "--as", "ana")
     assert bad.returncode == 2 and "junk.pub: the key's data does not hold a ssh-ed25519 key" in bad.stderr
-    assert one(store, "SELECT COUNT(*) FROM actor_keys")[0] == 0
+    assert one(store, "SELECT COUNT(*) FROM actor_keys WHERE actor = 'ana'")[0] == 0
+
+
+def test_a_swapped_key_is_found_even_when_the_signatures_are_remade_with_it(store: Path, tmp_path: Path):
+    """An attacker with the file puts their own key in place of ana's and re-signs her decision with it."""
+    seq = _signed(store, tmp_path)
+    mallory = keygen(tmp_path, "mallory")
+    public = " ".join(Path(f"{mallory}.pub").read_text().split()[:2])
+    fp = subprocess.run(["ssh-keygen", "-l", "-f", f"{mallory}.pub"], capture_output=True, text=True,
+                        check=True).stdout.split()[1]
+    event_hash = one(store, "SELECT hash FROM events WHERE seq = ?", (seq,))[0]
+    made = subprocess.run(["ssh-keygen", "-Y", "sign", "-n", "gatepost-decision", "-f", str(mallory)],
+                          input=event_hash.encode(), capture_output=True, check=True).stdout.decode()
+    key_id, key_seq = one(store, "SELECT id, event_seq FROM actor_keys WHERE actor = 'ana'")
+    sql(store, f"UPDATE actor_keys SET public_key = '{public}', fingerprint = '{fp}' WHERE actor = 'ana'",
+        unguarded="actor_keys")
+    sql(store, f"UPDATE signatures SET signature = '{made}', fingerprint = '{fp}' WHERE event_seq = {seq}",
+        unguarded="signatures")
+    result = run_gatepost("--db", str(store), "verify")
+    assert result.returncode == 1
+    assert f"key {key_id} of ana: {fp} differs from its event {key_seq}" in result.stdout
+    assert "the key was edited" in result.stdout
