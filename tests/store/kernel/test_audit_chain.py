@@ -3,11 +3,13 @@
 import json
 import shutil
 import sqlite3
+import subprocess
 from pathlib import Path
 
 import pytest
 from sqlite_utils import Database
 
+from gatepost.store.demo.signed import DEMO_PRIVATE_KEY
 from gatepost.store.kernel import GENESIS, canonical_event, chain_hash, migrations, open_store
 from gatepost.store.kernel import append_event as append
 from tests.conftest import run_gatepost
@@ -156,6 +158,23 @@ def test_a_cut_tail_is_found_with_the_head_kept_elsewhere(store: Path):
     assert result.returncode == 1 and "the tail was cut or the history rewritten" in result.stdout
 
 
+def resign_with_the_demo_key(store: Path, folder: Path) -> None:
+    """Sign every signed decision's (new) event hash again with the demo signer's published key."""
+    key = folder / "demo-key"
+    key.write_text(DEMO_PRIVATE_KEY)
+    key.chmod(0o600)
+    conn = sqlite3.connect(store)
+    remade = []
+    for seq, event_hash in conn.execute("SELECT s.event_seq, e.hash FROM signatures s JOIN events e"
+                                        " ON e.seq = s.event_seq").fetchall():
+        made = subprocess.run(["ssh-keygen", "-Y", "sign", "-n", "gatepost-decision", "-f", str(key)],
+                              input=event_hash.encode(), capture_output=True, check=True).stdout.decode()
+        remade.append((made, seq))
+    conn.close()
+    sql(store, *[f"UPDATE signatures SET signature = '{made}' WHERE event_seq = {seq}" for made, seq in remade],
+        unguarded="signatures")
+
+
 def test_a_history_rewritten_whole_is_found_with_the_head_kept_elsewhere(store: Path):
     kept = verify(store).stdout.split("sha256 ")[1].split()[0]
     conn = sqlite3.connect(store)
@@ -174,6 +193,9 @@ def test_a_history_rewritten_whole_is_found_with_the_head_kept_elsewhere(store: 
                  " BEGIN SELECT RAISE(ABORT, 'events is append-only: UPDATE refused'); END")
     conn.commit()
     conn.close()
+    # consistent means the signed decisions are signed again too: possible here only because the demo's
+    # signer (chen) uses the demo-only key published with gatepost; anyone else's needs their private key
+    resign_with_the_demo_key(store, store.parent)
     assert verify(store).returncode == 0  # a consistent rewrite is only caught against a head kept elsewhere
     assert verify(store, "--expect", kept).returncode == 1
 
