@@ -198,7 +198,7 @@ def run_statistics(db: Database, run_id: str, *, alpha: float = stats.ALPHA, lev
     key = dict(zip(("id", "suite_id", "executor", "candidate_hash", "baseline_hash", "pass_k"), row[:6], strict=True))
     k = key["pass_k"] or 1
     # per side: tasks, tasks passed (pass@k), fewest attempts of a task, tasks whose first k attempts passed
-    counted = {side: [0, 0, None, 0] for side in ("candidate", "baseline")}
+    counted: dict[str, list[int]] = {side: [0, 0, 1 << 62, 0] for side in ("candidate", "baseline")}
     pairs = [0, 0, 0, 0]  # both pass, only the candidate, only the baseline, neither
     flaky = {side: _Flaky(side, k, bool(row[6]), flaky_limit) for side in ("candidate", "baseline")}
 
@@ -209,7 +209,7 @@ def run_statistics(db: Database, run_id: str, *, alpha: float = stats.ALPHA, lev
             figures = counted[side]
             figures[0] += 1
             figures[1] += task[2]
-            figures[2] = task[3] if figures[2] is None else min(figures[2], task[3])
+            figures[2] = min(figures[2], task[3])
             figures[3] += task[4]
             flaky[side].add(task, other)
             yield task[0], task, None
@@ -222,7 +222,7 @@ def run_statistics(db: Database, run_id: str, *, alpha: float = stats.ALPHA, lev
     for side, (tasks, passed, fewest, all_pass) in counted.items():
         summary = stats.rate_summary(passed, tasks, level)
         summary["pass_at_k"] = summary["rate"]  # pass^k: measurable only where every task ran k attempts
-        summary["pass_hat_k"] = round(all_pass / tasks, 4) if tasks and (fewest or 0) >= k else None
+        summary["pass_hat_k"] = round(all_pass / tasks, 4) if tasks and fewest >= k else None
         summary["words"] = stats.rate_words(summary)
         out[side] = summary
     out["comparison"] = stats.compare(stats.Pairs(*pairs), alpha=alpha, level=level)
