@@ -38,6 +38,7 @@ TASK_COLUMNS = [("", 3), ("task", 24), ("split", 7), ("candidate", 16), ("baseli
 OUTCOME_STYLE = {"pass": "green", "fail": "red", "timeout": "yellow", "crash": "bold red", "not judged": "yellow"}
 VERDICT_OPTIONS = [("pass", "pass"), ("fail", "fail")]
 SHOW_CHARS = 20_000  # of each output: a 1 MiB output would make the screen crawl
+FLAKY_SHOWN = 1_000  # flaky tasks the run's figures list (and "f" filters to); all are counted
 
 
 def shown(side: dict[str, Any] | None) -> str:
@@ -291,7 +292,7 @@ class ResultsScreen(GatepostScreen):
         self.run_id = run["id"] if run else None
         self._counts = run_task_counts(self.db, self.run_id) if self.run_id else None
         self._previous = previous_run(self.db, run["id"]) if run else None  # run["id"] is self.run_id
-        self._figures = run_statistics(self.db, run["id"]) if run else None
+        self._figures = run_statistics(self.db, run["id"], flaky_limit=FLAKY_SHOWN) if run else None
         self._flaky = {f["task_id"] for f in (self._figures or {}).get("flaky", [])}
         self.query_one("#run-head", Static).update(self._head(run) if run else literal("No run selected."))
         tasks = self.query_one("#run-tasks", PagedList)
@@ -353,10 +354,11 @@ class ResultsScreen(GatepostScreen):
         style = "yellow" if figures["inside_noise"] else ("green" if comparison["decided"] == "better" else "red")
         text.append_text(literal(comparison["words"], style=style))
         flaky = figures.get("flaky") or []
+        total = figures.get("flaky_total", len(flaky))
         if flaky:
-            text.append(f"\n~ flaky   {len(flaky)}: ", style="bold cyan")
+            text.append(f"\n~ flaky   {total}: ", style="bold cyan")
             text.append_text(literal("; ".join(flaky_words(f) for f in flaky[:3])
-                                     + (f"; +{len(flaky) - 3} more (f: flaky only)" if len(flaky) > 3 else "")))
+                                     + (f"; +{total - 3} more (f: flaky only)" if total > 3 else "")))
         return text
 
     def action_toggle_flaky(self) -> None:
