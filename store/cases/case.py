@@ -52,6 +52,8 @@ from gatepost.store.protocol import (
     short,
 )
 
+from . import contradicted as _contradiction
+
 DEFAULT_PROTOCOL = "eval.gated_change/1"
 AUTHOR_DIMENSION = "different_agent_run"  # the author is never independent of its own work on this
 # Deciding an outcome takes this capability; every other outcome closes the case under case.close.
@@ -808,6 +810,7 @@ def case_view(db: Database, case_id: str, *, actor: str | None = None) -> dict[s
         "base": {"path": path, "made_on": case["basis"].get("baseline"),
                  "current": loops.current_hash(db, path) if path else None, "stale": bool(stale), "why": stale},
         "applied": loops.applications_of(db, "case", case_id),
+        "contradicted": case_contradiction(db, case),
     }
 
 
@@ -823,7 +826,7 @@ def show_json(view: dict[str, Any]) -> dict[str, Any]:
     doc: dict[str, Any] = {"schema": CASE_SCHEMA}
     doc.update({k: view[k] for k in ("id", "revision", "claims", "actions", "outcomes", "outcome")})
     doc.update({k: view[k] for k in ("status", "last_seq", "title", "author", "protocol", "independent",
-                                     "candidate", "decisions", "loop", "base", "applied")})
+                                     "candidate", "decisions", "loop", "base", "applied", "contradicted")})
     doc["evidence"] = [{k: e[k] for k in ("id", "kind", "result", "producer", "artifact", "about", "observed_at",
                                           "status", "why", "decides")}
                        | {"runs": list((e["details"] or {}).get("runs", [])), "details": e["details"]}
@@ -832,17 +835,49 @@ def show_json(view: dict[str, Any]) -> dict[str, Any]:
     return doc
 
 
+def case_contradiction(db: Database, case: dict[str, Any] | str, *, cutoff: int | None = None,
+                       what: str | None = None, what_at: str | None = None) -> dict[str, Any] | None:
+    """Whether later evidence contradicts the case's decision (or what was decided at `cutoff`, a store seq).
+
+    None, or what changed and the line "kept at 08:00; held-out came back regressed at 18:00"
+    (see contradicted.py); evaluated only when evidence came after the cutoff.
+    """
+    if isinstance(case, str):
+        case = get_case(db, case)
+    if cutoff is None and case["status"] == "open":
+        return None
+    if not _contradiction.later_evidence(db, case["id"], cutoff):
+        return None
+    return _contradiction.describe(db, case, protocol_for(case["protocol"]), case_state(db, case), cutoff=cutoff,
+                                   what=what, what_at=what_at)
+
+
+def contradicted_case_ids(db: Database, ids: list[str] | None = None) -> list[str]:
+    """The closed cases (of `ids`, or all) whose decision later evidence contradicts, in id order."""
+    return [cid for cid in _contradiction.candidate_ids(db, ids) if case_contradiction(db, cid) is not None]
+
+
 def list_cases(db: Database, *, status: str | None = None, outcome: str | None = None,
                needs_decision: bool | None = None, search: str | None = None, limit: int = 100,
-               offset: int = 0) -> tuple[list[dict[str, Any]], int]:
-    """One page of cases, newest activity first, from the projection's indexed columns; and the total."""
+               offset: int = 0, contradicted: bool = False) -> tuple[list[dict[str, Any]], int]:
+    """One page of cases, newest activity first, from the projection's indexed columns; and the total.
+
+    `contradicted` keeps the closed cases whose decision later evidence contradicts (status
+    `contradicted` is the same).
+    """
     clauses: list[str] = []
     params: list[Any] = []
+    if status == "contradicted":
+        status, contradicted = None, True
+    if contradicted:
+        found = contradicted_case_ids(db)
+        clauses.append(f"id IN ({', '.join('?' * len(found))})" if found else "0")
+        params += found
     if status == "needs_decision":
         status, needs_decision = "open", True
     if status:
         if status not in ("open", "closed"):
-            raise InputError(f"--status: expected open, closed or needs_decision, got {status!r}")
+            raise InputError(f"--status: expected open, closed, needs_decision or contradicted, got {status!r}")
         clauses.append("status = ?")
         params.append(status)
     if outcome:
