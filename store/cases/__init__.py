@@ -39,6 +39,13 @@ from .case import (
     undecided_notes,
 )
 from .contradicted import KIND_WORDS, Turn, contradiction
+from .design_review import (
+    DESIGN_QUEUE,
+    design_claims,
+    known_designs,
+    waiting_on_design_review,
+    waiting_sql,
+)
 
 __all__ = [
     "case_subject",
@@ -74,6 +81,11 @@ __all__ = [
     "show_json",
     "staleness",
     "undecided_notes",
+    "DESIGN_QUEUE",
+    "design_claims",
+    "known_designs",
+    "waiting_on_design_review",
+    "waiting_sql",
     "KIND_WORDS",
     "Turn",
     "contradiction",

@@ -53,6 +53,7 @@ from gatepost.store.protocol import (
 )
 
 from . import contradicted as _contradiction
+from .design_review import known_designs
 
 DEFAULT_PROTOCOL = "eval.gated_change/1"
 AUTHOR_DIMENSION = "different_agent_run"  # the author is never independent of its own work on this
@@ -463,6 +464,9 @@ def add_evidence(db: Database, case_id: str, *, kind: str, result: str, producer
         case = get_case(db, case_id)  # again, inside the write: the candidate may have moved meanwhile
         revision = _resolve_about(db, case_id, kind, about.strip())
         artifact = _artifact_of(case, kind)
+        if artifact == "eval_design" and revision not in (designs := known_designs(db, case_id)):
+            raise refusal(doing, "design", f"--about {revision} is not a design of {case_id} (its designs: "
+                                           f"{', '.join(designs) or 'none'}; current names the basis' design)")
         stored_producer = ensure_producer(db, producer)
         seq = act.event("evidence.added", revision=revision, at=when, actor=recorder[0],
                         payload={"kind": kind, "result": result, "producer": stored_producer,

@@ -136,7 +136,7 @@ def test_case_evaluate_records_guard_tuning_and_heldout_evidence(cli, store_path
     suite = _case_suite(tmp_path)
     result = cli("case", "evaluate", "case-7", "--suite", str(suite), "--executor", executor("follow"),
                  "--producer", "run-52", "--surface", "skills/*", "--json", "--as", "run-52")
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # a leaked guard is a check that found what it looks for
     report = json.loads(result.output)
     kinds = {e["kind"]: e["result"] for e in report["evidence"]}
     # the content holds "the tier is HIGH": an expected answer, so the guard says leaked
