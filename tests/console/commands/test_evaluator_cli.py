@@ -168,7 +168,7 @@ def test_case_evaluate_not_better_regressed_and_outside(cli, store_path: Path, t
 
 def test_case_evaluate_reports_a_missing_split_and_an_unknown_case(cli, store_path: Path, tmp_path: Path):
     db = open_store(store_path)
-    _case(db, content="x", case_id="case-9")
+    _case(db, content="z", case_id="case-9")  # not the expected answer: a leaked guard would exit 1
     db.close()
     suite = write_suite(tmp_path / "t", [contains_task("t1", "q", ["x"])])
     result = cli("case", "evaluate", "case-9", "--suite", str(suite), "--mock", "--producer", "run-52",
