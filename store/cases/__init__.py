@@ -45,6 +45,7 @@ from .design_review import (
     known_designs,
     waiting_on_design_review,
     waiting_sql,
+    waits_on_design_review,
 )
 
 __all__ = [
@@ -86,6 +87,7 @@ __all__ = [
     "known_designs",
     "waiting_on_design_review",
     "waiting_sql",
+    "waits_on_design_review",
     "KIND_WORDS",
     "Turn",
     "contradiction",

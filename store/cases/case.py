@@ -53,7 +53,7 @@ from gatepost.store.protocol import (
 )
 
 from . import contradicted as _contradiction
-from .design_review import known_designs
+from .design_review import known_designs, waiting_on_design_review
 
 DEFAULT_PROTOCOL = "eval.gated_change/1"
 AUTHOR_DIMENSION = "different_agent_run"  # the author is never independent of its own work on this
@@ -416,12 +416,13 @@ def _resolve_about(db: Database, case_id: str, kind: str, about: str) -> str:
 
 def add_evidence(db: Database, case_id: str, *, kind: str, result: str, producer: str | None = None,
                  about: str = "current", details: dict[str, Any] | None = None, at: str | None = None,
-                 actor: str | None = None, _reproject: bool = True) -> int:
+                 actor: str | None = None, _reproject: bool = True, based_on_seq: int | None = None) -> int:
     """Record one piece of evidence; it counts only if current, independent and not mock (the protocol decides).
 
     Evidence is recorded as oneself: the producer is the acting identity (`actor`, holding evidence.record;
     design_review needs eval_design.review). Recording for another producer needs evidence.record_for, and
     the record names both. The case's author never records evidence about its own case.
+    `based_on_seq` (a person's review in the console): refused if the case changed since they looked.
     Evidence on a closed case is stored for the record but does not reopen it.
     (`_reproject=False` is for import_case, which brings the projection up to date once at its end.)
     """
@@ -460,7 +461,7 @@ def add_evidence(db: Database, case_id: str, *, kind: str, result: str, producer
                                              f"as oneself: {stored} records its own)")
 
     with guarded(db, doing, actor=actor, subject=case_subject(case_id), must_be_open=False, lease=False,
-                 authority=as_oneself) as act:
+                 authority=as_oneself, seen_seq=based_on_seq) as act:
         case = get_case(db, case_id)  # again, inside the write: the candidate may have moved meanwhile
         revision = _resolve_about(db, case_id, kind, about.strip())
         artifact = _artifact_of(case, kind)
@@ -873,6 +874,11 @@ def list_cases(db: Database, *, status: str | None = None, outcome: str | None =
     params: list[Any] = []
     if status == "contradicted":
         status, contradicted = None, True
+    if status == "design_review":
+        waiting = waiting_on_design_review(db, DEFAULT_PROTOCOL)
+        clauses.append(f"id IN ({', '.join('?' * len(waiting))})" if waiting else "0")
+        params += waiting
+        status = None
     if contradicted:
         found = contradicted_case_ids(db)
         clauses.append(f"id IN ({', '.join('?' * len(found))})" if found else "0")
@@ -881,7 +887,8 @@ def list_cases(db: Database, *, status: str | None = None, outcome: str | None =
         status, needs_decision = "open", True
     if status:
         if status not in ("open", "closed"):
-            raise InputError(f"--status: expected open, closed, needs_decision or contradicted, got {status!r}")
+            raise InputError(f"--status: expected open, closed, needs_decision, design_review or contradicted, "
+                             f"got {status!r}")
         clauses.append("status = ?")
         params.append(status)
     if outcome:

@@ -15,6 +15,7 @@ from sqlite_utils import Database
 from gatepost.store.protocol import All, AnyOf, Condition, Evidence, Not, Protocol, protocol_for
 
 DESIGN_REVIEW_KIND = "design_review"
+AUTHOR_DIMENSION = "different_agent_run"  # the dimension a design review must be independent on (case.py's)
 DESIGN_QUEUE = "design_reviews"
 
 
@@ -36,14 +37,20 @@ def design_claims(protocol: Protocol) -> tuple[list[str], list[str]]:
 
 
 @cache
-def waiting_sql(protocol_ref: str) -> str:
-    """SQL over the cases projection: `id`s of open cases waiting only on a design review, oldest first."""
+def waiting_sql(protocol_ref: str, *, for_reviewer: bool = False) -> str:
+    """SQL over the cases projection: `id`s of open cases waiting only on a design review, oldest first.
+
+    `for_reviewer`: only those whose review by the person bound to its one `?` would count (the case
+    lists them as independent, as a loop's case lists the loop's reviewers): that reviewer's queue.
+    """
     design, others = design_claims(protocol_for(protocol_ref))
 
     def claim(name: str) -> str:
         return "json_extract(claims, '$.\"" + name.replace('"', "") + "\"')"
 
     parts = [f"{claim(n)} = 'UNKNOWN'" for n in design] + [f"{claim(n)} IN ('TRUE', 'FALSE')" for n in others]
+    if for_reviewer:
+        parts.append(f"EXISTS (SELECT 1 FROM json_each(cases.independent, '$.{AUTHOR_DIMENSION}') WHERE value = ?)")
     where = " AND ".join(parts) if design else "0"
     return (f"SELECT id FROM cases WHERE status = 'open' AND protocol = '{protocol_ref}' AND {where}"
             " ORDER BY updated_at, id")
@@ -59,3 +66,10 @@ def known_designs(db: Database, case_id: str) -> list[str]:
     rows = db.execute("SELECT json_extract(basis, '$.design') FROM candidate_revisions WHERE case_id = ?"
                       " ORDER BY event_seq", [case_id]).fetchall()
     return list(dict.fromkeys(r[0] for r in rows if r[0]))
+
+
+def waits_on_design_review(protocol_ref: str, claims: dict[str, str]) -> bool:
+    """Pure: whether claims (an open case's) wait only on a design review (the SQL of waiting_sql, in Python)."""
+    design, others = design_claims(protocol_for(protocol_ref))
+    return bool(design) and all(claims.get(n) == "UNKNOWN" for n in design) \
+        and all(claims.get(n) in ("TRUE", "FALSE") for n in others)

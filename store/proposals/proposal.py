@@ -33,7 +33,7 @@ from gatepost.store.kernel import (
     transaction,
 )
 
-from .contradicted import contradicted_proposal_ids
+from .contradicted import contradicted_proposal_ids, proposal_contradiction
 
 OPERATIONS = ("create", "update")
 EDIT_MODES = ("full_page", "patch")
@@ -217,6 +217,7 @@ def get_proposal(db: Database, pid: str) -> dict[str, Any] | None:
                                   "override_gate": data.get("override_gate")})
     proposal["last_seq"] = last_seq(db, "proposal", pid)
     proposal["case"] = _case_view(db, proposal["case_id"]) if proposal.get("case_id") else None
+    proposal["contradicted"] = proposal_contradiction(db, proposal)  # later evidence against an acceptance
     return proposal
 
 
