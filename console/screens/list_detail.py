@@ -55,6 +55,8 @@ class ListDetailScreen(GatepostScreen):
     class DetailShown(Message):
         """The detail pane now shows `key` (None: nothing); stale reads never post it."""
 
+        bubble = False
+
         def __init__(self, key: str | None) -> None:
             super().__init__()
             self.key = key
