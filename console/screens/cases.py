@@ -21,9 +21,11 @@ from gatepost.store.kernel import GatepostError
 from gatepost.store.protocol import protocol_for, short
 from gatepost.widgets.case_claims import EVIDENCE_STYLE, ClaimTree, claim_strip, symbol
 from gatepost.widgets.in_place import put
-from gatepost.widgets.paged_list import Row
+from gatepost.widgets.paged_list import Col, Row
 
-COLUMNS = [("id", 12), ("rev", 6), ("claims", 9), ("status", 12), ("title", 40)]
+# at 80 columns: id and title, then claims, status, rev as the width allows (issue 15 item 4)
+COLUMNS = [Col("id", 16), Col("rev", 6, drop=3), Col("claims", 9, drop=1), Col("status", 12, drop=2),
+           Col("title", 120, min=16)]
 
 
 def _cap(outcome: str) -> str:
@@ -102,7 +104,7 @@ class CasesScreen(DecisionScreen):
         else:
             status = Text("open")
         return [literal(one_line(r["id"], 16)), literal(short(r["current_revision"], 6)),
-                claim_strip(r["claims"], order, derived), status, literal(one_line(r["title"], 60))]
+                claim_strip(r["claims"], order, derived), status, literal(one_line(r["title"], 120))]
 
     def _claim_layout(self, ref: str) -> tuple[list[str], list[str]]:
         if ref not in self._strips:

@@ -29,12 +29,13 @@ from gatepost.store.evaluation import (
     task_outputs,
 )
 from gatepost.widgets.diff_view import side_by_side, unified_diff
-from gatepost.widgets.paged_list import PagedList, Row
+from gatepost.widgets.paged_list import Col, PagedList, Row
 
-RUN_COLUMNS = [("started", 11), ("skill", 15), ("verdict", 7), ("cand.", 6), ("base.", 6), ("delta", 6),
-               ("flags", 16)]
+RUN_COLUMNS = [Col("started", 11, drop=3), Col("skill", 18, min=8), Col("verdict", 7), Col("cand.", 7, drop=1),
+               Col("base.", 7, drop=2), Col("delta", 8), Col("flags", 40, min=6, drop=4)]
 # Δ: the candidate's pass/fail changed since the previous run of the suite and skill; ≠: candidate ≠ baseline.
-TASK_COLUMNS = [("", 3), ("task", 24), ("split", 7), ("candidate", 16), ("baseline", 16), ("attempts", 34)]
+TASK_COLUMNS = [Col("", 3), Col("task", 30, min=10), Col("split", 7, drop=2), Col("candidate", 16), Col("baseline", 16),
+                Col("attempts", 60, min=10, drop=1)]
 OUTCOME_STYLE = {"pass": "green", "fail": "red", "timeout": "yellow", "crash": "bold red", "not judged": "yellow"}
 VERDICT_OPTIONS = [("pass", "pass"), ("fail", "fail")]
 SHOW_CHARS = 20_000  # of each output: a 1 MiB output would make the screen crawl
@@ -52,6 +53,14 @@ def verdict_text(verdict: str | None) -> Text:
 
 def rate(value: float | None) -> str:
     return "—" if value is None else f"{value * 100:.4g}%"
+
+
+def points(delta: float | None) -> str:
+    """A difference of two rates in percentage points, as the rates beside it are in percent: +28.6 pp."""
+    if delta is None:
+        return "—"
+    shown = f"{delta * 100:+.1f}".removesuffix(".0")
+    return f"{'+0' if shown in ('-0', '+0') else shown} pp"
 
 
 def flags(run: dict[str, Any]) -> Text:
@@ -161,7 +170,7 @@ class ResultsScreen(GatepostScreen):
             with Vertical(classes="list-pane"):
                 yield Static(id="results-title", classes="pane-title")
                 with Horizontal(classes="filters"):
-                    yield Select(VERDICT_OPTIONS, prompt="any verdict", id="results-verdict")
+                    yield Select(VERDICT_OPTIONS, prompt="any verdict", id="results-verdict", compact=True)
                 yield PagedList(RUN_COLUMNS, self._fetch_runs, empty="No evaluation runs yet "
                                 "(gatepost suite run).", id="results-list")
             with Vertical(classes="detail-pane", id="results-detail"):
@@ -198,7 +207,7 @@ class ResultsScreen(GatepostScreen):
                 verdict_text(r["verdict"]),
                 literal(rate(r["execution_pass_rate"])),
                 literal(rate(r["baseline_pass_rate"])),
-                Text(f"{delta:+.2f}" if delta is not None else "—",
+                Text(points(delta),
                      style="red" if (delta or 0) < 0 else "green" if (delta or 0) > 0 else ""),
                 flags(r),
             ]))
@@ -329,7 +338,7 @@ class ResultsScreen(GatepostScreen):
         text.append("\n")
         text.append_text(literal(
             f"candidate {rate(run['execution_pass_rate'])}  baseline {rate(run['baseline_pass_rate'])}  "
-            f"delta {run['delta']:+.4g}  split {run['split'] or '—'}  pass@{run['pass_k'] or 1}  "
+            f"delta {points(run['delta'])}  split {run['split'] or '—'}  pass@{run['pass_k'] or 1}  "
             f"{run['purpose'] or ''}" + (f" of case {run['case_id']}" if run["case_id"] else "")))
         text.append_text(self._weighed())
         suite = (run.get("artifact") or {}).get("suite")
