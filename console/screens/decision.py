@@ -103,7 +103,7 @@ class DecisionScreen(ListDetailScreen):
     """A list whose items a person decides; see the module docstring for what a screen configures."""
 
     DECISIONS: ClassVar[tuple[Decision, ...]] = ()
-    WORK: ClassVar["Work"]
+    WORK: "Work"  # a screen may switch queues (Cases: the design reviewers')
     BINDINGS = [
         bound("w", "work_queue", "Work queue", "queue.work"),
         bound("s", "queue_skip", "Skip", "queue.skip"),
