@@ -394,9 +394,9 @@ def _import_streamed(db: Database, path: Path, *, actor: str | None) -> tuple[st
         insert = db.conn.executemany
 
         def store_rows(rows: list[Any]) -> None:
-            insert(_INSERT_TASK, [(run_id, side, task_id, 1, *rest) for side, task_id, *rest in rows])
+            insert(_INSERT_TASK, rows)  # task_results rows of run_id, built by the parser
 
-        parsed = stream_artifact(path, name=path.name, on_rows=store_rows)
+        parsed = stream_artifact(path, name=path.name, on_rows=store_rows, run_id=run_id)
         artifact = _imported(parsed, path, run_id)
         seq = act.event("suite.run", subject_type="run", subject_id=run_id, payload=_payload(artifact),
                         note=_note(artifact), at=artifact.get("finished_at"), seal=True)

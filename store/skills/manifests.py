@@ -237,8 +237,12 @@ def edit_draft(db: Database, draft_id: str, yaml_text: str, *, actor: str, note:
     return cast(dict[str, Any], get_draft(db, new["id"]))  # the draft just created
 
 
-def _draft_where(status: str | None, search: str | None, skill: str | None) -> tuple[str, list[Any]]:
+def _draft_where(status: str | None, search: str | None, skill: str | None,
+                 ids: list[str] | None = None) -> tuple[str, list[Any]]:
     clauses, params = [], []
+    if ids is not None:
+        clauses.append(f"id IN ({', '.join('?' * len(ids))})" if ids else "0")
+        params.extend(ids)
     if status:
         if status not in DRAFT_STATUSES:
             raise InputError(f"--status: expected one of {', '.join(DRAFT_STATUSES)}, got {status!r}")
@@ -254,9 +258,10 @@ def _draft_where(status: str | None, search: str | None, skill: str | None) -> t
 
 
 def list_drafts(db: Database, *, status: str | None = "pending", search: str | None = None,
-                skill: str | None = None, limit: int = 100, offset: int = 0) -> tuple[list[dict[str, Any]], int]:
-    """One page of drafts, newest first, and the total matching."""
-    where, params = _draft_where(status, search, skill)
+                skill: str | None = None, limit: int = 100, offset: int = 0,
+                ids: list[str] | None = None) -> tuple[list[dict[str, Any]], int]:
+    """One page of drafts, newest first, and the total matching (only `ids` when given)."""
+    where, params = _draft_where(status, search, skill, ids)
     total = db.execute(f"SELECT COUNT(*) FROM manifest_drafts{where}", params).fetchone()[0]
     cursor = db.execute(
         "SELECT id, skill, origin, author, status, parent_id, based_on_version_id, created_at, decided_at"
