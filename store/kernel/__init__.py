@@ -110,9 +110,11 @@ from .integrity import (
 )
 from .leases import (
     DEFAULT_TTL,
+    ITEMS,
     check_free,
     held_by_others,
     holder,
+    item_subject,
     release,
     take,
 )
@@ -156,6 +158,7 @@ __all__ = [
     "ConflictError",
     "DEFAULT_DB",
     "DEFAULT_TTL",
+    "ITEMS",
     "EVENT_FIELDS",
     "FLAG_CHANGED",
     "FLAG_DIFFERS",
@@ -213,6 +216,7 @@ __all__ = [
     "has_admin",
     "head",
     "held_by_others",
+    "item_subject",
     "holder",
     "identify",
     "is_frozen",
