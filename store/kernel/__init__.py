@@ -53,7 +53,6 @@ from .errors import (
 )
 from .events import (
     append_event,
-    check_unchanged,
     count_events,
     event_actors,
     event_filter,
@@ -199,7 +198,6 @@ __all__ = [
     "check_before_first_write",
     "check_free",
     "check_name",
-    "check_unchanged",
     "computed_order",
     "count_events",
     "damaged",
