@@ -287,15 +287,20 @@ def new_case(db: Database, loop_name: str, path: str, content: str, *, actor: st
     loop = loops.get_loop(db, loop_name)
     path = loops.check_path(path, "--path")
     doing = f"case new --loop {loop['name']}"
-    if not actor:
-        raise RefusedError(f"{doing}: refused: identity: no actor given (use --as NAME)")
-    allowed, why = loops.may_touch(loop, path)
-    if not allowed:
-        raise RefusedError(f"{doing}: refused: paths: {why}")
-    if actor in loop["evaluators"] or actor in loop["reviewers"]:
-        raise RefusedError(f"{doing}: refused: self-dealing: {actor} is listed as an independent evaluator or "
-                           f"reviewer of loop {loop['name']}; the run that writes a candidate never evaluates it")
-    with transaction(db):
+
+    def loop_rules(db: Database, who: dict[str, Any] | None, subject: Subject | None) -> None:
+        name = who["name"] if who else check_name(actor, field="--as")
+        if any(same_actor(name, other) for other in [*loop["evaluators"], *loop["reviewers"]]):
+            raise refusal(doing, SELF_DEALING, f"{name} is listed as an independent evaluator or reviewer of loop "
+                                               f"{loop['name']}; the run that writes a candidate never evaluates it")
+        allowed, why = loops.may_touch(loop, path)
+        if not allowed:
+            raise refusal(doing, "paths", why)
+
+    # A loop's run writes its candidate: a named, printable actor, not one of the loop's own evaluators or
+    # reviewers, on a path the loop may touch; the case itself is then imported by cases.import_case's act.
+    with guarded(db, doing, actor=actor or "", known=False, authority=loop_rules) as act:
+        actor = act.actor or actor
         base = loops.current_hash(db, path) if loop["baseline"] == loops.BASELINE_CURRENT else loop["baseline_hash"]
         basis = {"baseline": base, "question_set": loops.HASH_PREFIX + loop["suite_hash"],
                  "design": loop["design"], "data_revision": (data_revision or "").strip() or loop["data_revision"]}

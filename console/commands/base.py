@@ -14,7 +14,14 @@ from gatepost.commands._common import (
     quiet_option,
     store_path,
 )
-from gatepost.store.kernel import InputError, has_admin, os_user, read_text, schema_version
+from gatepost.store.kernel import (
+    InputError,
+    has_admin,
+    os_user,
+    read_text,
+    resolve_path,
+    schema_version,
+)
 from gatepost.store.kernel import actors as actors_mod
 
 
@@ -170,8 +177,9 @@ def demo(ctx: click.Context, db_opt: str | None, no_console: bool, seed: int, qu
     The person running it becomes a reviewer holding every capability a person
     may hold, so every decision of the demo can be taken.
     """
-    from gatepost.store.demo import build_demo
-    from gatepost.store.kernel import resolve_path
+    from gatepost.store.demo import (
+        build_demo,  # the demo builder: only `demo` pays for importing it
+    )
 
     path = resolve_path(db_opt) if db_opt else store_path(ctx)
     who = person(as_name)

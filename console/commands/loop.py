@@ -120,8 +120,7 @@ def current(ctx: click.Context, path: str, set_file: str | None, ref: str | None
     db = open_ctx_store(ctx)
     if set_file is not None:
         text = read_input(set_file, what="content file")
-        doc = loops.record_applied(db, "path", loops.check_path(path), path, text, ref=ref, actor=person(as_name),
-                                   capability=loops.ADMIN_CAPABILITY)
+        doc = loops.set_current(db, path, text, ref=ref, actor=person(as_name))
     else:
         doc = loops.current_document(db, path)
     if as_json:

@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from gatepost import output
+from gatepost.store.kernel import freeze
 
 
 @click.command()
@@ -23,7 +24,6 @@ def screenshots(out: str, seed: int, as_name: str) -> None:
     """Build a demo store in a temporary folder and save an SVG of every screen and dialog."""
     from gatepost.screenshots import take_screenshots
     from gatepost.store.demo import DEMO_NOW, build_demo
-    from gatepost.store.kernel import freeze
 
     out_dir = Path(out).resolve()
     here = Path.cwd()

@@ -35,7 +35,6 @@ from gatepost.store.kernel import (
     parse_iso,
     refusal,
     same_actor,
-    transaction,
 )
 from gatepost.store.protocol import (
     BASIS_FIELDS,
@@ -633,23 +632,22 @@ def staleness(db: Database, case: dict[str, Any] | str) -> str | None:
     return loops.base_status(db, case["candidate_path"], case["basis"].get("baseline"), _made_seq(db, case))
 
 
+def landing(case_id: str) -> Callable[[Database], loops.Landing]:
+    """A case as it lands (`loops.record_applied` decides whether it may): a kept case lands as its candidate."""
+
+    def load(db: Database) -> loops.Landing:
+        subject = case_subject(case_id)(db)
+        case = subject.row or {}
+        return loops.Landing(subject, case["outcome"] or "open", "kept", case["candidate_path"], "candidate.path",
+                             loops.content_text(case["content"]), lambda: staleness(db, case),
+                             instead=" (a proposed one lands as its proposal: gatepost proposal applied)")
+
+    return load
+
+
 def record_applied(db: Database, case_id: str, *, ref: str | None, actor: str | None, at: str | None = None) -> dict[str, Any]:
     """Record where a kept case's content landed (`case applied ID --ref REF`): it becomes current for its path."""
-    doing = f"case applied {case_id}"
-    with transaction(db):
-        case = get_case(db, case_id)
-        if case["outcome"] != "kept":
-            raise RefusedError(f"{doing}: refused: kept: the case is {case['outcome'] or 'open'}; only a kept case "
-                               "lands (a proposed one lands as its proposal: gatepost proposal applied)")
-        if not case["candidate_path"]:
-            raise InputError(f"{doing}: candidate.path: missing (the case names no path to land on)")
-        if loops.applications_of(db, "case", case_id):
-            raise RefusedError(f"{doing}: refused: applied: already recorded applied")
-        stale = staleness(db, case)
-        if stale:
-            raise RefusedError(f"{doing}: refused: {stale}")
-        return loops.record_applied(db, "case", case_id, case["candidate_path"], loops.content_text(case["content"]),
-                                    ref=ref, actor=actor, at=at)
+    return loops.record_applied(db, "case", case_id, landing(case_id), ref=ref, actor=actor, at=at)
 
 
 def _rule_text(protocol: Protocol, outcome: str) -> str:

@@ -91,8 +91,7 @@ def populate(db: Database, rng: random.Random, person: str) -> str:
                 "evaluators": ["run-53"], "reviewers": ["ana"], "design": DESIGN, "data_revision": "d-2026-11"}
     loop = loops.add_loop(db, LOOP, settings, actor=person, note="the release-notes loop", at=_at(clock))
     clock += timedelta(minutes=5)
-    loops.record_applied(db, "path", PATH, PATH, SKILL["v1"], ref="a1b2c3d", actor=person,
-                         capability=loops.ADMIN_CAPABILITY, at=_at(clock))
+    loops.set_current(db, PATH, SKILL["v1"], ref="a1b2c3d", actor=person, at=_at(clock))
     # iteration 1: made, evaluated, reviewed, kept, applied
     clock += timedelta(hours=1)
     first = flows.new_case(db, LOOP, PATH, SKILL["v2"], actor="run-41",

@@ -54,7 +54,6 @@ from .errors import (
 )
 from .events import (
     append_event,
-    check_unchanged,
     count_events,
     event_actors,
     event_filter,
@@ -112,9 +111,11 @@ from .integrity import (
 )
 from .leases import (
     DEFAULT_TTL,
+    ITEMS,
     check_free,
     held_by_others,
     holder,
+    item_subject,
     release,
     take,
 )
@@ -175,6 +176,7 @@ __all__ = [
     "ConflictError",
     "DEFAULT_DB",
     "DEFAULT_TTL",
+    "ITEMS",
     "EVENT_FIELDS",
     "FLAG_CHANGED",
     "FLAG_DIFFERS",
@@ -221,7 +223,6 @@ __all__ = [
     "check_before_first_write",
     "check_free",
     "check_name",
-    "check_unchanged",
     "computed_order",
     "count_events",
     "damaged",
@@ -238,6 +239,7 @@ __all__ = [
     "has_admin",
     "head",
     "held_by_others",
+    "item_subject",
     "holder",
     "identify",
     "is_frozen",

@@ -10,7 +10,6 @@ from sqlite_utils import Database
 
 from .chain import head, insert_chained
 from .clock import now_iso
-from .errors import ConflictError
 from .integrity import check_before_first_write
 from .records import RECORDS_KEY, records_digest
 from .signing import SIGNED_KINDS, SIGNED_WITH, decision_key, sign_event
@@ -73,20 +72,6 @@ def last_seq(db: Database, subject_type: str, subject_id: str) -> int:
         [subject_type, subject_id],
     ).fetchone()
     return row[0] or 0
-
-
-def check_unchanged(db: Database, subject_type: str, subject_id: str, expected_seq: int | None, *,
-                    doing: str, noun: str | None = None, also: str = "") -> int:
-    """Refuse (ConflictError) a decision made on an older look at the subject; returns the seq now.
-
-    `expected_seq` None means the caller made no claim about what it saw.
-    """
-    now = last_seq(db, subject_type, subject_id)
-    if expected_seq is not None and int(expected_seq) != now:
-        raise ConflictError(
-            f"{doing}: refused: {noun or subject_type} changed since you looked (you saw event {expected_seq}, "
-            f"it is now at {now}{'; ' + also if also else ''}); look again and decide on what is there now")
-    return now
 
 
 def event_filter(actor: str | None = None, kind: str | None = None, subject_type: str | None = None,

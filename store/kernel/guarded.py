@@ -199,10 +199,10 @@ class Act:
         return next_seq(self.db)
 
 
-def check_lease(db: Database, subject: Subject, actor: str | None, *, doing: str) -> None:
-    """Step 4: refuse while someone else holds an unexpired lease on the subject."""
+def check_lease(db: Database, subject: Subject, actor: str | None, *, doing: str, at: str | None = None) -> None:
+    """Step 4: refuse while someone else holds a lease on the subject unexpired `at` (default: now)."""
     row = db.execute("SELECT holder, expires_at FROM leases WHERE subject_type = ? AND subject_id = ? "
-                     "AND expires_at > ?", [subject.type, subject.id, now_iso()]).fetchone()
+                     "AND expires_at > ?", [subject.type, subject.id, at or now_iso()]).fetchone()
     if row and not same_actor(row[0], actor):
         raise refusal(doing, LEASE, f"{row[0]} is working on it (lease until {row[1][:19]}Z)", conflict=True)
 
@@ -218,17 +218,29 @@ def check_seen(db: Database, subject: Subject, seen: int | None, *, doing: str, 
     return now
 
 
+def check_capability(who: dict[str, Any], capability: str | tuple[str, ...], *, doing: str) -> None:
+    """Step 2: refuse unless the actor holds the capability (a tuple: any one of them)."""
+    if isinstance(capability, str):
+        if capability not in who["capabilities"]:
+            raise refusal(doing, CAPABILITY, f"{who['name']} does not hold {capability}")
+    elif not set(capability) & set(who["capabilities"]):
+        raise refusal(doing, CAPABILITY, f"{who['name']} holds none of {', '.join(capability)}")
+
+
 @contextmanager
-def guarded(db: Database, doing: str, *, actor: str | None, capability: str | None = None,
+def guarded(db: Database, doing: str, *, actor: str | None, capability: str | tuple[str, ...] | None = None,
             subject: Callable[[Database], Subject] | None = None, seen_seq: int | None = None,
             lease: bool = True, must_be_open: bool = True, known: bool = True, self_dealing: bool = True,
-            authority: Callable[[Database, dict[str, Any] | None, Subject | None], None] | None = None) -> Iterator[Act]:
+            authority: Callable[[Database, dict[str, Any] | None, Subject | None], None] | None = None,
+            lease_at: str | None = None) -> Iterator[Act]:
     """Run an act through the pipeline; the `with` body writes the record, its event and the projection.
 
-    `subject` loads the subject (raising InputError when it does not exist); `authority` adds the act's
-    own authority rules (run after the subject is loaded, before it is checked open). `known=False`
-    lets an unknown name act where no capability is needed (it is still checked printable);
-    `self_dealing=False` is for the one act an author takes on its own subject (revising its candidate).
+    `capability` is one capability, or a tuple of which the actor must hold one. `subject` loads the
+    subject (raising InputError when it does not exist); `authority` adds the act's own authority rules
+    (run after the subject is loaded, before it is checked open). `known=False` lets an unknown name act
+    where no capability is needed (it is still checked printable); `self_dealing=False` is for the acts
+    an author takes on its own subject (revising its candidate, recording where it landed, its lease).
+    `lease_at` is the moment the lease rule is checked at (the leases' own `now`; default the store clock).
     """
     with transaction(db):
         who: dict[str, Any] | None = None
@@ -236,8 +248,7 @@ def guarded(db: Database, doing: str, *, actor: str | None, capability: str | No
             who = identify(db, actor, doing=doing, known=known or capability is not None)
             if capability is not None:
                 assert who is not None
-                if capability not in who["capabilities"]:
-                    raise refusal(doing, CAPABILITY, f"{who['name']} does not hold {capability}")
+                check_capability(who, capability, doing=doing)
         name = who["name"] if who else (check_name(actor, field="--as") if actor else None)
         subj = subject(db) if subject else None
         if self_dealing and subj is not None and subj.author and same_actor(subj.author, name):
@@ -252,6 +263,6 @@ def guarded(db: Database, doing: str, *, actor: str | None, capability: str | No
                 check_seen(db, subj, seen_seq, doing=doing, also=subj.closed)
                 raise refusal(doing, OPEN, subj.closed)
             if lease:
-                check_lease(db, subj, name, doing=doing)
+                check_lease(db, subj, name, doing=doing, at=lease_at)
             seq_now = check_seen(db, subj, seen_seq, doing=doing)
         yield Act(db, doing, name, subj, seq_now)

@@ -4,6 +4,7 @@ The `leases` table holds the current lease per item (a projection); every take,
 renewal and release is also an event, so the audit log shows who held what when.
 """
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -11,11 +12,13 @@ from sqlite_utils import Database
 
 from .clock import now as clock_now
 from .clock import now_iso
-from .db import transaction
-from .errors import ConflictError
-from .events import append_event
+from .errors import InputError
+from .guarded import Subject, check_lease, guarded
 
 DEFAULT_TTL = timedelta(minutes=15)
+# The items people work (what can be leased): each by its table and key (the kernel's schema owns both).
+ITEMS = {"case": ("cases", "id"), "proposal": ("proposals", "id"), "draft": ("manifest_drafts", "id"),
+            "skill": ("skills", "name")}
 
 
 def _now() -> datetime:
@@ -24,6 +27,20 @@ def _now() -> datetime:
 
 def _iso(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def item_subject(subject_type: str, subject_id: str) -> Callable[[Database], Subject]:
+    """The guarded pipeline's cheapest view of an item (a lease, a skill's evaluation): it exists, by one key lookup."""
+    if subject_type not in ITEMS:
+        raise InputError(f"item: expected one of {', '.join(ITEMS)}, got {subject_type!r}")
+    table, key = ITEMS[subject_type]
+
+    def load(db: Database) -> Subject:
+        if db.execute(f"SELECT 1 FROM {table} WHERE {key} = ?", [subject_id]).fetchone() is None:
+            raise InputError(f"{subject_type} {subject_id}: no such {subject_type} in this store")
+        return Subject(subject_type, subject_id, subject_type, None)
+
+    return load
 
 
 def holder(db: Database, subject_type: str, subject_id: str, *, now: datetime | None = None) -> dict[str, Any] | None:
@@ -37,41 +54,41 @@ def holder(db: Database, subject_type: str, subject_id: str, *, now: datetime | 
 
 def check_free(db: Database, subject_type: str, subject_id: str, person: str, *,
                now: datetime | None = None) -> None:
-    """Refuse (ConflictError) when someone else holds an unexpired lease on the item."""
-    lease = holder(db, subject_type, subject_id, now=now)
-    if lease and lease["holder"] != person:
-        raise ConflictError(
-            f"{subject_type} {subject_id}: refused: {lease['holder']} is working on it "
-            f"(lease until {lease['expires_at'][:19]}Z)")
+    """Refuse (ConflictError, rule lease) when someone else holds an unexpired lease on the item."""
+    check_lease(db, Subject(subject_type, subject_id, subject_type, None), person,
+                doing=f"work on {subject_type} {subject_id}", at=_iso(now or _now()))
 
 
 def take(db: Database, subject_type: str, subject_id: str, person: str, *,
          ttl: timedelta = DEFAULT_TTL, now: datetime | None = None) -> dict[str, Any]:
-    """Take or renew a lease for `person`; refused while another person's lease is unexpired."""
+    """Take or renew a lease for `person`, through the guarded pipeline: a printable name (no capability:
+    holding an item decides nothing), the item exists, nobody else holds it unexpired (rule lease)."""
     moment = now or _now()
-    with transaction(db):
-        check_free(db, subject_type, subject_id, person, now=moment)
+    with guarded(db, f"take {subject_type} {subject_id}", actor=person, known=False,
+                 subject=item_subject(subject_type, subject_id), must_be_open=False, self_dealing=False,
+                 lease_at=_iso(moment)) as act:
         current = holder(db, subject_type, subject_id, now=moment)
-        kind = "lease.renewed" if current else "lease.taken"
         expires = _iso(moment + ttl)
-        seq = append_event(db, kind, actor=person, subject_type=subject_type, subject_id=subject_id,
-                           payload={"expires_at": expires}, at=_iso(moment))
-        db.table("leases").upsert({"subject_type": subject_type, "subject_id": subject_id, "holder": person,
-                             "taken_at": current["taken_at"] if current else _iso(moment),
-                             "expires_at": expires, "event_seq": seq}, pk=("subject_type", "subject_id"))
-    return {"holder": person, "expires_at": expires}
+        seq = act.event("lease.renewed" if current else "lease.taken", payload={"expires_at": expires},
+                        at=_iso(moment))
+        db.table("leases").upsert({"subject_type": subject_type, "subject_id": subject_id, "holder": act.actor,
+                                   "taken_at": current["taken_at"] if current else _iso(moment),
+                                   "expires_at": expires, "event_seq": seq}, pk=("subject_type", "subject_id"))
+    return {"holder": act.actor, "expires_at": expires}
 
 
 def release(db: Database, subject_type: str, subject_id: str, person: str) -> bool:
-    """Give an item back; only its holder can. Returns whether a lease was released."""
-    with transaction(db):
+    """Give an item back, through the guarded pipeline; only its holder can. Returns whether a lease was released."""
+    with guarded(db, f"release {subject_type} {subject_id}", actor=person, known=False,
+                 subject=item_subject(subject_type, subject_id), must_be_open=False, self_dealing=False,
+                 lease=False) as act:
         current = holder(db, subject_type, subject_id)
-        if not current or current["holder"] != person:
+        if not current or current["holder"] != act.actor:
             return False
-        seq = append_event(db, "lease.released", actor=person, subject_type=subject_type, subject_id=subject_id)
-        db.table("leases").upsert({"subject_type": subject_type, "subject_id": subject_id, "holder": person,
-                             "taken_at": current["taken_at"], "expires_at": now_iso(), "event_seq": seq},
-                            pk=("subject_type", "subject_id"))
+        seq = act.event("lease.released")
+        db.table("leases").upsert({"subject_type": subject_type, "subject_id": subject_id, "holder": act.actor,
+                                   "taken_at": current["taken_at"], "expires_at": now_iso(), "event_seq": seq},
+                                  pk=("subject_type", "subject_id"))
     return True
 
 

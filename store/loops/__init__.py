@@ -8,6 +8,7 @@ from .current import (
     CURRENT_SCHEMA,
     EMPTY_HASH,
     HASH_PREFIX,
+    Landing,
     applications_of,
     base_status,
     check_path,
@@ -18,6 +19,7 @@ from .current import (
     link_case,
     loop_case,
     record_applied,
+    set_current,
     text_hash,
 )
 from .registry import (
@@ -45,6 +47,7 @@ __all__ = [
     "EMPTY_HASH",
     "HASH_PREFIX",
     "LOOP_SCHEMA",
+    "Landing",
     "SETTING_KEYS",
     "add_loop",
     "applications_of",
@@ -66,5 +69,6 @@ __all__ = [
     "may_touch",
     "record_applied",
     "require_admin",
+    "set_current",
     "text_hash",
 ]

@@ -9,14 +9,18 @@ accepted until rebased, and says why.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from sqlite_utils import Database
 
 from gatepost.store.kernel import (
-    CAPABILITY,
+    ADMIN,
+    Act,
     InputError,
-    capabilities_held,
+    RefusedError,
+    Subject,
     guarded,
     now_iso,
     observed_at,
@@ -112,34 +116,91 @@ def base_status(db: Database, path: str | None, base: str | None, made_seq: int 
     return None
 
 
-def record_applied(db: Database, subject_type: str, subject_id: str, path: str, text: str, *, ref: str | None,
-                   actor: str | None, at: str | None = None, capability: str | None = None) -> dict[str, Any]:
-    """Record that a change's content landed at `path` (at `ref`, e.g. a commit): it becomes current.
+@dataclass(frozen=True)
+class Landing:
+    """A change as its domain reads it when it is recorded applied; `record_applied` decides whether it may land.
 
-    Through the guarded pipeline: the actor must hold `capability` if given, else one of
-    APPLY_CAPABILITIES. The caller has checked that the subject may land (a kept case, an accepted
-    proposal).
+    `state` is its state now and `lands_in` the one state that lands (a case `kept`, a proposal `accepted`);
+    `content` None means the caller must give the content that resulted (`content_why` says why).
     """
-    path = check_path(path, "path")
+
+    subject: Subject
+    state: str
+    lands_in: str
+    path: str | None
+    path_field: str
+    content: str | None
+    stale: Callable[[], str | None]
+    content_why: str = ""
+    instead: str = ""  # where a change that does not land here lands instead
+
+
+def record_applied(db: Database, subject_type: str, subject_id: str, landing: Callable[[Database], Landing], *,
+                   ref: str | None, actor: str | None, at: str | None = None, content: str | None = None) -> dict[str, Any]:
+    """Record where a kept case or an accepted proposal landed (`case applied`, `proposal applied`): it becomes
+    the current content of its path.
+
+    One guarded act with the checks both share, in this order: who acts holds one of APPLY_CAPABILITIES; the
+    subject exists (its author may record where its own change landed); it is in the state that lands
+    (rule `approved`), names a path, was not recorded applied before (rule `applied`) and rests on the
+    current content (rule `stale`).
+    """
     doing = f"{subject_type} applied {subject_id}"
     ref = (ref or "").strip() or None
     when = observed_at(at) or now_iso()
+    found: list[Landing] = []
+
+    def load(db: Database) -> Subject:
+        found.append(landing(db))
+        return found[0].subject
+
+    def may_land(db: Database, who: dict[str, Any] | None, subject: Subject | None) -> None:
+        land = found[0]
+        if land.state != land.lands_in:
+            article = "an" if land.lands_in[:1] in "aeiou" else "a"
+            raise refusal(doing, "approved", f"the {land.subject.noun} is {land.state}; only {article} "
+                                             f"{land.lands_in} {land.subject.noun} lands{land.instead}")
+        if not land.path:
+            raise InputError(f"{doing}: {land.path_field}: missing (the {land.subject.noun} names no path to land on)")
+        if applications_of(db, subject_type, subject_id):
+            raise refusal(doing, "applied", "already recorded applied")
+        stale = land.stale()
+        if stale:
+            raise RefusedError(f"{doing}: refused: {stale}")
+
+    with guarded(db, doing, actor=actor, capability=APPLY_CAPABILITIES if actor is not None else None,
+                 subject=load, must_be_open=False, lease=False, self_dealing=False, authority=may_land) as act:
+        land = found[0]
+        text = land.content if content is None else content
+        if text is None:
+            raise InputError(f"{doing}: --content-file: required {land.content_why}")
+        return _land(act, subject_type, subject_id, check_path(land.path or "", "path"), text, ref=ref, when=when)
+
+
+def set_current(db: Database, path: str, text: str, *, ref: str | None, actor: str | None,
+                at: str | None = None) -> dict[str, Any]:
+    """Record content that landed outside gatepost as the current content of `path` (`current PATH --set`):
+    a guarded act under store.admin, about the path."""
+    path = check_path(path, "PATH")
+    with guarded(db, f"path applied {path}", actor=actor, capability=ADMIN) as act:
+        return _land(act, "path", path, path, text, ref=(ref or "").strip() or None, when=observed_at(at) or now_iso())
+
+
+def _land(act: Act, subject_type: str, subject_id: str, path: str, text: str, *, ref: str | None,
+          when: str) -> dict[str, Any]:
+    """The record of a landing, its event and the projection (`current_content`), inside the act."""
+    db = act.db
     digest = text_hash(text)
-    with guarded(db, doing, actor=actor, capability=capability) as act:
-        if capability is None and actor is not None:
-            held = set(capabilities_held(db, act.actor or ""))
-            if not held & set(APPLY_CAPABILITIES):
-                raise refusal(doing, CAPABILITY, f"{act.actor} holds none of {', '.join(APPLY_CAPABILITIES)}")
-        seq = act.event(f"{subject_type}.applied", subject_type=subject_type, subject_id=subject_id,
-                        revision=digest, at=when, payload={"path": path, "ref": ref, "content_hash": digest})
-        cursor = db.execute(
-            "INSERT INTO applications (subject_type, subject_id, path, content_hash, content, ref, actor, at, event_seq)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [subject_type, subject_id, path, digest, text, ref, act.actor, when, seq])
-        db.execute("INSERT INTO current_content (path, content_hash, application_id, event_seq) VALUES (?, ?, ?, ?)"
-                   " ON CONFLICT(path) DO UPDATE SET content_hash = excluded.content_hash,"
-                   " application_id = excluded.application_id, event_seq = excluded.event_seq",
-                   [path, digest, cursor.lastrowid, seq])
+    seq = act.event(f"{subject_type}.applied", subject_type=subject_type, subject_id=subject_id,
+                    revision=digest, at=when, payload={"path": path, "ref": ref, "content_hash": digest})
+    cursor = db.execute(
+        "INSERT INTO applications (subject_type, subject_id, path, content_hash, content, ref, actor, at, event_seq)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [subject_type, subject_id, path, digest, text, ref, act.actor, when, seq])
+    db.execute("INSERT INTO current_content (path, content_hash, application_id, event_seq) VALUES (?, ?, ?, ?)"
+               " ON CONFLICT(path) DO UPDATE SET content_hash = excluded.content_hash,"
+               " application_id = excluded.application_id, event_seq = excluded.event_seq",
+               [path, digest, cursor.lastrowid, seq])
     return current_document(db, path)
 
 

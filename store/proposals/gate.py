@@ -26,7 +26,7 @@ from sqlite_utils import Database
 from gatepost.store.evaluation import run_bounded, split_command
 from gatepost.store.kernel import (
     InputError,
-    append_event,
+    guarded,
     now_iso,
     parse_json,
     parse_toml,
@@ -34,7 +34,7 @@ from gatepost.store.kernel import (
     transaction,
 )
 
-from .proposal import add_proposal, proposal_request, validate_proposal
+from .proposal import add_proposal, proposal_request, proposal_subject, validate_proposal
 
 DEFAULT_TIMEOUT_SECS = 120
 DEFAULT_TARGETS = ("_rules", "procedures")  # ai-memory's default_auto_improve_eval_targets()
@@ -238,22 +238,23 @@ def gate_proposal(db: Database, config: GateConfig, payload: dict[str, Any], *, 
     """Record the proposal (if new), run the gate on it and record the result; returns both."""
 
     proposal = validate_proposal(payload, name=source or "proposal")
-    outcome = run_gate(config, proposal)
+    outcome = run_gate(config, proposal)  # the scorer runs before the write transaction, never inside it
     at = at or now_iso()
     with transaction(db):
         proposal_id, created = add_proposal(db, proposal, actor=actor, source=source, at=at)
-        seq = append_event(
-            db, "proposal.gated", actor=actor, subject_type="proposal", subject_id=proposal_id,
-            note=f"{outcome.status}: {outcome.reason}",
-            payload={"status": outcome.status, "score_before": outcome.score_before,
-                     "score_after": outcome.score_after, "command": config.command, "config": config.source},
-            at=at,
-        )
-        db.table("gate_results").insert({
-            "proposal_id": proposal_id, "passed": int(outcome.passed), "score_before": outcome.score_before,
-            "score_after": outcome.score_after, "reason": outcome.reason, "command": config.command or None,
-            "targeted": int(outcome.targeted), "duration_ms": outcome.duration_ms, "at": at, "event_seq": seq,
-        })
+        # The gate's record is the scorer's answer, not a judgment: no capability, and a loop may gate its own
+        # proposal (ai-memory's loop does); a person's lease on the proposal does not hold a machine check back.
+        with guarded(db, f"gate {proposal_id}", actor=actor, known=False, subject=proposal_subject(proposal_id),
+                     must_be_open=False, lease=False, self_dealing=False) as act:
+            seq = act.event("proposal.gated", note=f"{outcome.status}: {outcome.reason}", at=at,
+                            payload={"status": outcome.status, "score_before": outcome.score_before,
+                                     "score_after": outcome.score_after, "command": config.command,
+                                     "config": config.source})
+            db.table("gate_results").insert({
+                "proposal_id": proposal_id, "passed": int(outcome.passed), "score_before": outcome.score_before,
+                "score_after": outcome.score_after, "reason": outcome.reason, "command": config.command or None,
+                "targeted": int(outcome.targeted), "duration_ms": outcome.duration_ms, "at": at, "event_seq": seq,
+            })
     return {"proposal_id": proposal_id, "new_proposal": created, "status": outcome.status, "passed": outcome.passed,
             "targeted": outcome.targeted, "reason": outcome.reason, "score_before": outcome.score_before,
             "score_after": outcome.score_after, "duration_ms": outcome.duration_ms, "command": config.command,

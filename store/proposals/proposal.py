@@ -22,7 +22,6 @@ from gatepost.store.kernel import (
     InputError,
     RefusedError,
     Subject,
-    append_event,
     guarded,
     last_seq,
     now_iso,
@@ -106,22 +105,23 @@ def proposal_id(proposal: dict[str, Any]) -> str:
 def add_proposal(db: Database, proposal: dict[str, Any], *, actor: str | None, source: str | None = None,
                  at: str | None = None, case_id: str | None = None, id: str | None = None,
                  made_by_event: int | None = None) -> tuple[str, bool]:
-    """Store a validated proposal if it is new; returns (id, newly stored). Call inside a transaction or not.
+    """Store a validated proposal if it is new, through the guarded pipeline; returns (id, newly stored).
 
-    `made_by_event`: the event of the act that made this proposal (a case decided `proposed`); the
-    proposal is then part of that act and gets no event of its own.
+    Who imports is a named, printable actor (no capability: a proposal decides nothing, a person marks it).
+    Call inside a transaction or not. `made_by_event`: the event of the act that made this proposal (a case
+    decided `proposed`); the proposal is then part of that act and gets no event of its own.
     """
     pid = id or proposal_id(proposal)
-    with transaction(db):
+    with guarded(db, f"import proposal {pid}", actor=actor, known=False) as act:
         if db.execute("SELECT 1 FROM proposals WHERE id = ?", [pid]).fetchone():
             return pid, False
-        at = at or now_iso()
-        seq = made_by_event or append_event(db, "proposal.imported", actor=actor, subject_type="proposal", subject_id=pid,
-                           note=proposal.get("title") or proposal["path"],
-                           payload={"path": proposal["path"], "operation": proposal["operation"], "source": source,
-                                    "case_id": case_id}, at=at)
+        at = at or now_iso()  # a stored time (the decision's) or the store clock: no CLI passes --at here
+        seq = made_by_event or act.event("proposal.imported", subject_type="proposal", subject_id=pid,
+                                         note=proposal.get("title") or proposal["path"], at=at,
+                                         payload={"path": proposal["path"], "operation": proposal["operation"],
+                                                  "source": source, "case_id": case_id})
         db.table("proposals").insert({**{k: proposal.get(k) for k in REQUEST_FIELDS}, "id": pid, "case_id": case_id,
-                                "status": "waiting", "created_at": at, "updated_at": at, "event_seq": seq})
+                                      "status": "waiting", "created_at": at, "updated_at": at, "event_seq": seq})
     return pid, True
 
 
@@ -344,34 +344,28 @@ def _rival(db: Database, pid: str) -> str | None:
     return None
 
 
+def landing(pid: str) -> Callable[[Database], loops.Landing]:
+    """A proposal as it lands (`loops.record_applied` decides whether it may): a full page as its after_body;
+    a patch's result only the caller knows."""
+
+    def load(db: Database) -> loops.Landing:
+        subject = proposal_subject(pid)(db)
+        row = subject.row or {}
+        return loops.Landing(subject, row["status"], "accepted", row["path"], "path",
+                             None if row["edit_mode"] == "patch" else row["after_body"] or "",
+                             lambda: staleness(db, pid),
+                             content_why="for a patch proposal (the content that resulted from applying it)")
+
+    return load
+
+
 def record_applied(db: Database, pid: str, *, ref: str | None, actor: str | None, content: str | None = None,
                    at: str | None = None) -> dict[str, Any]:
     """Record where an accepted proposal landed (`proposal applied ID --ref REF`): it becomes current.
 
     A full-page proposal lands as its after_body; a patch needs the content that resulted (`content`).
     """
-    doing = f"proposal applied {pid}"
-    with transaction(db):
-        rows = list(db["proposals"].rows_where("id = ?", [pid]))
-        if not rows:
-            raise InputError(f"proposal {pid}: no such proposal (gatepost proposal list)")
-        row = rows[0]
-        if row["status"] != "accepted":
-            raise RefusedError(f"{doing}: refused: accepted: the proposal is {row['status']}; only an accepted "
-                               "proposal lands")
-        if not row["path"]:
-            raise InputError(f"{doing}: path: missing (the proposal names no path to land on)")
-        if loops.applications_of(db, "proposal", pid):
-            raise RefusedError(f"{doing}: refused: applied: already recorded applied")
-        stale = staleness(db, pid)
-        if stale:
-            raise RefusedError(f"{doing}: refused: {stale}")
-        if content is None:
-            if row["edit_mode"] == "patch":
-                raise InputError(f"{doing}: --content-file: required for a patch proposal (the content that "
-                                 "resulted from applying it)")
-            content = row["after_body"] or ""
-        return loops.record_applied(db, "proposal", pid, row["path"], content, ref=ref, actor=actor, at=at)
+    return loops.record_applied(db, "proposal", pid, landing(pid), ref=ref, actor=actor, at=at, content=content)
 
 
 def count_by_status(db: Database) -> dict[str, int]:

@@ -16,12 +16,12 @@ from typing import Any, cast
 from sqlite_utils import Database
 
 from gatepost.store.kernel import (
+    Act,
     InputError,
-    append_event,
     guarded,
+    item_subject,
     now_iso,
     observed_at,
-    transaction,
 )
 
 from . import regressions
@@ -101,7 +101,8 @@ def _skills_to_eval(db: Database, skill: str | None) -> list[str]:
     return [r[0] for r in db.execute("SELECT name FROM skills ORDER BY name").fetchall()]
 
 
-def _evaluate_one(db: Database, skill: str, *, actor: str) -> dict[str, Any]:
+def _evaluate_one(act: Act, skill: str) -> dict[str, Any]:
+    db = act.db
     manifest = active_version(db, skill, with_yaml=False)
     state = regressions.get_state(db, skill)
     base = {"skill": skill, "evaluated": False}
@@ -132,9 +133,9 @@ def _evaluate_one(db: Database, skill: str, *, actor: str) -> dict[str, Any]:
     step: Transition = next_state(fails, passes, passed)
     at = now_iso()
     failing = [r.assertion for r in results if not r.passed]
-    seq = append_event(db, "skill.evaluated", actor=actor, subject_type="skill", subject_id=skill,
-                       payload={"run_id": run["id"], "manifest_version": manifest["version"], "passed": passed,
-                                "state": step.state, "severity": step.severity, "failing": failing})
+    seq = act.event("skill.evaluated", payload={"run_id": run["id"], "manifest_version": manifest["version"],
+                                                "passed": passed, "state": step.state, "severity": step.severity,
+                                                "failing": failing})
     eval_id = db.execute(
         "INSERT INTO skill_evals (skill, run_id, manifest_version_id, passed, state, severity, fail_streak,"
         " pass_streak, broken_streak, base_fail_streak, base_pass_streak, at, event_seq)"
@@ -154,12 +155,17 @@ def _evaluate_one(db: Database, skill: str, *, actor: str) -> dict[str, Any]:
 
 
 def evaluate(db: Database, *, actor: str, skill: str | None = None) -> list[dict[str, Any]]:
-    """Evaluate every installed skill (or one skill); one transaction per skill. A skill without an active
-    manifest is reported `no_manifest` (coverage), not evaluated."""
+    """Evaluate every installed skill (or one skill); one guarded act per skill. A skill without an active
+    manifest is reported `no_manifest` (coverage), not evaluated.
+
+    An evaluation computes from stored runs and manifests (the same inputs give the same state), so it needs
+    a named, printable actor but no capability, and a person's lease on the skill does not hold it back.
+    """
     out = []
     for name in _skills_to_eval(db, skill):
-        with transaction(db):
-            out.append(_evaluate_one(db, name, actor=actor))
+        with guarded(db, f"evaluate {name}", actor=actor, known=False, subject=item_subject("skill", name),
+                     must_be_open=False, lease=False) as act:
+            out.append(_evaluate_one(act, name))
     return out
 
 

@@ -15,7 +15,7 @@ from sqlite_utils import Database
 
 from gatepost.store import cases, skills
 from gatepost.store import evaluation as evaluator
-from gatepost.store.kernel import InputError, append_event, transaction
+from gatepost.store.kernel import InputError, guarded
 
 FORMATS = ("md", "html")
 SYMBOLS = {"TRUE": "✔", "FALSE": "✘", "UNKNOWN": "?"}
@@ -142,8 +142,8 @@ def regressions_report(db: Database, fmt: str = "md", *, remember: bool = True, 
         text = json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
     else:
         text = _render("regressions", fmt, rows=rows, changes=changes, previous=previous)
-    if remember:
-        with transaction(db):
-            append_event(db, "report.regressions", actor=consumer, subject_type="report", subject_id="regressions",
-                         payload={"states": {r["skill"]: r["state"] for r in rows}, "format": fmt})
+    if remember:  # the consumer's "since last report" mark: an act of its own (a named, printable consumer)
+        with guarded(db, "report regressions", actor=consumer, known=False) as act:
+            act.event("report.regressions", subject_type="report", subject_id="regressions",
+                      payload={"states": {r["skill"]: r["state"] for r in rows}, "format": fmt})
     return text

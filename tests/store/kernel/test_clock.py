@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from gatepost.store.cases import import_case
 from gatepost.store.kernel import (
     FROZEN_ENV,
     InputError,
@@ -18,6 +19,8 @@ from gatepost.store.kernel import (
 )
 from gatepost.store.kernel import take as take_lease
 from tests.conftest import ROOT, run_gatepost
+
+BASIS = {"baseline": "b-1", "question_set": "q-1", "data_revision": "d-1", "design": "x-1"}
 
 
 def test_freeze_fixes_now_and_nests():
@@ -32,6 +35,9 @@ def test_freeze_fixes_now_and_nests():
 
 def test_records_and_leases_take_the_frozen_time(store_path: Path):
     db = open_store(store_path)
+    import_case(db, {"id": "case-0001", "title": "A case to lease", "author": "run-41",  # a lease needs its item
+                     "candidate": {"path": "procedures/a.md", "content": "x", "basis": BASIS}},
+                actor="ana")
     with freeze("2026-12-01T09:00:00Z"):
         lease = take_lease(db, "case", "case-0001", "ana")
     at = db.execute("SELECT at FROM events ORDER BY seq DESC LIMIT 1").fetchone()[0]

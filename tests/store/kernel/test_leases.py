@@ -6,7 +6,28 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from gatepost.store.cases import import_case
 from gatepost.store.kernel import ConflictError, leases, list_events
+from gatepost.store.proposals import add_proposal
+from gatepost.store.skills import create_draft
+
+BASIS = {"baseline": "b-1", "question_set": "q-1", "data_revision": "d-1", "design": "x-1"}
+
+
+@pytest.fixture
+def db(db):
+    """A store holding the items the tests lease: a lease is taken only on an item that exists."""
+    for case_id in ("case-1", "c-1", "c-2", "case-9"):
+        import_case(db, {"id": case_id, "title": f"Case {case_id}", "author": "run-41",
+                         "candidate": {"path": "procedures/a.md", "content": case_id, "basis": BASIS}},
+                    actor="run-41")
+    add_proposal(db, {"path": "procedures/a.md", "operation": "create", "edit_mode": "full_page",
+                      "after_body": "x"}, actor="ana", id="p-1")
+    return db
+
+
+def _draft(db) -> str:
+    return create_draft(db, "hn-digest", {"min_words": 10}, author="bruno", origin="bootstrap")["id"]
 
 
 def test_take_refuses_another_person_until_expiry(db):
@@ -16,7 +37,7 @@ def test_take_refuses_another_person_until_expiry(db):
         leases.take(db, "case", "case-1", "bruno", now=t0 + timedelta(minutes=14))
     lease = leases.take(db, "case", "case-1", "bruno", now=t0 + timedelta(minutes=16))
     assert lease["holder"] == "bruno"
-    kinds = [e["kind"] for e in list_events(db, subject_type="case", subject_id="case-1")]
+    kinds = [e["kind"] for e in list_events(db, subject_type="case", subject_id="case-1", kind="lease.")]  # after its import
     assert kinds == ["lease.taken", "lease.taken"]
 
 
@@ -29,11 +50,12 @@ def test_renewal_keeps_the_holder_and_extends(db):
 
 
 def test_release_frees_the_item_and_only_the_holder_can(db):
-    leases.take(db, "draft", "d-1", "ana")
-    assert not leases.release(db, "draft", "d-1", "bruno")
-    assert leases.release(db, "draft", "d-1", "ana")
-    assert leases.holder(db, "draft", "d-1") is None
-    leases.check_free(db, "draft", "d-1", "bruno")
+    d1 = _draft(db)
+    leases.take(db, "draft", d1, "ana")
+    assert not leases.release(db, "draft", d1, "bruno")
+    assert leases.release(db, "draft", d1, "ana")
+    assert leases.holder(db, "draft", d1) is None
+    leases.check_free(db, "draft", d1, "bruno")
 
 
 def test_held_by_others_lists_what_a_queue_skips(db):
