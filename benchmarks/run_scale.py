@@ -14,7 +14,8 @@ fresh subprocess, the median of --repeat:
   store old   open the store, run_tasks() (every task built and sorted), its first 50 rows
   console new the console headless (run_test): start → the Results screen showing the run's first rows
   console old the same console with the Results screen's former data loading (run_tasks() on open)
-              (both consoles without the run's statistics: see _leave_out_run_statistics)
+              (the old one without the run's statistics, which overflowed: see _leave_out_run_statistics;
+              the new one with them, as the Results screen shows them)
 
 ru_maxrss of each subprocess is its peak RSS. The old paths are the baseline in the same run; above
 --old-max tasks they are skipped (they need ~3.7 KB per task: 3.7 GB at 1,000,000).
@@ -132,9 +133,8 @@ def _patch_old_results() -> None:
 
 
 def _leave_out_run_statistics() -> None:
-    """Both console paths without the run's statistics (issue 16's run_statistics, merged meanwhile): it
-    reads every task result of the run, and above ~1,000 discordant tasks it fails (OverflowError in
-    stats.sign_test). What is measured here is the tasks list; the statistics need their own paging."""
+    """The old console path without the run's statistics: the old run_statistics read every task result
+    of the run, and above ~1,000 discordant tasks it failed (OverflowError in stats.sign_test)."""
     from gatepost.screens import results
 
     results.run_statistics = lambda db, run_id: None
@@ -149,7 +149,7 @@ def child_console(path: Path, run_id: str, old: bool) -> dict[str, float]:
 
     if old:
         _patch_old_results()
-    _leave_out_run_statistics()
+        _leave_out_run_statistics()  # the new console shows the run's statistics (SQL-grouped, bounded)
 
     async def run() -> dict[str, float]:
         app = GatepostApp(path, person=PERSON)

@@ -20,6 +20,7 @@ from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen, Screen
 
 from gatepost.keymap import bound, load_keymap
+from gatepost.links import parse_link
 from gatepost.palette import StoreItems
 from gatepost.screens.audit import AuditScreen
 from gatepost.screens.base import GatepostScreen
@@ -44,18 +45,7 @@ SCREENS: list[tuple[str, str, str, type[GatepostScreen]]] = [
     ("proposals", "6", "Proposals", ProposalsScreen),
     ("audit", "7", "Audit", AuditScreen),
 ]
-# what `--open KIND:KEY` names, and the screen that shows it
-LINK_KINDS = {"case": "cases", "results": "results", "run": "results", "skill": "regressions",
-              "draft": "manifests", "proposal": "proposals"}
 WAITING = "waiting for the store…"
-
-
-def parse_link(link: str) -> tuple[str, str]:
-    """`case:case-0042` → ("cases", "case-0042"); ValueError names what was expected."""
-    kind, sep, key = link.partition(":")
-    if not sep or not key or kind not in LINK_KINDS:
-        raise ValueError(f"--open: expected KIND:ID with KIND one of {', '.join(sorted(LINK_KINDS))}, got {link!r}")
-    return LINK_KINDS[kind], key
 
 
 def _loader(mode: str, screen_class: type[GatepostScreen]) -> Callable[[], Screen[Any]]:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
+from textual.worker import WorkerCancelled
 
 from gatepost.app import GatepostApp
 
@@ -35,7 +36,10 @@ async def settle(pilot: Pilot[Any]) -> None:
             if not [w for w in app.workers if not w.is_finished]:
                 return
             continue
-        await app.workers.wait_for_complete(running)
+        try:
+            await app.workers.wait_for_complete(running)
+        except WorkerCancelled:
+            continue  # a newer request replaced that read (an exclusive worker): wait for what is left
     raise RuntimeError("the console kept starting workers: it never settled")
 
 

@@ -14,6 +14,7 @@ from gatepost.commands._common import (
     quiet_option,
     store_path,
 )
+from gatepost.links import parse_link
 from gatepost.store.kernel import (
     InputError,
     has_admin,
@@ -151,7 +152,7 @@ def actors_list(ctx: click.Context, as_json: bool) -> None:
 @click.pass_context
 def console(ctx: click.Context, as_name: str | None, open_at: str | None) -> None:
     """Open the review console on the store."""
-    from gatepost.app import GatepostApp, parse_link
+    from gatepost.app import GatepostApp
 
     if open_at:
         try:

@@ -20,12 +20,13 @@ import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, cast
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import click
 
 from gatepost import output
 from gatepost.commands._common import as_option, open_ctx_store, person, store_path
+from gatepost.links import parse_link
 from gatepost.store.kernel import InputError, get_actor
 
 WILDCARDS = {"0.0.0.0", "::", ""}
@@ -48,10 +49,33 @@ def is_loopback(host: str) -> bool:
                                for info in infos)
 
 
-def console_command(db: Path, who: str) -> str:
-    """The shell command textual-serve runs per browser session (textual-serve takes a command string)."""
+def console_command(db: Path, who: str, link: str | None = None) -> str:
+    """The shell command textual-serve runs per browser session (textual-serve takes a command string);
+    `link` (a checked KIND:ID deep link) opens it on that item. Every part is shell-quoted."""
     argv = [sys.executable, "-m", "gatepost", "--db", str(db), "console", "--as", who]
+    if link is not None:
+        parse_link(link)  # never a shell word that is not a checked link
+        argv.append(f"--open={link}")
     return " ".join(shlex.quote(part) for part in argv)
+
+
+OPEN_PARAM = "open"
+
+
+def open_refusal(link: str | None) -> str | None:
+    """Why an `open` URL parameter is refused (one line), or None (absent or a valid KIND:ID link)."""
+    if link is None:
+        return None
+    try:
+        parse_link(link)
+    except ValueError as exc:
+        return f"serve: refused: open: {str(exc).removeprefix('--open: ')}"
+    return None
+
+
+def link_query(link: str | None) -> str:
+    """`&open=KIND:ID` for the printed URL (percent-encoded), or nothing."""
+    return f"&{OPEN_PARAM}={quote(link, safe=':')}" if link else ""
 
 
 def page_url(host: str, port: int) -> str:
@@ -114,15 +138,18 @@ def _server_class() -> type[Any]:
     import asyncio
     import signal
 
+    import aiohttp_jinja2
     from aiohttp import web
-    from textual_serve.server import Server
+    from textual_serve.app_service import AppService
+    from textual_serve.server import Server, log, to_int
 
     class GatepostServer(Server):
         """textual-serve's server, announcing itself in gatepost's words once it really listens."""
 
         def __init__(self, *args: Any, banner: str, token: str, hosts: set[str], origins: set[str],
-                     **kwargs: Any) -> None:
+                     console: Callable[[str | None], str], **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
+            self.console_for = console  # the console command for a deep link (or None)
             self.banner = banner
             self.token = token
             self.hosts = hosts
@@ -142,13 +169,57 @@ def _server_class() -> type[Any]:
                               hosts=self.hosts, origins=self.origins)
                 if why is not None:
                     return web.Response(status=403, text=why + "\n")
+                link = request.match_info.get("link") if request.match_info.get("link") is not None \
+                    else request.query.get(OPEN_PARAM)
+                why = open_refusal(link)
+                if why is not None:
+                    return web.Response(status=400, text=why + "\n")
                 response = await handler(request)
                 if request.query.get(TOKEN_PARAM) and isinstance(response, web.Response):
                     response.set_cookie(cookie, self.token, httponly=True, samesite="Strict", path="/")
                 return response
 
             app.middlewares.append(guard)
+            # the page opened with ?open=KIND:ID connects here: its console starts on that item
+            app.router.add_get("/ws/open/{link}", self.handle_websocket, name="websocket-open")
             return app
+
+        async def handle_index(self, request: web.Request) -> web.StreamResponse:
+            """textual-serve's page; with ?open=KIND:ID (checked by the guard) its WebSocket carries the link."""
+            unrendered = Server.handle_index.__wrapped__  # type: ignore[attr-defined]  # aiohttp_jinja2 wraps it
+            context = await unrendered(self, request)  # the template's data
+            link = request.query.get(OPEN_PARAM)
+            if link:
+                url = request.app.router["websocket-open"].url_for(link=link)
+                context["app_websocket_url"] = context["app_websocket_url"].rsplit("/ws", 1)[0] + str(url)
+            return aiohttp_jinja2.render_template("app_index.html", request, context)
+
+        async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+            """textual-serve's session, running the console on the link's item when there is one."""
+            websocket = web.WebSocketResponse(heartbeat=15)
+            width = to_int(request.query.get("width", "80"), 80)
+            height = to_int(request.query.get("height", "24"), 24)
+            app_service: AppService | None = None
+            try:
+                await websocket.prepare(request)
+                app_service = AppService(self.console_for(request.match_info.get("link")),
+                                         write_bytes=websocket.send_bytes, write_str=websocket.send_str,
+                                         close=cast(Callable[[], Awaitable[None]], websocket.close),
+                                         download_manager=self.download_manager,
+                                         debug=self.debug)
+                await app_service.start(width, height)
+                try:
+                    await self._process_messages(websocket, app_service)
+                finally:
+                    await app_service.stop()
+            except asyncio.CancelledError:
+                await websocket.close()
+            except Exception as error:  # as textual-serve does: the session ends, the server goes on
+                log.exception(error)
+            finally:
+                if app_service is not None:
+                    await app_service.stop()
+            return websocket
 
         async def on_startup(self, app: web.Application) -> None:
             """Say nothing yet: the port is not bound at startup, so a busy port would lie."""
@@ -176,9 +247,12 @@ def _server_class() -> type[Any]:
 @click.option("--public-url", metavar="URL", default=None,
               help="The address browsers use to reach this server, when it differs from http://HOST:PORT "
                    "(behind a reverse proxy, or listening on 0.0.0.0).")
+@click.option("--open", "open_at", metavar="KIND:ID", default=None,
+              help="Print the URL that opens straight on one item: results:RUN_ID, case:ID, skill:NAME, draft:ID "
+                   "or proposal:ID (the page takes it as ?open=KIND:ID).")
 @as_option
 @click.pass_context
-def serve(ctx: click.Context, host: str, port: int, public: bool, public_url: str | None,
+def serve(ctx: click.Context, host: str, port: int, public: bool, public_url: str | None, open_at: str | None,
           as_name: str | None) -> None:
     """Serve the review console to a web browser (each tab runs its own console).
 
@@ -190,8 +264,14 @@ def serve(ctx: click.Context, host: str, port: int, public: bool, public_url: st
     Examples:
       gatepost --db review.db serve --as ana           # then open the http://127.0.0.1:8000/?token=… it prints
       gatepost serve --port 8123
+      gatepost serve --open results:RUN_ID                # a link a CI log can give a reviewer
       gatepost serve --host 0.0.0.0 --public --public-url http://review.lan:8000
     """
+    if open_at is not None:
+        try:
+            parse_link(open_at)
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
     path = store_path(ctx).resolve()
     who = person(as_name)
     db = open_ctx_store(ctx)  # refuse a missing or bad store with one line before listening
@@ -212,10 +292,12 @@ def serve(ctx: click.Context, host: str, port: int, public: bool, public_url: st
     url = (public_url or page_url(host, port)).rstrip("/")
     token = secrets.token_urlsafe(24)
     hosts = served_hosts(host, port, public_url or url)
-    banner = (f"gatepost: serving the console on {url}/?{TOKEN_PARAM}={token} as {who} (store {path}); "
+    banner = (f"gatepost: serving the console on {url}/?{TOKEN_PARAM}={token}{link_query(open_at)} as {who} "
+              f"(store {path}); "
               f"anyone who opens that URL acts as {who}; without its token every request is refused. Ctrl+C stops.")
     server = _server_class()(console_command(path, who), host=host, port=port,
                              title=f"gatepost · {path.name} · {who}", public_url=url, banner=banner,
+                             console=lambda link: console_command(path, who, link),
                              token=token, hosts=hosts, origins=served_origins(hosts, public_url or url))
     try:
         server.serve()

@@ -308,9 +308,24 @@ class ResultsScreen(GatepostScreen):
             run = get_run(db, run_id, with_results=False) if run_id else None
             counts = run_task_counts(db, run["id"]) if run else None
             previous = previous_run(db, run["id"]) if run else None
-            figures = run_statistics(db, run["id"], flaky_limit=FLAKY_SHOWN) if run else None
+            if worker.is_cancelled:
+                return
+            # the first rows first: the statistics read every task of the run, so they follow
+            self.app.call_from_thread(self._run_arrived, generation, run, counts, previous, None)
+            if run is None or worker.is_cancelled:
+                return
+            figures = run_statistics(db, run["id"], flaky_limit=FLAKY_SHOWN)
         if not worker.is_cancelled:
-            self.app.call_from_thread(self._run_arrived, generation, run, counts, previous, figures)
+            self.app.call_from_thread(self._figures_arrived, generation, run, figures)
+
+    def _figures_arrived(self, generation: int, run: dict[str, Any], figures: dict[str, Any] | None) -> None:
+        if generation != self._generation["run"]:
+            return
+        self._figures = figures
+        self._flaky = {f["task_id"] for f in (figures or {}).get("flaky", [])}
+        self.query_one("#run-head", Static).update(self._head(run))
+        if self._flaky or self.flaky_only:  # the flaky marks (and the "flaky only" list) come with them
+            self.query_one("#run-tasks", PagedList).reload()
 
     def _run_arrived(self, generation: int, run: dict[str, Any] | None, counts: TaskCounts | None,
                      previous: dict[str, Any] | None, figures: dict[str, Any] | None) -> None:

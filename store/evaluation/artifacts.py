@@ -57,7 +57,8 @@ class ParsedArtifact:
 
 
 def _finite(value: Any) -> TypeGuard[int | float]:
-    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
+    # an int is finite however long (math.isfinite would overflow converting a 400-digit one to float)
+    return not isinstance(value, bool) and (isinstance(value, int) or (isinstance(value, float) and math.isfinite(value)))
 
 
 def _rate(block: dict[str, Any], key: str, where: str, name: str) -> float:
