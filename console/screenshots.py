@@ -15,11 +15,20 @@ from gatepost.app import GatepostApp
 SIZE = (140, 42)
 
 
+async def detail_settled(app: Any) -> None:
+    """Until the detail pane of the screen shown has followed the cursor (its idle timer fired and its
+    read was drawn): the app's own event, no sleep."""
+    event = getattr(app.screen, "detail_settled", None)
+    if event is not None and not event.is_set():
+        await asyncio.wait_for(event.wait(), timeout=60)  # a detail never drawn fails loudly, not forever
+
+
 async def settle(pilot: Pilot[Any]) -> None:
     """Process messages and wait for every worker (reads, writes, leases) until nothing is left running."""
     app = pilot.app
     for _ in range(50):
         await pilot.pause()
+        await detail_settled(app)
         running = [w for w in app.workers if not w.is_finished]
         if not running:
             await pilot.pause()

@@ -20,9 +20,12 @@ from gatepost.store import flows
 from gatepost.store.kernel import GatepostError
 from gatepost.store.protocol import protocol_for, short
 from gatepost.widgets.case_claims import EVIDENCE_STYLE, ClaimTree, claim_strip, symbol
-from gatepost.widgets.paged_list import Row
+from gatepost.widgets.in_place import put
+from gatepost.widgets.paged_list import Col, Row
 
-COLUMNS = [("id", 12), ("rev", 6), ("claims", 9), ("status", 12), ("title", 40)]
+# at 80 columns: id and title, then claims, status, rev as the width allows (issue 15 item 4)
+COLUMNS = [Col("id", 16), Col("rev", 6, drop=3), Col("claims", 9, drop=1), Col("status", 12, drop=2),
+           Col("title", 120, min=16)]
 
 
 def _cap(outcome: str) -> str:
@@ -101,7 +104,7 @@ class CasesScreen(DecisionScreen):
         else:
             status = Text("open")
         return [literal(one_line(r["id"], 16)), literal(short(r["current_revision"], 6)),
-                claim_strip(r["claims"], order, derived), status, literal(one_line(r["title"], 60))]
+                claim_strip(r["claims"], order, derived), status, literal(one_line(r["title"], 120))]
 
     def _claim_layout(self, ref: str) -> tuple[list[str], list[str]]:
         if ref not in self._strips:
@@ -143,21 +146,21 @@ class CasesScreen(DecisionScreen):
     def render_detail(self, view: dict[str, Any] | None) -> None:
         head = self.query_one("#case-head", Static)
         if view is None:
-            head.update(literal("No case selected."))
+            put(head, literal("No case selected."))
             for wid in ("#case-claims", "#case-evidence", "#case-history", "#case-content"):
-                self.query_one(wid, Static).update("")
+                put(self.query_one(wid, Static), "")
             self.query_one(ClaimTree).show(None)
             for button in self.query("#case-decisions Button").results(Button):
                 button.disabled = True
             return
-        head.update(self._head(view))
-        self.query_one("#case-claims", Static).update(self._claims(view))
+        put(head, self._head(view))
+        put(self.query_one("#case-claims", Static), self._claims(view))
         self.query_one(ClaimTree).show(view)
-        self.query_one("#case-evidence", Static).update(self._evidence(view))
-        self.query_one("#case-history", Static).update(self._history(view))
+        put(self.query_one("#case-evidence", Static), self._evidence(view))
+        put(self.query_one("#case-history", Static), self._history(view))
         content = view["candidate"]["content"]
         shown = content if isinstance(content, str) else json.dumps(content, indent=2, ensure_ascii=False)
-        self.query_one("#case-content", Static).update(literal(shown))
+        put(self.query_one("#case-content", Static), literal(shown))
         for d in DECISIONS:
             legal, why = self.legal(d.name)
             button = self.query_one(f"#decide-{d.name}", Button)

@@ -34,9 +34,10 @@ from gatepost.store.skills import (
 from gatepost.store.views import fold_leases
 from gatepost.widgets.diff_view import unified_diff
 from gatepost.widgets.note_dialog import Dialog
-from gatepost.widgets.paged_list import Row
+from gatepost.widgets.paged_list import Col, Row
 
-COLUMNS = [("draft", 10), ("skill", 22), ("origin", 9), ("by", 8), ("status", 12), ("created", 11)]
+COLUMNS = [Col("draft", 10), Col("skill", 30, min=12), Col("origin", 9, drop=2), Col("by", 8, drop=3),
+           Col("status", 12, drop=1), Col("created", 11, drop=4)]
 STATUS_STYLE = {"pending": "bold cyan", "approved": "green", "rejected": "red", "superseded": "dim"}
 STATUS_SYMBOL = {"pending": "✎", "approved": "✔", "rejected": "✘", "superseded": "↷"}
 CAPABILITY = "manifest.review"
@@ -149,7 +150,7 @@ class ManifestsScreen(DecisionScreen):
         else:
             rows, total = list_drafts(db, status=self.filters["status"], search=search or None, limit=limit,
                                       offset=offset)
-        return self.mark_rows(db, [(r["id"], [one_line(r["id"], 10), one_line(r["skill"], 22), r["origin"] or "",
+        return self.mark_rows(db, [(r["id"], [one_line(r["id"], 10), one_line(r["skill"], 30), r["origin"] or "",
                            one_line(r["author"], 8),
                            Text(f"{STATUS_SYMBOL.get(r['status'], '')} {r['status']}",
                                 style=STATUS_STYLE.get(r["status"], "")),

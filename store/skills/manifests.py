@@ -106,10 +106,11 @@ def import_manifest(db: Database, path: str, *, actor: str, text: str | None = N
             if active and active["assertions"] == assertions:
                 results.append({**active, "unchanged": True})
                 continue
-            seq = act.event("manifest.imported", subject_type="skill", subject_id=skill,
-                            payload={"file": str(path), "assertions": assertions})
-            results.append({**_add_version(db, skill, assertions, author=act.actor or actor, source="import",
-                                           draft_id=None, event_seq=seq), "unchanged": False})
+            version = _add_version(db, skill, assertions, author=act.actor or actor, source="import",
+                                   draft_id=None, event_seq=act.next_seq())
+            act.event("manifest.imported", subject_type="skill", subject_id=skill, seal=True,
+                      payload={"file": str(path), "assertions": assertions})
+            results.append({**version, "unchanged": False})
     return results
 
 
@@ -188,9 +189,9 @@ def approve_draft(db: Database, draft_id: str, *, actor: str, note: str | None =
     """A person's approval makes the draft the skill's active version; its sibling drafts are superseded."""
     with _review(db, f"approve {draft_id}", draft_id, actor, expected_seq) as act:
         draft = act.subject.row if act.subject and act.subject.row else {}
-        seq = act.event("draft.approved", note=(note or "").strip() or None, payload={"skill": draft["skill"]})
         version = _add_version(db, draft["skill"], draft["assertions"], author=act.actor or actor, source="draft",
-                               draft_id=draft_id, event_seq=seq)
+                               draft_id=draft_id, event_seq=act.next_seq())
+        act.event("draft.approved", note=(note or "").strip() or None, payload={"skill": draft["skill"]}, seal=True)
         _set_status(db, draft_id, "approved")
         for (other,) in db.execute("SELECT id FROM manifest_drafts WHERE skill = ? AND status = 'pending'",
                                    [draft["skill"]]).fetchall():
