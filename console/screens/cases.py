@@ -201,7 +201,8 @@ class CasesScreen(DecisionScreen):
                           "bold yellow"))
         base = view.get("base") or {}
         if base.get("stale"):
-            flags.append((f"⚑ stale: {base['why']}", "yellow"))
+            why = str(base["why"])
+            flags.append((f"⚑ {why if why.startswith('stale') else 'stale: ' + why}", "yellow"))
         if view["status"] == "open" and cases_mod.waits_on_design_review(view["protocol"], view["claims"]):
             design = view["candidate"]["basis"].get("design")
             flags.append((f"◇ waits only on a design review of {design}: "
