@@ -40,8 +40,8 @@ DECISIONS = (
     Decision("rejected", "r", "reject", _cap("rejected")),
     Decision("proposed", "p", "propose to a person", _cap("proposed")),
     Decision("inconclusive", "i", "close inconclusive", _cap("inconclusive"), prompt="Reason"),
-    Decision("design_passed", "d", "pass the design review", DESIGN, required=False),
-    Decision("design_failed", "D", "fail the design review", DESIGN, prompt="What is wrong with the design"),
+    Decision("design_passed", "d", "pass design", DESIGN, required=False),
+    Decision("design_failed", "D", "fail design", DESIGN, prompt="What is wrong with the design"),
 )
 STATUS = Filter("status", (("open", "open"), ("needs a decision", "needs_decision"),
                            ("waiting on a design review", "design_review"), ("⚠ contradicted later", "contradicted"),
