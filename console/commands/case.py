@@ -57,8 +57,9 @@ def case_revise(ctx: click.Context, file: str, note: str | None, as_name: str | 
 
 
 @case.command("list")
-@click.option("--status", type=click.Choice(["open", "closed", "needs_decision"]), default=None,
-              help="Only open cases, closed ones, or open ones a reviewer can decide now.")
+@click.option("--status", type=click.Choice(["open", "closed", "needs_decision", "design_review"]), default=None,
+              help="Only open cases, closed ones, open ones a reviewer can decide now, or open ones waiting "
+                   "only on a design review.")
 @click.option("--outcome", type=click.Choice(OUTCOMES), default=None, help="Only cases closed with this outcome.")
 @click.option("--search", default=None, metavar="TEXT", help="Only cases whose id, title, author or path has TEXT.")
 @click.option("--limit", type=click.IntRange(1, 10_000), default=100, show_default=True, help="Cases per page.")

@@ -82,7 +82,8 @@ def _fail_on(value: str | None) -> set[str]:
                    "whatever the states.")
 @click.option("--max-age", "max_age", default=None, metavar="AGE",
               help="A skill whose newest output is older than AGE (15m, 36h, 2d) is STALE, whatever its state. "
-                   "With --manifest the default is aeon's fall-back cadence, 14d.")
+                   "With --manifest the default is aeon's fall-back cadence, 14d; a skill whose entry has "
+                   "expected_cadence is STALE past twice it instead.")
 @as_option
 @click.pass_context
 def eval_cmd(ctx: click.Context, skill: str | None, manifest_file: str | None, root: str, as_json: bool,

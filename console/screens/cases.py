@@ -40,8 +40,8 @@ DECISIONS = (
     Decision("rejected", "r", "reject", _cap("rejected")),
     Decision("proposed", "p", "propose to a person", _cap("proposed")),
     Decision("inconclusive", "i", "close inconclusive", _cap("inconclusive"), prompt="Reason"),
-    Decision("design_passed", "d", "pass the design review", DESIGN, required=False),
-    Decision("design_failed", "D", "fail the design review", DESIGN, prompt="What is wrong with the design"),
+    Decision("design_passed", "d", "pass design", DESIGN, required=False),
+    Decision("design_failed", "D", "fail design", DESIGN, prompt="What is wrong with the design"),
 )
 STATUS = Filter("status", (("open", "open"), ("needs a decision", "needs_decision"),
                            ("waiting on a design review", "design_review"), ("⚠ contradicted later", "contradicted"),
@@ -201,7 +201,8 @@ class CasesScreen(DecisionScreen):
                           "bold yellow"))
         base = view.get("base") or {}
         if base.get("stale"):
-            flags.append((f"⚑ stale: {base['why']}", "yellow"))
+            why = str(base["why"])
+            flags.append((f"⚑ {why if why.startswith('stale') else 'stale: ' + why}", "yellow"))
         if view["status"] == "open" and cases_mod.waits_on_design_review(view["protocol"], view["claims"]):
             design = view["candidate"]["basis"].get("design")
             flags.append((f"◇ waits only on a design review of {design}: "

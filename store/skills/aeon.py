@@ -23,11 +23,13 @@ import re2
 
 from gatepost.store.kernel import InputError, parse_json, read_text
 from gatepost.store.kernel import now as clock_now
+from gatepost.store.protocol import age_seconds
 
 STATUSES = ("NO_OUTPUT", "FAIL", "STALE", "QUALITY_DEGRADED", "WARN", "PASS")  # precedence, first wins
 DEFAULT_MAX_AGE = timedelta(days=14)  # aeon's fall-back cadence when a skill's cron is unknown
 QUALITY_FLOOR = 2.5  # memory/skill-health/<skill>.json avg_score under this: QUALITY_DEGRADED
-SPEC_KEYS = {"output_pattern", "min_words", "required_patterns", "forbidden_patterns", "numeric_checks"}
+SPEC_KEYS = {"output_pattern", "min_words", "required_patterns", "forbidden_patterns", "numeric_checks",
+             "expected_cadence"}  # aeon's SKILL.md: "additions allowed (skip_if_not_found, expected_cadence)"
 NUMERIC_KEYS = {"label", "pattern", "min", "max", "skip_if_not_found"}
 BANKRBOT_SHAPE = "a map of skill name to assertions (BankrBot's aeon-skill-evals)"
 AEON_SHAPE = 'aeon\'s evals.json: {"version", "skills": {name: {output_pattern, ...}}}'
@@ -57,6 +59,7 @@ class AeonSpec:
     required_patterns: tuple[str, ...] = ()
     forbidden_patterns: tuple[str, ...] = ()
     numeric_checks: tuple[NumericCheck, ...] = ()
+    expected_cadence: timedelta | None = None  # how often the skill runs: STALE past twice it (aeon's rule)
 
 
 @dataclass
@@ -150,11 +153,17 @@ def parse_aeon_manifest(data: dict[str, Any], *, source: str) -> list[AeonSpec]:
         checks = raw.get("numeric_checks", [])
         if not isinstance(checks, list):
             raise InputError(f"{where}.numeric_checks: expected a list")
+        cadence = raw.get("expected_cadence")
+        seconds = age_seconds(cadence.strip()) if isinstance(cadence, str) else None
+        if cadence is not None and not seconds:
+            raise InputError(f"{where}.expected_cadence: expected how often the skill runs, such as 6h, 1d or 7d "
+                             f"(a whole number and one unit of s, m, h, d), got {cadence!r}")
         specs.append(AeonSpec(
             skill, glob, words,
             _strings(raw.get("required_patterns", []), f"{where}.required_patterns"),
             _strings(raw.get("forbidden_patterns", []), f"{where}.forbidden_patterns"),
-            tuple(_numeric(c, f"{where}.numeric_checks[{i}]") for i, c in enumerate(checks))))
+            tuple(_numeric(c, f"{where}.numeric_checks[{i}]") for i, c in enumerate(checks)),
+            timedelta(seconds=seconds) if seconds else None))
     return specs
 
 
@@ -189,7 +198,11 @@ def _number(match: Any) -> float | None:
 
 def judge_skill(spec: AeonSpec, root: Path, *, now: datetime | None = None,
                 max_age: timedelta = DEFAULT_MAX_AGE) -> AeonResult:
-    """One skill's status and root causes, as aeon's skill-evals step 4 gives them."""
+    """One skill's status and root causes, as aeon's skill-evals step 4 gives them.
+
+    STALE past twice the skill's `expected_cadence` when its entry has one (aeon's rule, the cadence
+    given in the manifest instead of read from aeon.yml's cron), else past `max_age`.
+    """
     output = latest_output(root, spec.output_pattern)
     if output is None:
         return AeonResult(spec.skill, "NO_OUTPUT", ["no_file_match"])
@@ -201,7 +214,8 @@ def judge_skill(spec: AeonSpec, root: Path, *, now: datetime | None = None,
     result = AeonResult(spec.skill, "PASS", [], wc_words(data), rel)
     statuses = set()
     now = now or clock_now()
-    if now - datetime.fromtimestamp(output.stat().st_mtime, UTC) > max_age:
+    window = 2 * spec.expected_cadence if spec.expected_cadence else max_age
+    if now - datetime.fromtimestamp(output.stat().st_mtime, UTC) > window:
         statuses.add("STALE")
         result.root_causes.append("stale_file")
     if result.words is not None and result.words < spec.min_words:

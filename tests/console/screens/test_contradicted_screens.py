@@ -7,13 +7,17 @@ import pytest
 from textual.widgets import OptionList, Static, TextArea
 
 from gatepost.app import GatepostApp
-from gatepost.store import cases, flows
+from gatepost.store import cases, flows, proposals, skills
+from gatepost.store.demo import build_demo
 from gatepost.store.kernel import add_actor, freeze, open_store
+from gatepost.store.proposals import GateConfig, gate_proposal
 from gatepost.widgets.note_dialog import NoteDialog
 from gatepost.widgets.paged_list import PagedList
 from gatepost.widgets.queue_bar import QueueBar
 from tests.console_helpers import settle
+from tests.evaluator_helpers import scorer
 from tests.store.cases.test_contradicted import GOOD, new_case
+from tests.store.proposals.test_gate import SAMPLE_DATA
 
 
 @pytest.fixture
@@ -102,3 +106,69 @@ async def test_a_design_reviewer_works_the_cases_waiting_only_on_a_design_review
     assert view["claims"]["experiment.valid"] == "TRUE"
     assert cases.waiting_on_design_review(db, cases.DEFAULT_PROTOCOL) == ["c-3"]
     db.close()
+
+
+async def test_the_demo_flags_its_case_kept_then_regressed_and_says_why_a_case_is_stale(tmp_path):
+    path = tmp_path / "demo.db"
+    build_demo(path, seed=7, person="ana")
+    db = open_store(path)
+    flagged = cases.contradicted_case_ids(db)
+    db.close()
+    assert len(flagged) == 1  # the demo's case kept at one time whose held-out came back regressed later
+    app = GatepostApp(path, person="ana")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        assert re.match(r"\s*⚠\s+1\s+decisions on cases contradicted", _line(app, "cases|status|contradicted"))
+        await pilot.press("2")
+        await settle(pilot)
+        app.screen.apply_filter(status="closed")
+        await settle(pilot)
+        rows = _rows(app)
+        assert [k for k, cells in rows.items() if cells[0].startswith("⚠")] == flagged
+        app.screen.open_item("case-loop-02")
+        await settle(pilot)
+        head = str(app.screen.query_one("#case-head", Static).render())
+        assert "⚑ stale: made on sha256:" in head and "rebase it on the current content" in head
+
+
+async def test_proposals_and_manifests_mark_their_contradicted_rows(db, store_path):
+    add_actor(db, "ana", "person", ["proposal.review", "manifest.review", "evidence.record_for"])
+    add_actor(db, "run-52", "producer", ["evidence.record"])
+    passing = GateConfig(enabled=True, command=scorer("structure"), timeout_secs=5, targets=["procedures"])
+    failing = GateConfig(enabled=True, command=scorer("reject"), timeout_secs=5, targets=["procedures"])
+    with freeze("2026-12-01T08:00:00Z"):
+        pid = gate_proposal(db, passing, dict(SAMPLE_DATA), actor="ci-nightly")["proposal_id"]
+        other = gate_proposal(db, passing, dict(SAMPLE_DATA, path="procedures/other.md"),
+                              actor="ci-nightly")["proposal_id"]
+        for p in (pid, other):
+            proposals.mark_proposal(db, p, "accepted", actor="ana", note="gate passed")
+        for i in range(5):
+            skills.record_run(db, "digest", "## Summary\n" + " ".join(["word"] * (100 + i)), actor="run-52")
+        draft = skills.bootstrap(db, "digest", actor="ana")
+        skills.approve_draft(db, draft["id"], actor="ana")
+    with freeze("2026-12-01T18:00:00Z"):
+        gate_proposal(db, failing, dict(SAMPLE_DATA), actor="ci-nightly")
+        skills.record_run(db, "digest", "## Summary\nshort", actor="run-52")
+    app = GatepostApp(store_path, person="ana")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        assert re.match(r"\s*⚠\s+1\s+accepted proposals contradicted", _line(app, "proposals|status|contradicted"))
+        assert re.match(r"\s*⚠\s+1\s+approved drafts contradicted", _line(app, "manifests|status|contradicted"))
+        await pilot.press("6")
+        await settle(pilot)
+        app.screen.apply_filter(status="accepted")
+        await settle(pilot)
+        rows = _rows(app)
+        assert rows[pid][0].startswith("⚠") and not rows[other][0].startswith("⚠")
+        app.screen.open_item(pid)
+        await settle(pilot)
+        head = str(app.screen.query_one("#proposal-head", Static).render())
+        assert "⚠ contradicted later: accepted at 2026-12-01 08:00; the gate came back failed at 18:00" in head
+        await pilot.press("5")
+        await settle(pilot)
+        app.screen.apply_filter(status="contradicted")
+        await settle(pilot)
+        assert app.screen.query_one(PagedList).keys == [draft["id"]]
+        assert _rows(app)[draft["id"]][0].startswith("⚠")
+        head = str(app.screen.query_one("#man-head", Static).render())
+        assert "⚠ contradicted later: approved at 2026-12-01 08:00; run " in head and "failing min_words" in head
