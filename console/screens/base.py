@@ -5,9 +5,10 @@ from typing import TYPE_CHECKING, Any, cast
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widgets import Header
 
 from gatepost.keymap import bound
+from gatepost.widgets.footer import QuietFooter
 from gatepost.widgets.nav_bar import NavBar
 from gatepost.widgets.paged_list import PagedList
 
@@ -38,7 +39,7 @@ class GatepostScreen(Screen[Any]):
         yield from self.body()
         with Vertical(id="bottom-bar"):
             yield NavBar()
-            yield Footer()
+            yield QuietFooter()
 
     def body(self) -> ComposeResult:
         return iter(())

@@ -32,6 +32,7 @@ from gatepost.store.views import (
     assigned_ids,
     assignment_of,
     changes_since_seen,
+    data_version,
     queue_state,
 )
 from gatepost.widgets.note_dialog import NoteDialog
@@ -131,6 +132,7 @@ class DecisionScreen(ListDetailScreen):
         self._seen_before: tuple[str | None, str | None] = (None, None)  # the item last drawn, what had changed
         self._marked_seen: dict[str, bool] = {}
         self.looked = Text()
+        self._queue_cache: tuple[int, QueueState] | None = None  # (data_version, the queue then)
 
     # --- what a screen provides -----------------------------------------------------------------
     def legal(self, name: str) -> tuple[bool, str]:
@@ -167,7 +169,7 @@ class DecisionScreen(ListDetailScreen):
             return None
         kind = self.WORK.subject
         return ItemRead(detail, self.seq_of(db, key, detail), leases.holder(db, kind, key),
-                        queue_state(db, self.WORK.name, self.person),
+                        self._queue_now(db),
                         changes_since_seen(db, self.person, kind, [key]).get(key), assignment_of(db, kind, key))
 
     def mark_rows(self, db: Any, rows: list[Row]) -> list[Row]:
@@ -210,7 +212,18 @@ class DecisionScreen(ListDetailScreen):
         return text
 
     def read_nothing(self, db: Any) -> ItemRead:
-        return ItemRead(None, queue=queue_state(db, self.WORK.name, self.person))
+        return ItemRead(None, queue=self._queue_now(db))
+
+    def _queue_now(self, db: Any) -> QueueState:
+        """The queue, read again only when the store changed since (PRAGMA data_version): a cursor move
+        does not change it, and on 10,000 cases it was the costliest read of a move."""
+        version = data_version(db)
+        cached = self._queue_cache
+        if cached is not None and cached[0] == version:
+            return cached[1]
+        state = queue_state(db, self.WORK.name, self.person)
+        self._queue_cache = (version, state)
+        return state
 
     def _apply_detail(self, key: str | None, detail: Any) -> None:
         if key != self.wanted:

@@ -539,3 +539,10 @@ def m007_formats_upstream_results_and_cache_key(db: Database) -> None:
     db.execute("ALTER TABLE task_results ADD COLUMN error TEXT")
     db.table("store_keys").create({"name": str, "value": str}, pk="name", not_null={"value"})
     db.execute("INSERT INTO store_keys (name, value) VALUES ('baseline_cache', lower(hex(randomblob(32))))")
+
+
+@migrations(name="m009_console_case_queue_index")
+def m009_console_case_queue_index(db: Database) -> None:
+    """The cases queue (open, needing a decision, oldest first) read from one covering index: on 10,000
+    cases the console's queue bar read it in ~80 ms from the table (issue 15)."""
+    db.execute("CREATE INDEX IF NOT EXISTS idx_cases_queue ON cases (status, needs_decision, updated_at, id)")
