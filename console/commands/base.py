@@ -14,7 +14,7 @@ from gatepost.commands._common import (
     quiet_option,
     store_path,
 )
-from gatepost.store.kernel import InputError, has_admin, os_user, schema_version
+from gatepost.store.kernel import InputError, has_admin, os_user, read_text, schema_version
 from gatepost.store.kernel import actors as actors_mod
 
 
@@ -98,6 +98,27 @@ def actors_bind(ctx: click.Context, name: str, os_user_name: str, note: str | No
     actor = actors_mod.bind(db, name, os_user_name or None, by=person(as_name), note=note)
     output.line(f"{actor['name']}: bound to OS user {actor['os_user']}" if actor["os_user"]
                 else f"{actor['name']}: not bound to an OS user")
+
+
+@actors.command("key")
+@click.argument("name")
+@click.argument("key_file", metavar="FILE", type=click.Path(dir_okay=False))
+@note_option
+@as_option
+@click.pass_context
+def actors_key(ctx: click.Context, name: str, key_file: str, note: str | None, as_name: str | None) -> None:
+    """Register NAME's SSH public key (FILE, e.g. ~/.ssh/id_ed25519.pub): NAME's decisions are then signed.
+
+    Who may: a holder of store.admin, or NAME themselves when bound to an OS user (actors bind) and
+    holding no key yet. Replacing a key needs store.admin. From then on each decision NAME makes is
+    signed with `ssh-keygen -Y sign` (gatepost --key FILE, $GATEPOST_SIGNING_KEY or ssh-agent) and
+    refused when it cannot be; `gatepost verify` checks every signature.
+    """
+    text = read_text(key_file, what="public key file")
+    db = open_ctx_store(ctx)
+    actor = actors_mod.register_key(db, name, text, by=person(as_name), where=key_file, note=note)
+    output.line(f"{actor['name']}: key {actor['key']['fingerprint']} ({actor['key']['key_type']}) registered; "
+                "their decisions are signed from now on")
 
 
 @actors.command("list")

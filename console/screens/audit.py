@@ -12,10 +12,11 @@ from gatepost.safe import literal, one_line
 from gatepost.screens.base import GatepostScreen
 from gatepost.store.kernel import event_actors, event_kinds
 from gatepost.store.views import audit_page
-from gatepost.widgets.paged_list import PagedList, Row
+from gatepost.widgets.paged_list import Col, PagedList, Row
 
-COLUMNS = [("seq", 7), ("at (UTC)", 20), ("who", 12), ("what", 22), ("outcome", 12), ("on", 28), ("rev", 8),
-           ("note", None)]
+# every column as wide as its content; the note takes the rest (never cut at a fixed width)
+COLUMNS = [Col("seq", 7), Col("at (UTC)", 19, drop=3), Col("who", 12, drop=2), Col("what", 24, min=12),
+           Col("outcome", 16), Col("on", 48, min=12), Col("rev", 8, drop=4), Col("note", None, min=16, drop=1)]
 
 
 class AuditScreen(GatepostScreen):
@@ -39,8 +40,8 @@ class AuditScreen(GatepostScreen):
         with Vertical():
             yield Static(id="audit-title", classes="pane-title")
             with Horizontal(classes="filters"):
-                yield Select([], prompt="any actor", id="audit-actor", allow_blank=True)
-                yield Select([], prompt="any kind of event", id="audit-kind", allow_blank=True)
+                yield Select([], prompt="any actor", id="audit-actor", allow_blank=True, compact=True)
+                yield Select([], prompt="any kind of event", id="audit-kind", allow_blank=True, compact=True)
             yield PagedList(COLUMNS, self._fetch, empty="No events match: clear the actor and kind filters, or Escape the search.", id="audit-list")
             yield Static("", id="audit-detail")
 

@@ -2,13 +2,14 @@
 
 from typing import TYPE_CHECKING, Any, cast
 
+from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Header
 
 from gatepost.keymap import bound
-from gatepost.widgets.footer import QuietFooter
+from gatepost.widgets.key_bar import KeyFooter
 from gatepost.widgets.nav_bar import NavBar
 from gatepost.widgets.paged_list import PagedList
 
@@ -29,8 +30,7 @@ class GatepostScreen(Screen[Any]):
 
     BINDINGS = [bound("slash", "search", "Search", "list.search")]
     DEFAULT_CSS = """
-    GatepostScreen #bottom-bar { dock: bottom; height: auto; max-height: 4; }
-    GatepostScreen #bottom-bar Footer { dock: none; }
+    GatepostScreen #bottom-bar { dock: bottom; height: auto; max-height: 8; }
     """
     mode_name: str | None = None  # the app sets it: the NavBar marks this screen's key
 
@@ -39,10 +39,31 @@ class GatepostScreen(Screen[Any]):
         yield from self.body()
         with Vertical(id="bottom-bar"):
             yield NavBar()
-            yield QuietFooter()
+            yield KeyFooter()
 
     def body(self) -> ComposeResult:
         return iter(())
+
+    # --- layout: the list pane takes what its columns need, up to half the width -----------------
+    def fit_list_panes(self) -> None:
+        """Size each `.split > .list-pane` to its list's columns, at most half the screen."""
+        half = self.size.width // 2
+        for pane in self.query(".split > .list-pane"):
+            lists = list(pane.query(PagedList))
+            if not lists or not half:
+                continue
+            chrome = pane.styles.border.spacing.width + pane.styles.padding.width
+            wanted = lists[0].wanted_width() + chrome
+            width = min(wanted, half)
+            if pane.styles.width is None or pane.styles.width.cells != width:
+                pane.styles.width = width
+
+    @on(PagedList.Loaded)
+    def _fit_after_load(self) -> None:
+        self.fit_list_panes()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.fit_list_panes()
 
     @property
     def gp_app(self) -> "GatepostApp":

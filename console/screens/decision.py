@@ -104,7 +104,7 @@ class DecisionScreen(ListDetailScreen):
     """A list whose items a person decides; see the module docstring for what a screen configures."""
 
     DECISIONS: ClassVar[tuple[Decision, ...]] = ()
-    WORK: ClassVar["Work"]
+    WORK: "Work"  # a screen may switch queues (Cases: the design reviewers')
     BINDINGS = [
         bound("w", "work_queue", "Work queue", "queue.work"),
         bound("s", "queue_skip", "Skip", "queue.skip"),
@@ -172,17 +172,26 @@ class DecisionScreen(ListDetailScreen):
                         self._queue_now(db),
                         changes_since_seen(db, self.person, kind, [key]).get(key), assignment_of(db, kind, key))
 
+    def contradicted(self, db: Any, keys: list[str]) -> set[str]:
+        """The keys of a page whose decision later evidence contradicts (⚠ on their rows); none by default."""
+        return set()
+
     def mark_rows(self, db: Any, rows: list[Row]) -> list[Row]:
-        """A list page with its markers before the first cell: ● changed since you looked, → assigned to you."""
+        """A list page with its markers before the first cell: ● changed since you looked, → assigned to you,
+        ⚠ a decision later evidence contradicts."""
         kind = self.WORK.subject
-        changed = changes_since_seen(db, self.person, kind, [key for key, _cells in rows])
+        keys = [key for key, _cells in rows]
+        changed = changes_since_seen(db, self.person, kind, keys)
         mine = assigned_ids(db, self.person, kind)
+        flagged = self.contradicted(db, keys) if keys else set()
         out: list[Row] = []
         for key, cells in rows:
             mark = ("●" if key in changed else "") + ("→" if key in mine else "")
-            if mark and cells:
+            if (mark or key in flagged) and cells:
                 first = cells[0] if isinstance(cells[0], Text) else literal(str(cells[0]))
-                cells = [Text(mark + " ", style="bold cyan") + first, *cells[1:]]
+                prefix = Text("⚠", style="bold yellow") if key in flagged else Text()
+                prefix.append(mark, style="bold cyan")
+                cells = [prefix + Text(" ") + first, *cells[1:]]
             out.append((key, cells))
         return out
 

@@ -31,7 +31,7 @@ from gatepost.keymap import bound, key_for
 from gatepost.safe import literal
 from gatepost.screens.base import GatepostScreen
 from gatepost.store.views import data_version
-from gatepost.widgets.paged_list import PagedList, Row
+from gatepost.widgets.paged_list import ColumnSpec, PagedList, Row
 
 FOLLOW_IDLE = 0.05  # seconds the cursor rests before the detail is read
 
@@ -63,7 +63,7 @@ class ListDetailScreen(GatepostScreen):
 
     NAME: ClassVar[str] = ""
     TITLE: ClassVar[str] = ""
-    COLUMNS: ClassVar[Sequence[tuple[str, int | None]]] = ()
+    COLUMNS: ClassVar[Sequence[ColumnSpec]] = ()
     EMPTY: ClassVar[str] = "Nothing here yet."
     FILTERS: ClassVar[tuple[Filter, ...]] = ()
     BINDINGS = [
@@ -125,7 +125,8 @@ class ListDetailScreen(GatepostScreen):
                     with Horizontal(classes="filters"):
                         for f in self.FILTERS:
                             yield Select([(lbl, v) for lbl, v in f.options], prompt=f.any_label,
-                                         value=self.filters[f.name] or Select.NULL, id=f"{self.NAME}-{f.name}")
+                                         value=self.filters[f.name] or Select.NULL, id=f"{self.NAME}-{f.name}",
+                                         compact=True)
                 paged = PagedList(self.COLUMNS, self.fetch_rows, empty=self.EMPTY, id=f"{self.NAME}-list")
                 paged.initial_key = self.wanted
                 paged.follow = lambda: self.wanted

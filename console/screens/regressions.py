@@ -20,10 +20,11 @@ from gatepost.store.skills import (
     skill_detail,
 )
 from gatepost.store.views import worst_first
-from gatepost.widgets.paged_list import Row
+from gatepost.widgets.paged_list import Col, Row
 
-COLUMNS = [("", 1), ("skill", 22), ("state", 17), ("streak", 7), ("broke", 5), ("fails", 5), ("run", 5),
-           ("last run", 11), ("failing", 40)]
+# the broken streak and the failing count are never cut nor left out; the lesser columns go first
+COLUMNS = [Col("", 1), Col("skill", 30, min=12), Col("state", 17, drop=2), Col("streak", 7, drop=4), Col("broke", 5),
+           Col("fails", 5), Col("run", 5, drop=3), Col("last run", 11, drop=6), Col("failing", 200, min=12, drop=5)]
 CAPABILITY = "regression.triage"
 COLOURS = {"NEW_FAIL": "bold red", "CHRONIC": "bold magenta", "STABLE_FAIL": "yellow", "NEW_PASS": "cyan",
            "PASS": "green"}

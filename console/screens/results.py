@@ -29,15 +29,17 @@ from gatepost.store.evaluation import (
     task_outputs,
 )
 from gatepost.widgets.diff_view import side_by_side, unified_diff
-from gatepost.widgets.paged_list import PagedList, Row
+from gatepost.widgets.paged_list import Col, PagedList, Row
 
-RUN_COLUMNS = [("started", 11), ("skill", 15), ("verdict", 7), ("cand.", 6), ("base.", 6), ("delta", 6),
-               ("flags", 16)]
+RUN_COLUMNS = [Col("started", 11, drop=3), Col("skill", 18, min=8), Col("verdict", 7), Col("cand.", 7, drop=1),
+               Col("base.", 7, drop=2), Col("delta", 8), Col("flags", 40, min=6, drop=4)]
 # Δ: the candidate's pass/fail changed since the previous run of the suite and skill; ≠: candidate ≠ baseline.
-TASK_COLUMNS = [("", 3), ("task", 24), ("split", 7), ("candidate", 16), ("baseline", 16), ("attempts", 34)]
+TASK_COLUMNS = [Col("", 3), Col("task", 30, min=10), Col("split", 7, drop=2), Col("candidate", 16), Col("baseline", 16),
+                Col("attempts", 60, min=10, drop=1)]
 OUTCOME_STYLE = {"pass": "green", "fail": "red", "timeout": "yellow", "crash": "bold red", "not judged": "yellow"}
 VERDICT_OPTIONS = [("pass", "pass"), ("fail", "fail")]
 SHOW_CHARS = 20_000  # of each output: a 1 MiB output would make the screen crawl
+FLAKY_SHOWN = 1_000  # flaky tasks the run's figures list (and "f" filters to); all are counted
 
 
 def shown(side: dict[str, Any] | None) -> str:
@@ -51,6 +53,14 @@ def verdict_text(verdict: str | None) -> Text:
 
 def rate(value: float | None) -> str:
     return "—" if value is None else f"{value * 100:.4g}%"
+
+
+def points(delta: float | None) -> str:
+    """A difference of two rates in percentage points, as the rates beside it are in percent: +28.6 pp."""
+    if delta is None:
+        return "—"
+    shown = f"{delta * 100:+.1f}".removesuffix(".0")
+    return f"{'+0' if shown in ('-0', '+0') else shown} pp"
 
 
 def flags(run: dict[str, Any]) -> Text:
@@ -160,7 +170,7 @@ class ResultsScreen(GatepostScreen):
             with Vertical(classes="list-pane"):
                 yield Static(id="results-title", classes="pane-title")
                 with Horizontal(classes="filters"):
-                    yield Select(VERDICT_OPTIONS, prompt="any verdict", id="results-verdict")
+                    yield Select(VERDICT_OPTIONS, prompt="any verdict", id="results-verdict", compact=True)
                 yield PagedList(RUN_COLUMNS, self._fetch_runs, empty="No evaluation runs yet "
                                 "(gatepost suite run).", id="results-list")
             with Vertical(classes="detail-pane", id="results-detail"):
@@ -197,7 +207,7 @@ class ResultsScreen(GatepostScreen):
                 verdict_text(r["verdict"]),
                 literal(rate(r["execution_pass_rate"])),
                 literal(rate(r["baseline_pass_rate"])),
-                Text(f"{delta:+.2f}" if delta is not None else "—",
+                Text(points(delta),
                      style="red" if (delta or 0) < 0 else "green" if (delta or 0) > 0 else ""),
                 flags(r),
             ]))
@@ -298,7 +308,7 @@ class ResultsScreen(GatepostScreen):
             run = get_run(db, run_id, with_results=False) if run_id else None
             counts = run_task_counts(db, run["id"]) if run else None
             previous = previous_run(db, run["id"]) if run else None
-            figures = run_statistics(db, run["id"]) if run else None
+            figures = run_statistics(db, run["id"], flaky_limit=FLAKY_SHOWN) if run else None
         if not worker.is_cancelled:
             self.app.call_from_thread(self._run_arrived, generation, run, counts, previous, figures)
 
@@ -328,7 +338,7 @@ class ResultsScreen(GatepostScreen):
         text.append("\n")
         text.append_text(literal(
             f"candidate {rate(run['execution_pass_rate'])}  baseline {rate(run['baseline_pass_rate'])}  "
-            f"delta {run['delta']:+.4g}  split {run['split'] or '—'}  pass@{run['pass_k'] or 1}  "
+            f"delta {points(run['delta'])}  split {run['split'] or '—'}  pass@{run['pass_k'] or 1}  "
             f"{run['purpose'] or ''}" + (f" of case {run['case_id']}" if run["case_id"] else "")))
         text.append_text(self._weighed())
         suite = (run.get("artifact") or {}).get("suite")
@@ -371,10 +381,11 @@ class ResultsScreen(GatepostScreen):
         style = "yellow" if figures["inside_noise"] else ("green" if comparison["decided"] == "better" else "red")
         text.append_text(literal(comparison["words"], style=style))
         flaky = figures.get("flaky") or []
+        total = figures.get("flaky_total", len(flaky))
         if flaky:
-            text.append(f"\n~ flaky   {len(flaky)}: ", style="bold cyan")
+            text.append(f"\n~ flaky   {total}: ", style="bold cyan")
             text.append_text(literal("; ".join(flaky_words(f) for f in flaky[:3])
-                                     + (f"; +{len(flaky) - 3} more (f: flaky only)" if len(flaky) > 3 else "")))
+                                     + (f"; +{total - 3} more (f: flaky only)" if total > 3 else "")))
         return text
 
     def action_toggle_flaky(self) -> None:

@@ -1,32 +1,31 @@
 """The footer line that names every screen and its key, with the current one marked."""
 
 from rich.text import Text
-from textual.widgets import Static
 
 from gatepost.keymap import key_for
+from gatepost.widgets.key_bar import KeyBar
 
 
-class NavBar(Static):
-    """`1 Overview  2 Cases  …  7 Audit   ? help  ctrl+p jump`: a second footer line, keys from the keymap."""
+class NavBar(KeyBar):
+    """`1 Overview  2 Cases  …  7 Audit   ? help  ctrl+p jump`: keys from the keymap, wrapped between entries."""
 
     DEFAULT_CSS = """
-    NavBar { height: auto; background: $panel; color: $text-muted; padding: 0 1; }
+    NavBar { background: $panel; color: $text-muted; }
     """
 
-    def on_mount(self) -> None:
-        self.update(self._render_bar())
-
-    def _render_bar(self) -> Text:
+    def entries(self) -> list[Text]:
         current = getattr(self.screen, "mode_name", None)
-        bar = Text()
+        out: list[Text] = []
         for mode, key, label, _target in self.app.screen_specs:  # type: ignore[attr-defined]
             style = "bold reverse" if mode == current else ""
-            bar.append(f" {key_for(self.app, f'app.{mode}', key)} ", style="bold " + style)
-            bar.append(f"{label} ", style=style)
+            entry = Text(f"{key_for(self.app, f'app.{mode}', key)} ", style="bold " + style)
+            entry.append(label, style=style)
+            out.append(entry)
 
         def k(binding_id: str, default: str) -> str:
             return key_for(self.app, binding_id, default)
 
-        bar.append(f"  {k('list.search', 'slash')} search  {k('app.help', 'question_mark')} help  "
-                   f"ctrl+p jump  {k('app.back', 'escape')} back", style="dim")
-        return bar
+        for hint in (f"{k('list.search', 'slash')} search", f"{k('app.help', 'question_mark')} help", "ctrl+p jump",
+                     f"{k('app.back', 'escape')} back"):
+            out.append(Text(hint, style="dim"))
+        return out

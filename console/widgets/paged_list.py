@@ -6,11 +6,18 @@ connection (never on the event loop); a newer load cancels an older one and the
 page is applied to the table in place (same keys: only changed cells redrawn).
 Cells that are `str` are shown literally (never as Rich markup); pass a
 `rich.text.Text` to style a cell yourself.
+
+Columns fit the width they are given (`Col`): each is as wide as its content up to its `width`; when
+the table is narrower than that, the columns that may shrink (`min`) give way first, then the lesser
+columns (`drop`, highest first) are left out, so the ones that name a row (id, title) stay visible.
+`wanted_width()` is what every column needs: a screen sizes its list pane from it.
 """
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -25,6 +32,74 @@ from gatepost.safe import literal
 
 Row = tuple[str, Sequence[object]]
 Fetch = Callable[[Any, str, int, int], tuple[list[Row], int]]
+PADDING = 2  # a DataTable cell's padding, one each side
+SCROLLBAR = 2  # the vertical scrollbar's width, kept free so columns never hide under it
+
+
+@dataclass(frozen=True)
+class Col:
+    """One column: as wide as its content up to `width` (None: no limit).
+
+    `min`: it may shrink to this when space is short (None: it never shrinks below its content).
+    `drop`: 0 never left out; otherwise left out when space is short, the highest first.
+    """
+
+    label: str
+    width: int | None = None
+    min: int | None = None
+    drop: int = 0
+
+
+ColumnSpec = Col | tuple[str, int | None]
+
+
+def as_col(spec: ColumnSpec) -> Col:
+    """A `(label, width)` pair is a column of that fixed width that is never left out."""
+    if isinstance(spec, Col):
+        return spec
+    label, width = spec
+    return Col(label, width, min=None)
+
+
+def text_width(value: object) -> int:
+    """The cells a cell's widest line takes."""
+    plain = value.plain if isinstance(value, Text) else str(value)
+    return max((cell_len(line) for line in plain.split("\n")), default=0)
+
+
+def natural_widths(cols: Sequence[Col], rows: Sequence[Sequence[object]]) -> list[int]:
+    """Each column as wide as its label and widest cell, up to its width."""
+    widths = []
+    for i, col in enumerate(cols):
+        content = max([cell_len(col.label), *(text_width(r[i]) for r in rows if i < len(r))])
+        widths.append(min(content, col.width) if col.width is not None else content)
+    return widths
+
+
+def fit_columns(cols: Sequence[Col], natural: Sequence[int], available: int) -> list[tuple[int, int]]:
+    """(column index, width) of the columns shown in `available` cells, in their order.
+
+    The shrinkable columns give way to their `min` first; while even that does not fit, the column with
+    the highest `drop` is left out. The room left is shared by the shrunk columns, each as it lacks."""
+    least = [min(n, c.min) if c.min is not None else n for c, n in zip(cols, natural, strict=True)]
+    shown = list(range(len(cols)))
+
+    def cost(widths: Sequence[int]) -> int:
+        return sum(widths[i] + PADDING for i in shown)
+
+    droppable = sorted((i for i, c in enumerate(cols) if c.drop), key=lambda i: (-cols[i].drop, -i))
+    while cost(least) > available and droppable:
+        shown.remove(droppable.pop(0))
+    widths = {i: least[i] for i in shown}
+    room = available - cost(least)
+    short = {i: natural[i] - least[i] for i in shown if natural[i] > least[i]}
+    if room > 0 and short:
+        wanted = sum(short.values())
+        if wanted <= room:
+            return [(i, natural[i]) for i in shown]
+        for i, deficit in short.items():  # the room shared in proportion to what each shrunk column lacks
+            widths[i] += deficit * room // wanted
+    return [(i, widths[i]) for i in shown]
 
 
 def _cell(value: object) -> object:
@@ -80,7 +155,7 @@ class PagedList(Vertical):
 
     def __init__(
         self,
-        columns: Sequence[tuple[str, int | None]],
+        columns: Sequence[ColumnSpec],
         fetch: Fetch,
         *,
         page_size: int = 100,
@@ -88,7 +163,8 @@ class PagedList(Vertical):
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
-        self.columns = list(columns)
+        self.columns = [as_col(c) for c in columns]
+        self.shown_columns: list[tuple[int, int]] = []  # (column index, width) of the columns the table shows
         self.fetch = fetch
         self.page_size = page_size
         self.empty = empty
@@ -113,9 +189,42 @@ class PagedList(Vertical):
         return self.query_one(DataTable)
 
     def on_mount(self) -> None:
-        for label, width in self.columns:
-            self.table.add_column(label, width=width)
+        self._relayout(force=True)
         self.reload(keep_key=self.initial_key)
+
+    # --- columns -----------------------------------------------------------------
+    def wanted_width(self) -> int:
+        """The cells the table needs to show every column as wide as its content (and its scrollbar)."""
+        natural = natural_widths(self.columns, self._cells)
+        return sum(w + PADDING for w in natural) + SCROLLBAR
+
+    def _fitted(self) -> list[tuple[int, int]]:
+        natural = natural_widths(self.columns, self._cells)
+        width = self.table.size.width or self.size.width
+        if not width:  # not laid out yet: every column as wide as its content
+            return list(enumerate(natural))
+        return fit_columns(self.columns, natural, width - SCROLLBAR)
+
+    def _relayout(self, *, force: bool = False) -> bool:
+        """Fit the columns to the table's width; rebuild the table if that changed what it shows."""
+        layout = self._fitted()
+        if layout == self.shown_columns and not force:
+            return False
+        self.shown_columns = layout
+        table = self.table
+        row = table.cursor_row
+        table.clear(columns=True)
+        for i, width in layout:
+            table.add_column(self.columns[i].label, width=width)
+        for key, cells in zip(self.keys, self._cells, strict=True):
+            table.add_row(*[cells[i] for i, _w in layout], key=key)
+        if self.keys:
+            self._quiet_key = self.keys[min(max(row, 0), len(self.keys) - 1)]  # the same row: not a move
+            table.move_cursor(row=min(max(row, 0), len(self.keys) - 1))
+        return True
+
+    def on_resize(self) -> None:
+        self._relayout()
 
     # --- loading -----------------------------------------------------------------
     def reload(self, *, keep_key: str | None = None, quiet: bool = False) -> None:
@@ -143,16 +252,20 @@ class PagedList(Vertical):
                keep_key: str | None, cursor: int | None, quiet: bool = False) -> None:
         table = self.table
         before = self.current_key
-        if keys == self.keys and self.loaded:  # same rows: redraw only the cells that changed
-            for row, (old, new) in enumerate(zip(self._cells, cells, strict=True)):
-                for col, (a, b) in enumerate(zip(old, new, strict=True)):
-                    if a != b:
-                        table.update_cell_at(Coordinate(row, col), b)
+        same = keys == self.keys and self.loaded
+        old_cells = self._cells
+        self.keys, self._cells, self.total, self.page_offset = keys, cells, total, offset
+        if self._relayout():  # the new rows changed the columns' widths: the table was rebuilt
+            pass
+        elif same:  # same rows: redraw only the cells that changed
+            for row, (old, new) in enumerate(zip(old_cells, cells, strict=True)):
+                for col, (i, _w) in enumerate(self.shown_columns):
+                    if old[i] != new[i]:
+                        table.update_cell_at(Coordinate(row, col), new[i])
         else:
             table.clear()
             for key, row_cells in zip(keys, cells, strict=True):
-                table.add_row(*row_cells, key=key)
-        self.keys, self._cells, self.total, self.page_offset = keys, cells, total, offset
+                table.add_row(*[row_cells[i] for i, _w in self.shown_columns], key=key)
         followed = self.follow() if self.follow else None
         target = next((k for k in (keep_key, followed, before) if k is not None and k in keys), None)
         if cursor is not None and keys:

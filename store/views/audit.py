@@ -40,17 +40,28 @@ def _where(actor: str | None, kind: str | None, search: str | None, leases: bool
     return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
 
 
-def outcome_of(payload: str | None) -> str:
-    """What a decision was, from its event's payload: kept, accepted, NEW_FAIL, clean …"""
-    if not payload:
-        return ""
-    try:
-        data = json.loads(payload)
-    except ValueError:
-        return ""
+# events whose kind is the mark itself: the mark, then the state it was made on when the payload has one
+KIND_MARKS = {"draft.approved": "approved", "draft.rejected": "rejected", "draft.superseded": "superseded",
+              "draft.edited": "edited", "regression.acknowledged": "acknowledged", "regression.mismatch": "mismatch",
+              "regression.carried": "ack carried", "case.applied": "applied", "proposal.applied": "applied",
+              "path.applied": "applied"}
+# payload fields that say what a run came to (a suite run's verdict)
+RESULT_FIELDS = ("verdict",)
+
+
+def outcome_of(payload: str | None, kind: str = "") -> str:
+    """What a decision was, from its event: kept, accepted, approved, acknowledged NEW_FAIL, clean …"""
+    data: Any = None
+    if payload:
+        try:
+            data = json.loads(payload)
+        except ValueError:
+            data = None
     if not isinstance(data, dict):
-        return ""
-    return next((str(data[f]) for f in OUTCOME_FIELDS if isinstance(data.get(f), str)), "")
+        data = {}
+    found = next((str(data[f]) for f in (*OUTCOME_FIELDS, *RESULT_FIELDS) if isinstance(data.get(f), str)), "")
+    mark = KIND_MARKS.get(kind, "")
+    return f"{mark} {found}".strip() if mark else found
 
 
 def audit_page(db: Database, *, actor: str | None = None, kind: str | None = None, search: str | None = None,
@@ -63,7 +74,7 @@ def audit_page(db: Database, *, actor: str | None = None, kind: str | None = Non
                       f"{where} ORDER BY seq DESC LIMIT ? OFFSET ?", [*params, limit, offset]):
         rows.append({"seq": r["seq"], "at": r["at"], "actor": r["actor"], "kind": r["kind"],
                      "subject_type": r["subject_type"], "subject_id": r["subject_id"], "revision": r["revision"],
-                     "note": r["note"], "payload": r["payload"], "outcome": outcome_of(r["payload"])})
+                     "note": r["note"], "payload": r["payload"], "outcome": outcome_of(r["payload"], r["kind"])})
     hidden = 0
     if not leases and not (kind or "").startswith("lease."):
         all_where, all_params = _where(actor, kind, search, True)

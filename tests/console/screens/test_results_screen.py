@@ -81,7 +81,7 @@ async def test_a_run_shows_differing_tasks_first_and_outputs_side_by_side_litera
         screen.open_item(runs["good"])
         await settle(pilot)
         head = rendered(app, "#run-head")
-        assert "candidate 100%" in head and "baseline 50%" in head and "delta +0.5" in head
+        assert "candidate 100%" in head and "baseline 50%" in head and "delta +50 pp" in head  # issue 15 item 8: percentage points, not +0.5
         tasks = screen.query_one("#run-tasks", PagedList)
         assert tasks.keys == ["gained", "same"]
         row = [str(c) for c in tasks.table.get_row("gained")]

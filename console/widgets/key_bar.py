@@ -1,0 +1,96 @@
+"""Bars of keys that wrap between entries, never inside one, so every key stays visible at any width.
+
+Textual's Footer is one line that clips what does not fit (at 80 columns `7 Audit`, `? help`, `w`, `s`
+were cut off). `KeyBar` lays its entries (`w Work queue`, `s Skip`, …) out in as many lines as the
+width needs; `KeyFooter` is the screen's active bindings as such a bar, each entry clickable.
+"""
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.cells import cell_len
+from rich.style import Style
+from rich.text import Text
+from textual.geometry import Size
+from textual.widget import Widget
+
+GAP = 2  # cells between two entries on a line
+
+
+def pack(entries: Sequence[Text], width: int, gap: int = GAP) -> list[list[Text]]:
+    """Entries in lines of at most `width` cells, in order; an entry wider than a line gets a line of its own."""
+    lines: list[list[Text]] = [[]]
+    used = 0
+    for entry in entries:
+        size = cell_len(entry.plain)
+        if lines[-1] and used + gap + size > width:
+            lines.append([])
+            used = 0
+        used += (gap if lines[-1] else 0) + size
+        lines[-1].append(entry)
+    return lines if lines[0] else []
+
+
+class KeyBar(Widget):
+    """Entries packed into lines at the widget's width (its height follows)."""
+
+    DEFAULT_CSS = """
+    KeyBar { height: auto; padding: 0 1; }
+    """
+
+    def entries(self) -> list[Text]:
+        return []
+
+    def _lines(self, width: int) -> list[list[Text]]:
+        return pack(self.entries(), max(width, 1))
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return max(len(self._lines(width)), 1)
+
+    def render(self) -> Text:
+        out = Text(no_wrap=True, overflow="crop")
+        for n, line in enumerate(self._lines(self.content_region.width or self.size.width)):
+            if n:
+                out.append("\n")
+            for i, entry in enumerate(line):
+                if i:
+                    out.append(" " * GAP)
+                out.append_text(entry)
+        return out
+
+
+class KeyFooter(KeyBar):
+    """The keys of the screen's active bindings (those shown in a footer), wrapped; a click presses the key."""
+
+    COMPONENT_CLASSES = {"key-footer--key"}
+    DEFAULT_CSS = """
+    KeyFooter { background: $footer-background; color: $footer-foreground; }
+    KeyFooter > .key-footer--key { color: $footer-key-foreground; text-style: bold; }
+    """
+
+    def on_mount(self) -> None:
+        self.auto_links = False  # clickable entries, drawn as keys (not underlined as links)
+        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
+
+    def _bindings_changed(self, _screen: Any) -> None:
+        self.refresh(layout=True)
+
+    def entries(self) -> list[Text]:
+        key_style = self.get_component_rich_style("key-footer--key", partial=True)
+        out: list[Text] = []
+        seen: set[str] = set()
+        for key, active in self.screen.active_bindings.items():
+            binding = active.binding
+            if not binding.show or not binding.description or binding.action in seen:
+                continue
+            seen.add(binding.action)
+            entry = Text(style=Style.from_meta({"@click": f"app.simulate_key({key!r})"}))
+            entry.append(self.app.get_key_display(binding), style=key_style)
+            entry.append(" " + binding.description)
+            if not active.enabled:  # shown as the footer shows it: there, but not usable now
+                entry.stylize("dim")
+            out.append(entry)
+        return out
