@@ -132,7 +132,7 @@ class DecisionScreen(ListDetailScreen):
         self._seen_before: tuple[str | None, str | None] = (None, None)  # the item last drawn, what had changed
         self._marked_seen: dict[str, bool] = {}
         self.looked = Text()
-        self._queue_cache: tuple[int, QueueState] | None = None  # (data_version, the queue then)
+        self._queue_cache: tuple[int, str, QueueState] | None = None  # (data_version, queue, the queue then)
 
     # --- what a screen provides -----------------------------------------------------------------
     def legal(self, name: str) -> tuple[bool, str]:
@@ -226,12 +226,12 @@ class DecisionScreen(ListDetailScreen):
     def _queue_now(self, db: Any) -> QueueState:
         """The queue, read again only when the store changed since (PRAGMA data_version): a cursor move
         does not change it, and on 10,000 cases it was the costliest read of a move."""
-        version = data_version(db)
+        version, name = data_version(db), self.WORK.name  # Cases switches between two queues
         cached = self._queue_cache
-        if cached is not None and cached[0] == version:
-            return cached[1]
-        state = queue_state(db, self.WORK.name, self.person)
-        self._queue_cache = (version, state)
+        if cached is not None and cached[:2] == (version, name):
+            return cached[2]
+        state = queue_state(db, name, self.person)
+        self._queue_cache = (version, name, state)
         return state
 
     def _apply_detail(self, key: str | None, detail: Any) -> None:
