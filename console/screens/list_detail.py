@@ -141,7 +141,8 @@ class ListDetailScreen(GatepostScreen):
     def on_mount(self) -> None:
         self.render_title()
         self.paged.table.focus()
-        self.show(self.wanted)
+        if self.wanted:
+            self.show(self.wanted)  # a deep link: read at once; otherwise the first page's row is shown
 
     def on_screen_suspend(self) -> None:
         self._covered = isinstance(self.app.screen, ModalScreen)  # a dialog or help over this screen
@@ -157,8 +158,8 @@ class ListDetailScreen(GatepostScreen):
         """A screen shown again redraws only when the store changed since (PRAGMA data_version)."""
         with self.gp_app.reading() as db:
             version = data_version(db)
-        if version != self.data_version:
-            self.data_version = version
+        before, self.data_version = self.data_version, version
+        if before is not None and version != before:  # first shown: composing it has just read everything
             self.app.call_from_thread(self.refresh_data)
 
     # --- the title: every filter and the search, and how to clear them -----------------------
@@ -270,7 +271,9 @@ class ListDetailScreen(GatepostScreen):
         if event.paged.id != f"{self.NAME}-list":
             return
         event.stop()
-        if event.key != self.wanted:
+        if not self._generation:
+            self.show(event.key)  # the first page's row: drawn at once, nobody is moving yet
+        elif event.key != self.wanted:
             self.follow(event.key)
 
     def follow(self, key: str | None) -> None:

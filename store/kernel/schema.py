@@ -576,3 +576,9 @@ def m008_kernel_signatures_and_sealed_records(db: Database) -> None:
         insert_chained(db, now_iso(), None, SEAL_KIND, "store", "records", None,
                        f"sealed the records of {len(digests)} events stored before events sealed their records",
                        json.dumps({"format": RECORDS_FORMAT, "digests": digests}, sort_keys=True))
+
+@migrations(name="m009_console_case_queue_index")
+def m009_console_case_queue_index(db: Database) -> None:
+    """The cases queue (open, needing a decision, oldest first) read from one covering index: on 10,000
+    cases the console's queue bar read it in ~80 ms from the table (issue 15)."""
+    db.execute("CREATE INDEX IF NOT EXISTS idx_cases_queue ON cases (status, needs_decision, updated_at, id)")
