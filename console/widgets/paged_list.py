@@ -80,7 +80,8 @@ def fit_columns(cols: Sequence[Col], natural: Sequence[int], available: int) -> 
     """(column index, width) of the columns shown in `available` cells, in their order.
 
     The shrinkable columns give way to their `min` first; while even that does not fit, the column with
-    the highest `drop` is left out. The room left is shared by the shrunk columns, each as it lacks."""
+    the highest `drop` is left out. The room left goes to the shrunk columns never left out, then to the
+    lesser ones, shared within each in proportion to what each lacks."""
     least = [min(n, c.min) if c.min is not None else n for c, n in zip(cols, natural, strict=True)]
     shown = list(range(len(cols)))
 
@@ -92,13 +93,15 @@ def fit_columns(cols: Sequence[Col], natural: Sequence[int], available: int) -> 
         shown.remove(droppable.pop(0))
     widths = {i: least[i] for i in shown}
     room = available - cost(least)
-    short = {i: natural[i] - least[i] for i in shown if natural[i] > least[i]}
-    if room > 0 and short:
+    for tier in sorted({cols[i].drop for i in shown}):  # the columns never left out first, then the lesser
+        short = {i: natural[i] - widths[i] for i in shown if cols[i].drop == tier and natural[i] > widths[i]}
         wanted = sum(short.values())
-        if wanted <= room:
-            return [(i, natural[i]) for i in shown]
-        for i, deficit in short.items():  # the room shared in proportion to what each shrunk column lacks
-            widths[i] += deficit * room // wanted
+        if room <= 0 or not wanted:
+            continue
+        for i, deficit in short.items():  # shared in proportion to what each shrunk column lacks
+            grow = deficit if wanted <= room else deficit * room // wanted
+            widths[i] += grow
+        room -= min(wanted, room)
     return [(i, widths[i]) for i in shown]
 
 
