@@ -10,18 +10,35 @@ Timed, each side into a fresh store, alternating, best of --repeat (other load o
 - verify: `views.verify_store` (chain recomputed, triggers, records and lists against events)
   on the chained store of EVENTS events, and `gatepost verify` as a user runs it (process start
   included).
+- sealed records: an evaluation run of --tasks task results inserted (one executemany, as
+  `store_run` does) and then sealed by its event (`records_digest` reads them back and hashes
+  them); the ratio seal/insert is what sealing adds to storing a run;
+- signed decisions: a decision event by a person with a registered key (ssh-keygen -Y sign, then
+  -Y verify, two processes) against the same event unsigned; median of --repeat.
 Prints per-event costs, events/s and the ratios chained/plain.
 """
 
 import argparse
 import json
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from gatepost.store.kernel import append_event, now_iso, open_store, transaction
+from gatepost.store.kernel import (
+    add_actor,
+    append_event,
+    next_seq,
+    now_iso,
+    open_store,
+    records_digest,
+    register_key,
+    set_signing_key,
+    transaction,
+)
 from gatepost.store.views import verify_store
 
 PLAIN_INSERT = ("INSERT INTO events (at, actor, kind, subject_type, subject_id, revision, note, payload)"
@@ -60,11 +77,60 @@ def plain(path: Path, events: list, batch: int) -> float:
     return elapsed
 
 
+TASK_INSERT = ("INSERT INTO task_results (run_id, side, task_id, attempt, passed, judged, score, duration_ms, output,"
+               " reason, mock, split) VALUES (?, ?, ?, 1, ?, 1, ?, ?, ?, NULL, 0, NULL)")
+
+
+def sealing(path: Path, tasks: int) -> tuple[float, float]:
+    """(seconds to insert the run's task results, seconds to seal them: read back and hash)."""
+    db = open_store(path)
+    rows = [("bench-run", "candidate" if i % 2 else "baseline", f"task-{i // 2:06d}", i % 3 != 0, (i % 7) / 7, i % 900,
+             f"output of task {i} " * 8) for i in range(tasks)]
+    with transaction(db):
+        seq = next_seq(db)
+        db.execute("INSERT INTO evaluation_runs (id, verdict, execution_pass_rate, event_seq) VALUES (?, ?, ?, ?)",
+                   ["bench-run", "pass", 1.0, seq])
+        started = time.perf_counter()
+        db.conn.executemany(TASK_INSERT, rows)
+        inserted = time.perf_counter() - started
+        started = time.perf_counter()
+        append_event(db, "suite.run", actor="ci", subject_type="run", subject_id="bench-run", payload={}, seal=True)
+        sealed = time.perf_counter() - started
+    assert records_digest(db, seq) is not None
+    db.close()
+    return inserted, sealed
+
+
+def signing(folder: Path, repeat: int) -> tuple[float, float] | None:
+    """(median seconds of a decision event signed and checked, of the same event unsigned); None without ssh-keygen."""
+    if shutil.which("ssh-keygen") is None:
+        return None
+    key = folder / "bench-key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
+    db = open_store(folder / "signed.db")
+    add_actor(db, "ana", "person", [])
+    add_actor(db, "bo", "person", [])
+    register_key(db, "ana", key.with_suffix(".pub").read_text(), by=None)
+    set_signing_key(key)
+    times: dict[str, list[float]] = {"ana": [], "bo": []}
+    for i in range(repeat):
+        for who in ("ana", "bo"):
+            started = time.perf_counter()
+            with transaction(db):
+                append_event(db, "case.decided", actor=who, subject_type="case", subject_id=f"c{i}",
+                             payload={"outcome": "rejected"})
+            times[who].append(time.perf_counter() - started)
+    set_signing_key(None)
+    db.close()
+    return statistics.median(times["ana"]), statistics.median(times["bo"])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=40_000)
     parser.add_argument("--batch", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--tasks", type=int, default=100_000)
     args = parser.parse_args()
     events = _events(args.events)
     best = {"chained": float("inf"), "plain": float("inf")}
@@ -89,6 +155,9 @@ def main() -> None:
                              capture_output=True, text=True)
         cli_time = time.perf_counter() - started
         assert cli.returncode == 0, cli.stdout + cli.stderr
+        seal = min((sealing(Path(tmp) / f"sealed-{r}.db", args.tasks) for r in range(args.repeat)),
+                   key=lambda pair: pair[1])
+        signed = signing(Path(tmp), max(args.repeat, 5))
     n = args.events
     print(f"events: {n} in transactions of {args.batch}; best of {args.repeat}")
     for side in ("plain", "chained"):
@@ -98,6 +167,16 @@ def main() -> None:
     print(f"  verify_store        {verify_best:7.3f} s  {verify_best / n * 1e6:7.1f} µs/event  {n / verify_best:9.0f} events/s")
     print(f"  gatepost verify (a process, start included) {cli_time:.3f} s")
     print(f"  ratio verify/plain append of the same events: {verify_best / best['plain']:.2f}x")
+    inserted, sealed = seal
+    print(f"sealed records: a run of {args.tasks} task results; best of {args.repeat}")
+    print(f"  insert {inserted:7.3f} s   seal (read back + sha256) {sealed:7.3f} s "
+          f"({sealed / args.tasks * 1e6:.1f} µs/result)   ratio seal/insert {sealed / inserted:.2f}x")
+    if signed is None:
+        print("signed decisions: skipped (no ssh-keygen)")
+    else:
+        print(f"signed decisions: median of {max(args.repeat, 5)}")
+        print(f"  signed + checked {signed[0] * 1000:7.1f} ms   unsigned {signed[1] * 1000:7.2f} ms   "
+              f"ratio {signed[0] / signed[1]:.0f}x (two ssh-keygen processes)")
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import DataTable
 
 from gatepost.app import GatepostApp
+from gatepost.screenshots import detail_settled
 from gatepost.store import cases, skills
 from gatepost.store.evaluation import import_artifact
 from gatepost.store.kernel import PERSON_CAPABILITIES, add_actor, open_store, transaction
@@ -95,7 +96,7 @@ def build(path: Path, n_cases: int, n_runs: int, n_tasks: int, n_skill_runs: int
                     text="\n".join(f"{name}:\n  min_words: 4\n" for name in skill_names))
     for i in range(n_skill_runs):
         skills.record_run(db, skill_names[i % 100], "word " * rng.randint(1, 9), actor="run-52",
-                          run_id=f"sr-{i}", at=f"2026-{1 + i % 12:02d}-{1 + i % 28:02d}T10:{i % 60:02d}:00Z")
+                          run_id=f"sr-{i}", at=f"2025-{1 + i % 12:02d}-{1 + i % 28:02d}T10:{i % 60:02d}:00Z")
     skills.evaluate(db, actor=PERSON)
     print(f"  {n_skill_runs:,} skill runs in {time.perf_counter() - started:.1f} s", flush=True)
     with transaction(db):
@@ -116,6 +117,7 @@ async def settle(pilot) -> None:
     app = pilot.app
     for _ in range(100):
         await pilot.pause()
+        await detail_settled(app)  # the detail follows the cursor after a short idle (a timer)
         running = [w for w in app.workers if not w.is_finished]
         if not running:
             return

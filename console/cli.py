@@ -201,9 +201,18 @@ class GatepostGroup(click.Group):
     default=None,
     help="The store file. Default: $GATEPOST_DB, else ./gatepost.db.",
 )
+@click.option(
+    "--key",
+    "signing_key",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="The SSH key that signs your decisions once your name has a registered key (actors key): a private "
+         "key file, or a public key whose private half ssh-agent holds. Default: $GATEPOST_SIGNING_KEY, "
+         "else ssh-agent.",
+)
 @click.version_option(package_name="gatepost")
 @click.pass_context
-def main(ctx: click.Context, db_path: str | None) -> None:
+def main(ctx: click.Context, db_path: str | None, signing_key: str | None) -> None:
     """gatepost: the review console and store at the gate of an agent's self-improvement loop.
 
     Start with `gatepost demo` to build a demo store and open the console on it,
@@ -211,3 +220,4 @@ def main(ctx: click.Context, db_path: str | None) -> None:
     """
     ctx.ensure_object(dict)
     ctx.obj["db_path"] = db_path
+    ctx.obj["signing_key"] = signing_key

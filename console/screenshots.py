@@ -9,10 +9,19 @@ from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
+from textual.worker import WorkerCancelled
 
 from gatepost.app import GatepostApp
 
 SIZE = (140, 42)
+
+
+async def detail_settled(app: Any) -> None:
+    """Until the detail pane of the screen shown has followed the cursor (its idle timer fired and its
+    read was drawn): the app's own event, no sleep."""
+    event = getattr(app.screen, "detail_settled", None)
+    if event is not None and not event.is_set():
+        await asyncio.wait_for(event.wait(), timeout=60)  # a detail never drawn fails loudly, not forever
 
 
 async def settle(pilot: Pilot[Any]) -> None:
@@ -20,13 +29,17 @@ async def settle(pilot: Pilot[Any]) -> None:
     app = pilot.app
     for _ in range(50):
         await pilot.pause()
+        await detail_settled(app)
         running = [w for w in app.workers if not w.is_finished]
         if not running:
             await pilot.pause()
             if not [w for w in app.workers if not w.is_finished]:
                 return
             continue
-        await app.workers.wait_for_complete(running)
+        try:
+            await app.workers.wait_for_complete(running)
+        except WorkerCancelled:  # a newer read replaced it: it is done too
+            continue
     raise RuntimeError("the console kept starting workers: it never settled")
 
 

@@ -10,7 +10,13 @@ from sqlite_utils import Database
 
 from gatepost import output
 from gatepost.identity import resolve_person
-from gatepost.store.kernel import InputError, open_store, resolve_path, write_text_atomic
+from gatepost.store.kernel import (
+    InputError,
+    open_store,
+    resolve_path,
+    set_signing_key,
+    write_text_atomic,
+)
 
 as_option = click.option(
     "--as", "as_name", metavar="NAME", default=None,
@@ -24,7 +30,13 @@ def store_path(ctx: click.Context) -> Path:
 
 
 def open_ctx_store(ctx: click.Context, *, create: bool = False) -> Database:
-    """Open this invocation's store; a missing one is an error unless the command creates it."""
+    """Open this invocation's store; a missing one is an error unless the command creates it.
+
+    The invocation's `--key` becomes the key this process signs decisions with (the console's too).
+    """
+    key = ctx.find_root().obj.get("signing_key")
+    if key:
+        set_signing_key(key)
     return open_store(store_path(ctx), create=create)
 
 

@@ -14,7 +14,7 @@ from gatepost.commands._common import (
     quiet_option,
     store_path,
 )
-from gatepost.store.kernel import InputError, has_admin, os_user, schema_version
+from gatepost.store.kernel import InputError, has_admin, os_user, read_text, schema_version
 from gatepost.store.kernel import actors as actors_mod
 
 
@@ -100,6 +100,27 @@ def actors_bind(ctx: click.Context, name: str, os_user_name: str, note: str | No
                 else f"{actor['name']}: not bound to an OS user")
 
 
+@actors.command("key")
+@click.argument("name")
+@click.argument("key_file", metavar="FILE", type=click.Path(dir_okay=False))
+@note_option
+@as_option
+@click.pass_context
+def actors_key(ctx: click.Context, name: str, key_file: str, note: str | None, as_name: str | None) -> None:
+    """Register NAME's SSH public key (FILE, e.g. ~/.ssh/id_ed25519.pub): NAME's decisions are then signed.
+
+    Who may: a holder of store.admin, or NAME themselves when bound to an OS user (actors bind) and
+    holding no key yet. Replacing a key needs store.admin. From then on each decision NAME makes is
+    signed with `ssh-keygen -Y sign` (gatepost --key FILE, $GATEPOST_SIGNING_KEY or ssh-agent) and
+    refused when it cannot be; `gatepost verify` checks every signature.
+    """
+    text = read_text(key_file, what="public key file")
+    db = open_ctx_store(ctx)
+    actor = actors_mod.register_key(db, name, text, by=person(as_name), where=key_file, note=note)
+    output.line(f"{actor['name']}: key {actor['key']['fingerprint']} ({actor['key']['key_type']}) registered; "
+                "their decisions are signed from now on")
+
+
 @actors.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @click.pass_context
@@ -139,12 +160,17 @@ def console(ctx: click.Context, as_name: str | None, open_at: str | None) -> Non
               help="Where to build the demo store (default: the global --db rule).")
 @click.option("--no-console", is_flag=True, help="Build the store and exit without opening the console.")
 @click.option("--seed", type=int, default=7, show_default=True, help="Seed of the deterministic generator.")
+@click.option("--force", is_flag=True,
+              help="Replace the demo store even if it holds decisions made after it was built.")
 @quiet_option
 @as_option
 @click.pass_context
-def demo(ctx: click.Context, db_opt: str | None, no_console: bool, seed: int, quiet: bool,
+def demo(ctx: click.Context, db_opt: str | None, no_console: bool, seed: int, force: bool, quiet: bool,
          as_name: str | None) -> None:
     """Build a realistic demo store (replacing that file) and open the console on it.
+
+    A demo store that holds decisions made after it was built is not replaced
+    without --force (exit 3).
 
     The person running it becomes a reviewer holding every capability a person
     may hold, so every decision of the demo can be taken.
@@ -155,7 +181,7 @@ def demo(ctx: click.Context, db_opt: str | None, no_console: bool, seed: int, qu
     path = resolve_path(db_opt) if db_opt else store_path(ctx)
     who = person(as_name)
     with output.Progress("building the demo store", None, quiet=quiet):
-        summary = build_demo(path, seed=seed, person=who)
+        summary = build_demo(path, seed=seed, person=who, force=force)
     output.line(f"demo store built: {path} ({summary})")
     if not no_console:
         from gatepost.app import GatepostApp

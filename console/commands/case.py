@@ -63,36 +63,54 @@ def case_revise(ctx: click.Context, file: str, note: str | None, as_name: str | 
 @click.option("--search", default=None, metavar="TEXT", help="Only cases whose id, title, author or path has TEXT.")
 @click.option("--limit", type=click.IntRange(1, 10_000), default=100, show_default=True, help="Cases per page.")
 @click.option("--offset", type=click.IntRange(0), default=0, show_default=True, help="Skip this many cases.")
+@click.option("--contradicted", is_flag=True,
+              help="Only closed cases whose decision later evidence contradicts (marked ⚠).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: {total, cases: [...]}.")
 @click.pass_context
 def case_list(ctx: click.Context, status: str | None, outcome: str | None, search: str | None, limit: int,
-              offset: int, as_json: bool) -> None:
-    """List cases, most recently active first: id, revision, claim strip (✔ ✘ ?), status, title."""
-    rows, total = cases_mod.list_cases(open_ctx_store(ctx), status=status, outcome=outcome, search=search,
-                                       limit=limit, offset=offset)
+              offset: int, contradicted: bool, as_json: bool) -> None:
+    """List cases, most recently active first: id, revision, claim strip (✔ ✘ ?), status, title.
+
+    ⚠ after the status marks a decision later evidence contradicts (case show says how).
+    """
+    db = open_ctx_store(ctx)
+    rows, total = cases_mod.list_cases(db, status=status, outcome=outcome, search=search,
+                                       limit=limit, offset=offset, contradicted=contradicted)
+    flagged = set(cases_mod.contradicted_case_ids(db, [r["id"] for r in rows if r["status"] == "closed"]))
     if as_json:
         echo_json({"total": total, "cases": [
             {k: r[k] for k in ("id", "title", "author", "status", "outcome", "claims", "allowed",
                                "needs_decision", "last_seq", "updated_at")} | {"revision": r["current_revision"]}
+            | {"contradicted": r["id"] in flagged}
             for r in rows]})
         return
     if not rows:
-        _say("no cases match" if total or status or outcome or search else
+        _say("no cases match" if total or status or outcome or search or contradicted else
                    "no cases yet: gatepost case import FILE")
         return
     for r in rows:
         state = r["outcome"] or ("open ◆" if r["needs_decision"] else "open")
+        state += " ⚠" if r["id"] in flagged else ""
         _say(f"{r['id']:<14} {cases_mod.short_revision(r['current_revision'])} "
                    f"{cases_mod.claim_strip(r['protocol'], r['claims']):<9} {state:<12} {r['title']}")
     if total > offset + len(rows):
         _say(f"… showing {offset + 1}–{offset + len(rows)} of {total} (--offset {offset + len(rows)})")
 
 
+def contradicted_line(found: dict[str, object]) -> str:
+    """'kept at 08:00; held-out came back regressed at 18:00 (heldout.not_regressed TRUE → FALSE)'."""
+    claims = found.get("claims") or {}
+    assert isinstance(claims, dict)
+    turned = ", ".join(f"{name} {then} → {now}" for name, (then, now) in claims.items())
+    return f"{found['line']}" + (f" ({turned})" if turned else "")
+
+
 @case.command("show")
 @click.argument("case_id")
 @click.option("--json", "as_json", is_flag=True,
               help='Print the case as JSON (schema gatepost.case/1): id, revision, claims, actions, outcomes, '
-                   'outcome, status, last_seq, decisions, candidate, evidence, loop, base, applied.')
+                   'outcome, status, last_seq, decisions, candidate, evidence, loop, base, applied, '
+                   'contradicted (null, or what later evidence changed).')
 @as_option
 @click.pass_context
 def case_show(ctx: click.Context, case_id: str, as_json: bool, as_name: str | None) -> None:
@@ -103,6 +121,8 @@ def case_show(ctx: click.Context, case_id: str, as_json: bool, as_name: str | No
         return
     cand = view["candidate"]
     _say(f"{view['id']} · {view['title']}  ({view['status']}{' · ' + view['outcome'] if view['outcome'] else ''})")
+    if view.get("contradicted"):
+        _say(f"⚠ contradicted later: {contradicted_line(view['contradicted'])}")
     _say(f"author {view['author']} · protocol {view['protocol']} · revision {view['revision']}")
     basis = cand["basis"]
     _say(f"candidate {cand['path'] or '(no path)'} · basis " +

@@ -69,6 +69,10 @@ def evaluate(ctx: click.Context, case_id: str, suite_file: str, executor_cmd: st
     baseline from the loop's registry; the suite and baseline are checked
     against the case's basis. Other settings are refused (exit 3) unless you
     hold store.admin (then the override is an audited event).
+
+    Exits 1 when the guard finds an expected answer leaked into the candidate
+    (each task and string named); a suite's guard_allow: lists the expected
+    answers a candidate may legitimately contain.
     """
     db = open_ctx_store(ctx)
     who = person(as_name)
@@ -95,8 +99,12 @@ def evaluate(ctx: click.Context, case_id: str, suite_file: str, executor_cmd: st
                                decision_rule=decision_rule, alpha=alpha)
     if registered is not None:
         report["loop"], report["overridden"] = registered["loop"], registered["overridden"]
+    leaks = [(task, text) for e in report["evidence"] if e["kind"] == "guard_check" and e["result"] == "leaked"
+             for text, tasks in sorted((e["details"].get("tasks") or {}).items()) for task in tasks]
     if as_json:
         echo_json(report)
+        if leaks:
+            ctx.exit(1)
         return
     output.line(f"case {case_id} at {report['revision'][:12]}, evidence by {producer}:")
     for e in report["evidence"]:
@@ -109,6 +117,11 @@ def evaluate(ctx: click.Context, case_id: str, suite_file: str, executor_cmd: st
         output.line(f"  settled nothing: {note}")
     for s in report["skipped"]:
         output.line(f"  not recorded: {s}")
+    if leaks:  # a check found what it looks for: exit 1, naming each task and the string
+        for task, text in leaks:
+            output.line(f"leaked: task {task} expects {text!r} and the candidate contains it (a suite may "
+                        "allow it: guard_allow)")
+        ctx.exit(1)
 
 
 SUBCOMMANDS = {"case": [evaluate]}

@@ -37,7 +37,8 @@ def verify(ctx: click.Context, expect: str | None, as_name: str | None) -> None:
             output.line(f"triggers: recreated {len(restored)} append-only triggers; writes are accepted again")
         output.line(f"head: event {report.head_seq} sha256 {report.head_hash}")
         if report.intact:
-            output.line(f"verify: intact ({report.events} events, chain and records agree)")
+            signed = f", {report.signatures} signed decisions" if report.signatures else ""
+            output.line(f"verify: intact ({report.events} events{signed}, chain and records agree)")
         else:
             output.line(f"verify: {len(report.findings)} finding(s); first broken at event "
                         f"{report.first_broken_seq if report.first_broken_seq is not None else '-'}")

@@ -92,6 +92,14 @@ class GatepostScreen(Screen[Any]):
     def open_item(self, key: str) -> None:  # overridden by list screens
         """Show one item's detail."""
 
+    def refresh_bindings_if_changed(self) -> None:
+        """Tell the footer about the keys only when one was enabled or disabled: the footer rebuilds
+        all its keys on every refresh_bindings, which cost more than drawing the detail itself."""
+        state = tuple((key, b.binding.action, b.enabled) for key, b in self.active_bindings.items())
+        if state != getattr(self, "_bindings_state", None):
+            self._bindings_state = state
+            self.refresh_bindings()
+
     def refresh_data(self) -> None:
         for paged in self.query(PagedList):
             paged.reload(keep_key=paged.current_key)

@@ -20,6 +20,7 @@ from gatepost.store import flows
 from gatepost.store.kernel import GatepostError
 from gatepost.store.protocol import protocol_for, short
 from gatepost.widgets.case_claims import EVIDENCE_STYLE, ClaimTree, claim_strip, symbol
+from gatepost.widgets.in_place import put
 from gatepost.widgets.paged_list import Col, Row
 
 # at 80 columns: id and title, then claims, status, rev as the width allows (issue 15 item 4)
@@ -31,13 +32,20 @@ def _cap(outcome: str) -> str:
     return cases_mod.OUTCOME_CAPABILITY.get(outcome, cases_mod.CLOSE_CAPABILITY)
 
 
+DESIGN = cases_mod.DESIGN_REVIEW_CAPABILITY
+# a design review is evidence a person records (design_review passed / failed), not an outcome
+DESIGN_RESULTS = {"design_passed": "passed", "design_failed": "failed"}
 DECISIONS = (
     Decision("kept", "k", "keep", _cap("kept")),
     Decision("rejected", "r", "reject", _cap("rejected")),
     Decision("proposed", "p", "propose to a person", _cap("proposed")),
     Decision("inconclusive", "i", "close inconclusive", _cap("inconclusive"), prompt="Reason"),
+    Decision("design_passed", "d", "pass the design review", DESIGN, required=False),
+    Decision("design_failed", "D", "fail the design review", DESIGN, prompt="What is wrong with the design"),
 )
-STATUS = Filter("status", (("open", "open"), ("needs a decision", "needs_decision"), ("closed", "closed")),
+STATUS = Filter("status", (("open", "open"), ("needs a decision", "needs_decision"),
+                           ("waiting on a design review", "design_review"), ("⚠ contradicted later", "contradicted"),
+                           ("closed", "closed")),
                 "any status", default="open")
 OUTCOME = Filter("outcome", (("kept", "kept"), ("rejected", "rejected"), ("proposed", "proposed"),
                              ("inconclusive", "inconclusive")), "any outcome")
@@ -48,8 +56,11 @@ class CasesScreen(DecisionScreen):
 
     NAME, TITLE, COLUMNS, FILTERS, DECISIONS = "cases", "Cases", COLUMNS, (STATUS, OUTCOME), DECISIONS
     EMPTY = "No cases here. Press f for another status, or import one: gatepost case import FILE."
-    WORK = Work("cases", "case", {"status": "needs_decision"}, ("Open cases still waiting on evidence are not in it: f shows them; "
-                        "6 Proposals holds what was proposed to a person."))
+    WORK = CASE_WORK = Work("cases", "case", {"status": "needs_decision"}, (
+        "Open cases still waiting on evidence are not in it: f shows them; "
+        "6 Proposals holds what was proposed to a person."))
+    DESIGN_WORK = Work(cases_mod.DESIGN_QUEUE, "case", {"status": "design_review"}, (
+        "Cases waiting on other evidence too are not in it: f shows every open case."))
     DEFAULT_CSS = """
     CasesScreen #case-decisions { height: auto; }
     CasesScreen #case-decisions Button { width: 100%; height: auto; content-align: left middle;
@@ -102,11 +113,24 @@ class CasesScreen(DecisionScreen):
         return self._strips[ref]
 
     def normalize_filters(self, changed: dict[str, str | None]) -> None:
-        """Open cases have no outcome yet; an outcome means closed."""
-        if changed.get("status") in ("open", "needs_decision") and "outcome" not in changed:
+        """Open cases have no outcome yet; an outcome means closed. Cases waiting on a design review are
+        worked as the design reviewers' queue (w)."""
+        if changed.get("status") in ("open", "needs_decision", "design_review") and "outcome" not in changed:
             self.filters["outcome"] = None
-        if changed.get("outcome") and self.filters["status"] in ("open", "needs_decision"):
+        if changed.get("outcome") and self.filters["status"] in ("open", "needs_decision", "design_review"):
             self.filters["status"] = "closed"
+        if "status" in changed and not self.queue_active:
+            self.WORK = self.DESIGN_WORK if self.filters["status"] == "design_review" else self.CASE_WORK
+
+    def action_work_queue(self) -> None:
+        """The design reviewers' queue on its filter, or for a person who holds only eval_design.review."""
+        outcomes = [d.capability for d in DECISIONS if d.name not in DESIGN_RESULTS]
+        design = self.filters["status"] == "design_review" or (self.can(DESIGN) and not any(map(self.can, outcomes)))
+        self.WORK = self.DESIGN_WORK if design else self.CASE_WORK
+        super().action_work_queue()
+
+    def contradicted(self, db: Any, keys: list[str]) -> set[str]:
+        return set(cases_mod.contradicted_case_ids(db, keys))
 
     # --- the detail -------------------------------------------------------------------------
     def fetch_detail(self, db: Any, key: str) -> dict[str, Any] | None:
@@ -122,21 +146,21 @@ class CasesScreen(DecisionScreen):
     def render_detail(self, view: dict[str, Any] | None) -> None:
         head = self.query_one("#case-head", Static)
         if view is None:
-            head.update(literal("No case selected."))
+            put(head, literal("No case selected."))
             for wid in ("#case-claims", "#case-evidence", "#case-history", "#case-content"):
-                self.query_one(wid, Static).update("")
+                put(self.query_one(wid, Static), "")
             self.query_one(ClaimTree).show(None)
             for button in self.query("#case-decisions Button").results(Button):
                 button.disabled = True
             return
-        head.update(self._head(view))
-        self.query_one("#case-claims", Static).update(self._claims(view))
+        put(head, self._head(view))
+        put(self.query_one("#case-claims", Static), self._claims(view))
         self.query_one(ClaimTree).show(view)
-        self.query_one("#case-evidence", Static).update(self._evidence(view))
-        self.query_one("#case-history", Static).update(self._history(view))
+        put(self.query_one("#case-evidence", Static), self._evidence(view))
+        put(self.query_one("#case-history", Static), self._history(view))
         content = view["candidate"]["content"]
         shown = content if isinstance(content, str) else json.dumps(content, indent=2, ensure_ascii=False)
-        self.query_one("#case-content", Static).update(literal(shown))
+        put(self.query_one("#case-content", Static), literal(shown))
         for d in DECISIONS:
             legal, why = self.legal(d.name)
             button = self.query_one(f"#decide-{d.name}", Button)
@@ -162,7 +186,28 @@ class CasesScreen(DecisionScreen):
         text.append("\n")
         text.append_text(literal("independent (different_agent_run): " + (", ".join(listed) or "nobody"),
                                  style="dim"))
+        for line, style in self._flags(view):
+            text.append("\n")
+            text.append_text(literal(line, style=style))
         return text
+
+    def _flags(self, view: dict[str, Any]) -> list[tuple[str, str]]:
+        """What someone must look at: a decision contradicted later, a stale base, a design review awaited."""
+        flags = []
+        found = view.get("contradicted")
+        if found:
+            turned = ", ".join(f"{n} {then} → {now}" for n, (then, now) in found["claims"].items())
+            flags.append((f"⚠ contradicted later: {found['line']}" + (f" ({turned})" if turned else ""),
+                          "bold yellow"))
+        base = view.get("base") or {}
+        if base.get("stale"):
+            flags.append((f"⚑ stale: {base['why']}", "yellow"))
+        if view["status"] == "open" and cases_mod.waits_on_design_review(view["protocol"], view["claims"]):
+            design = view["candidate"]["basis"].get("design")
+            flags.append((f"◇ waits only on a design review of {design}: "
+                          f"{key_for(self.app, 'cases.design_passed', 'd')} passes it, "
+                          f"{key_for(self.app, 'cases.design_failed', 'D')} fails it ({DESIGN})", "cyan"))
+        return flags
 
     def _claims(self, view: dict[str, Any]) -> Text:
         text = Text("Claims\n", style="bold")
@@ -211,6 +256,12 @@ class CasesScreen(DecisionScreen):
         view = self.detail
         if view is None:
             return False, "no case selected"
+        if name in DESIGN_RESULTS:
+            if view["status"] != "open":
+                return False, f"the case is closed ({view['outcome']})"
+            if not self.can(DESIGN):
+                return False, f"needs {DESIGN}, which {self.person} does not hold"
+            return True, f"records design_review {DESIGN_RESULTS[name]} about {view['candidate']['basis'].get('design')}"
         rule = view["outcomes"].get(name)
         if rule is None:
             return False, f"{view['protocol']} has no outcome {name}"
@@ -222,6 +273,12 @@ class CasesScreen(DecisionScreen):
         return True, rule["why"]
 
     def perform(self, db: Any, name: str, key: str, note: str, seen_seq: int | None) -> Done:
+        if name in DESIGN_RESULTS:  # evidence about the design the person saw: refused if the case moved since
+            result = DESIGN_RESULTS[name]
+            cases_mod.add_evidence(db, key, kind=cases_mod.DESIGN_REVIEW_KIND, result=result, about="current",
+                                   actor=self.person, details={"note": note} if note else None,
+                                   based_on_seq=seen_seq)
+            return Done(f"{key}: design review {result} by {self.person}")
         flows.decide(db, key, name, actor=self.person, note=note, based_on_seq=seen_seq)
         return Done(f"{key}: {name} by {self.person}")
 

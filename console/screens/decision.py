@@ -103,7 +103,7 @@ class DecisionScreen(ListDetailScreen):
     """A list whose items a person decides; see the module docstring for what a screen configures."""
 
     DECISIONS: ClassVar[tuple[Decision, ...]] = ()
-    WORK: ClassVar["Work"]
+    WORK: "Work"  # a screen may switch queues (Cases: the design reviewers')
     BINDINGS = [
         bound("w", "work_queue", "Work queue", "queue.work"),
         bound("s", "queue_skip", "Skip", "queue.skip"),
@@ -126,6 +126,7 @@ class DecisionScreen(ListDetailScreen):
         self.queue_done = 0  # decisions taken since the queue was started
         self.queue_skipped: list[str] = []  # skipped this session: they come back last
         self._queue_ended: Text | None = None
+        self._queue_refused: Text | None = None  # why the queue could not be worked (a read-only store)
         self._queue_timer: Any = None
         self._seen_before: tuple[str | None, str | None] = (None, None)  # the item last drawn, what had changed
         self._marked_seen: dict[str, bool] = {}
@@ -169,17 +170,26 @@ class DecisionScreen(ListDetailScreen):
                         queue_state(db, self.WORK.name, self.person),
                         changes_since_seen(db, self.person, kind, [key]).get(key), assignment_of(db, kind, key))
 
+    def contradicted(self, db: Any, keys: list[str]) -> set[str]:
+        """The keys of a page whose decision later evidence contradicts (⚠ on their rows); none by default."""
+        return set()
+
     def mark_rows(self, db: Any, rows: list[Row]) -> list[Row]:
-        """A list page with its markers before the first cell: ● changed since you looked, → assigned to you."""
+        """A list page with its markers before the first cell: ● changed since you looked, → assigned to you,
+        ⚠ a decision later evidence contradicts."""
         kind = self.WORK.subject
-        changed = changes_since_seen(db, self.person, kind, [key for key, _cells in rows])
+        keys = [key for key, _cells in rows]
+        changed = changes_since_seen(db, self.person, kind, keys)
         mine = assigned_ids(db, self.person, kind)
+        flagged = self.contradicted(db, keys) if keys else set()
         out: list[Row] = []
         for key, cells in rows:
             mark = ("●" if key in changed else "") + ("→" if key in mine else "")
-            if mark and cells:
+            if (mark or key in flagged) and cells:
                 first = cells[0] if isinstance(cells[0], Text) else literal(str(cells[0]))
-                cells = [Text(mark + " ", style="bold cyan") + first, *cells[1:]]
+                prefix = Text("⚠", style="bold yellow") if key in flagged else Text()
+                prefix.append(mark, style="bold cyan")
+                cells = [prefix + Text(" ") + first, *cells[1:]]
             out.append((key, cells))
         return out
 
@@ -322,6 +332,9 @@ class DecisionScreen(ListDetailScreen):
                 text = self._queue_ended
             else:
                 text.append_text(literal(f"Queue empty: no {self.queue_label} left for you{held}.", style="dim"))
+        if self._queue_refused is not None:
+            text.append("\n")
+            text.append_text(self._queue_refused)
         holding = self.looked.copy() if self.shown else Text()
         lease = self.holder if self.shown else None
         if lease and holding.plain:
@@ -353,6 +366,7 @@ class DecisionScreen(ListDetailScreen):
         if not self._may_work():
             return
         self.queue_active, self.queue_done, self.queue_skipped = True, 0, []
+        self._queue_refused = None
         if self.WORK.filter:
             self.apply_filter(**self.WORK.filter)
         self.run_worker(self._queue_go(None), group="queue")
@@ -398,7 +412,11 @@ class DecisionScreen(ListDetailScreen):
                 leases.release(db, subject, current, person)
             return None, queue_state(db, queue, person)
 
-        key, qs = await self.gp_app.write(take_next)
+        try:
+            key, qs = await self.gp_app.write(take_next)
+        except GatepostError as exc:  # the store refused the lease (read-only media, a broken store)
+            self._queue_stop_refused(exc)
+            return
         self.queue = qs
         if not self.queue_active:  # stopped meanwhile
             return
@@ -414,6 +432,18 @@ class DecisionScreen(ListDetailScreen):
             self.show(key)
         else:
             self.open_item(key)
+        self.queue_render()
+
+    def _queue_stop_refused(self, exc: GatepostError) -> None:
+        """The queue could not take (or give back) a lease: stop it, say why in one line, keep browsing."""
+        self.queue_active = False
+        self.queue_key = None
+        self.gp_app.lease_holders.discard(self)
+        if self._queue_timer is not None:
+            self._queue_timer.stop()
+            self._queue_timer = None
+        self._queue_refused = literal(f"✘ queue stopped: {one_line(str(exc), 200)}", style="bold red")
+        self.notify(str(exc), title="Queue stopped", severity="error", timeout=10)
         self.queue_render()
 
     def _queue_empty(self, qs: QueueState) -> None:
@@ -444,7 +474,11 @@ class DecisionScreen(ListDetailScreen):
 
     def _renew_later(self) -> None:
         async def renew() -> None:
-            lost = await self.gp_app.write(self._renew)
+            try:
+                lost = await self.gp_app.write(self._renew)
+            except GatepostError as exc:
+                self._queue_stop_refused(exc)
+                return
             if lost:
                 self.notify(lost, title="Lease lost", severity="error", timeout=10)
             if self.shown:
@@ -473,7 +507,11 @@ class DecisionScreen(ListDetailScreen):
             release: Callable[[Any], None] = lambda db: self._release_on(db, key)  # noqa: E731
 
             async def give_back() -> None:
-                await self.gp_app.write(release)
+                try:
+                    await self.gp_app.write(release)
+                except GatepostError as exc:  # nothing to give back on a store that took nothing
+                    self.notify(str(exc), title="Lease", severity="warning")
+                    return
                 if render and self.shown:
                     self.show(self.shown)
 

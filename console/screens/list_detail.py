@@ -11,7 +11,7 @@ The item shown has one name everywhere: `shown` (its key) and `detail` (what was
 The detail follows the cursor after a short idle, so holding a key down does not read every row.
 """
 
-import time
+import asyncio
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -20,7 +20,9 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import ModalScreen
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Select, Static
 from textual.worker import get_current_worker
@@ -31,7 +33,7 @@ from gatepost.screens.base import GatepostScreen
 from gatepost.store.views import data_version
 from gatepost.widgets.paged_list import ColumnSpec, PagedList, Row
 
-FOLLOW_IDLE = 0.04  # seconds the cursor rests before the detail is read
+FOLLOW_IDLE = 0.05  # seconds the cursor rests before the detail is read
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,15 @@ class Filter:
 
 class ListDetailScreen(GatepostScreen):
     """List + detail, read in workers; see the module docstring for what a screen configures."""
+
+    class DetailShown(Message):
+        """The detail pane now shows `key` (None: nothing); stale reads never post it."""
+
+        bubble = False
+
+        def __init__(self, key: str | None) -> None:
+            super().__init__()
+            self.key = key
 
     NAME: ClassVar[str] = ""
     TITLE: ClassVar[str] = ""
@@ -71,6 +82,11 @@ class ListDetailScreen(GatepostScreen):
         self.detail: Any = None  # what fetch_detail read for it
         self.wanted: str | None = None  # the key the detail is being read for
         self.data_version: int | None = None  # the store's PRAGMA data_version when last shown
+        self.follow_idle = FOLLOW_IDLE
+        self._follow_timer: Timer | None = None
+        self._generation = 0  # of the newest detail request: an older result is dropped
+        self.detail_settled = asyncio.Event()  # clear while a detail is pending (tests and benchmarks wait on it)
+        self.detail_settled.set()
 
     # --- what a screen provides -----------------------------------------------------------
     def fetch_rows(self, db: Any, search: str, offset: int, limit: int) -> tuple[list[Row], int]:
@@ -255,24 +271,48 @@ class ListDetailScreen(GatepostScreen):
             return
         event.stop()
         if event.key != self.wanted:
-            self.show(event.key, idle=FOLLOW_IDLE)
+            self.follow(event.key)
 
-    def show(self, key: str | None, *, idle: float = 0.0) -> None:
-        """Read `key`'s detail in a worker and draw it (a newer request drops this one)."""
+    def follow(self, key: str | None) -> None:
+        """Show `key` once the cursor rests `follow_idle` seconds: each move restarts a Textual timer,
+        so holding a key down reads and draws only the row it stops on."""
         self.wanted = key
-        self._read_detail(key, idle)
+        self._generation += 1  # a read already under way is for a row the person left
+        if self._follow_timer is not None:
+            self._follow_timer.stop()
+        self.detail_settled.clear()
+        self._follow_timer = self.set_timer(self.follow_idle, self._follow_now, name="follow")
+
+    def _follow_now(self) -> None:
+        self._follow_timer = None
+        self.show(self.wanted)
+
+    def show(self, key: str | None) -> None:
+        """Read `key`'s detail in a worker and draw it; a newer request drops this one's result."""
+        if self._follow_timer is not None:
+            self._follow_timer.stop()
+            self._follow_timer = None
+        self.wanted = key
+        self._generation += 1
+        self.detail_settled.clear()
+        self._read_detail(self._generation, key)
 
     @work(thread=True, exclusive=True, group="detail")
-    def _read_detail(self, key: str | None, idle: float) -> None:
+    def _read_detail(self, generation: int, key: str | None) -> None:
         worker = get_current_worker()
-        if idle:
-            time.sleep(idle)  # the cursor may move on: then this read is cancelled unread
-            if worker.is_cancelled:
-                return
         with self.gp_app.reading() as db:
+            if worker.is_cancelled:
+                return  # a newer request came while this one waited for the connection
             detail = self.read_item(db, key) if key else self.read_nothing(db)
         if not worker.is_cancelled:
-            self.app.call_from_thread(self._apply_detail, key, detail)
+            self.app.call_from_thread(self._arrived, generation, key, detail)
+
+    def _arrived(self, generation: int, key: str | None, detail: Any) -> None:
+        if generation != self._generation:
+            return  # stale: the person moved on (or the item was asked for again) while it was read
+        self._apply_detail(key, detail)
+        self.detail_settled.set()
+        self.post_message(self.DetailShown(key))
 
     def _apply_detail(self, key: str | None, detail: Any) -> None:
         if key != self.wanted:
@@ -280,4 +320,4 @@ class ListDetailScreen(GatepostScreen):
         self.shown = key if detail is not None else None
         self.detail = detail
         self.render_detail(detail)
-        self.refresh_bindings()
+        self.refresh_bindings_if_changed()

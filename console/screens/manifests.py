@@ -15,6 +15,7 @@ from textual.widgets import Button, Label, Static, TextArea
 from gatepost.safe import literal, one_line
 from gatepost.screens.decision import Decision, DecisionScreen, Done, Work
 from gatepost.screens.list_detail import Filter
+from gatepost.store import skills as skills_mod
 from gatepost.store.kernel import GatepostError
 from gatepost.store.skills import (
     DRAFT_STATUSES,
@@ -41,8 +42,8 @@ COLUMNS = [Col("draft", 10), Col("skill", 30, min=12), Col("origin", 9, drop=2),
 STATUS_STYLE = {"pending": "bold cyan", "approved": "green", "rejected": "red", "superseded": "dim"}
 STATUS_SYMBOL = {"pending": "✎", "approved": "✔", "rejected": "✘", "superseded": "↷"}
 CAPABILITY = "manifest.review"
-STATUS = Filter("status", tuple((f"{STATUS_SYMBOL[s]} {s}", s) for s in DRAFT_STATUSES), "every status",
-                default="pending")
+STATUS = Filter("status", tuple((f"{STATUS_SYMBOL[s]} {s}", s) for s in DRAFT_STATUSES)
+                + (("⚠ contradicted later", "contradicted"),), "every status", default="pending")
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,7 @@ class DraftView:
     based: dict[str, Any] | None
     history: list[dict[str, Any]]
     failures: list[str]  # the sampled runs the draft would fail, and on which assertion
+    contradicted: dict[str, Any] | None = None  # a later run failing what the approved draft's sample passed
 
 
 class EditDraftDialog(Dialog):
@@ -147,8 +149,11 @@ class ManifestsScreen(DecisionScreen):
 
     # --- the list ------------------------------------------------------------------------------
     def fetch_rows(self, db: Any, search: str, offset: int, limit: int) -> tuple[list[Row], int]:
-        rows, total = list_drafts(db, status=self.filters["status"], search=search or None, limit=limit,
-                                  offset=offset)
+        if self.filters["status"] == "contradicted":  # approved drafts a later run contradicts
+            rows, total = skills_mod.contradicted_drafts(db, search=search or None, limit=limit, offset=offset)
+        else:
+            rows, total = list_drafts(db, status=self.filters["status"], search=search or None, limit=limit,
+                                      offset=offset)
         return self.mark_rows(db, [(r["id"], [one_line(r["id"], 10), one_line(r["skill"], 30), r["origin"] or "",
                            one_line(r["author"], 8),
                            Text(f"{STATUS_SYMBOL.get(r['status'], '')} {r['status']}",
@@ -163,7 +168,10 @@ class ManifestsScreen(DecisionScreen):
         active = active_version(db, draft["skill"])
         based = get_version(db, draft["based_on_version_id"]) if draft["based_on_version_id"] else None
         return DraftView(draft, active, based, draft_history(db, draft["id"]),
-                         failure_lines(sample_failures(db, draft)))
+                         failure_lines(sample_failures(db, draft)), skills_mod.draft_contradiction(db, draft))
+
+    def contradicted(self, db: Any, keys: list[str]) -> set[str]:
+        return set(skills_mod.contradicted_draft_ids(db, keys))
 
     def title_of(self, detail: Any) -> str | None:
         return detail.draft["skill"] if detail else None
@@ -178,7 +186,11 @@ class ManifestsScreen(DecisionScreen):
                 part.update("")
             return
         draft, active = view.draft, view.active
-        head.update(self._head(draft, active, view.based, view.history))
+        shown = self._head(draft, active, view.based, view.history)
+        if view.contradicted:
+            shown.append_text(literal(f"\n⚠ contradicted later: {view.contradicted['line']}: "
+                                      f"{view.contradicted.get('message') or ''}", style="bold yellow"))
+        head.update(shown)
         parts["assertions"].update(render_comparison(
             active["assertions"] if active else None, draft["assertions"],
             before_name=f"active v{active['version']}" if active else "no manifest yet"))

@@ -18,6 +18,13 @@ from gatepost.store.views import counts, team_progress
 LINES = [
     ("Waiting for a decision", [
         ("cases", "status", "needs_decision", "cases a reviewer can decide now", "cases", "needs_decision", "◆"),
+        ("cases", "status", "design_review", "cases waiting on a design review", "cases", "design_review", "◇"),
+        ("cases", "status", "contradicted", "decisions on cases contradicted by later evidence", "contradicted",
+         "cases", "⚠"),
+        ("proposals", "status", "contradicted", "accepted proposals contradicted by later evidence", "contradicted",
+         "proposals", "⚠"),
+        ("manifests", "status", "contradicted", "approved drafts contradicted by a later run", "contradicted",
+         "drafts", "⚠"),
         ("cases", "status", "open", "open cases", "cases", "open", "○"),
         ("proposals", "status", "waiting", "proposals waiting for a person", "proposals", "waiting", "✉"),
         ("manifests", "status", "pending", "manifest drafts waiting for review", "drafts", "pending", "✎"),

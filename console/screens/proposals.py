@@ -23,7 +23,8 @@ COLUMNS = [Col("status", 9, drop=2), Col("gate", 10, drop=3), Col("path", 40, mi
 SHORT_STATUS = {"needs_changes": "needs chg"}
 SHORT_GATE = {"not_targeted": "not targ."}
 STATUS = Filter("status", (("waiting", "waiting"), ("needs changes", "needs_changes"), ("accepted", "accepted"),
-                           ("declined", "declined")), "any status", default="waiting")
+                           ("declined", "declined"), ("⚠ contradicted later", "contradicted")), "any status",
+                default="waiting")
 # (status, key, label)
 MARKS = [("accepted", "a", "accept"), ("declined", "d", "decline"), ("needs_changes", "n", "needs changes")]
 STATUS_STYLE = {"waiting": "bold", "needs_changes": "yellow", "accepted": "green", "declined": "red"}
@@ -97,10 +98,16 @@ class ProposalsScreen(DecisionScreen):
                                             before_name=f"{found['path'] or 'before'} (before)",
                                             after_name=f"{found['path'] or 'after'} (after)"))
 
+    def contradicted(self, db: Any, keys: list[str]) -> set[str]:
+        return set(proposals_mod.contradicted_proposal_ids(db, keys))
+
     def _head(self, p: dict[str, Any]) -> Text:
         text = literal(f"{p['id']} · {p['title'] or '(untitled)'}", style="bold")
         text.append_text(Text(f"  {p['status'].replace('_', ' ')}", style=STATUS_STYLE.get(p["status"], "")))
         text.append("\n")
+        if p.get("contradicted"):
+            text.append_text(literal(f"⚠ contradicted later: {p['contradicted']['line']}", style="bold yellow"))
+            text.append("\n")
         text.append_text(literal(f"{p['path'] or '(no path)'}  {p['operation'] or '?'} · {p['edit_mode'] or '?'}"
                                  + (f" · kind {p['kind']}" if p["kind"] else "")))
         text.append("\n")

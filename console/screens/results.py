@@ -4,12 +4,12 @@ baseline (the tasks whose pass/fail differs first), and a task's two outputs sid
 from typing import Any
 
 from rich.text import Text
-from sqlite_utils import Database
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Select, Static
+from textual.worker import get_current_worker
 
 from gatepost.safe import literal, one_line
 from gatepost.screens.base import GatepostScreen
@@ -39,6 +39,7 @@ TASK_COLUMNS = [Col("", 3), Col("task", 30, min=10), Col("split", 7, drop=2), Co
 OUTCOME_STYLE = {"pass": "green", "fail": "red", "timeout": "yellow", "crash": "bold red", "not judged": "yellow"}
 VERDICT_OPTIONS = [("pass", "pass"), ("fail", "fail")]
 SHOW_CHARS = 20_000  # of each output: a 1 MiB output would make the screen crawl
+FLAKY_SHOWN = 1_000  # flaky tasks the run's figures list (and "f" filters to); all are counted
 
 
 def shown(side: dict[str, Any] | None) -> str:
@@ -154,11 +155,6 @@ class ResultsScreen(GatepostScreen):
         Binding("f", "toggle_flaky", "Flaky only"),
     ]
 
-    @property
-    def db(self) -> Database:
-        """The read connection: a run's detail is still read on the event loop (issue 19 pages it from SQL)."""
-        return self.gp_app.reader
-
     def __init__(self) -> None:
         super().__init__()
         self.verdict: str | None = None
@@ -172,6 +168,8 @@ class ResultsScreen(GatepostScreen):
         self._figures: dict[str, Any] | None = None  # the run's intervals, paired delta and flaky tasks
         self.flaky_only = False
         self._flaky: set[str] = set()  # the run's flaky tasks (run_statistics)
+        self._run_wanted: str | None = None  # the run being read (the cursor's), drawn when it arrives
+        self._generation = {"run": 0, "task": 0}  # of the newest read of each kind: older results are dropped
 
     def body(self) -> ComposeResult:
         with Horizontal(classes="split"):
@@ -270,7 +268,7 @@ class ResultsScreen(GatepostScreen):
     @on(PagedList.Highlighted, "#results-list")
     def _run_highlighted(self, event: PagedList.Highlighted) -> None:
         event.stop()
-        if event.key != self.run_id or event.key is None:
+        if event.key != self._run_wanted or event.key is None:
             self.show_run(event.key)
 
     @on(PagedList.Chosen, "#results-list")
@@ -302,17 +300,38 @@ class ResultsScreen(GatepostScreen):
 
     # --- one run ---------------------------------------------------------------------------
     def show_run(self, run_id: str | None) -> None:
-        run = get_run(self.db, run_id, with_results=False) if run_id else None
+        """Read the run in a worker (its statistics read every task: never on the event loop), then draw it."""
+        self._run_wanted = run_id
+        self._generation["run"] += 1
+        self._read_run(self._generation["run"], run_id)
+
+    @work(thread=True, exclusive=True, group="run")
+    def _read_run(self, generation: int, run_id: str | None) -> None:
+        worker = get_current_worker()
+        with self.gp_app.reading() as db:
+            if worker.is_cancelled:
+                return
+            run = get_run(db, run_id, with_results=False) if run_id else None
+            counts = run_task_counts(db, run["id"]) if run else None
+            previous = previous_run(db, run["id"]) if run else None
+            figures = run_statistics(db, run["id"], flaky_limit=FLAKY_SHOWN) if run else None
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._run_arrived, generation, run, counts, previous, figures)
+
+    def _run_arrived(self, generation: int, run: dict[str, Any] | None, counts: TaskCounts | None,
+                     previous: dict[str, Any] | None, figures: dict[str, Any] | None) -> None:
+        if generation != self._generation["run"]:
+            return  # the cursor moved on while this run was read
         self.run_id = run["id"] if run else None
-        self._counts = run_task_counts(self.db, self.run_id) if self.run_id else None
-        self._previous = previous_run(self.db, run["id"]) if run else None  # run["id"] is self.run_id
-        self._figures = run_statistics(self.db, run["id"]) if run else None
+        self._counts = counts
+        self._previous = previous  # the run this one is compared with
+        self._figures = figures
         self._flaky = {f["task_id"] for f in (self._figures or {}).get("flaky", [])}
         self.query_one("#run-head", Static).update(self._head(run) if run else literal("No run selected."))
         tasks = self.query_one("#run-tasks", PagedList)
         tasks.page_offset = 0
         tasks.reload()
-        self.refresh_bindings()
+        self.refresh_bindings_if_changed()
         if not (self._counts and self._counts["tasks"]):
             self.show_task(None)
 
@@ -372,10 +391,11 @@ class ResultsScreen(GatepostScreen):
         style = "yellow" if figures["inside_noise"] else ("green" if comparison["decided"] == "better" else "red")
         text.append_text(literal(comparison["words"], style=style))
         flaky = figures.get("flaky") or []
+        total = figures.get("flaky_total", len(flaky))
         if flaky:
-            text.append(f"\n~ flaky   {len(flaky)}: ", style="bold cyan")
+            text.append(f"\n~ flaky   {total}: ", style="bold cyan")
             text.append_text(literal("; ".join(flaky_words(f) for f in flaky[:3])
-                                     + (f"; +{len(flaky) - 3} more (f: flaky only)" if len(flaky) > 3 else "")))
+                                     + (f"; +{total - 3} more (f: flaky only)" if total > 3 else "")))
         return text
 
     def action_toggle_flaky(self) -> None:
@@ -435,11 +455,14 @@ class ResultsScreen(GatepostScreen):
         self._show_attempts(event.key)
 
     def _show_attempts(self, task_id: str | None) -> None:
+        """Read the task's attempts (with its outputs) in a worker; drawn by _draw_attempts."""
+        self.show_task(task_id)
+
+    def _draw_attempts(self, task_id: str | None, sides: dict[str, Any] | None) -> None:
         panel = self.query_one("#task-attempts", Static)
-        if not task_id or not self.run_id:
+        if not task_id or not self.run_id or sides is None:
             panel.update("")
             return
-        sides = task_attempts(self.db, self.run_id, task_id)
         text = literal(f"Attempts of {task_id}", style="bold")
         text.append("  (Enter hides)", style="dim")
         for side in ("candidate", "baseline"):
@@ -456,18 +479,40 @@ class ResultsScreen(GatepostScreen):
         panel.update(text)
 
     def show_task(self, task_id: str | None) -> None:
+        """Read the task's two outputs (and its attempts while they are shown) in a worker, then draw them."""
         self.task_id = task_id
         if self._expanded is not None:  # the attempts panel follows the cursor while it is open
             self._expanded = task_id
-            self._show_attempts(task_id)
+        self._generation["task"] += 1
+        self._read_task(self._generation["task"], self.run_id, task_id, self._expanded is not None)
+
+    @work(thread=True, exclusive=True, group="task")
+    def _read_task(self, generation: int, run_id: str | None, task_id: str | None, attempts: bool) -> None:
+        worker = get_current_worker()
+        outputs: dict[str, Any] | None = None
+        sides: dict[str, Any] | None = None
+        if task_id and run_id:
+            with self.gp_app.reading() as db:
+                if worker.is_cancelled:
+                    return
+                outputs = task_outputs(db, run_id, task_id)
+                sides = task_attempts(db, run_id, task_id) if attempts else None
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._task_arrived, generation, task_id, outputs, sides)
+
+    def _task_arrived(self, generation: int, task_id: str | None, outputs: dict[str, Any] | None,
+                      sides: dict[str, Any] | None) -> None:
+        if generation != self._generation["task"]:
+            return  # the cursor moved on while this task was read
+        if self._expanded is not None:
+            self._draw_attempts(task_id, sides)
         cand_w = self.query_one("#out-candidate", Static)
         base_w = self.query_one("#out-baseline", Static)
         diff_w = self.query_one("#out-diff", Static)
-        if not task_id or not self.run_id:
+        if not task_id or not self.run_id or outputs is None:
             for widget in (cand_w, base_w, diff_w):
                 widget.update("")
             return
-        outputs = task_outputs(self.db, self.run_id, task_id)
         cand, base = outputs["candidate"], outputs["baseline"]
         left, right = side_by_side(shown(cand), shown(base))
         cand_w.update(self._side("Candidate", cand, left))

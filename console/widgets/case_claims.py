@@ -41,14 +41,19 @@ class ClaimTree(Tree[Any]):
         self.show_root = False
 
     def show(self, view: dict[str, Any] | None) -> None:
-        self.clear()
-        if view is None:
-            return
-        for name in view["claim_order"]:
-            self._add(self.root, view["trees"][name], expand=name in view["derived"])
-        self.root.expand()
+        """Draw `view`'s claims in place: nodes are relabelled, and added or removed only where the
+        shape differs (clearing and re-adding every node laid the whole screen out again on each row)."""
+        specs = [] if view is None else [self._spec(view["trees"][name], expand=name in view["derived"])
+                                         for name in view["claim_order"]]
+        self._sync(self.root, specs)
+        if not self.root.is_expanded:
+            self.root.expand()
+        # the lines now, not on the next idle: their count sets the tree's height, so the screen is laid
+        # out once with everything that changed, not a second time when the tree builds them
+        self._tree_lines  # noqa: B018
 
-    def _add(self, parent: TreeNode[Any], node: dict[str, Any], *, expand: bool = False) -> None:
+    def _spec(self, node: dict[str, Any], *, expand: bool = False) -> tuple[Text, bool, list[Any]]:
+        """(label, expanded, children) of one node, as it should be drawn."""
         label = Text()
         if node["value"] is not None:
             label.append_text(symbol(node["value"]))
@@ -56,9 +61,27 @@ class ClaimTree(Tree[Any]):
         label.append_text(literal(node["label"], style="bold" if node["children"] else ""))
         if node["why"]:
             label.append_text(literal(f"  — {node['why']}", style=EVIDENCE_STYLE.get(node["why"], "dim")))
-        if node["children"]:
-            branch = parent.add(label, expand=expand)
-            for child in node["children"]:
-                self._add(branch, child)
-        else:
-            parent.add_leaf(label)
+        return label, expand, [self._spec(child) for child in node["children"]]
+
+    def _sync(self, parent: TreeNode[Any], specs: list[tuple[Text, bool, list[Any]]]) -> None:
+        """Make `parent`'s children match `specs`: a node of the same kind is relabelled (a repaint of
+        its line, no layout); only where a branch and a leaf differ are nodes removed and added."""
+        children = list(parent.children)
+        for i, (label, expand, kids) in enumerate(specs):
+            node = children[i] if i < len(children) else None
+            if node is not None and node.allow_expand != bool(kids):
+                for extra in children[i:]:
+                    extra.remove()
+                children, node = children[:i], None
+            if node is None:
+                node = parent.add(label, expand=expand) if kids else parent.add_leaf(label)
+            elif node.label != label:
+                node.set_label(label)
+            if kids:
+                if expand and not node.is_expanded:
+                    node.expand()
+                elif node.is_expanded and not expand:
+                    node.collapse()
+                self._sync(node, kids)
+        for extra in children[len(specs):]:
+            extra.remove()

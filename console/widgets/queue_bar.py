@@ -9,6 +9,8 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
+from gatepost.widgets.in_place import put
+
 
 def until(lease: dict[str, Any]) -> str:
     """A lease's expiry as a person reads it: 14:32 UTC."""
@@ -37,4 +39,4 @@ class QueueBar(Static):
         if self.holding.plain:
             text.append("\n")
             text.append_text(self.holding)
-        self.update(text)
+        put(self, text)  # unchanged on most cursor moves: then nothing is redrawn

@@ -15,10 +15,12 @@ from .case import (
     EVIDENCE_KEYS,
     OUTCOME_CAPABILITY,
     add_evidence,
+    case_contradiction,
     case_state,
     case_subject,
     case_view,
     claim_strip,
+    contradicted_case_ids,
     decide,
     decide_case,
     evidence_note,
@@ -36,6 +38,15 @@ from .case import (
     staleness,
     undecided_notes,
 )
+from .contradicted import KIND_WORDS, Turn, contradiction
+from .design_review import (
+    DESIGN_QUEUE,
+    design_claims,
+    known_designs,
+    waiting_on_design_review,
+    waiting_sql,
+    waits_on_design_review,
+)
 
 __all__ = [
     "case_subject",
@@ -50,9 +61,11 @@ __all__ = [
     "EVIDENCE_KEYS",
     "OUTCOME_CAPABILITY",
     "add_evidence",
+    "case_contradiction",
     "case_state",
     "case_view",
     "claim_strip",
+    "contradicted_case_ids",
     "decide",
     "decide_case",
     "evidence_note",
@@ -69,4 +82,13 @@ __all__ = [
     "show_json",
     "staleness",
     "undecided_notes",
+    "DESIGN_QUEUE",
+    "design_claims",
+    "known_designs",
+    "waiting_on_design_review",
+    "waiting_sql",
+    "waits_on_design_review",
+    "KIND_WORDS",
+    "Turn",
+    "contradiction",
 ]

@@ -52,6 +52,9 @@ from gatepost.store.protocol import (
     short,
 )
 
+from . import contradicted as _contradiction
+from .design_review import known_designs, waiting_on_design_review
+
 DEFAULT_PROTOCOL = "eval.gated_change/1"
 AUTHOR_DIMENSION = "different_agent_run"  # the author is never independent of its own work on this
 # Deciding an outcome takes this capability; every other outcome closes the case under case.close.
@@ -413,12 +416,13 @@ def _resolve_about(db: Database, case_id: str, kind: str, about: str) -> str:
 
 def add_evidence(db: Database, case_id: str, *, kind: str, result: str, producer: str | None = None,
                  about: str = "current", details: dict[str, Any] | None = None, at: str | None = None,
-                 actor: str | None = None, _reproject: bool = True) -> int:
+                 actor: str | None = None, _reproject: bool = True, based_on_seq: int | None = None) -> int:
     """Record one piece of evidence; it counts only if current, independent and not mock (the protocol decides).
 
     Evidence is recorded as oneself: the producer is the acting identity (`actor`, holding evidence.record;
     design_review needs eval_design.review). Recording for another producer needs evidence.record_for, and
     the record names both. The case's author never records evidence about its own case.
+    `based_on_seq` (a person's review in the console): refused if the case changed since they looked.
     Evidence on a closed case is stored for the record but does not reopen it.
     (`_reproject=False` is for import_case, which brings the projection up to date once at its end.)
     """
@@ -457,10 +461,13 @@ def add_evidence(db: Database, case_id: str, *, kind: str, result: str, producer
                                              f"as oneself: {stored} records its own)")
 
     with guarded(db, doing, actor=actor, subject=case_subject(case_id), must_be_open=False, lease=False,
-                 authority=as_oneself) as act:
+                 authority=as_oneself, seen_seq=based_on_seq) as act:
         case = get_case(db, case_id)  # again, inside the write: the candidate may have moved meanwhile
         revision = _resolve_about(db, case_id, kind, about.strip())
         artifact = _artifact_of(case, kind)
+        if artifact == "eval_design" and revision not in (designs := known_designs(db, case_id)):
+            raise refusal(doing, "design", f"--about {revision} is not a design of {case_id} (its designs: "
+                                           f"{', '.join(designs) or 'none'}; current names the basis' design)")
         stored_producer = ensure_producer(db, producer)
         seq = act.event("evidence.added", revision=revision, at=when, actor=recorder[0],
                         payload={"kind": kind, "result": result, "producer": stored_producer,
@@ -808,6 +815,7 @@ def case_view(db: Database, case_id: str, *, actor: str | None = None) -> dict[s
         "base": {"path": path, "made_on": case["basis"].get("baseline"),
                  "current": loops.current_hash(db, path) if path else None, "stale": bool(stale), "why": stale},
         "applied": loops.applications_of(db, "case", case_id),
+        "contradicted": case_contradiction(db, case),
     }
 
 
@@ -823,7 +831,7 @@ def show_json(view: dict[str, Any]) -> dict[str, Any]:
     doc: dict[str, Any] = {"schema": CASE_SCHEMA}
     doc.update({k: view[k] for k in ("id", "revision", "claims", "actions", "outcomes", "outcome")})
     doc.update({k: view[k] for k in ("status", "last_seq", "title", "author", "protocol", "independent",
-                                     "candidate", "decisions", "loop", "base", "applied")})
+                                     "candidate", "decisions", "loop", "base", "applied", "contradicted")})
     doc["evidence"] = [{k: e[k] for k in ("id", "kind", "result", "producer", "artifact", "about", "observed_at",
                                           "status", "why", "decides")}
                        | {"runs": list((e["details"] or {}).get("runs", [])), "details": e["details"]}
@@ -832,17 +840,55 @@ def show_json(view: dict[str, Any]) -> dict[str, Any]:
     return doc
 
 
+def case_contradiction(db: Database, case: dict[str, Any] | str, *, cutoff: int | None = None,
+                       what: str | None = None, what_at: str | None = None) -> dict[str, Any] | None:
+    """Whether later evidence contradicts the case's decision (or what was decided at `cutoff`, a store seq).
+
+    None, or what changed and the line "kept at 08:00; held-out came back regressed at 18:00"
+    (see contradicted.py); evaluated only when evidence came after the cutoff.
+    """
+    if isinstance(case, str):
+        case = get_case(db, case)
+    if cutoff is None and case["status"] == "open":
+        return None
+    if not _contradiction.later_evidence(db, case["id"], cutoff):
+        return None
+    return _contradiction.describe(db, case, protocol_for(case["protocol"]), case_state(db, case), cutoff=cutoff,
+                                   what=what, what_at=what_at)
+
+
+def contradicted_case_ids(db: Database, ids: list[str] | None = None) -> list[str]:
+    """The closed cases (of `ids`, or all) whose decision later evidence contradicts, in id order."""
+    return [cid for cid in _contradiction.candidate_ids(db, ids) if case_contradiction(db, cid) is not None]
+
+
 def list_cases(db: Database, *, status: str | None = None, outcome: str | None = None,
                needs_decision: bool | None = None, search: str | None = None, limit: int = 100,
-               offset: int = 0) -> tuple[list[dict[str, Any]], int]:
-    """One page of cases, newest activity first, from the projection's indexed columns; and the total."""
+               offset: int = 0, contradicted: bool = False) -> tuple[list[dict[str, Any]], int]:
+    """One page of cases, newest activity first, from the projection's indexed columns; and the total.
+
+    `contradicted` keeps the closed cases whose decision later evidence contradicts (status
+    `contradicted` is the same).
+    """
     clauses: list[str] = []
     params: list[Any] = []
+    if status == "contradicted":
+        status, contradicted = None, True
+    if status == "design_review":
+        waiting = waiting_on_design_review(db, DEFAULT_PROTOCOL)
+        clauses.append(f"id IN ({', '.join('?' * len(waiting))})" if waiting else "0")
+        params += waiting
+        status = None
+    if contradicted:
+        found = contradicted_case_ids(db)
+        clauses.append(f"id IN ({', '.join('?' * len(found))})" if found else "0")
+        params += found
     if status == "needs_decision":
         status, needs_decision = "open", True
     if status:
         if status not in ("open", "closed"):
-            raise InputError(f"--status: expected open, closed or needs_decision, got {status!r}")
+            raise InputError(f"--status: expected open, closed, needs_decision, design_review or contradicted, "
+                             f"got {status!r}")
         clauses.append("status = ?")
         params.append(status)
     if outcome:

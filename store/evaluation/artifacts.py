@@ -28,6 +28,8 @@ from gatepost.store.kernel import (
     write_text_atomic,
 )
 
+from .fast_results import decode_window
+
 VERDICTS = ("pass", "fail", "skipped", "error")
 SCHEMA_VERSION = "1.0"  # upstream evaluate.py's SCHEMA_VERSION
 STANDALONE_PASS = 0.5  # upstream standalone verdict: pass when pass_rate >= 0.5
@@ -354,10 +356,41 @@ class _Reader:
             self.fill()  # the value may go on past the window: read more and decode it again
 
 
-def stream_artifact(path: Path, *, name: str, on_rows: Callable[[list[RowTuple]], None],
-                    batch: int = 5000) -> ParsedArtifact:
+def _boundary(buf: str, pos: int, tries: int = 32) -> int | None:
+    """The end of the last whole result in buf[pos:] (a '}' followed by ',' or ']'), or None."""
+    i = buf.rfind("}", pos)
+    while i >= pos and tries > 0:
+        j = _WS.match(buf, i + 1).end()  # type: ignore[union-attr]
+        if j < len(buf) and buf[j] in ",]":
+            return i + 1
+        i, tries = buf.rfind("}", pos, i), tries - 1
+    return None
+
+
+def _fast_window(reader: "_Reader", side: str, prefix: tuple[Any, ...]) -> tuple[list[Any], int, bool] | None:
+    """The whole results ahead in the reader's window, decoded at once (fast_results); None: read them
+    value by value (a window the typed decoder cannot vouch for, or no whole result in it)."""
+    if len(reader.buf) - reader.pos < STREAM_CHUNK and not reader.eof:
+        reader.fill()
+    reader.peek()
+    end = _boundary(reader.buf, reader.pos)
+    if end is None:
+        return None
+    decoded = decode_window(reader.buf[reader.pos:end], prefix, side)
+    if decoded is not None:
+        reader.pos = end
+    return decoded
+
+
+def stream_artifact(path: Path, *, name: str, on_rows: Callable[[list[Any]], None],
+                    batch: int = 5000, run_id: str | None = None) -> ParsedArtifact:
     """Parse a large artifact in bounded memory: per-task results are checked and handed to `on_rows` in
-    batches as they are read; everything else (small) is kept and checked as parse_artifact checks it."""
+    batches as they are read; everything else (small) is kept and checked as parse_artifact checks it.
+
+    Windows of whole results are decoded at once by a typed C decoder (fast_results) where it can vouch
+    for them, else value by value. With `run_id`, rows are task_results rows (TASK_COLUMNS order) of it.
+    """
+    prefix = (run_id,) if run_id is not None else ()
     header: dict[str, Any] = {}
     counts: dict[str, tuple[int, int]] = {}
     mock_any = False
@@ -383,14 +416,20 @@ def stream_artifact(path: Path, *, name: str, on_rows: Callable[[list[RowTuple]]
                         reader.pos += 1
                     else:
                         while True:
-                            items.append(reader.value())
-                            closing = reader.peek()
-                            if len(items) >= batch or closing == "]":
+                            fast = _fast_window(reader, side, prefix) if not items else None
+                            if fast is not None:
+                                on_rows(fast[0])
+                                seen, passed, mock_any = seen + len(fast[0]), passed + fast[1], mock_any or fast[2]
+                                closing = reader.peek()
+                            else:
+                                items.append(reader.value())
+                                closing = reader.peek()
+                            if items and (len(items) >= batch or closing == "]"):
                                 rows, mock = _results(items, key, name, side, start=seen)
                                 mock_any = mock_any or mock
                                 seen += len(rows)
                                 passed += sum(r[2] for r in rows)
-                                on_rows(rows)
+                                on_rows([(*prefix, r[0], r[1], 1, *r[2:]) for r in rows] if prefix else rows)
                                 items = []
                             if closing == ",":
                                 reader.pos += 1

@@ -25,11 +25,17 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from gatepost.store.kernel import InputError
+from gatepost.store.kernel import InputError, is_frozen
 
 OUTPUT_CAP = 1024 * 1024  # bytes of stdout kept per run
 STDERR_CAP = 16 * 1024
 MOCK = "mock"
+
+
+def elapsed_ms(started: float) -> int:
+    """Milliseconds since `started` (time.monotonic); 0 under a frozen clock, so a frozen build (the demo,
+    screenshots) stores the same task results, and the same digest of them in its events, every time."""
+    return 0 if is_frozen() else int((time.monotonic() - started) * 1000)
 
 
 @dataclass(frozen=True)
@@ -246,7 +252,7 @@ def run_bounded(argv: list[str], stdin: bytes, *, timeout: float, cap: int = OUT
         with _ACTIVE_LOCK:
             _ACTIVE.discard(proc.pid)
         _clean_up(proc, token, since)
-    duration = int((time.monotonic() - started) * 1000)
+    duration = elapsed_ms(started)
     return Bounded(bytes(out), bytes(err), proc.returncode, duration, timed_out=timed_out, truncated=over)
 
 
@@ -373,7 +379,7 @@ class MockExecutor:
             if digest[0] >= FORGET_BELOW:
                 lines.append(text)
         return Attempt(output="\n".join(lines) + "\n", reason=None,
-                       duration_ms=int((time.monotonic() - started) * 1000), mock=True)
+                       duration_ms=elapsed_ms(started), mock=True)
 
 
 def make_executor(command: str | None, *, mock: bool) -> CommandExecutor | MockExecutor:

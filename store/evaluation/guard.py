@@ -4,7 +4,8 @@
 candidate without a path, or with no surface given, cannot be shown to be
 inside, so it is outside: the check fails closed); `leaked` when any
 `contains` expected answer of the suite appears in the candidate
-(case-insensitive); else `clean`.
+(case-insensitive), unless the suite's `guard_allow:` lists it (an expected answer a
+candidate may legitimately contain, such as its own output format); else `clean`.
 """
 
 from dataclasses import dataclass, field
@@ -23,9 +24,16 @@ class GuardResult:
     why: str
     leaked: list[str] = field(default_factory=list)
     surface: list[str] = field(default_factory=list)
+    tasks: dict[str, list[str]] = field(default_factory=dict)  # a leaked string -> the tasks expecting it
+    allowed: list[str] = field(default_factory=list)  # expected answers found but allowed by the suite
 
     def details(self) -> dict[str, Any]:
-        return {"why": self.why, "leaked": self.leaked, "surface": self.surface}
+        out: dict[str, Any] = {"why": self.why, "leaked": self.leaked, "surface": self.surface}
+        if self.tasks:
+            out["tasks"] = self.tasks
+        if self.allowed:
+            out["allowed"] = self.allowed
+        return out
 
 
 def within_surface(path: str | None, surface: list[str] | tuple[str, ...]) -> tuple[bool, str]:
@@ -53,9 +61,20 @@ def guard_check(path: str | None, content: str, suite: Suite, surface: list[str]
     if not inside:
         return GuardResult("outside", why, surface=surface)
     lowered = (content or "").lower()
-    leaked = sorted({s for s in suite.expected_answers() if s.lower() in lowered})
+    allow = {s.lower() for s in suite.guard_allow}
+    tasks: dict[str, list[str]] = {}
+    allowed: set[str] = set()
+    for task_id, expected in suite.expected_by_task():
+        if expected.lower() in lowered:
+            if expected.lower() in allow:
+                allowed.add(expected)
+            else:
+                tasks.setdefault(expected, []).append(task_id)
+    leaked = sorted(tasks)
     if leaked:
-        shown = ", ".join(repr(s) for s in leaked[:5])
+        shown = ", ".join(f"{s!r} (task {', '.join(tasks[s])})" for s in leaked[:5])
         return GuardResult("leaked", f"expected answers of the suite appear in the candidate: {shown}",
-                           leaked=leaked, surface=surface)
-    return GuardResult("clean", f"{why}; no expected answer of the suite appears in the candidate", surface=surface)
+                           leaked=leaked, surface=surface, tasks=tasks, allowed=sorted(allowed))
+    also = f" ({len(allowed)} allowed by the suite's guard_allow)" if allowed else ""
+    return GuardResult("clean", f"{why}; no expected answer of the suite appears in the candidate{also}",
+                       surface=surface, allowed=sorted(allowed))

@@ -146,18 +146,16 @@ def store_run(db: Database, suite: Suite | None, artifact: dict[str, Any], *, ac
             record_suite(db, suite, at=artifact["started_at"])
         if db.execute("SELECT 1 FROM evaluation_runs WHERE id = ?", [run_id]).fetchone():
             raise InputError(f"evaluation run {run_id}: already recorded")
-        seq = act.event(
-            "suite.run", subject_type="run", subject_id=run_id,
-            payload=_payload(artifact),
-            note=_note(artifact),
-            at=artifact.get("finished_at"),
-        )
+        # the run and its results first, naming the seq of the event that then seals them (kernel records.py)
+        seq = act.next_seq()
         db.execute(f"INSERT INTO evaluation_runs (id, {', '.join(_RUN_FIELDS)})"
                    f" VALUES (?, {', '.join('?' * len(_RUN_FIELDS))})", [run_id, *_run_values(suite, artifact, seq)])
         if rows is None:
             rows = _task_rows(run_id, "candidate", artifact["candidate_results"]) + \
                 _task_rows(run_id, "baseline", artifact["baseline_results"] or [])
         db.conn.executemany(_INSERT_TASK, rows)
+        act.event("suite.run", subject_type="run", subject_id=run_id, payload=_payload(artifact), note=_note(artifact),
+                  at=artifact.get("finished_at"), seal=True)
         refresh_task_order(db, run_id, rows)  # the run's review order and counts (issue 19)
 
 
@@ -391,17 +389,17 @@ def _import_streamed(db: Database, path: Path, *, actor: str | None) -> tuple[st
     if db.execute("SELECT 1 FROM evaluation_runs WHERE id = ?", [run_id]).fetchone():
         return run_id, False
     with guarded(db, f"import evaluation run {run_id}", actor=actor, known=False) as act:
-        db.execute("INSERT INTO evaluation_runs (id, verdict, purpose, execution_pass_rate) VALUES (?, ?, ?, ?)",
-                   [run_id, "error", "imported", 0.0])
+        db.execute("INSERT INTO evaluation_runs (id, verdict, purpose, execution_pass_rate, event_seq)"
+                   " VALUES (?, ?, ?, ?, ?)", [run_id, "error", "imported", 0.0, act.next_seq()])
         insert = db.conn.executemany
 
         def store_rows(rows: list[Any]) -> None:
-            insert(_INSERT_TASK, [(run_id, side, task_id, 1, *rest) for side, task_id, *rest in rows])
+            insert(_INSERT_TASK, rows)  # task_results rows of run_id, built by the parser
 
-        parsed = stream_artifact(path, name=path.name, on_rows=store_rows)
+        parsed = stream_artifact(path, name=path.name, on_rows=store_rows, run_id=run_id)
         artifact = _imported(parsed, path, run_id)
         seq = act.event("suite.run", subject_type="run", subject_id=run_id, payload=_payload(artifact),
-                        note=_note(artifact), at=artifact.get("finished_at"))
+                        note=_note(artifact), at=artifact.get("finished_at"), seal=True)
         db.execute(f"UPDATE evaluation_runs SET {', '.join(c + ' = ?' for c in _RUN_FIELDS)} WHERE id = ?",
                    [*_run_values(None, artifact, seq), run_id])
     return run_id, True

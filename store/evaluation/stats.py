@@ -17,7 +17,7 @@ functions. The tests check each function against the published worked examples.
 """
 
 from dataclasses import dataclass
-from math import comb, sqrt
+from math import comb, exp, lgamma, log, sqrt
 from statistics import NormalDist
 from typing import Any
 
@@ -25,6 +25,7 @@ LEVEL = 0.95
 ALPHA = 0.05
 DECISION_RULES = ("strict", "significant")
 DEFAULT_RULE = "strict"
+EXACT_SIGN_TEST_MAX = 20_000  # differing tasks summed exactly in integers (~0.08 s at the limit)
 
 
 def z_for(level: float = LEVEL) -> float:
@@ -52,14 +53,34 @@ def wilson(k: int, n: int, level: float = LEVEL) -> tuple[float, float]:
 
 
 def sign_test(b: int, c: int) -> float:
-    """Exact two-sided sign test (McNemar's exact test) on b pairs one way and c the other; 1.0 if none."""
+    """Exact two-sided sign test (McNemar's exact test) on b pairs one way and c the other; 1.0 if none.
+
+    Up to EXACT_SIGN_TEST_MAX differing tasks the binomial tail is summed in integers and divided once
+    (a float of 2**n overflows near 1,024); above it, in logarithms from the largest term down until
+    the rest cannot move a double (relative error ~1e-11 at 100,000, far below the 4 places shown).
+    """
     if b < 0 or c < 0:
         raise ValueError(f"expected counts >= 0, got {b!r} and {c!r}")
     n = b + c
     if n == 0:
         return 1.0
-    tail = sum(comb(n, i) for i in range(min(b, c) + 1))
-    return min(1.0, 2 * tail / float(2**n))
+    m = min(b, c)
+    if 2 * m >= n:
+        return 1.0
+    if n <= EXACT_SIGN_TEST_MAX:
+        term = tail = 1
+        for i in range(m):  # C(n, i + 1) from C(n, i), exactly
+            term = term * (n - i) // (i + 1)
+            tail += term
+        return min(1.0, 2 * tail / (1 << n))  # int / int: correctly rounded, never an overflow
+    ratio = total = 1.0
+    for i in range(m, 0, -1):  # C(n, i - 1) / C(n, m), down from the largest term of the tail
+        ratio *= i / (n - i + 1)
+        total += ratio
+        if ratio < 1e-17 * total:
+            break
+    log_p = log(2) + lgamma(n + 1) - lgamma(m + 1) - lgamma(n - m + 1) + log(total) - n * log(2)
+    return min(1.0, exp(log_p))
 
 
 def newcombe_unpaired(x1: int, n1: int, x2: int, n2: int, level: float = LEVEL) -> tuple[float, float, float]:

@@ -50,6 +50,7 @@ class Suite:
     tasks: tuple[Task, ...] = field(default_factory=tuple)
     decision_rule: str = "strict"  # strict (a tie passes) | significant (decided at alpha): docs/statistics.md
     alpha: float = 0.05
+    guard_allow: tuple[str, ...] = ()  # expected answers a candidate may legitimately contain (the guard skips them)
 
     @property
     def fixtures_dir(self) -> Path:
@@ -62,6 +63,10 @@ class Suite:
     def expected_answers(self) -> list[str]:
         """Every `contains` expected string of the suite (the guard check looks for them)."""
         return [s for t in self.tasks if t.judge_type == "contains" for s in t.judge["expected"]]
+
+    def expected_by_task(self) -> list[tuple[str, str]]:
+        """(task id, expected string) for every `contains` task: the guard names the task of a leak."""
+        return [(t.id, s) for t in self.tasks if t.judge_type == "contains" for s in t.judge["expected"]]
 
 
 class SuiteInvalid(InputError):
@@ -179,6 +184,22 @@ def _check_task(raw: Any, index: int, seen: dict[str, int], suite_dir: Path, nam
                 description=description or "")
 
 
+def _check_guard_allow(value: Any, tasks: list[Task], name: str, errors: list[str]) -> tuple[str, ...]:
+    """`guard_allow:` the expected answers a candidate may contain (its own output format, say "### Added"):
+    a list of strings, each an expected answer of a `contains` task of the suite."""
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(_nonempty_str(v) for v in value):
+        errors.append(f"{name}: guard_allow: expected a list of expected answers (non-empty strings) a "
+                      "candidate may contain")
+        return ()
+    expected = {s.lower() for t in tasks if t.judge_type == "contains" for s in t.judge["expected"]}
+    for v in value:
+        if v.lower() not in expected and tasks:
+            errors.append(f"{name}: guard_allow: {v!r} is not an expected answer of any contains task")
+    return tuple(value)
+
+
 def parse_suite(text: str, *, path: Path) -> tuple[Suite | None, list[str]]:
     """The suite and an empty list, or None and every problem found."""
     name = path.name
@@ -211,12 +232,13 @@ def parse_suite(text: str, *, path: Path) -> tuple[Suite | None, list[str]]:
             task = _check_task(raw, index, seen, path.parent, name, errors)
             if task:
                 tasks.append(task)
+    allow = _check_guard_allow(data.get("guard_allow"), tasks, name, errors)
     if errors:
         return None, errors
     suite_id = hashlib.sha256(text.encode("utf-8")).hexdigest()
     # no problem was found, so skill_id is a non-empty string and version the string "1.0"
     return Suite(id=suite_id, skill_id=cast(str, skill_id), version=cast(str, version), path=path.resolve(), text=text,
-                 tasks=tuple(tasks), decision_rule=rule, alpha=float(alpha)), []
+                 tasks=tuple(tasks), decision_rule=rule, alpha=float(alpha), guard_allow=allow), []
 
 
 def read_suite_text(path: str | Path) -> tuple[Path, str]:

@@ -14,6 +14,7 @@ from .clock import now_iso
 from .errors import InputError, RefusedError
 from .guarded import (
     CAPABILITY,
+    IDENTITY,
     Act,
     Subject,
     capabilities_held,
@@ -23,6 +24,7 @@ from .guarded import (
     has_admin,
     refusal,
 )
+from .signing import keys_of, parse_public_key
 
 KINDS = ("person", "producer")
 ADMIN = "store.admin"
@@ -167,6 +169,43 @@ def bind(db: Database, name: str, os_user: str | None, *, by: str | None, note: 
     return get_actor(db, row["name"])  # type: ignore[return-value]
 
 
+def register_key(db: Database, name: str, key_text: str, *, by: str | None, where: str = "public key",
+                 note: str | None = None) -> dict[str, Any]:
+    """Register NAME's SSH public key: from then on each of their decisions is signed with it (signing.py).
+
+    Who may: a holder of store.admin (for anyone, and to replace a key), or the person themselves
+    when bound to an OS user (the binding proves who runs the command) and holding no key yet; an
+    unbound name can be typed by anyone, so it cannot vouch for its own key.
+    """
+    key = parse_public_key(key_text, where=where)
+    doing = f"register a key for {name}"
+
+    def may(db: Database, who: dict[str, Any] | None, subject: Subject | None) -> None:
+        row = subject.row if subject and subject.row else {}
+        if by is None or not has_admin(db) or (who is not None and ADMIN in who["capabilities"]):
+            return  # an in-process caller; a fresh store (anyone may, as for every act on actors); an admin
+        if who is None or who["name"] != row.get("name"):
+            raise refusal(doing, CAPABILITY, f"{who['name'] if who else by} does not hold {ADMIN}; only an "
+                                             f"administrator, or {row.get('name')} themselves, registers their key")
+        if not row.get("os_user"):
+            raise refusal(doing, IDENTITY, f"{row['name']} is not bound to an OS user, so anyone could type the name; "
+                                           f"a holder of {ADMIN} registers the key (or binds {row['name']} first)")
+        if keys_of(db, row["name"]):
+            raise refusal(doing, CAPABILITY, f"{row['name']} already has a key; replacing it needs {ADMIN}")
+
+    with guarded(db, doing, actor=by, known=has_admin(db),
+                 subject=_actor_subject(_check_name(name)), authority=may, lease=False) as act:
+        row = act.subject.row if act.subject and act.subject.row else {}
+        seq = act.next_seq()
+        db.execute("INSERT INTO actor_keys (actor, key_type, public_key, comment, fingerprint, added_by, at, event_seq)"
+                   " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [row["name"], key["key_type"], key["public_key"],
+                                                        key["comment"], key["fingerprint"], act.actor, now_iso(), seq])
+        act.event("actor.key_added", subject_type="actor", subject_id=row["name"], note=note,
+                  payload={"key_type": key["key_type"], "public_key": key["public_key"],
+                           "fingerprint": key["fingerprint"], "replaces": bool(keys_of(db, row["name"])[:-1])})
+    return {**(get_actor(db, row["name"]) or {}), "key": key}
+
+
 def make_admin(db: Database, name: str, *, by: str | None = None) -> dict[str, Any]:
     """`gatepost init --admin NAME`: the store's first administrator (a person holding store.admin).
 
@@ -203,6 +242,8 @@ def get_actor(db: Database, name: str) -> dict[str, Any] | None:
     rows = list(db["actors"].rows_where("name = ?", [found["name"]]))
     actor = dict(rows[0])
     actor["capabilities"] = capabilities_held(db, found["name"])
+    keys = keys_of(db, found["name"])
+    actor["key"] = keys[-1]["fingerprint"] if keys else None
     return actor
 
 

@@ -8,10 +8,12 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from .chain import insert_chained
+from .chain import head, insert_chained
 from .clock import now_iso
 from .errors import ConflictError
 from .integrity import check_before_first_write
+from .records import RECORDS_KEY, records_digest
+from .signing import SIGNED_KINDS, SIGNED_WITH, decision_key, sign_event
 
 
 def append_event(
@@ -25,17 +27,39 @@ def append_event(
     note: str | None = None,
     payload: dict[str, Any] | None = None,
     at: str | None = None,
+    seal: bool = False,
+    doing: str | None = None,
 ) -> int:
     """Append one event, chained to the one before it, and return its sequence number.
 
     Call inside the write's transaction: the head read here and the row written are then one
     atomic step (a concurrent writer waits for the write lock, or fails and retries).
+
+    `seal`: the records this event creates (skill runs, manifest versions, task results) are
+    already written, naming the seq this event gets (`next_seq`); their digest goes into the
+    payload (`records_sha256`), so the chain covers them. A decision (signing.SIGNED_KINDS) by an
+    actor with a registered key is signed over the event's hash, or refused (`doing` words it).
     """
     check_before_first_write(db)
-    return insert_chained(
+    seq = head(db)[0] + 1 if seal or kind in SIGNED_KINDS else 0  # only they need it: no extra read per event
+    data = dict(payload) if payload is not None else None
+    if seal:
+        data = {**(data or {}), RECORDS_KEY: records_digest(db, seq)}
+    key = decision_key(db, kind, actor, seq)
+    if key is not None:
+        data = {**(data or {}), SIGNED_WITH: key["fingerprint"]}
+    appended = insert_chained(
         db, at or now_iso(), actor, kind, subject_type, subject_id, revision, note,
-        json.dumps(payload, ensure_ascii=False, sort_keys=True) if payload is not None else None,
+        json.dumps(data, ensure_ascii=False, sort_keys=True) if data is not None else None,
     )
+    if key is not None:
+        sign_event(db, appended, key, doing=doing or f"{kind} {subject_id}")
+    return appended
+
+
+def next_seq(db: Database) -> int:
+    """The seq the next event will get: records written before their sealing event name it (in its transaction)."""
+    return head(db)[0] + 1
 
 
 def last_seq(db: Database, subject_type: str, subject_id: str) -> int:

@@ -14,6 +14,7 @@ from sqlite_utils.migrations import Migrations
 
 from .chain import EVENT_FIELDS, GENESIS, canonical_event, chain_hash, insert_chained
 from .clock import now_iso
+from .records import RECORDS_FORMAT, SEAL_KIND, seal_existing
 from .task_order import backfill_task_order, create_task_order_tables
 
 MIGRATION_SET = "gatepost"
@@ -539,3 +540,39 @@ def m007_formats_upstream_results_and_cache_key(db: Database) -> None:
     db.execute("ALTER TABLE task_results ADD COLUMN error TEXT")
     db.table("store_keys").create({"name": str, "value": str}, pk="name", not_null={"value"})
     db.execute("INSERT INTO store_keys (name, value) VALUES ('baseline_cache', lower(hex(randomblob(32))))")
+
+
+# Record tables added by later migrations (APPEND_ONLY is m001's list; its triggers are made there).
+KERNEL_APPEND_ONLY = ("actor_keys", "signatures")
+
+
+@migrations(name="m008_kernel_signatures_and_sealed_records")
+def m008_kernel_signatures_and_sealed_records(db: Database) -> None:
+    """SSH keys and signed decisions, and records sealed into the chain (issue 12, items 4 and 11).
+
+    - actor_keys: the public keys people registered (a record; the newest of an actor's is theirs);
+    - signatures: one per signed decision event, over the event's hash (a record);
+    - the skill runs, manifest versions and task results stored before events sealed their records
+      are hashed once, per event, into one `audit.records_sealed` event (`gatepost verify` checks them).
+    """
+    db.table("actor_keys").create(
+        {"id": int, "actor": str, "key_type": str, "public_key": str, "comment": str, "fingerprint": str,
+         "added_by": str, "at": str, "event_seq": int},
+        pk="id",
+        foreign_keys=[("actor", "actors", "name")],
+        not_null={"actor", "key_type", "public_key", "fingerprint", "at", "event_seq"},
+    )
+    db.table("actor_keys").create_index(["actor", "event_seq"])
+    db.table("signatures").create(
+        {"event_seq": int, "actor": str, "key_id": int, "fingerprint": str, "namespace": str, "signature": str},
+        pk="event_seq",
+        foreign_keys=[("key_id", "actor_keys", "id")],
+        not_null={"actor", "key_id", "fingerprint", "namespace", "signature"},
+    )
+    for table in KERNEL_APPEND_ONLY:
+        append_only_triggers(db, table)
+    digests = seal_existing(db)
+    if digests:
+        insert_chained(db, now_iso(), None, SEAL_KIND, "store", "records", None,
+                       f"sealed the records of {len(digests)} events stored before events sealed their records",
+                       json.dumps({"format": RECORDS_FORMAT, "digests": digests}, sort_keys=True))

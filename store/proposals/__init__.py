@@ -3,6 +3,7 @@
 What other packages may use is re-exported here; the modules behind it are this package's own.
 """
 
+from .contradicted import contradicted_proposal_ids, proposal_contradiction
 from .gate import (
     DEFAULT_TIMEOUT_SECS,
     REASON_CAP,
@@ -41,6 +42,8 @@ from .proposal import (
 )
 
 __all__ = [
+    "contradicted_proposal_ids",
+    "proposal_contradiction",
     "proposal_subject",
     "failed_gate",
     "DEFAULT_TIMEOUT_SECS",

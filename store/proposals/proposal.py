@@ -33,6 +33,8 @@ from gatepost.store.kernel import (
     transaction,
 )
 
+from .contradicted import contradicted_proposal_ids, proposal_contradiction
+
 OPERATIONS = ("create", "update")
 EDIT_MODES = ("full_page", "patch")
 STATUSES = ("waiting", "needs_changes", "accepted", "declined")
@@ -163,8 +165,16 @@ LIST_COLUMNS = ("id, path, kind, operation, edit_mode, title, confidence, case_i
 
 def list_proposals(db: Database, *, status: str | None = None, search: str | None = None, limit: int = 100,
                    offset: int = 0) -> tuple[list[dict[str, Any]], int]:
-    """One page of proposals, waiting first, and how many match."""
+    """One page of proposals, waiting first, and how many match.
+
+    Status `contradicted`: the accepted proposals later evidence contradicts (proposal_contradiction).
+    """
     clauses, params = [], []
+    if status == "contradicted":
+        found = contradicted_proposal_ids(db)
+        clauses.append(f"id IN ({', '.join('?' * len(found))})" if found else "0")
+        params.extend(found)
+        status = None
     if status:
         if status not in STATUSES:
             raise InputError(f"--status: expected one of {', '.join(STATUSES)}, got {status!r}")
@@ -207,6 +217,7 @@ def get_proposal(db: Database, pid: str) -> dict[str, Any] | None:
                                   "override_gate": data.get("override_gate")})
     proposal["last_seq"] = last_seq(db, "proposal", pid)
     proposal["case"] = _case_view(db, proposal["case_id"]) if proposal.get("case_id") else None
+    proposal["contradicted"] = proposal_contradiction(db, proposal)  # later evidence against an acceptance
     return proposal
 
 

@@ -54,6 +54,7 @@ from .bootstrapping import (
     sample_failures,
     sample_runs,
 )
+from .contradicted import contradicted_draft_ids, contradicted_drafts, draft_contradiction
 from .coverage import (
     STALE,
     acknowledged_until,
@@ -129,6 +130,9 @@ from .runs import (
 )
 
 __all__ = [
+    "contradicted_draft_ids",
+    "contradicted_drafts",
+    "draft_contradiction",
     "STALE",
     "acknowledged_until",
     "newest_output_at",

@@ -106,10 +106,11 @@ def import_manifest(db: Database, path: str, *, actor: str, text: str | None = N
             if active and active["assertions"] == assertions:
                 results.append({**active, "unchanged": True})
                 continue
-            seq = act.event("manifest.imported", subject_type="skill", subject_id=skill,
-                            payload={"file": str(path), "assertions": assertions})
-            results.append({**_add_version(db, skill, assertions, author=act.actor or actor, source="import",
-                                           draft_id=None, event_seq=seq), "unchanged": False})
+            version = _add_version(db, skill, assertions, author=act.actor or actor, source="import",
+                                   draft_id=None, event_seq=act.next_seq())
+            act.event("manifest.imported", subject_type="skill", subject_id=skill, seal=True,
+                      payload={"file": str(path), "assertions": assertions})
+            results.append({**version, "unchanged": False})
     return results
 
 
@@ -188,9 +189,9 @@ def approve_draft(db: Database, draft_id: str, *, actor: str, note: str | None =
     """A person's approval makes the draft the skill's active version; its sibling drafts are superseded."""
     with _review(db, f"approve {draft_id}", draft_id, actor, expected_seq) as act:
         draft = act.subject.row if act.subject and act.subject.row else {}
-        seq = act.event("draft.approved", note=(note or "").strip() or None, payload={"skill": draft["skill"]})
         version = _add_version(db, draft["skill"], draft["assertions"], author=act.actor or actor, source="draft",
-                               draft_id=draft_id, event_seq=seq)
+                               draft_id=draft_id, event_seq=act.next_seq())
+        act.event("draft.approved", note=(note or "").strip() or None, payload={"skill": draft["skill"]}, seal=True)
         _set_status(db, draft_id, "approved")
         for (other,) in db.execute("SELECT id FROM manifest_drafts WHERE skill = ? AND status = 'pending'",
                                    [draft["skill"]]).fetchall():
@@ -236,8 +237,12 @@ def edit_draft(db: Database, draft_id: str, yaml_text: str, *, actor: str, note:
     return cast(dict[str, Any], get_draft(db, new["id"]))  # the draft just created
 
 
-def _draft_where(status: str | None, search: str | None, skill: str | None) -> tuple[str, list[Any]]:
+def _draft_where(status: str | None, search: str | None, skill: str | None,
+                 ids: list[str] | None = None) -> tuple[str, list[Any]]:
     clauses, params = [], []
+    if ids is not None:
+        clauses.append(f"id IN ({', '.join('?' * len(ids))})" if ids else "0")
+        params.extend(ids)
     if status:
         if status not in DRAFT_STATUSES:
             raise InputError(f"--status: expected one of {', '.join(DRAFT_STATUSES)}, got {status!r}")
@@ -253,9 +258,10 @@ def _draft_where(status: str | None, search: str | None, skill: str | None) -> t
 
 
 def list_drafts(db: Database, *, status: str | None = "pending", search: str | None = None,
-                skill: str | None = None, limit: int = 100, offset: int = 0) -> tuple[list[dict[str, Any]], int]:
-    """One page of drafts, newest first, and the total matching."""
-    where, params = _draft_where(status, search, skill)
+                skill: str | None = None, limit: int = 100, offset: int = 0,
+                ids: list[str] | None = None) -> tuple[list[dict[str, Any]], int]:
+    """One page of drafts, newest first, and the total matching (only `ids` when given)."""
+    where, params = _draft_where(status, search, skill, ids)
     total = db.execute(f"SELECT COUNT(*) FROM manifest_drafts{where}", params).fetchone()[0]
     cursor = db.execute(
         "SELECT id, skill, origin, author, status, parent_id, based_on_version_id, created_at, decided_at"

@@ -61,11 +61,12 @@ def record_run(db: Database, skill: str, output: str, *, actor: str, run_id: str
         elif db.execute("SELECT 1 FROM skill_runs WHERE id = ?", [run_id]).fetchone():
             raise InputError(f"--run-id: a run {run_id!r} is already recorded; runs are never replaced")
         words = word_count(output)
-        seq = act.event("skill.run_recorded", subject_type="skill", subject_id=skill,
-                        payload={"run_id": run_id, "status": status, "at": when, "word_count": words})
+        # the run first, naming its event's seq; the event then seals it (kernel records.py)
         db.execute("INSERT INTO skill_runs (id, skill, at, status, output, word_count, producer, recorded_at,"
                    " event_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                   [run_id, skill, when, status, output, words, act.actor, now_iso(), seq])
+                   [run_id, skill, when, status, output, words, act.actor, now_iso(), act.next_seq()])
+        act.event("skill.run_recorded", subject_type="skill", subject_id=skill, seal=True,
+                  payload={"run_id": run_id, "status": status, "at": when, "word_count": words})
     return cast(dict[str, Any], get_run(db, run_id))  # the run was just recorded
 
 

@@ -9,6 +9,7 @@ from .audit import (
     audit_page,
     fold_leases,
 )
+from .contradicted import contradicted_counts, design_review_count
 from .feed import (
     EVENT_SCHEMA,
     events_since,
@@ -62,6 +63,8 @@ from .work import (
 )
 
 __all__ = [
+    "contradicted_counts",
+    "design_review_count",
     "AuditPage",
     "AuditRow",
     "audit_page",

@@ -2,6 +2,8 @@
 
 from sqlite_utils import Database
 
+from .contradicted import contradicted_counts, design_review_count
+
 CASE_STATUSES = ("open", "closed")
 OUTCOMES = ("kept", "rejected", "proposed", "inconclusive")
 REGRESSION_STATES = ("NEW_FAIL", "CHRONIC", "STABLE_FAIL", "NEW_PASS", "PASS")
@@ -22,7 +24,8 @@ def counts(db: Database) -> dict[str, dict[str, int]]:
     return {
         "cases": _group(db, "SELECT status, COUNT(*) FROM cases GROUP BY status", CASE_STATUSES)
         | {"needs_decision": db.execute("SELECT COUNT(*) FROM cases WHERE status = 'open' AND needs_decision = 1")
-           .fetchone()[0]},
+           .fetchone()[0], "design_review": design_review_count(db)},
+        "contradicted": contradicted_counts(db),
         "outcomes": _group(db, "SELECT outcome, COUNT(*) FROM cases WHERE outcome IS NOT NULL GROUP BY outcome",
                            OUTCOMES),
         "regressions": _group(db, "SELECT state, COUNT(*) FROM regression_states GROUP BY state", REGRESSION_STATES),

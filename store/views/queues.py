@@ -9,6 +9,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from gatepost.store.cases import DEFAULT_PROTOCOL, DESIGN_QUEUE, waiting_sql
 from gatepost.store.kernel import held_by_others
 
 from .regressions import WORST_FIRST
@@ -20,6 +21,7 @@ class QueueSpec:
     subject_type: str  # the lease's subject type
     label: str
     sql: str  # selects keys in work order
+    per_person: bool = False  # the sql binds the person (one `?`): each person has their own queue
 
 
 QUEUES: dict[str, QueueSpec] = {
@@ -34,6 +36,8 @@ QUEUES: dict[str, QueueSpec] = {
                              " WHERE (r.state IN ('NEW_FAIL', 'CHRONIC') OR r.returned_because IS NOT NULL)"
                              " AND (r.acknowledged_eval_id IS NULL OR r.acknowledged_eval_id != r.last_eval_id)"
                              f" ORDER BY {WORST_FIRST}"),
+    DESIGN_QUEUE: QueueSpec(DESIGN_QUEUE, "case", "cases waiting on a design review",
+                            waiting_sql(DEFAULT_PROTOCOL, for_reviewer=True), per_person=True),
 }
 
 
@@ -59,7 +63,7 @@ class QueueState:
 def queue_state(db: Database, name: str, person: str) -> QueueState:
     """The queue `name` as `person` sees it now."""
     spec = QUEUES[name]
-    keys = [row[0] for row in db.execute(spec.sql).fetchall()]
+    keys = [row[0] for row in db.execute(spec.sql, [person] if spec.per_person else []).fetchall()]
     mine = {r[0] for r in db.execute("SELECT subject_id FROM assignments WHERE assignee = ? AND subject_type = ?",
                                      [person, spec.subject_type]).fetchall()}
     keys.sort(key=lambda k: k not in mine)  # assigned to me first, each part in the queue's own order

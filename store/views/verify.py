@@ -5,8 +5,12 @@ Three checks, read-only, each finding one line naming the first broken sequence 
    `expect`, a head kept elsewhere also catches a cut tail or a history rewritten whole);
 2. the append-only triggers are all present (dropping them is how records get edited);
 3. every record and projection equals what the events imply: decisions and evidence rows match
-   their events, and the status columns the lists read (case status and outcome, proposal status,
-   draft status, acknowledged regressions, capabilities) are what the latest events say.
+   their events, the skill runs, manifest versions and task results an event created still hash to
+   the digest it sealed (`records_sha256`, or the migration's `audit.records_sealed` for older ones),
+   and the status columns the lists read (case status and outcome, proposal status, draft status,
+   acknowledged regressions, capabilities) are what the latest events say;
+4. every signed decision's signature verifies against the key its person had registered then, and
+   no decision by a person with a key lacks one.
 """
 
 import json
@@ -19,9 +23,14 @@ from sqlite_utils import Database
 from gatepost.store.kernel import (
     EVENT_FIELDS,
     GENESIS,
+    RECORDS_KEY,
+    SEAL_KIND,
     canonical_event,
     chain_hash,
     missing_triggers,
+    records_digest,
+    seqs_with_records,
+    signature_findings,
 )
 
 DRAFT_STATUS = {"draft.created": "pending", "draft.approved": "approved", "draft.rejected": "rejected",
@@ -33,6 +42,7 @@ class VerifyReport:
     """What verify found: findings (one line each, in sequence order where they have one) and the head."""
 
     events: int = 0
+    signatures: int = 0  # signatures on decisions checked
     head_seq: int = 0
     head_hash: str = GENESIS
     findings: list[str] = field(default_factory=list)
@@ -211,6 +221,47 @@ def _references(db: Database, report: VerifyReport) -> None:
                                             "not in the store; events were deleted")
 
 
+def _sealed(db: Database) -> dict[int, str]:
+    """The digests the migration sealed for records stored before events sealed their own."""
+    sealed: dict[int, str] = {}
+    for (text,) in db.execute("SELECT payload FROM events WHERE kind = ? ORDER BY seq", [SEAL_KIND]).fetchall():
+        digests = _payload(text).get("digests")
+        if isinstance(digests, dict):
+            sealed.update({int(k): str(v) for k, v in digests.items() if str(k).isdigit()})
+    return sealed
+
+
+def _records(db: Database, report: VerifyReport) -> None:
+    """The skill runs, manifest versions and task results each event created still hash to what it sealed."""
+    sealed = _sealed(db)
+    claimed: dict[int, tuple[str, str | None]] = {}
+    rows = db.execute("SELECT seq, kind, payload FROM events WHERE payload LIKE ? ORDER BY seq",
+                      [f'%"{RECORDS_KEY}"%']).fetchall()
+    for seq, kind, text in rows:
+        payload = _payload(text)
+        if RECORDS_KEY in payload:
+            claimed[seq] = (kind, payload[RECORDS_KEY])
+    for seq in sorted(set(seqs_with_records(db)) | set(claimed)):
+        now = records_digest(db, seq)
+        if seq in claimed:
+            kind, wanted = claimed[seq]
+        elif seq in sealed:
+            kind, wanted = "sealed by the migration", sealed[seq]
+        else:
+            _find(report, seq, f"event {seq}: skill runs, manifest versions or task results name it, and no hash "
+                               "covers them; they were inserted by hand")
+            continue
+        if now != wanted:
+            _find(report, seq, f"event {seq}: the skill runs, manifest versions or task results it created "
+                               f"({kind}) no longer hash to what it sealed; a record was edited, added or deleted")
+
+
+def _signatures(db: Database, report: VerifyReport) -> None:
+    report.signatures = db.execute("SELECT COUNT(*) FROM signatures").fetchone()[0]
+    for seq, line in signature_findings(db):
+        _find(report, seq, line)
+
+
 PROJECTION_CHECKS = (
     ("decisions", _decisions),
     ("evidence", _evidence),
@@ -219,6 +270,8 @@ PROJECTION_CHECKS = (
     ("manifest_drafts", _drafts),
     ("regression_states", _regressions),
     ("capabilities", _capabilities),
+    ("task_results", _records),
+    ("signatures", _signatures),
 )
 
 

@@ -136,7 +136,7 @@ def test_case_evaluate_records_guard_tuning_and_heldout_evidence(cli, store_path
     suite = _case_suite(tmp_path)
     result = cli("case", "evaluate", "case-7", "--suite", str(suite), "--executor", executor("follow"),
                  "--producer", "run-52", "--surface", "skills/*", "--json", "--as", "run-52")
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # a leaked guard is a check that found what it looks for
     report = json.loads(result.output)
     kinds = {e["kind"]: e["result"] for e in report["evidence"]}
     # the content holds "the tier is HIGH": an expected answer, so the guard says leaked
@@ -168,7 +168,7 @@ def test_case_evaluate_not_better_regressed_and_outside(cli, store_path: Path, t
 
 def test_case_evaluate_reports_a_missing_split_and_an_unknown_case(cli, store_path: Path, tmp_path: Path):
     db = open_store(store_path)
-    _case(db, content="x", case_id="case-9")
+    _case(db, content="z", case_id="case-9")  # not the expected answer: a leaked guard would exit 1
     db.close()
     suite = write_suite(tmp_path / "t", [contains_task("t1", "q", ["x"])])
     result = cli("case", "evaluate", "case-9", "--suite", str(suite), "--mock", "--producer", "run-52",

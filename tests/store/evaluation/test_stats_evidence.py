@@ -131,7 +131,8 @@ def test_significant_rule_records_nothing_for_a_noisy_tuning_delta_and_says_why(
     db = open_store(store_path)
     _case(db, "\n".join(WORDS[:4]))
     db.close()
-    suite = _suite(tmp_path / "suite", 7, decision_rule="significant")
+    # the candidate names the answers (the follow executor prints it): the suite allows them (guard_allow)
+    suite = _suite(tmp_path / "suite", 7, decision_rule="significant", guard_allow=json.dumps(WORDS[:7]))
     base = _skill(tmp_path / "base.md", WORDS[:3])
     result = cli("case", "evaluate", "case-20", "--suite", str(suite), "--executor", executor("follow"),
                  "--producer", "run-52", "--surface", "skills/*", "--baseline", str(base), "--json", "--as", "run-52",
@@ -163,7 +164,7 @@ def test_significant_rule_records_a_decided_improvement(cli, store_path: Path, t
     db = open_store(store_path)
     _case(db, "\n".join(WORDS[:10]))
     db.close()
-    suite = _suite(tmp_path / "suite", 10)
+    suite = _suite(tmp_path / "suite", 10, guard_allow=json.dumps(WORDS[:10]))  # the candidate names the answers
     base = _skill(tmp_path / "base.md", WORDS[:2])
     result = cli("case", "evaluate", "case-20", "--suite", str(suite), "--executor", executor("follow"),
                  "--producer", "run-52", "--surface", "skills/*", "--baseline", str(base), "--as", "run-52",
@@ -274,7 +275,7 @@ async def test_cases_screen_warns_when_a_claim_rests_on_noise_and_says_what_sett
     _case(db, "\n".join(WORDS[:4]), case_id="case-30")
     _case(db, "\n".join(WORDS[:4]), case_id="case-31")
     db.close()
-    suite = _suite(tmp_path / "suite", 7)
+    suite = _suite(tmp_path / "suite", 7, guard_allow=json.dumps(WORDS[:7]))  # the candidate names the answers
     base = _skill(tmp_path / "base.md", WORDS[:3])
     common = ["--suite", str(suite), "--executor", executor("follow"), "--producer", "run-52",
               "--surface", "skills/*", "--baseline", str(base), "--as", "run-52"]

@@ -1,0 +1,76 @@
+"""The records an event created, sealed into its hash.
+
+A skill run, a manifest version and an evaluation run's task results are rows of their own tables,
+not fields of their event. So that editing one of them is as visible as editing the event, the
+event that creates them carries `records_sha256` in its payload: a canonical digest of those rows
+as SQLite stores them (read back inside the write's transaction, so the writer and `gatepost
+verify` hash the very same values). The payload is part of the chained event, so the chain covers
+the records too.
+
+Records stored before this seal existed are sealed once by a migration: one `audit.records_sealed`
+event holding the digest of each older event's records.
+"""
+
+import hashlib
+import json
+from typing import Any
+
+from sqlite_utils import Database
+
+RECORDS_FORMAT = "gatepost-records/1"
+RECORDS_KEY = "records_sha256"  # the payload key of an event that seals the records it created
+SEAL_KIND = "audit.records_sealed"  # the migration's event: {"digests": {seq: digest}} for older events
+
+# Per table: the rows an event created, given its seq, in a fixed order (every stored column that
+# says what the record is; event_seq is the link itself, so moving a row to another event shows too).
+TASK_RESULT_COLUMNS = ("id", "run_id", "side", "task_id", "attempt", "passed", "judged", "score", "duration_ms",
+                       "output", "reason", "mock", "split", "details", "error")
+RECORD_SOURCES: tuple[tuple[str, str], ...] = (
+    ("skill_runs", "SELECT id, skill, at, status, output, word_count, producer, recorded_at FROM skill_runs"
+                   " WHERE event_seq = ? ORDER BY id"),
+    ("manifest_versions", "SELECT id, skill, version, assertions, source, draft_id, author, created_at"
+                          " FROM manifest_versions WHERE event_seq = ? ORDER BY id"),
+    ("task_results", f"SELECT {', '.join('t.' + c for c in TASK_RESULT_COLUMNS)} FROM task_results t"
+                     " JOIN evaluation_runs r ON r.id = t.run_id WHERE r.event_seq = ? ORDER BY t.id"),
+)
+# Which events have records: every seq a record of these tables names.
+SEQS_WITH_RECORDS = ("SELECT event_seq FROM skill_runs WHERE event_seq IS NOT NULL"
+                     " UNION SELECT event_seq FROM manifest_versions WHERE event_seq IS NOT NULL"
+                     " UNION SELECT r.event_seq FROM evaluation_runs r WHERE r.event_seq IS NOT NULL"
+                     " AND EXISTS (SELECT 1 FROM task_results t WHERE t.run_id = r.id)")
+
+
+def _encode(row: tuple[Any, ...]) -> bytes:
+    return json.dumps(list(row), ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+def records_digest(db: Database, seq: int) -> str | None:
+    """sha256 of the records event `seq` created (None when it created none of these records)."""
+    digest = hashlib.sha256(RECORDS_FORMAT.encode("ascii"))
+    found = False
+    for table, sql in RECORD_SOURCES:
+        digest.update(b"\n" + table.encode("ascii") + b"\n")
+        cursor = db.execute(sql, [seq])
+        while True:
+            rows = cursor.fetchmany(5000)
+            if not rows:
+                break
+            found = True
+            for row in rows:
+                digest.update(_encode(tuple(row)))
+    return digest.hexdigest() if found else None
+
+
+def seqs_with_records(db: Database) -> list[int]:
+    """The seqs of every event that some skill run, manifest version or task result belongs to."""
+    return sorted(r[0] for r in db.execute(SEQS_WITH_RECORDS).fetchall())
+
+
+def seal_existing(db: Database) -> dict[str, str]:
+    """The digest of every event's records, keyed by seq (as text): what the migration seals."""
+    digests: dict[str, str] = {}
+    for seq in seqs_with_records(db):
+        digest = records_digest(db, seq)
+        if digest is not None:
+            digests[str(seq)] = digest
+    return digests

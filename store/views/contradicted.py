@@ -1,0 +1,18 @@
+"""What waits for someone because later evidence contradicts a decision, and the cases waiting on a
+design review: the overview's counts of issue 15 item 7 and issue 18 item 6."""
+
+from sqlite_utils import Database
+
+from gatepost.store import cases, proposals, skills
+
+
+def contradicted_counts(db: Database) -> dict[str, int]:
+    """How many closed cases, accepted proposals and approved drafts later evidence contradicts."""
+    return {"cases": len(cases.contradicted_case_ids(db)),
+            "proposals": len(proposals.contradicted_proposal_ids(db)),
+            "drafts": len(skills.contradicted_draft_ids(db))}
+
+
+def design_review_count(db: Database) -> int:
+    """How many open cases wait only on a design review (the design reviewers' queue)."""
+    return len(cases.waiting_on_design_review(db, cases.DEFAULT_PROTOCOL))
