@@ -9,7 +9,6 @@ from gatepost.widgets.assertion_diff import compare_assertions, render_compariso
 from gatepost.widgets.key_bar import KeyFooter, pack
 from gatepost.widgets.nav_bar import NavBar
 from gatepost.widgets.paged_list import Col, PagedList, fit_columns
-from tests.console.layout_helpers import built_demo, demo_here  # noqa: F401 (fixtures)
 from tests.console_helpers import settle
 
 
