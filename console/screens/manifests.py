@@ -37,7 +37,7 @@ from gatepost.widgets.diff_view import unified_diff
 from gatepost.widgets.note_dialog import Dialog
 from gatepost.widgets.paged_list import Col, Row
 
-COLUMNS = [Col("draft", 10), Col("skill", 30, min=12), Col("origin", 9, drop=2), Col("by", 8, drop=3),
+COLUMNS = [Col("draft", 10), Col("skill", 30, min=12, whole=True), Col("origin", 9, drop=2), Col("by", 8, drop=3),
            Col("status", 12, drop=1), Col("created", 11, drop=4)]
 STATUS_STYLE = {"pending": "bold cyan", "approved": "green", "rejected": "red", "superseded": "dim"}
 STATUS_SYMBOL = {"pending": "✎", "approved": "✔", "rejected": "✘", "superseded": "↷"}

@@ -48,6 +48,13 @@ def test_room_goes_to_the_columns_never_left_out_in_proportion():
     assert shown[0] - 12 == 24 * 12 // 48 and shown[1] - 12 == 24 * 36 // 48 and shown[2] == 16
 
 
+def test_a_whole_column_leaves_a_lesser_one_out_rather_than_be_cut():
+    cols = [Col("seq", 7), Col("at", 19, drop=3), Col("what", 24, min=12, whole=True), Col("rev", 8, drop=4),
+            Col("note", None, min=16, drop=1)]
+    # the kind would lack 10 cells: the revision (9) is left out for it, the date (21) is not
+    assert fit_columns(cols, [5, 19, 23, 7, 60], 70) == [(0, 5), (1, 19), (2, 22), (4, 16)]
+
+
 def test_pack_wraps_between_entries_never_inside_one():
     entries = [Text("w Work queue"), Text("s Skip"), Text("k Keep"), Text("p Propose to a person")]
     lines = pack(entries, 24)
