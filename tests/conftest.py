@@ -1,6 +1,7 @@
 """Shared test helpers: a fresh store file per test, and the gatepost CLI as a user runs it."""
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -9,7 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from gatepost.cli import main
-from gatepost.store.kernel import open_store
+from gatepost.store.demo import DEMO_NOW, build_demo
+from gatepost.store.kernel import freeze, open_store
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -45,3 +47,22 @@ def run_gatepost(*args: str, cwd: Path | None = None, env: dict | None = None,
     full_env = {**os.environ, **(env or {})}
     return subprocess.run([sys.executable, "-m", "gatepost", *args], cwd=cwd, env=full_env,
                           capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def built_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo store as `gatepost screenshots` builds it (seed 7, clock frozen at DEMO_NOW), once per module."""
+    path = tmp_path_factory.mktemp("demo") / "demo.db"
+    with freeze(DEMO_NOW):
+        build_demo(path, seed=7, person="ana")
+    return path
+
+
+@pytest.fixture
+def demo_here(built_demo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A fresh copy of it named `demo.db` in the working folder (the header names it so on every run), the clock
+    frozen for the test: the same screens, byte for byte, on every run."""
+    shutil.copy(built_demo, tmp_path / "demo.db")
+    monkeypatch.chdir(tmp_path)
+    with freeze(DEMO_NOW):
+        yield Path("demo.db")

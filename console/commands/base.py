@@ -168,12 +168,17 @@ def console(ctx: click.Context, as_name: str | None, open_at: str | None) -> Non
               help="Where to build the demo store (default: the global --db rule).")
 @click.option("--no-console", is_flag=True, help="Build the store and exit without opening the console.")
 @click.option("--seed", type=int, default=7, show_default=True, help="Seed of the deterministic generator.")
+@click.option("--force", is_flag=True,
+              help="Replace the demo store even if it holds decisions made after it was built.")
 @quiet_option
 @as_option
 @click.pass_context
-def demo(ctx: click.Context, db_opt: str | None, no_console: bool, seed: int, quiet: bool,
+def demo(ctx: click.Context, db_opt: str | None, no_console: bool, seed: int, force: bool, quiet: bool,
          as_name: str | None) -> None:
     """Build a realistic demo store (replacing that file) and open the console on it.
+
+    A demo store that holds decisions made after it was built is not replaced
+    without --force (exit 3).
 
     The person running it becomes a reviewer holding every capability a person
     may hold, so every decision of the demo can be taken.
@@ -185,7 +190,7 @@ def demo(ctx: click.Context, db_opt: str | None, no_console: bool, seed: int, qu
     path = resolve_path(db_opt) if db_opt else store_path(ctx)
     who = person(as_name)
     with output.Progress("building the demo store", None, quiet=quiet):
-        summary = build_demo(path, seed=seed, person=who)
+        summary = build_demo(path, seed=seed, person=who, force=force)
     output.line(f"demo store built: {path} ({summary})")
     if not no_console:
         from gatepost.app import GatepostApp

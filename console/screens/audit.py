@@ -15,7 +15,7 @@ from gatepost.store.views import audit_page
 from gatepost.widgets.paged_list import Col, PagedList, Row
 
 # every column as wide as its content; the note takes the rest (never cut at a fixed width)
-COLUMNS = [Col("seq", 7), Col("at (UTC)", 19, drop=3), Col("who", 12, drop=2), Col("what", 24, min=12),
+COLUMNS = [Col("seq", 7), Col("at (UTC)", 19, drop=3), Col("who", 12, drop=2), Col("what", 24, min=12, whole=True),
            Col("outcome", 16), Col("on", 48, min=12), Col("rev", 8, drop=4), Col("note", None, min=16, drop=1)]
 
 

@@ -32,11 +32,12 @@ from gatepost.store.skills import (
     sample_failures,
 )
 from gatepost.store.views import fold_leases
+from gatepost.widgets.assertion_diff import render_comparison
 from gatepost.widgets.diff_view import unified_diff
 from gatepost.widgets.note_dialog import Dialog
 from gatepost.widgets.paged_list import Col, Row
 
-COLUMNS = [Col("draft", 10), Col("skill", 30, min=12), Col("origin", 9, drop=2), Col("by", 8, drop=3),
+COLUMNS = [Col("draft", 10), Col("skill", 30, min=12, whole=True), Col("origin", 9, drop=2), Col("by", 8, drop=3),
            Col("status", 12, drop=1), Col("created", 11, drop=4)]
 STATUS_STYLE = {"pending": "bold cyan", "approved": "green", "rejected": "red", "superseded": "dim"}
 STATUS_SYMBOL = {"pending": "✎", "approved": "✔", "rejected": "✘", "superseded": "↷"}
@@ -62,9 +63,10 @@ class EditDraftDialog(Dialog):
 
     DEFAULT_CSS = """
     EditDraftDialog { align: center middle; }
-    EditDraftDialog > Vertical { width: 90%; height: 85%; border: thick $primary; background: $surface; padding: 1 2; }
-    EditDraftDialog TextArea { height: 1fr; }
-    EditDraftDialog #edit-status { height: auto; }
+    EditDraftDialog > Vertical { width: 90%; height: 85%; border: thick $primary; background: $surface; padding: 0 1; }
+    EditDraftDialog Label { width: 100%; }
+    EditDraftDialog TextArea { height: 1fr; min-height: 3; }
+    EditDraftDialog #edit-status { height: auto; max-height: 3; }
     EditDraftDialog Horizontal { height: auto; align-horizontal: right; }
     EditDraftDialog Button { margin-left: 1; }
     """
@@ -81,8 +83,9 @@ class EditDraftDialog(Dialog):
             yield TextArea(self.draft["yaml"], id="edit-yaml", show_line_numbers=True, tab_behavior="indent")
             yield Label("", id="edit-status")
             with Horizontal():
-                yield Button("Cancel", id="edit-cancel", classes="dialog-cancel")
-                yield Button("Save as new draft", variant="primary", id="edit-save", classes="dialog-confirm")
+                yield Button("Cancel", id="edit-cancel", classes="dialog-cancel", compact=True)
+                yield Button("Save as new draft", variant="primary", id="edit-save", classes="dialog-confirm",
+                             compact=True)
 
     def on_mount(self) -> None:
         area = self.query_one(TextArea)
@@ -138,6 +141,7 @@ class ManifestsScreen(DecisionScreen):
 
     def detail_widgets(self) -> Iterator[Widget]:
         yield Static(literal("Nothing selected."), id="man-head")
+        yield Static("", id="man-assertions")  # assertion by assertion, above the YAML and its diff
         yield Horizontal(Static("", id="man-draft"), Static("", id="man-active"), classes="yaml-pair")
         yield Static("", id="man-diff")
         yield Static("", id="man-evidence")
@@ -173,7 +177,7 @@ class ManifestsScreen(DecisionScreen):
         return detail.draft["skill"] if detail else None
 
     def render_detail(self, view: "DraftView | None") -> None:
-        ids = ("draft", "active", "diff", "evidence", "actions")
+        ids = ("assertions", "draft", "active", "diff", "evidence", "actions")
         parts = {name: self.query_one(f"#man-{name}", Static) for name in ids}
         head = self.query_one("#man-head", Static)
         if view is None:
@@ -187,6 +191,9 @@ class ManifestsScreen(DecisionScreen):
             shown.append_text(literal(f"\n⚠ contradicted later: {view.contradicted['line']}: "
                                       f"{view.contradicted.get('message') or ''}", style="bold yellow"))
         head.update(shown)
+        parts["assertions"].update(render_comparison(
+            active["assertions"] if active else None, draft["assertions"],
+            before_name=f"active v{active['version']}" if active else "no manifest yet"))
         left = Text("Draft\n", style="bold")
         left.append_text(literal(draft["yaml"]))
         parts["draft"].update(left)

@@ -23,7 +23,7 @@ from gatepost.store.views import worst_first
 from gatepost.widgets.paged_list import Col, Row
 
 # the broken streak and the failing count are never cut nor left out; the lesser columns go first
-COLUMNS = [Col("", 1), Col("skill", 30, min=12), Col("state", 17, drop=2), Col("streak", 7, drop=4), Col("broke", 5),
+COLUMNS = [Col("", 1), Col("skill", 30, min=12, whole=True), Col("state", 17, drop=2), Col("streak", 7, drop=4), Col("broke", 5),
            Col("fails", 5), Col("run", 5, drop=3), Col("last run", 11, drop=6), Col("failing", 200, min=12, drop=5)]
 CAPABILITY = "regression.triage"
 COLOURS = {"NEW_FAIL": "bold red", "CHRONIC": "bold magenta", "STABLE_FAIL": "yellow", "NEW_PASS": "cyan",

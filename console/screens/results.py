@@ -34,8 +34,8 @@ from gatepost.widgets.paged_list import Col, PagedList, Row
 RUN_COLUMNS = [Col("started", 11, drop=3), Col("skill", 18, min=8), Col("verdict", 7), Col("cand.", 7, drop=1),
                Col("base.", 7, drop=2), Col("delta", 8), Col("flags", 40, min=6, drop=4)]
 # Δ: the candidate's pass/fail changed since the previous run of the suite and skill; ≠: candidate ≠ baseline.
-TASK_COLUMNS = [Col("", 3), Col("task", 30, min=10), Col("split", 7, drop=2), Col("candidate", 16), Col("baseline", 16),
-                Col("attempts", 60, min=10, drop=1)]
+TASK_COLUMNS = [Col("", 3), Col("task", 30, min=10), Col("split", 7, drop=2), Col("candidate", 28, min=12),
+                Col("baseline", 28, min=12), Col("attempts", 60, min=10, drop=1)]
 OUTCOME_STYLE = {"pass": "green", "fail": "red", "timeout": "yellow", "crash": "bold red", "not judged": "yellow"}
 VERDICT_OPTIONS = [("pass", "pass"), ("fail", "fail")]
 SHOW_CHARS = 20_000  # of each output: a 1 MiB output would make the screen crawl
@@ -92,10 +92,13 @@ def side_cell(side: TaskSide | None) -> Text:
     else:
         word, style = "FAIL", "red"
     text = Text(word, style=style)
-    if side["score"] is not None and side["judged"]:
-        text.append(f" {side['score']:.2g}", style="dim")
-    if side["attempts"] > 1:
-        text.append(f" ×{side['attempts']}", style="cyan")
+    if side["attempts"] > 1:  # pass@k: how many of the tries passed, and the best score among them
+        passed = side.get("outcomes", {}).get("pass", 1 if side["passed"] else 0)
+        text.append(f" {passed} of {side['attempts']}", style="cyan")
+        if side["score"] is not None and side["judged"]:
+            text.append(f" best {side['score']:.2g}", style="dim")
+    elif side["score"] is not None and side["judged"]:
+        text.append(f" score {side['score']:.2g}", style="dim")
     return text
 
 
@@ -131,14 +134,17 @@ class ResultsScreen(GatepostScreen):
 
     DEFAULT_CSS = """
     ResultsScreen .filters Select { width: 1fr; }
-    ResultsScreen #results-detail { height: 1fr; }
+    ResultsScreen #results-detail { height: 1fr; overflow-y: auto; }
     ResultsScreen #run-head { height: auto; max-height: 16; }
     ResultsScreen #run-tasks { height: 12; }
     ResultsScreen #task-attempts { height: auto; max-height: 14; display: none; border: round $accent; padding: 0 1; }
     ResultsScreen #task-attempts.-open { display: block; }
-    ResultsScreen #outputs { height: 2fr; }
+    ResultsScreen #outputs { height: 2fr; min-height: 8; }
     ResultsScreen #outputs > VerticalScroll { width: 1fr; border: round $panel; padding: 0 1; }
-    ResultsScreen #diff-scroll { height: 1fr; border: round $panel; padding: 0 1; }
+    ResultsScreen #diff-scroll { height: 1fr; min-height: 8; border: round $panel; padding: 0 1; }
+    /* attempts open: the head and the task list give up room, so the outputs and the diff keep theirs */
+    ResultsScreen.-attempts-open #run-head { max-height: 8; }
+    ResultsScreen.-attempts-open #run-tasks { height: 8; }
     """
 
     BINDINGS = [
@@ -356,6 +362,10 @@ class ResultsScreen(GatepostScreen):
             f"delta {points(run['delta'])}  split {run['split'] or '—'}  pass@{run['pass_k'] or 1}  "
             f"{run['purpose'] or ''}" + (f" of case {run['case_id']}" if run["case_id"] else "")))
         text.append_text(self._weighed())
+        if (run["pass_k"] or 1) > 1:
+            text.append(f"\npass@{run['pass_k']}: a task passes when any of its {run['pass_k']} tries passes; "
+                        f"'pass 1 of {run['pass_k']}' is how many passed, 'best' the best score; Enter lists each try",
+                        style="cyan")
         suite = (run.get("artifact") or {}).get("suite")
         text.append("\n")
         text.append_text(literal(f"suite     {suite or '—'}" + (f" ({run['suite_id'][:12]})" if run["suite_id"] else ""),
@@ -451,10 +461,12 @@ class ResultsScreen(GatepostScreen):
         panel = self.query_one("#task-attempts", Static)
         if panel.has_class("-open") and self._expanded == event.key:
             panel.remove_class("-open")
+            self.remove_class("-attempts-open")
             self._expanded = None
             return
         self._expanded = event.key
         panel.add_class("-open")
+        self.add_class("-attempts-open")
         self._show_attempts(event.key)
 
     def _show_attempts(self, task_id: str | None) -> None:

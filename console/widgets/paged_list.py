@@ -42,12 +42,14 @@ class Col:
 
     `min`: it may shrink to this when space is short (None: it never shrinks below its content).
     `drop`: 0 never left out; otherwise left out when space is short, the highest first.
+    `whole`: a name worth leaving lesser columns out for, so that it is shown whole (an event kind, a skill).
     """
 
     label: str
     width: int | None = None
     min: int | None = None
     drop: int = 0
+    whole: bool = False
 
 
 ColumnSpec = Col | tuple[str, int | None]
@@ -80,25 +82,38 @@ def fit_columns(cols: Sequence[Col], natural: Sequence[int], available: int) -> 
     """(column index, width) of the columns shown in `available` cells, in their order.
 
     The shrinkable columns give way to their `min` first; while even that does not fit, the column with
-    the highest `drop` is left out. The room left is shared by the shrunk columns, each as it lacks."""
+    the highest `drop` is left out. The room left goes to the shrunk columns never left out, then to the
+    lesser ones, shared within each in proportion to what each lacks. A lesser column is also left out when
+    the `whole` columns lack at least the room it takes (an event's kind whole before its date)."""
     least = [min(n, c.min) if c.min is not None else n for c, n in zip(cols, natural, strict=True)]
     shown = list(range(len(cols)))
 
     def cost(widths: Sequence[int]) -> int:
         return sum(widths[i] + PADDING for i in shown)
 
+    def spread() -> dict[int, int]:
+        widths = {i: least[i] for i in shown}
+        room = available - cost(least)
+        for tier in sorted({cols[i].drop for i in shown}):  # the columns never left out first, then the lesser
+            short = {i: natural[i] - widths[i] for i in shown if cols[i].drop == tier and natural[i] > widths[i]}
+            wanted = sum(short.values())
+            if room <= 0 or not wanted:
+                continue
+            for i, deficit in short.items():  # shared in proportion to what each shrunk column lacks
+                widths[i] += deficit if wanted <= room else deficit * room // wanted
+            room -= min(wanted, room)
+        return widths
+
     droppable = sorted((i for i, c in enumerate(cols) if c.drop), key=lambda i: (-cols[i].drop, -i))
     while cost(least) > available and droppable:
         shown.remove(droppable.pop(0))
-    widths = {i: least[i] for i in shown}
-    room = available - cost(least)
-    short = {i: natural[i] - least[i] for i in shown if natural[i] > least[i]}
-    if room > 0 and short:
-        wanted = sum(short.values())
-        if wanted <= room:
-            return [(i, natural[i]) for i in shown]
-        for i, deficit in short.items():  # the room shared in proportion to what each shrunk column lacks
-            widths[i] += deficit * room // wanted
+    widths = spread()
+    while droppable:
+        lacking = sum(natural[i] - widths[i] for i in shown if cols[i].whole)
+        if lacking < widths[droppable[0]] + PADDING:
+            break
+        shown.remove(droppable.pop(0))
+        widths = spread()
     return [(i, widths[i]) for i in shown]
 
 

@@ -13,7 +13,16 @@ import random
 from pathlib import Path
 from types import ModuleType
 
-from gatepost.store.kernel import StoreError, append_event, freeze, open_store
+from sqlite_utils import Database
+
+from gatepost.store.kernel import (
+    RefusedError,
+    StoreError,
+    append_event,
+    freeze,
+    now_iso,
+    open_store,
+)
 
 DEMO_MARK = "demo.built"
 # The demo's "now": after every dated record of the demo, so the same seed gives the same store bytes
@@ -34,30 +43,76 @@ def _is_demo_store(path: Path) -> bool:
         db.close()
 
 
-def build_demo(path: str | os.PathLike[str], *, seed: int = 7, person: str) -> str:
-    """Build the demo store at `path`, replacing an earlier demo store there (never another store)."""
+def work_since_built(path: Path) -> dict[str, int]:
+    """The events a demo store gained after it was built (leases left out: opening an item is not work),
+    by kind: a person's decisions that replacing the store would throw away."""
+    db = open_store(path, create=False)
+    try:
+        mark = db.execute("SELECT MAX(seq) FROM events WHERE kind = ?", [DEMO_MARK]).fetchone()[0]
+        if mark is None:
+            return {}
+        rows = db.execute("SELECT kind, COUNT(*) FROM events WHERE seq > ? AND kind NOT LIKE 'lease.%' "
+                          "GROUP BY kind ORDER BY COUNT(*) DESC, kind", [mark]).fetchall()
+        return {str(kind): int(n) for kind, n in rows}
+    finally:
+        db.close()
+
+
+def store_summary(db: Database) -> str:
+    """What the demo store holds, counted from the store itself (never from what the parts meant to add)."""
+    def one(sql: str, params: tuple[str, ...] = ()) -> int:
+        return int(db.execute(sql, params).fetchone()[0])
+
+    def split(sql: str) -> str:
+        return ", ".join(f"{int(n)} {k}" for k, n in db.execute(sql).fetchall())
+
+    held = one("SELECT COUNT(*) FROM leases WHERE expires_at > ?", (now_iso(),))
+    return "; ".join(part for part in (
+        f"{one('SELECT COUNT(*) FROM actors')} actors ({split('SELECT kind, COUNT(*) FROM actors GROUP BY kind ORDER BY kind')})",
+        f"{one('SELECT COUNT(*) FROM skills')} skills ({split('SELECT state, COUNT(*) FROM regression_states GROUP BY state ORDER BY state')})",
+        f"{one('SELECT COUNT(*) FROM manifest_drafts')} manifest drafts "
+        f"({split('SELECT status, COUNT(*) FROM manifest_drafts GROUP BY status ORDER BY status')})",
+        f"{one('SELECT COUNT(*) FROM cases')} cases ({split('SELECT status, COUNT(*) FROM cases GROUP BY status ORDER BY status')})",
+        f"{one('SELECT COUNT(*) FROM evaluation_runs')} evaluation runs",
+        f"{one('SELECT COUNT(*) FROM proposals')} proposals "
+        f"({split('SELECT status, COUNT(*) FROM proposals GROUP BY status ORDER BY status')})",
+        f"{one('SELECT COUNT(*) FROM loops')} loop(s)",
+        f"{one('SELECT COUNT(*) FROM assignments')} items assigned",
+        f"{held} items held by colleagues for 15 minutes" if held else "",
+    ) if part)
+
+
+def build_demo(path: str | os.PathLike[str], *, seed: int = 7, person: str, force: bool = False) -> str:
+    """Build the demo store at `path`, replacing an earlier demo store there (never another store, nor a demo
+    store holding decisions made after it was built unless `force`); returns what the store holds."""
     path = Path(path)
     if path.exists() and path.stat().st_size > 0 and not _is_demo_store(path):
         raise StoreError(f"{path}: holds a store that is not a demo store; refusing to replace it (use --db)")
+    if path.exists() and path.stat().st_size > 0 and not force:
+        work = work_since_built(path)
+        if work:
+            kinds = ", ".join(f"{kind} ×{n}" if n > 1 else kind for kind, n in list(work.items())[:3])
+            more = ", …" if len(work) > 3 else ""
+            raise RefusedError(f"demo {path}: refused: newer-decisions: it holds {sum(work.values())} decisions made "
+                               f"after the demo was built ({kinds}{more}); --force replaces them")
     for suffix in ("", "-wal", "-shm"):
         Path(str(path) + suffix).unlink(missing_ok=True)
     rng = random.Random(seed)
-    summaries = []
     parts = _parts()
     db = open_store(path)
     try:
         with freeze(DEMO_NOW):
             for part in parts:
                 if not getattr(part, "LIVE", False):
-                    summaries.append(part.populate(db, rng, person))
+                    part.populate(db, rng, person)  # its own summary: the store is counted below
         # live parts (colleagues holding items for the next 15 minutes) happen at the real now, so the console
         # opened on the demo shows them held; a frozen GATEPOST_FROZEN_CLOCK still gives the same bytes
         for part in parts:
             if getattr(part, "LIVE", False):
-                summaries.append(part.populate(db, rng, person))
+                part.populate(db, rng, person)  # its own summary: the store is counted below
         with db.atomic():
             append_event(db, DEMO_MARK, actor=person, subject_type="store", subject_id=str(path.name),
                          payload={"seed": seed})
+        return store_summary(db)
     finally:
         db.close()
-    return "; ".join(s for s in summaries if s)

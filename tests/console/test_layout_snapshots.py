@@ -1,0 +1,41 @@
+"""Snapshots of the main screens at 80×24, 120×40 and 200×50, and of dialogs at 50×15 (pytest-textual-snapshot).
+
+The demo store is built as `gatepost screenshots` builds it: seed 7, the clock frozen at DEMO_NOW, the store named
+`demo.db` in the working folder; so every run draws the same frame. Update with `pytest --snapshot-update` after
+looking at the new SVGs.
+"""
+
+import pytest
+
+from gatepost.app import GatepostApp
+from tests.console_helpers import settle
+
+SIZES = [(80, 24), (120, 40), (200, 50)]
+SCREENS = {"cases": "2", "results": "3", "regressions": "4", "proposals": "6", "audit": "7"}
+
+
+def steps(*keys: str):
+    async def run(pilot) -> None:
+        await settle(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+        for field in pilot.app.screen.query("Input, TextArea"):  # a blinking cursor would differ between runs
+            field.cursor_blink = False
+            field._cursor_visible = field.has_focus
+            field.refresh()
+        await settle(pilot)
+    return run
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("screen", list(SCREENS))
+def test_main_screens(snap_compare, demo_here, screen, size):
+    app = GatepostApp(demo_here, person="ana")
+    assert snap_compare(app, terminal_size=size, run_before=steps(SCREENS[screen]))
+
+
+@pytest.mark.parametrize("dialog,keys", [("keep", ("2", "k")), ("edit-draft", ("5", "e"))])
+def test_a_dialog_at_50x15(snap_compare, demo_here, dialog, keys):
+    app = GatepostApp(demo_here, person="ana")
+    assert snap_compare(app, terminal_size=(50, 15), run_before=steps(*keys))
