@@ -9,7 +9,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-LAZY = ("textual", "rich", "aiohttp", "textual_serve", "asyncio", "signal", "gatepost.app", "gatepost.screenshots",
+LAZY = ("textual", "rich", "aiohttp", "aiohttp_jinja2", "textual_serve", "asyncio", "signal", "gatepost.app", "gatepost.screenshots",
         "gatepost.store.demo")
 
 
