@@ -50,6 +50,24 @@ def run_gatepost(*args: str, cwd: Path | None = None, env: dict | None = None,
 
 
 @pytest.fixture(scope="module")
+def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo store built through the real CLI (`gatepost demo --no-console` as ana), once per module:
+    tests that damage a store copy it (`demo_copy`) rather than build their own."""
+    path = tmp_path_factory.mktemp("demo") / "demo.db"
+    done = run_gatepost("--db", str(path), "demo", "--no-console", "-q", "--as", "ana", timeout=180)
+    assert done.returncode == 0, done.stderr
+    return path
+
+
+@pytest.fixture
+def demo_copy(demo_store: Path, tmp_path: Path) -> Path:
+    """A fresh copy of the CLI-built demo store, `review.db` in the test's own folder."""
+    copy = tmp_path / "review.db"
+    shutil.copy(demo_store, copy)
+    return copy
+
+
+@pytest.fixture(scope="module")
 def built_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The demo store as `gatepost screenshots` builds it (seed 7, clock frozen at DEMO_NOW), once per module."""
     path = tmp_path_factory.mktemp("demo") / "demo.db"

@@ -59,15 +59,19 @@ def work_since_built(path: Path) -> dict[str, int]:
         db.close()
 
 
-def _loop_summary(db: Database, loop: str) -> str:
-    """A loop's cases as the store holds them: how many, how many kept and recorded applied, how many rest on
-    content that is no longer current (stale, so they cannot be kept until rebased)."""
-    rows = db.execute("SELECT c.case_id, c.path, c.base_hash, c.event_seq, "
-                      "EXISTS(SELECT 1 FROM applications a WHERE a.subject_type = 'case' AND a.subject_id = c.case_id) "
-                      "FROM loop_cases c WHERE c.loop = ? ORDER BY c.case_id", [loop]).fetchall()
-    applied = sum(1 for row in rows if row[4])
-    stale = sum(1 for row in rows if not row[4] and base_status(db, row[1], row[2], row[3]) is not None)
-    return f"1 loop ({loop}): {len(rows)} cases, {applied} kept and applied, {stale} stale"
+def _loops_summary(db: Database) -> str:
+    """Each loop's cases as the store holds them: how many, how many kept and recorded applied, how many rest on
+    content that is no longer current (stale: they cannot be kept until rebased)."""
+    parts = []
+    names = [name for (name,) in db.execute("SELECT name FROM loops ORDER BY name").fetchall()]
+    for name in names:
+        rows = db.execute("SELECT c.path, c.base_hash, c.event_seq, EXISTS(SELECT 1 FROM applications a"
+                          " WHERE a.subject_type = 'case' AND a.subject_id = c.case_id)"
+                          " FROM loop_cases c WHERE c.loop = ?", [name]).fetchall()
+        applied = sum(1 for row in rows if row[3])
+        stale = sum(1 for row in rows if not row[3] and base_status(db, row[0], row[1], row[2]) is not None)
+        parts.append(f"({name}): {len(rows)} cases, {applied} kept and applied, {stale} stale")
+    return f"{len(names)} loop{'' if len(names) == 1 else 's'} " + " · ".join(parts) if names else "no loops"
 
 
 def store_summary(db: Database) -> str:
@@ -88,7 +92,7 @@ def store_summary(db: Database) -> str:
         f"{one('SELECT COUNT(*) FROM evaluation_runs')} evaluation runs",
         f"{one('SELECT COUNT(*) FROM proposals')} proposals "
         f"({split('SELECT status, COUNT(*) FROM proposals GROUP BY status ORDER BY status')})",
-        *(_loop_summary(db, name) for (name,) in db.execute("SELECT name FROM loops ORDER BY name").fetchall()),
+        _loops_summary(db),
         f"{one('SELECT COUNT(*) FROM assignments')} items assigned",
         f"{held} items held by colleagues for 15 minutes" if held else "",
     ) if part)

@@ -1,7 +1,6 @@
 """A tamper-evident audit: hand edits of events, records or lists are found by `gatepost verify`."""
 
 import json
-import shutil
 import sqlite3
 import subprocess
 from pathlib import Path
@@ -15,19 +14,10 @@ from gatepost.store.kernel import append_event as append
 from tests.conftest import run_gatepost
 
 
-@pytest.fixture(scope="module")
-def demo_store(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("demo") / "demo.db"
-    result = run_gatepost("--db", str(path), "demo", "--no-console", "-q", "--as", "ana", timeout=120)
-    assert result.returncode == 0, result.stderr
-    return path
-
-
 @pytest.fixture
-def store(demo_store: Path, tmp_path: Path) -> Path:
-    copy = tmp_path / "review.db"
-    shutil.copy(demo_store, copy)
-    return copy
+def store(demo_copy: Path) -> Path:
+    """A fresh copy of the demo store (tests/conftest.py) for each test to damage."""
+    return demo_copy
 
 
 def sql(path: Path, *statements: str, unguarded: str | None = None) -> None:

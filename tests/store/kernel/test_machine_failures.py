@@ -17,14 +17,6 @@ from tests.conftest import run_gatepost
 from tests.console_helpers import settle
 
 
-@pytest.fixture(scope="module")
-def demo_store(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("demo") / "demo.db"
-    done = run_gatepost("--db", str(path), "demo", "--no-console", "-q", "--as", "ana", timeout=120)
-    assert done.returncode == 0, done.stderr
-    return path
-
-
 def gatepost(store: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return run_gatepost("--db", str(store), *args, env=env)
 

@@ -2,7 +2,6 @@
 task results. Editing, adding or deleting one is found by `gatepost verify`, naming the event."""
 
 import json
-import shutil
 import sqlite3
 from pathlib import Path
 
@@ -11,23 +10,13 @@ from sqlite_utils import Database
 
 from gatepost.store.kernel import migrations, open_store
 from gatepost.store.kernel.chain import insert_chained
-from tests.conftest import run_gatepost
 from tests.store.kernel.test_audit_chain import one, sql, verify
 
 
-@pytest.fixture(scope="module")
-def demo_store(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("sealed") / "demo.db"
-    result = run_gatepost("--db", str(path), "demo", "--no-console", "-q", "--as", "ana", timeout=180)
-    assert result.returncode == 0, result.stderr
-    return path
-
-
 @pytest.fixture
-def store(demo_store: Path, tmp_path: Path) -> Path:
-    copy = tmp_path / "review.db"
-    shutil.copy(demo_store, copy)
-    return copy
+def store(demo_copy: Path) -> Path:
+    """A fresh copy of the demo store (tests/conftest.py) for each test to damage."""
+    return demo_copy
 
 
 def finding(result, seq: int) -> str:

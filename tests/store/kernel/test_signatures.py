@@ -28,19 +28,10 @@ def keygen(folder: Path, name: str) -> Path:
     return key
 
 
-@pytest.fixture(scope="module")
-def demo_store(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("signed") / "demo.db"
-    result = run_gatepost("--db", str(path), "demo", "--no-console", "-q", "--as", "ana", timeout=180)
-    assert result.returncode == 0, result.stderr
-    return path
-
-
 @pytest.fixture
-def store(demo_store: Path, tmp_path: Path) -> Path:
-    copy = tmp_path / "review.db"
-    shutil.copy(demo_store, copy)
-    return copy
+def store(demo_copy: Path) -> Path:
+    """A fresh copy of the demo store (tests/conftest.py) for each test to damage."""
+    return demo_copy
 
 
 def gp(store: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
