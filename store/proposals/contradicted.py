@@ -52,14 +52,21 @@ def proposal_contradiction(db: Database, proposal: dict[str, Any] | str) -> dict
 
 
 def contradicted_proposal_ids(db: Database, ids: list[str] | None = None) -> list[str]:
-    """The accepted proposals (of `ids`, or all) that later evidence contradicts, in id order."""
-    sql = "SELECT id, status, case_id FROM proposals WHERE status = 'accepted'"
+    """The accepted proposals (of `ids`, or all) that later evidence contradicts, in id order. One query keeps
+    only those with something recorded after their acceptance (case evidence, or a failed gate result): the
+    only ones a later record can contradict, so only these are evaluated."""
+    accepted = ("(SELECT MAX(seq) FROM events WHERE subject_type = 'proposal' AND subject_id = p.id"
+                " AND kind = 'proposal.marked' AND json_extract(payload, '$.status') = 'accepted')")
+    sql = (f"SELECT p.id, p.status, p.case_id FROM proposals p WHERE p.status = 'accepted' AND ("
+           f"EXISTS (SELECT 1 FROM evidence e WHERE e.case_id = p.case_id AND e.event_seq > {accepted})"
+           f" OR EXISTS (SELECT 1 FROM gate_results g WHERE g.proposal_id = p.id AND g.targeted = 1"
+           f" AND g.passed = 0 AND g.event_seq > {accepted}))")
     params: list[Any] = []
     if ids is not None:
         if not ids:
             return []
-        sql += f" AND id IN ({', '.join('?' * len(ids))})"
+        sql += f" AND p.id IN ({', '.join('?' * len(ids))})"
         params = list(ids)
-    rows = db.execute(sql + " ORDER BY id", params).fetchall()
+    rows = db.execute(sql + " ORDER BY p.id", params).fetchall()
     return [r[0] for r in rows
             if proposal_contradiction(db, {"id": r[0], "status": r[1], "case_id": r[2]}) is not None]

@@ -110,6 +110,7 @@ def test_an_accepted_proposal_whose_gate_later_fails_is_contradicted(people):
         gate_proposal(people, failing, dict(SAMPLE_DATA), actor="ci-nightly")
     found = proposals.proposal_contradiction(people, pid)
     assert found["line"] == "accepted at 2026-12-01 08:00; the gate came back failed at 18:00"
+    assert proposals.contradicted_proposal_ids(people) == [pid]  # the list's one-query filter keeps it
 
 
 def _doc(words: int) -> str:
