@@ -48,6 +48,13 @@ def _items(value: Any) -> list[str]:
     return [_value(v) for v in value] if isinstance(value, list) else []
 
 
+# sign, its style, the name's style, the value's style, and what it means, for a check added or dropped whole
+_WHOLE = {
+    "added": ("  + ", "bold green", "green", "green", "  new check"),
+    "removed": ("  − ", "bold red", "bold red", "red", "  dropped: no longer checked"),
+}
+
+
 def render_comparison(before: dict[str, Any] | None, after: dict[str, Any], *, before_name: str) -> Text:
     """`Assertions (active v3 → draft)`, then one line per added (+, green), dropped (−, red) or changed (~)
     assertion; a list's items dropped from it are red too."""
@@ -61,18 +68,13 @@ def render_comparison(before: dict[str, Any] | None, after: dict[str, Any], *, b
     width = max((len(c.name) for c in changes), default=0)
     for c in changes:
         text.append("\n")
-        if c.kind == "added":
-            text.append("  + ", style="bold green")
-            text.append_text(literal(c.name.ljust(width), style="green"))
+        if c.kind in _WHOLE:  # a check added or dropped whole: sign, name, value, what it means
+            sign, sign_style, name_style, value_style, note = _WHOLE[c.kind]
+            text.append(sign, style=sign_style)
+            text.append_text(literal(c.name.ljust(width), style=name_style))
             text.append("  ")
-            text.append_text(literal(_value(c.after), style="green"))
-            text.append("  new check", style="dim")
-        elif c.kind == "removed":
-            text.append("  − ", style="bold red")
-            text.append_text(literal(c.name.ljust(width), style="bold red"))
-            text.append("  ")
-            text.append_text(literal(_value(c.before), style="red"))
-            text.append("  dropped: no longer checked", style="red")
+            text.append_text(literal(_value(c.after if c.kind == "added" else c.before), style=value_style))
+            text.append(note, style="dim" if c.kind == "added" else "red")
         else:
             text.append("  ~ ", style="bold yellow")
             text.append_text(literal(c.name.ljust(width), style="yellow"))
