@@ -114,6 +114,8 @@ def fit_columns(cols: Sequence[Col], natural: Sequence[int], available: int) -> 
             break
         shown.remove(droppable.pop(0))
         widths = spread()
+    if len(shown) < len(cols) and available > cost(widths):  # a column left out: its room goes to the last
+        widths[shown[-1]] += available - cost(widths)       # shown, so the table is as wide as its pane
     return [(i, widths[i]) for i in shown]
 
 
@@ -239,7 +241,9 @@ class PagedList(Vertical):
         return True
 
     def on_resize(self) -> None:
-        self._relayout()
+        # the table (a child) takes its new size in the same layout pass, after this event: fit to the size
+        # it ends with, not the one it had (a column a cell off, depending on timing)
+        self.call_after_refresh(self._relayout)
 
     # --- loading -----------------------------------------------------------------
     def reload(self, *, keep_key: str | None = None, quiet: bool = False) -> None:
