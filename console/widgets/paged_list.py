@@ -88,7 +88,7 @@ def fit_columns(cols: Sequence[Col], natural: Sequence[int], available: int) -> 
     least = [min(n, c.min) if c.min is not None else n for c, n in zip(cols, natural, strict=True)]
     shown = list(range(len(cols)))
 
-    def cost(widths: Sequence[int]) -> int:
+    def cost(widths: Sequence[int] | dict[int, int]) -> int:
         return sum(widths[i] + PADDING for i in shown)
 
     def spread() -> dict[int, int]:
