@@ -7,6 +7,7 @@ gate passes, does not apply, and fails closed for each of its reasons.
 """
 
 import random
+import shutil
 import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -279,9 +280,12 @@ PROPOSALS = [
 
 
 def _config(plan: str) -> GateConfig:
-    command = f"{sys.executable} -I -S {SCORER} "  # isolated, no site: the scorer needs only the stdlib
+    # As an ai-memory config beside its scorer would say it: the script relative to the config's folder, so the
+    # stored command (shown on screen) is the same from any checkout; isolated, no site: stdlib only.
+    python = "python3" if shutil.which("python3") else sys.executable
+    command = f"{python} -I -S {SCORER.name} "
     common: dict[str, Any] = {"enabled": True, "targets": ["_rules", "procedures"], "timeout_secs": 30.0, "min_delta": 0.0,
-              "source": "/srv/loop/ai-memory.toml"}
+              "source": "/srv/loop/ai-memory.toml", "folder": str(SCORER.parent)}
     if plan == "disabled":
         return GateConfig(**{**common, "enabled": False, "command": command + "structure"})
     if plan == "hang":
