@@ -16,6 +16,7 @@ from gatepost.widgets.paged_list import PagedList
 if TYPE_CHECKING:  # the app imports every screen: only the type checker imports it back
     from gatepost.app import GatepostApp
 
+DETAIL_LEAST = 30  # columns the detail pane keeps when a list needs more than half the width
 HEADER_ICON = "≡"  # in every common monospace font (⭘ rendered as a missing-glyph box)
 
 
@@ -46,7 +47,9 @@ class GatepostScreen(Screen[Any]):
 
     # --- layout: the list pane takes what its columns need, up to half the width -----------------
     def fit_list_panes(self) -> None:
-        """Size each `.split > .list-pane` to its list's columns, at most half the screen."""
+        """Size each `.split > .list-pane` to its list's columns, at most half the screen; more only when
+        the columns never left out (a run's skill, verdict, rates and delta) need it, the detail keeping
+        DETAIL_LEAST columns."""
         half = self.size.width // 2
         for pane in self.query(".split > .list-pane"):
             lists = list(pane.query(PagedList))
@@ -54,7 +57,8 @@ class GatepostScreen(Screen[Any]):
                 continue
             chrome = pane.styles.border.spacing.width + pane.styles.padding.width
             wanted = lists[0].wanted_width() + chrome
-            width = min(wanted, half)
+            most = max(half, min(lists[0].least_width() + chrome, self.size.width - DETAIL_LEAST))
+            width = min(wanted, most)
             if pane.styles.width is None or pane.styles.width.cells != width:
                 pane.styles.width = width
 

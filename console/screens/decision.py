@@ -36,7 +36,7 @@ from gatepost.store.views import (
     queue_state,
 )
 from gatepost.widgets.note_dialog import NoteDialog
-from gatepost.widgets.paged_list import Row
+from gatepost.widgets.paged_list import Row, as_col
 from gatepost.widgets.queue_bar import QueueBar, until
 
 RENEW_EVERY = 300.0  # seconds: a 15-minute lease renewed every 5 minutes while the item stays open
@@ -184,16 +184,23 @@ class DecisionScreen(ListDetailScreen):
         changed = changes_since_seen(db, self.person, kind, keys)
         mine = assigned_ids(db, self.person, kind)
         flagged = self.contradicted(db, keys) if keys else set()
+        at = self.mark_column()
         out: list[Row] = []
         for key, cells in rows:
             mark = ("●" if key in changed else "") + ("→" if key in mine else "")
-            if (mark or key in flagged) and cells:
-                first = cells[0] if isinstance(cells[0], Text) else literal(str(cells[0]))
+            if (mark or key in flagged) and len(cells) > at:
+                cell = cells[at] if isinstance(cells[at], Text) else literal(str(cells[at]))
                 prefix = Text("⚠", style="bold yellow") if key in flagged else Text()
                 prefix.append(mark, style="bold cyan")
-                cells = [prefix + Text(" ") + first, *cells[1:]]
+                cells = [*cells[:at], prefix + Text(" ") + cell, *cells[at + 1:]]
             out.append((key, cells))
         return out
+
+    def mark_column(self) -> int:
+        """The column the markers go on: the first one never left out and wide enough to hold them, so a
+        narrow terminal keeps them (Proposals' first column, its status, is the first to go)."""
+        cols = [as_col(c) for c in self.COLUMNS]
+        return next((i for i, c in enumerate(cols) if not c.drop and (c.width is None or c.width >= 8)), 0)
 
     def _looked(self, key: str, read: ItemRead) -> Text:
         """What changed since the person last opened the item and who it is assigned to; then it counts as seen.

@@ -215,6 +215,12 @@ class PagedList(Vertical):
         natural = natural_widths(self.columns, self._cells)
         return sum(w + PADDING for w in natural) + SCROLLBAR
 
+    def least_width(self) -> int:
+        """The cells the table needs to show the columns never left out, each shrunk to its `min`."""
+        natural = natural_widths(self.columns, self._cells)
+        return sum((min(n, c.min) if c.min is not None else n) + PADDING
+                   for c, n in zip(self.columns, natural, strict=True) if not c.drop) + SCROLLBAR
+
     def _fitted(self) -> list[tuple[int, int]]:
         natural = natural_widths(self.columns, self._cells)
         width = self.table.size.width or self.size.width
