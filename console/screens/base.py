@@ -2,13 +2,14 @@
 
 from typing import TYPE_CHECKING, Any, cast
 
-from textual import events, on
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Header
 
 from gatepost.keymap import bound
+from gatepost.store.views import change_seq
 from gatepost.widgets.key_bar import KeyFooter
 from gatepost.widgets.nav_bar import NavBar
 from gatepost.widgets.paged_list import PagedList
@@ -34,6 +35,7 @@ class GatepostScreen(Screen[Any]):
     GatepostScreen #bottom-bar { dock: bottom; height: auto; max-height: 8; }
     """
     mode_name: str | None = None  # the app sets it: the NavBar marks this screen's key
+    shown_change: int | None = None  # the store's change_seq when the screen was last shown
 
     def compose(self) -> ComposeResult:
         yield Header(icon=HEADER_ICON)
@@ -107,3 +109,13 @@ class GatepostScreen(Screen[Any]):
     def refresh_data(self) -> None:
         for paged in self.query(PagedList):
             paged.reload(keep_key=paged.current_key)
+
+    @work(thread=True, exclusive=True, group="version")
+    def refresh_if_changed(self) -> None:
+        """A screen shown again redraws only when the store changed since it was last shown (its change_seq:
+        a decision, an import or a lease moves it; a person opening an item, a read receipt, does not)."""
+        with self.gp_app.reading() as db:
+            seq = change_seq(db)
+        before, self.shown_change = self.shown_change, seq
+        if before is not None and seq != before:  # first shown: composing it has just read everything
+            self.app.call_from_thread(self.refresh_data)

@@ -199,7 +199,7 @@ class ResultsScreen(GatepostScreen):
         self.query_one("#results-list", PagedList).table.focus()
 
     def on_screen_resume(self) -> None:
-        self.refresh_data()
+        self.refresh_if_changed()
 
     # --- runs ------------------------------------------------------------------------------
     def _fetch_runs(self, db: Any, search: str, offset: int, limit: int) -> tuple[list[Row], int]:
