@@ -189,7 +189,8 @@ class DecisionScreen(ListDetailScreen):
         for key, cells in rows:
             mark = ("●" if key in changed else "") + ("→" if key in mine else "")
             if (mark or key in flagged) and len(cells) > at:
-                cell = cells[at] if isinstance(cells[at], Text) else literal(str(cells[at]))
+                value = cells[at]
+                cell = value if isinstance(value, Text) else literal(str(value))
                 prefix = Text("⚠", style="bold yellow") if key in flagged else Text()
                 prefix.append(mark, style="bold cyan")
                 cells = [*cells[:at], prefix + Text(" ") + cell if cell.plain else prefix, *cells[at + 1:]]
