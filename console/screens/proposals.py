@@ -16,6 +16,7 @@ from gatepost.screens.list_detail import Filter
 from gatepost.store import proposals as proposals_mod
 from gatepost.store.proposals import gate_status
 from gatepost.widgets.diff_view import unified_diff
+from gatepost.widgets.in_place import put
 from gatepost.widgets.paged_list import Col, Row
 
 # the first: ⚠ ● → on a narrow column that stays at any width (the status column is the first left out),
@@ -87,16 +88,16 @@ class ProposalsScreen(DecisionScreen):
         widgets = {name: self.query_one(f"#proposal-{name}", Static)
                    for name in ("head", "actions", "gate", "case", "marks", "diff")}
         if found is None:
-            widgets["head"].update(literal("No proposal selected."))
+            put(widgets["head"], literal("No proposal selected."))
             for name in ("actions", "gate", "case", "marks", "diff"):
-                widgets[name].update("")
+                put(widgets[name], "")
             return
-        widgets["head"].update(self._head(found))
-        widgets["actions"].update(self.actions_text())
-        widgets["gate"].update(self._gate(found))
-        widgets["case"].update(self._case(found))
-        widgets["marks"].update(self._marks(found))
-        widgets["diff"].update(unified_diff(found["before_body"], found["after_body"],
+        put(widgets["head"], self._head(found))
+        put(widgets["actions"], self.actions_text())
+        put(widgets["gate"], self._gate(found))
+        put(widgets["case"], self._case(found))
+        put(widgets["marks"], self._marks(found))
+        put(widgets["diff"], unified_diff(found["before_body"], found["after_body"],
                                             before_name=f"{found['path'] or 'before'} (before)",
                                             after_name=f"{found['path'] or 'after'} (after)"))
 
