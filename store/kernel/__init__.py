@@ -126,10 +126,9 @@ from .records import (
     seqs_with_records,
 )
 from .schema import (
-    APPEND_ONLY,
     APPLICATION_ID,
-    KERNEL_APPEND_ONLY,
     MIGRATION_SET,
+    RECORD_TABLES,
     known_migration_names,
     latest_version,
     m001_initial,
@@ -166,7 +165,7 @@ from .task_order import (
 
 __all__ = [
     "ADMIN",
-    "APPEND_ONLY",
+    "RECORD_TABLES",
     "APPLICATION_ID",
     "Act",
     "BUSY_TIMEOUT_MS",
@@ -189,7 +188,6 @@ __all__ = [
     "GatepostError",
     "IDENTITY",
     "InputError",
-    "KERNEL_APPEND_ONLY",
     "KEY_ENV",
     "KINDS",
     "LEASE",
