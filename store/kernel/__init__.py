@@ -39,6 +39,7 @@ from .clock import (
 from .db import (
     BUSY_TIMEOUT_MS,
     DEFAULT_DB,
+    one_of,
     open_store,
     read_only_media,
     resolve_path,
@@ -263,6 +264,7 @@ __all__ = [
     "now",
     "now_iso",
     "observed_at",
+    "one_of",
     "open_store",
     "os_user",
     "parse_iso",
