@@ -402,6 +402,7 @@ def _import_streamed(db: Database, path: Path, *, actor: str | None) -> tuple[st
                         note=_note(artifact), at=artifact.get("finished_at"), seal=True)
         db.execute(f"UPDATE evaluation_runs SET {', '.join(c + ' = ?' for c in _RUN_FIELDS)} WHERE id = ?",
                    [*_run_values(None, artifact, seq), run_id])
+        refresh_task_order(db, run_id)  # the review order, as store_run stores it, sorted by SQLite (bounded)
     return run_id, True
 
 

@@ -119,6 +119,37 @@ class Built(NamedTuple):
     counts: dict[str, list[int]]  # split -> [tasks, failing, changed, changed_now_pass, differs, flaky]
 
 
+def _flags(was: int | None, c_n: int, c_pass: int | None, c_min: int | None, b_n: int, b_pass: int | None,
+           b_min: int | None) -> int:
+    """A task's flags from its per-side aggregates and its candidate's pass@k in the previous run (None: absent)."""
+    flags = 0
+    if was is not None:
+        flags = FLAG_WAS_KNOWN | (FLAG_WAS_PASSED if was else 0)
+        if c_n and (was > 0) != (c_pass > 0):  # type: ignore[operator]
+            flags |= FLAG_CHANGED
+    if (c_pass > 0 if c_n else None) != (b_pass > 0 if b_n else None):  # type: ignore[operator]
+        flags |= FLAG_DIFFERS
+    if (c_n and c_min == 0 and c_pass == 1) or (b_n and b_min == 0 and b_pass == 1):
+        flags |= FLAG_FLAKY
+    if not (c_n and c_pass):
+        flags |= FLAG_FAILING
+    return flags
+
+
+def _count(counts: dict[str, list[int]], split: str | None, flags: int) -> None:
+    """Add one task to its split's counts [tasks, failing, changed, changed_now_pass, differs, flaky]."""
+    c = counts.get(split or "")
+    if c is None:
+        c = counts[split or ""] = [0, 0, 0, 0, 0, 0]
+    c[0] += 1
+    if flags & (FLAG_FAILING | FLAG_CHANGED | FLAG_DIFFERS | FLAG_FLAKY):
+        c[1] += bool(flags & FLAG_FAILING)
+        c[2] += bool(flags & FLAG_CHANGED)
+        c[3] += bool(flags & FLAG_CHANGED and not flags & FLAG_FAILING)
+        c[4] += bool(flags & FLAG_DIFFERS)
+        c[5] += bool(flags & FLAG_FLAKY)
+
+
 def _build(db: Database, run_id: str, tasks: Iterable[Sequence[Any]]) -> Built:
     """Order the run's tasks (per-task aggregates as _AGGREGATE gives them) and count them per split."""
     previous = neighbour_run(db, run_id, after=False)
@@ -130,29 +161,9 @@ def _build(db: Database, run_id: str, tasks: Iterable[Sequence[Any]]) -> Built:
     keyed = []
     counts: dict[str, list[int]] = {}
     for task_id, ord_, split, c_n, c_pass, c_min, b_n, b_pass, b_min in tasks:
-        was = before.get(task_id)
-        flags = 0
-        if was is not None:
-            flags = FLAG_WAS_KNOWN | (FLAG_WAS_PASSED if was else 0)
-            if c_n and (was > 0) != (c_pass > 0):
-                flags |= FLAG_CHANGED
-        if (c_pass > 0 if c_n else None) != (b_pass > 0 if b_n else None):
-            flags |= FLAG_DIFFERS
-        if (c_n and c_min == 0 and c_pass == 1) or (b_n and b_min == 0 and b_pass == 1):
-            flags |= FLAG_FLAKY
-        if not (c_n and c_pass):
-            flags |= FLAG_FAILING
+        flags = _flags(before.get(task_id), c_n, c_pass, c_min, b_n, b_pass, b_min)
         keyed.append((0 if flags & FLAG_CHANGED else 1 if flags & FLAG_DIFFERS else 2, ord_, task_id, split, flags))
-        c = counts.get(split or "")
-        if c is None:
-            c = counts[split or ""] = [0, 0, 0, 0, 0, 0]
-        c[0] += 1
-        if flags & (FLAG_FAILING | FLAG_CHANGED | FLAG_DIFFERS | FLAG_FLAKY):
-            c[1] += bool(flags & FLAG_FAILING)
-            c[2] += bool(flags & FLAG_CHANGED)
-            c[3] += bool(flags & FLAG_CHANGED and not flags & FLAG_FAILING)
-            c[4] += bool(flags & FLAG_DIFFERS)
-            c[5] += bool(flags & FLAG_FLAKY)
+        _count(counts, split, flags)
     keyed.sort()
     lists: dict[str, list[Any]] = {"all": [[k[2], k[3], k[4]] for k in keyed]}
     for name, bit in (("failing", FLAG_FAILING), ("differs", FLAG_DIFFERS), ("flaky", FLAG_FLAKY)):
@@ -175,6 +186,90 @@ def _write(db: Database, run_id: str, built: Built) -> None:
         f"INSERT INTO {COUNTS_TABLE} (run_id, split, previous_run, tasks, failing, changed, changed_now_pass,"
         " differs, flaky) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [(run_id, split, built.previous, *values) for split, values in built.counts.items()])
+
+
+# The per-task aggregates of _AGGREGATE with the previous run's candidate pass@k, in review order: sorted
+# by SQLite (whose sorter spills to temporary files), so a run of any size is ordered in bounded memory.
+# The group is _build's: changed since the previous run (0), then candidate ≠ baseline (1), then the rest.
+_ORDERED = f"""
+WITH agg AS ({_AGGREGATE}),
+prev AS (SELECT task_id, MAX(COALESCE(passed, 0)) AS was FROM task_results
+         WHERE run_id = ? AND side = 'candidate' GROUP BY task_id)
+SELECT agg.*, prev.was FROM agg LEFT JOIN prev ON prev.task_id = agg.task_id
+ORDER BY CASE WHEN prev.was IS NOT NULL AND c_n > 0 AND (prev.was > 0) != (c_pass > 0) THEN 0
+              WHEN (CASE WHEN c_n > 0 THEN c_pass > 0 END) IS NOT (CASE WHEN b_n > 0 THEN b_pass > 0 END) THEN 1
+              ELSE 2 END, first_id
+"""
+
+
+class _Chunks:
+    """Lists cut into chunks as their items arrive: at most TASK_CHUNK open items per list; the closed
+    chunks wait in `rows` (run_task_pages rows) for the caller to write."""
+
+    def __init__(self, run_id: str) -> None:
+        self.run_id = run_id
+        self.open: dict[str, tuple[int, list[Any]]] = {}  # list -> (its chunk number, the chunk's items so far)
+        self.rows: list[tuple[str, str, int, str]] = []
+
+    def add(self, name: str, item: Any) -> None:
+        number, items = self.open.get(name) or self.open.setdefault(name, (0, []))
+        items.append(item)
+        if len(items) == TASK_CHUNK:
+            self.rows.append((self.run_id, name, number, json.dumps(items, ensure_ascii=False, separators=(",", ":"))))
+            self.open[name] = (number + 1, [])
+
+    def take(self, *, last: bool = False) -> list[tuple[str, str, int, str]]:
+        """The closed chunks (with `last`, every open one too), handed over once."""
+        if last:
+            self.rows.extend((self.run_id, name, number, json.dumps(items, ensure_ascii=False, separators=(",", ":")))
+                             for name, (number, items) in self.open.items() if items)
+            self.open = {}
+        rows, self.rows = self.rows, []
+        return rows
+
+
+def _write_ordered(db: Database, run_id: str) -> None:
+    """Store a run's order and counts as _write(_build(...)) does, row for row, in bounded memory: the tasks
+    come from SQLite in review order and each list is written chunk by chunk.
+
+    A run of one split stores no list per split; the first split's list is only written (as positions
+    0..n-1, which it is until then) when a second split appears.
+    """
+    _forget(db, run_id)
+    previous = neighbour_run(db, run_id, after=False)
+    chunks = _Chunks(run_id)
+    insert = f"INSERT INTO {PAGES_TABLE} (run_id, list, chunk, entries) VALUES (?, ?, ?, ?)"
+    counts: dict[str, list[int]] = {}
+    first_split: str | None = None
+    several = False
+    position = 0
+    cursor = db.execute(_ORDERED, [run_id, previous])
+    while batch := cursor.fetchmany(2000):
+        for task_id, _first, split, c_n, c_pass, c_min, b_n, b_pass, b_min, was in batch:
+            flags = _flags(was, c_n, c_pass, c_min, b_n, b_pass, b_min)
+            chunks.add("all", [task_id, split, flags])
+            for name, bit in (("failing", FLAG_FAILING), ("differs", FLAG_DIFFERS), ("flaky", FLAG_FLAKY)):
+                if flags & bit:
+                    chunks.add(name, position)
+            key = split or ""
+            if first_split is None:
+                first_split = key
+            elif not several and key != first_split:  # a second split: the first one's list until now
+                several = True
+                for earlier in range(position):
+                    chunks.add(f"split:{first_split}", earlier)
+                db.conn.executemany(insert, chunks.take())
+            if several:
+                chunks.add(f"split:{key}", position)
+            _count(counts, split, flags)
+            position += 1
+        if len(chunks.rows) >= 256:
+            db.conn.executemany(insert, chunks.take())
+    db.conn.executemany(insert, chunks.take(last=True))
+    db.conn.executemany(
+        f"INSERT INTO {COUNTS_TABLE} (run_id, split, previous_run, tasks, failing, changed, changed_now_pass,"
+        " differs, flaky) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(run_id, split, previous, *values) for split, values in counts.items()])
 
 
 def _forget(db: Database, run_id: str) -> None:
@@ -209,14 +304,14 @@ def refresh_task_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] 
         last = db.execute("SELECT MAX(id) FROM task_results").fetchone()[0] or 0
         _write(db, run_id, _build(db, run_id, _from_rows(rows, last - len(rows) + 1)))
     else:
-        _write(db, run_id, computed_order(db, run_id))
+        _write_ordered(db, run_id)
     following = neighbour_run(db, run_id, after=True)
     if following is not None and is_stored(db, following):
-        _write(db, following, computed_order(db, following))
+        _write_ordered(db, following)
 
 
 def backfill_task_order(db: Database) -> None:
     """Store the order of every large stored run (a store from before the projection existed)."""
     for (run_id,) in db.execute("SELECT run_id FROM task_results GROUP BY run_id HAVING COUNT(*) > ?",
                                 [TASK_ORDER_STORE_ABOVE]).fetchall():
-        _write(db, run_id, computed_order(db, run_id))
+        _write_ordered(db, run_id)

@@ -40,6 +40,7 @@ HELPERS = {
     "store/loops/current.py::link_case": "which loop made a case, inside new_case's act",
     "store/kernel/task_order.py::refresh_task_order": "a run's review order (a projection), in the run's act",
     "store/kernel/task_order.py::_write": "the stored review order, written by refresh_task_order",
+    "store/kernel/task_order.py::_write_ordered": "the stored review order sorted by SQLite, from refresh_task_order",
     "store/kernel/task_order.py::_forget": "drops a stored review order, from refresh_task_order",
 }
 # Functions that write outside any act, and why they may.
