@@ -131,6 +131,7 @@ class DecisionScreen(ListDetailScreen):
         self._queue_timer: Any = None
         self._seen_before: tuple[str | None, str | None] = (None, None)  # the item last drawn, what had changed
         self._marked_seen: dict[str, bool] = {}
+        self._unmark: set[str] = set()  # rows opened with ● whose read receipt is written: it goes when left
         self.looked = Text()
         self._queue_cache: tuple[int, str, QueueState] | None = None  # (change_seq, queue, the queue then)
 
@@ -208,6 +209,7 @@ class DecisionScreen(ListDetailScreen):
 
         Drawing the same item again (a refresh) keeps saying what had changed when the person opened it.
         """
+        self._unmark_left(key)
         changed = read.changed
         if self._seen_before[0] == key:
             changed = changed or self._seen_before[1]
@@ -228,11 +230,19 @@ class DecisionScreen(ListDetailScreen):
 
             async def mark() -> None:
                 await self.gp_app.write(lambda db: mark_seen(db, person, kind, key))
-                if marked:  # its row's ● goes (a read receipt moves no change_seq: nothing else reloads for it)
-                    self.paged.reload(keep_key=self.paged.current_key, quiet=True)
+                if marked:
+                    self._unmark.add(key)
+                    self._unmark_left(self.wanted)
 
             self.app.run_worker(mark(), group="seen", exit_on_error=False)
         return text
+
+    def _unmark_left(self, showing: str | None) -> None:
+        """A row opened with ● keeps it while it is shown (the list still says what the person came to see)
+        and loses it once they move on; a read receipt moves no change_seq, so nothing else reloads for it."""
+        if self._unmark - {showing}:
+            self._unmark &= {showing}
+            self.paged.reload(keep_key=self.paged.current_key, quiet=True)
 
     def read_nothing(self, db: Any) -> ItemRead:
         return ItemRead(None, queue=self._queue_now(db))
