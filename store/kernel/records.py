@@ -30,8 +30,10 @@ RECORD_SOURCES: tuple[tuple[str, str], ...] = (
                    " WHERE event_seq = ? ORDER BY id"),
     ("manifest_versions", "SELECT id, skill, version, assertions, source, draft_id, author, created_at"
                           " FROM manifest_versions WHERE event_seq = ? ORDER BY id"),
-    ("task_results", f"SELECT {', '.join('t.' + c for c in TASK_RESULT_COLUMNS)} FROM task_results t"
-                     " JOIN evaluation_runs r ON r.id = t.run_id WHERE r.event_seq = ? ORDER BY t.id"),
+    # CROSS JOIN: SQLite reads the runs first (by event_seq) and then their results by run_id, never all
+    # task results in id order (that made every sealed act cost a scan of the whole table)
+    ("task_results", f"SELECT {', '.join('t.' + c for c in TASK_RESULT_COLUMNS)} FROM evaluation_runs r"
+                     " CROSS JOIN task_results t ON t.run_id = r.id WHERE r.event_seq = ? ORDER BY t.id"),
 )
 # Which events have records: every seq a record of these tables names.
 SEQS_WITH_RECORDS = ("SELECT event_seq FROM skill_runs WHERE event_seq IS NOT NULL"
