@@ -49,10 +49,11 @@ def run_gatepost(*args: str, cwd: Path | None = None, env: dict | None = None,
                           capture_output=True, text=True, timeout=timeout)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The demo store built through the real CLI (`gatepost demo --no-console` as ana), once per module:
-    tests that damage a store copy it (`demo_copy`) rather than build their own."""
+    """The demo store built through the real CLI (`gatepost demo --no-console` as ana), once per test process
+    (a build takes seconds; the suite would build it a dozen times): never written to — a test that opens,
+    decides or damages a store takes its own copy (`demo_copy`)."""
     path = tmp_path_factory.mktemp("demo") / "demo.db"
     done = run_gatepost("--db", str(path), "demo", "--no-console", "-q", "--as", "ana", timeout=180)
     assert done.returncode == 0, done.stderr
@@ -67,9 +68,10 @@ def demo_copy(demo_store: Path, tmp_path: Path) -> Path:
     return copy
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def built_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The demo store as `gatepost screenshots` builds it (seed 7, clock frozen at DEMO_NOW), once per module."""
+    """The demo store as `gatepost screenshots` builds it (seed 7, clock frozen at DEMO_NOW), once per test
+    process; tests use copies of it (`demo_here`)."""
     path = tmp_path_factory.mktemp("demo") / "demo.db"
     with freeze(DEMO_NOW):
         build_demo(path, seed=7, person="ana")

@@ -2,13 +2,14 @@
 
 from typing import TYPE_CHECKING, Any, cast
 
-from textual import events, on
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Header
 
 from gatepost.keymap import bound
+from gatepost.store.views import change_seq
 from gatepost.widgets.key_bar import KeyFooter
 from gatepost.widgets.nav_bar import NavBar
 from gatepost.widgets.paged_list import PagedList
@@ -16,6 +17,7 @@ from gatepost.widgets.paged_list import PagedList
 if TYPE_CHECKING:  # the app imports every screen: only the type checker imports it back
     from gatepost.app import GatepostApp
 
+DETAIL_LEAST = 30  # columns the detail pane keeps when a list needs more than half the width
 HEADER_ICON = "≡"  # in every common monospace font (⭘ rendered as a missing-glyph box)
 
 
@@ -33,6 +35,7 @@ class GatepostScreen(Screen[Any]):
     GatepostScreen #bottom-bar { dock: bottom; height: auto; max-height: 8; }
     """
     mode_name: str | None = None  # the app sets it: the NavBar marks this screen's key
+    shown_change: int | None = None  # the store's change_seq when the screen was last shown
 
     def compose(self) -> ComposeResult:
         yield Header(icon=HEADER_ICON)
@@ -46,7 +49,9 @@ class GatepostScreen(Screen[Any]):
 
     # --- layout: the list pane takes what its columns need, up to half the width -----------------
     def fit_list_panes(self) -> None:
-        """Size each `.split > .list-pane` to its list's columns, at most half the screen."""
+        """Size each `.split > .list-pane` to its list's columns, at most half the screen; more only when
+        the columns never left out (a run's skill, verdict, rates and delta) need it, the detail keeping
+        DETAIL_LEAST columns."""
         half = self.size.width // 2
         for pane in self.query(".split > .list-pane"):
             lists = list(pane.query(PagedList))
@@ -54,7 +59,8 @@ class GatepostScreen(Screen[Any]):
                 continue
             chrome = pane.styles.border.spacing.width + pane.styles.padding.width
             wanted = lists[0].wanted_width() + chrome
-            width = min(wanted, half)
+            most = max(half, min(lists[0].least_width() + chrome, self.size.width - DETAIL_LEAST))
+            width = min(wanted, most)
             if pane.styles.width is None or pane.styles.width.cells != width:
                 pane.styles.width = width
 
@@ -103,3 +109,13 @@ class GatepostScreen(Screen[Any]):
     def refresh_data(self) -> None:
         for paged in self.query(PagedList):
             paged.reload(keep_key=paged.current_key)
+
+    @work(thread=True, exclusive=True, group="version")
+    def refresh_if_changed(self) -> None:
+        """A screen shown again redraws only when the store changed since it was last shown (its change_seq:
+        a decision, an import or a lease moves it; a person opening an item, a read receipt, does not)."""
+        with self.gp_app.reading() as db:
+            seq = change_seq(db)
+        before, self.shown_change = self.shown_change, seq
+        if before is not None and seq != before:  # first shown: composing it has just read everything
+            self.app.call_from_thread(self.refresh_data)

@@ -31,12 +31,12 @@ from gatepost.store.views import (
     QueueState,
     assigned_ids,
     assignment_of,
+    change_seq,
     changes_since_seen,
-    data_version,
     queue_state,
 )
 from gatepost.widgets.note_dialog import NoteDialog
-from gatepost.widgets.paged_list import Row
+from gatepost.widgets.paged_list import Row, as_col
 from gatepost.widgets.queue_bar import QueueBar, until
 
 RENEW_EVERY = 300.0  # seconds: a 15-minute lease renewed every 5 minutes while the item stays open
@@ -132,7 +132,7 @@ class DecisionScreen(ListDetailScreen):
         self._seen_before: tuple[str | None, str | None] = (None, None)  # the item last drawn, what had changed
         self._marked_seen: dict[str, bool] = {}
         self.looked = Text()
-        self._queue_cache: tuple[int, str, QueueState] | None = None  # (data_version, queue, the queue then)
+        self._queue_cache: tuple[int, str, QueueState] | None = None  # (change_seq, queue, the queue then)
 
     # --- what a screen provides -----------------------------------------------------------------
     def legal(self, name: str) -> tuple[bool, str]:
@@ -184,16 +184,24 @@ class DecisionScreen(ListDetailScreen):
         changed = changes_since_seen(db, self.person, kind, keys)
         mine = assigned_ids(db, self.person, kind)
         flagged = self.contradicted(db, keys) if keys else set()
+        at = self.mark_column()
         out: list[Row] = []
         for key, cells in rows:
             mark = ("●" if key in changed else "") + ("→" if key in mine else "")
-            if (mark or key in flagged) and cells:
-                first = cells[0] if isinstance(cells[0], Text) else literal(str(cells[0]))
+            if (mark or key in flagged) and len(cells) > at:
+                value = cells[at]
+                cell = value if isinstance(value, Text) else literal(str(value))
                 prefix = Text("⚠", style="bold yellow") if key in flagged else Text()
                 prefix.append(mark, style="bold cyan")
-                cells = [prefix + Text(" ") + first, *cells[1:]]
+                cells = [*cells[:at], prefix + Text(" ") + cell if cell.plain else prefix, *cells[at + 1:]]
             out.append((key, cells))
         return out
+
+    def mark_column(self) -> int:
+        """The column the markers go on: the first one never left out and wide enough to hold them (a narrow
+        marker column, Col("", 3), or a name), so a narrow terminal keeps them."""
+        cols = [as_col(c) for c in self.COLUMNS]
+        return next((i for i, c in enumerate(cols) if not c.drop and (c.width is None or c.width >= 3)), 0)
 
     def _looked(self, key: str, read: ItemRead) -> Text:
         """What changed since the person last opened the item and who it is assigned to; then it counts as seen.
@@ -216,17 +224,23 @@ class DecisionScreen(ListDetailScreen):
             kind, person = self.WORK.subject, self.person
             # a personal read mark, not a record: on a store that cannot be written (read-only media) it is
             # skipped, and browsing goes on
-            self.app.run_worker(self.gp_app.write(lambda db: mark_seen(db, person, kind, key)),
-                                group="seen", exit_on_error=False)
+            marked = bool(read.changed)
+
+            async def mark() -> None:
+                await self.gp_app.write(lambda db: mark_seen(db, person, kind, key))
+                if marked:  # its row's ● goes (a read receipt moves no change_seq: nothing else reloads for it)
+                    self.paged.reload(keep_key=self.paged.current_key, quiet=True)
+
+            self.app.run_worker(mark(), group="seen", exit_on_error=False)
         return text
 
     def read_nothing(self, db: Any) -> ItemRead:
         return ItemRead(None, queue=self._queue_now(db))
 
     def _queue_now(self, db: Any) -> QueueState:
-        """The queue, read again only when the store changed since (PRAGMA data_version): a cursor move
-        does not change it, and on 10,000 cases it was the costliest read of a move."""
-        version, name = data_version(db), self.WORK.name  # Cases switches between two queues
+        """The queue, read again only when the store changed since (its change_seq: a cursor move, even with
+        the seen mark it writes, does not move it), and on 10,000 cases it was the costliest read of a move."""
+        version, name = change_seq(db), self.WORK.name  # Cases switches between two queues
         cached = self._queue_cache
         if cached is not None and cached[:2] == (version, name):
             return cached[2]

@@ -30,7 +30,6 @@ from textual.worker import get_current_worker
 from gatepost.keymap import bound, key_for
 from gatepost.safe import literal
 from gatepost.screens.base import GatepostScreen
-from gatepost.store.views import data_version
 from gatepost.widgets.paged_list import ColumnSpec, PagedList, Row
 
 FOLLOW_IDLE = 0.05  # seconds the cursor rests before the detail is read
@@ -81,7 +80,6 @@ class ListDetailScreen(GatepostScreen):
         self.shown: str | None = None  # the key of the item shown in the detail
         self.detail: Any = None  # what fetch_detail read for it
         self.wanted: str | None = None  # the key the detail is being read for
-        self.data_version: int | None = None  # the store's PRAGMA data_version when last shown
         self.follow_idle = FOLLOW_IDLE
         self._follow_timer: Timer | None = None
         self._generation = 0  # of the newest detail request: an older result is dropped
@@ -151,16 +149,7 @@ class ListDetailScreen(GatepostScreen):
         if getattr(self, "_covered", False):  # back from a dialog: what it changed is redrawn by its write
             self._covered = False
             return
-        self._refresh_if_changed()
-
-    @work(thread=True, exclusive=True, group="version")
-    def _refresh_if_changed(self) -> None:
-        """A screen shown again redraws only when the store changed since (PRAGMA data_version)."""
-        with self.gp_app.reading() as db:
-            version = data_version(db)
-        before, self.data_version = self.data_version, version
-        if before is not None and version != before:  # first shown: composing it has just read everything
-            self.app.call_from_thread(self.refresh_data)
+        self.refresh_if_changed()
 
     # --- the title: every filter and the search, and how to clear them -----------------------
     def render_title(self) -> None:

@@ -34,6 +34,7 @@ from gatepost.store.skills import (
 from gatepost.store.views import fold_leases
 from gatepost.widgets.assertion_diff import render_comparison
 from gatepost.widgets.diff_view import unified_diff
+from gatepost.widgets.in_place import put
 from gatepost.widgets.note_dialog import Dialog
 from gatepost.widgets.paged_list import Col, Row
 
@@ -181,41 +182,41 @@ class ManifestsScreen(DecisionScreen):
         parts = {name: self.query_one(f"#man-{name}", Static) for name in ids}
         head = self.query_one("#man-head", Static)
         if view is None:
-            head.update(literal("Nothing selected." if not self.wanted else f"No draft {self.wanted}."))
+            put(head, literal("Nothing selected." if not self.wanted else f"No draft {self.wanted}."))
             for part in parts.values():
-                part.update("")
+                put(part, "")
             return
         draft, active = view.draft, view.active
         shown = self._head(draft, active, view.based, view.history)
         if view.contradicted:
             shown.append_text(literal(f"\n⚠ contradicted later: {view.contradicted['line']}: "
                                       f"{view.contradicted.get('message') or ''}", style="bold yellow"))
-        head.update(shown)
-        parts["assertions"].update(render_comparison(
+        put(head, shown)
+        put(parts["assertions"], render_comparison(
             active["assertions"] if active else None, draft["assertions"],
             before_name=f"active v{active['version']}" if active else "no manifest yet"))
         left = Text("Draft\n", style="bold")
         left.append_text(literal(draft["yaml"]))
-        parts["draft"].update(left)
+        put(parts["draft"], left)
         right = Text(f"Active v{active['version']}\n" if active else "Active version\n", style="bold")
         right.append_text(literal(active["yaml"]) if active else Text("none: the skill has no manifest yet",
                                                                       style="dim"))
-        parts["active"].update(right)
+        put(parts["active"], right)
         diff = Text("Diff (active → draft)\n", style="bold")
         diff.append_text(unified_diff(active["yaml"] if active else "", draft["yaml"],
                                       before_name=f"active v{active['version']}" if active else "no manifest",
                                       after_name=draft["id"]))
-        parts["diff"].update(diff)
-        parts["evidence"].update(self._evidence(draft))
+        put(parts["diff"], diff)
+        put(parts["evidence"], self._evidence(draft))
         if draft["status"] != "pending":
-            parts["actions"].update(Text(f"This draft is {draft['status']}: nothing to decide.", style="dim"))
+            put(parts["actions"], Text(f"This draft is {draft['status']}: nothing to decide.", style="dim"))
         else:
             actions = self.actions_text()
             for line in view.failures:
                 actions.append("⚠ ", style="yellow")
                 actions.append_text(literal(line, style="yellow"))
                 actions.append("\n")
-            parts["actions"].update(actions)
+            put(parts["actions"], actions)
 
     def _head(self, draft: dict[str, Any], active: dict[str, Any] | None, based: dict[str, Any] | None,
               history: list[dict[str, Any]]) -> Text:

@@ -66,7 +66,7 @@ class OverviewScreen(GatepostScreen):
         self.refresh_data()
 
     def on_screen_resume(self) -> None:
-        self.refresh_data()
+        self.refresh_if_changed()
 
     def refresh_data(self) -> None:
         self._read_counts()

@@ -16,9 +16,12 @@ from gatepost.screens.list_detail import Filter
 from gatepost.store import proposals as proposals_mod
 from gatepost.store.proposals import gate_status
 from gatepost.widgets.diff_view import unified_diff
+from gatepost.widgets.in_place import put
 from gatepost.widgets.paged_list import Col, Row
 
-COLUMNS = [Col("status", 9, drop=2), Col("gate", 10, drop=3), Col("path", 40, min=12, drop=4),
+# the first: ⚠ ● → on a narrow column that stays at any width (the status column is the first left out),
+# shown while a row of the page holds a marker
+COLUMNS = [Col("", 3, marks=True), Col("status", 9, drop=2), Col("gate", 10, drop=3), Col("path", 40, min=12, drop=4),
            Col("title", 100, min=16), Col("id", 24)]
 SHORT_STATUS = {"needs_changes": "needs chg"}
 SHORT_GATE = {"not_targeted": "not targ."}
@@ -68,7 +71,7 @@ class ProposalsScreen(DecisionScreen):
     def fetch_rows(self, db: Any, search: str, offset: int, limit: int) -> tuple[list[Row], int]:
         rows, total = proposals_mod.list_proposals(db, status=self.filters["status"], search=search or None,
                                                    limit=limit, offset=offset)
-        return self.mark_rows(db, [(r["id"], [Text(SHORT_STATUS.get(r["status"], r["status"]), style=STATUS_STYLE.get(r["status"], "")),
+        return self.mark_rows(db, [(r["id"], ["", Text(SHORT_STATUS.get(r["status"], r["status"]), style=STATUS_STYLE.get(r["status"], "")),
                            gate_text(r["gate"], short=True), literal(one_line(r["path"] or "—", 40)),
                            literal(one_line(r["title"] or "", 100)), literal(one_line(r["id"], 24))])
                 for r in rows]), total
@@ -85,16 +88,16 @@ class ProposalsScreen(DecisionScreen):
         widgets = {name: self.query_one(f"#proposal-{name}", Static)
                    for name in ("head", "actions", "gate", "case", "marks", "diff")}
         if found is None:
-            widgets["head"].update(literal("No proposal selected."))
+            put(widgets["head"], literal("No proposal selected."))
             for name in ("actions", "gate", "case", "marks", "diff"):
-                widgets[name].update("")
+                put(widgets[name], "")
             return
-        widgets["head"].update(self._head(found))
-        widgets["actions"].update(self.actions_text())
-        widgets["gate"].update(self._gate(found))
-        widgets["case"].update(self._case(found))
-        widgets["marks"].update(self._marks(found))
-        widgets["diff"].update(unified_diff(found["before_body"], found["after_body"],
+        put(widgets["head"], self._head(found))
+        put(widgets["actions"], self.actions_text())
+        put(widgets["gate"], self._gate(found))
+        put(widgets["case"], self._case(found))
+        put(widgets["marks"], self._marks(found))
+        put(widgets["diff"], unified_diff(found["before_body"], found["after_body"],
                                             before_name=f"{found['path'] or 'before'} (before)",
                                             after_name=f"{found['path'] or 'after'} (after)"))
 

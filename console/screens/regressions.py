@@ -20,6 +20,7 @@ from gatepost.store.skills import (
     skill_detail,
 )
 from gatepost.store.views import worst_first
+from gatepost.widgets.in_place import put
 from gatepost.widgets.paged_list import Col, Row
 
 # the broken streak and the failing count are never cut nor left out; the lesser columns go first
@@ -109,17 +110,17 @@ class RegressionsScreen(DecisionScreen):
         parts = [self.query_one(f"#reg-{name}", Static)
                  for name in ("strip", "failing", "triage", "output", "changes", "grid")]
         if detail is None:
-            head.update(literal("Nothing selected." if not self.wanted else f"No skill {self.wanted}."))
+            put(head, literal("Nothing selected." if not self.wanted else f"No skill {self.wanted}."))
             for part in parts:
-                part.update("")
+                put(part, "")
             return
-        head.update(self._head(detail))
-        parts[0].update(self._strip(detail))
-        parts[1].update(self._failing(detail))
-        parts[2].update(self._triage(detail))
-        parts[3].update(self._output(detail))
-        parts[4].update(self._changes(detail))
-        parts[5].update(self._grid(detail))
+        put(head, self._head(detail))
+        put(parts[0], self._strip(detail))
+        put(parts[1], self._failing(detail))
+        put(parts[2], self._triage(detail))
+        put(parts[3], self._output(detail))
+        put(parts[4], self._changes(detail))
+        put(parts[5], self._grid(detail))
 
     def _head(self, d: dict[str, Any]) -> Text:
         text = Text()

@@ -31,8 +31,10 @@ from gatepost.store.evaluation import (
 from gatepost.widgets.diff_view import side_by_side, unified_diff
 from gatepost.widgets.paged_list import Col, PagedList, Row
 
-RUN_COLUMNS = [Col("started", 11, drop=3), Col("skill", 18, min=8), Col("verdict", 7), Col("cand.", 7, drop=1),
-               Col("base.", 7, drop=2), Col("delta", 8), Col("flags", 40, min=6, drop=4)]
+# at 80 columns: skill, verdict, the candidate and baseline rates and delta stay (the list pane takes a little
+# more than half the width for them); flags and start go first
+RUN_COLUMNS = [Col("started", 11, drop=2), Col("skill", 18, min=8), Col("verdict", 7), Col("cand.", 7),
+               Col("base.", 7), Col("delta", 8), Col("flags", 40, min=6, drop=3)]
 # Δ: the candidate's pass/fail changed since the previous run of the suite and skill; ≠: candidate ≠ baseline.
 TASK_COLUMNS = [Col("", 3), Col("task", 30, min=10), Col("split", 7, drop=2), Col("candidate", 28, min=12),
                 Col("baseline", 28, min=12), Col("attempts", 60, min=10, drop=1)]
@@ -197,7 +199,7 @@ class ResultsScreen(GatepostScreen):
         self.query_one("#results-list", PagedList).table.focus()
 
     def on_screen_resume(self) -> None:
-        self.refresh_data()
+        self.refresh_if_changed()
 
     # --- runs ------------------------------------------------------------------------------
     def _fetch_runs(self, db: Any, search: str, offset: int, limit: int) -> tuple[list[Row], int]:

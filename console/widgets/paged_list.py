@@ -50,6 +50,7 @@ class Col:
     min: int | None = None
     drop: int = 0
     whole: bool = False
+    marks: bool = False  # a marker column (⚠ ● →): left out while no row of the page holds a marker
 
 
 ColumnSpec = Col | tuple[str, int | None]
@@ -86,7 +87,7 @@ def fit_columns(cols: Sequence[Col], natural: Sequence[int], available: int) -> 
     lesser ones, shared within each in proportion to what each lacks. A lesser column is also left out when
     the `whole` columns lack at least the room it takes (an event's kind whole before its date)."""
     least = [min(n, c.min) if c.min is not None else n for c, n in zip(cols, natural, strict=True)]
-    shown = list(range(len(cols)))
+    shown = [i for i, c in enumerate(cols) if natural[i] or not c.marks]
 
     def cost(widths: Sequence[int] | dict[int, int]) -> int:
         return sum(widths[i] + PADDING for i in shown)
@@ -213,7 +214,13 @@ class PagedList(Vertical):
     def wanted_width(self) -> int:
         """The cells the table needs to show every column as wide as its content (and its scrollbar)."""
         natural = natural_widths(self.columns, self._cells)
-        return sum(w + PADDING for w in natural) + SCROLLBAR
+        return sum(w + PADDING for c, w in zip(self.columns, natural, strict=True) if w or not c.marks) + SCROLLBAR
+
+    def least_width(self) -> int:
+        """The cells the table needs to show the columns never left out, each shrunk to its `min`."""
+        natural = natural_widths(self.columns, self._cells)
+        return sum((min(n, c.min) if c.min is not None else n) + PADDING
+                   for c, n in zip(self.columns, natural, strict=True) if not c.drop and (n or not c.marks)) + SCROLLBAR
 
     def _fitted(self) -> list[tuple[int, int]]:
         natural = natural_widths(self.columns, self._cells)

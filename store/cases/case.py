@@ -32,6 +32,7 @@ from gatepost.store.kernel import (
     last_seq,
     now_iso,
     observed_at,
+    one_of,
     parse_iso,
     refusal,
     same_actor,
@@ -874,13 +875,15 @@ def list_cases(db: Database, *, status: str | None = None, outcome: str | None =
         status, contradicted = None, True
     if status == "design_review":
         waiting = waiting_on_design_review(db, DEFAULT_PROTOCOL)
-        clauses.append(f"id IN ({', '.join('?' * len(waiting))})" if waiting else "0")
-        params += waiting
+        clause, values = one_of("id", waiting)
+        clauses.append(clause)
+        params += values
         status = None
     if contradicted:
         found = contradicted_case_ids(db)
-        clauses.append(f"id IN ({', '.join('?' * len(found))})" if found else "0")
-        params += found
+        clause, values = one_of("id", found)
+        clauses.append(clause)
+        params += values
     if status == "needs_decision":
         status, needs_decision = "open", True
     if status:

@@ -14,6 +14,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from gatepost.store.kernel import one_of
 from gatepost.store.protocol import Protocol, Record, State
 
 DECIDED = ("TRUE", "FALSE")
@@ -131,6 +132,6 @@ def candidate_ids(db: Database, ids: list[str] | None = None) -> list[str]:
     if ids is not None:
         if not ids:
             return []
-        sql += f" AND c.id IN ({', '.join('?' * len(ids))})"
-        params = list(ids)
+        clause, params = one_of("c.id", ids)
+        sql += f" AND {clause}"
     return [r[0] for r in db.execute(sql + " ORDER BY c.id", params).fetchall()]

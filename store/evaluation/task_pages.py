@@ -27,6 +27,7 @@ from gatepost.store.kernel import (
     computed_order,
     is_stored,
     neighbour_run,
+    one_of,
 )
 
 from .attempts import outcome
@@ -155,8 +156,9 @@ class _Order:
             part = ""
             if numbers is not None:
                 chosen = numbers[start:start + 400]
-                part = f" AND chunk IN ({', '.join('?' * len(chosen))})"
-                params.extend(chosen)
+                clause, values = one_of("chunk", chosen)
+                part = f" AND {clause}"
+                params.extend(values)
             out.extend((n, json.loads(text)) for n, text in
                        self.db.execute(sql + part + " ORDER BY chunk", params).fetchall())
         return out
@@ -271,11 +273,11 @@ def _collapsed_sides(db: Database, run_id: str, task_ids: list[str]) -> _Sides:
     found: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
     for start in range(0, len(task_ids), 400):
         chunk = task_ids[start:start + 400]
-        marks = ", ".join("?" * len(chunk))
+        clause, values = one_of("task_id", chunk)
         for task_id, side, passed, judged, reason, count, first, score, mock in db.execute(
                 "SELECT task_id, side, passed, judged, reason, COUNT(*), MIN(id), MAX(score), MAX(mock)"
-                f" FROM task_results WHERE run_id = ? AND side IN ('candidate', 'baseline') AND task_id IN ({marks})"
-                " GROUP BY task_id, side, passed, judged, reason", [run_id, *chunk]).fetchall():
+                f" FROM task_results WHERE run_id = ? AND side IN ('candidate', 'baseline') AND {clause}"
+                " GROUP BY task_id, side, passed, judged, reason", [run_id, *values]).fetchall():
             word = outcome({"passed": passed, "judged": judged, "reason": reason})
             found.setdefault((task_id, side), []).append((first, word, count, passed, judged, score, mock))
     out: _Sides = {}

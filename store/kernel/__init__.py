@@ -39,6 +39,7 @@ from .clock import (
 from .db import (
     BUSY_TIMEOUT_MS,
     DEFAULT_DB,
+    one_of,
     open_store,
     read_only_media,
     resolve_path,
@@ -127,10 +128,9 @@ from .records import (
     seqs_with_records,
 )
 from .schema import (
-    APPEND_ONLY,
     APPLICATION_ID,
-    KERNEL_APPEND_ONLY,
     MIGRATION_SET,
+    RECORD_TABLES,
     known_migration_names,
     latest_version,
     m001_initial,
@@ -167,7 +167,7 @@ from .task_order import (
 
 __all__ = [
     "ADMIN",
-    "APPEND_ONLY",
+    "RECORD_TABLES",
     "APPLICATION_ID",
     "Act",
     "BUSY_TIMEOUT_MS",
@@ -190,7 +190,6 @@ __all__ = [
     "GatepostError",
     "IDENTITY",
     "InputError",
-    "KERNEL_APPEND_ONLY",
     "KEY_ENV",
     "KINDS",
     "LEASE",
@@ -266,6 +265,7 @@ __all__ = [
     "now",
     "now_iso",
     "observed_at",
+    "one_of",
     "open_store",
     "os_user",
     "parse_iso",

@@ -1,9 +1,10 @@
 """Open a gatepost store: a SQLite file through sqlite-utils, in WAL mode, migrated in order."""
 
+import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -214,6 +215,13 @@ def schema_version(db: Database) -> int:
     """The schema version recorded in the store (PRAGMA user_version, set by the migrations)."""
     version: int = db.execute("PRAGMA user_version").fetchone()[0]
     return version
+
+
+def one_of(column: str, values: Iterable[str | int]) -> tuple[str, list[str]]:
+    """`column IN (…)` for a list of values, as SQL and its one parameter: the list is bound as a JSON array
+    (json_each), so any number of values fits (SQLite caps bound variables), none matches nothing, and no SQL
+    text is built from the values."""
+    return f"{column} IN (SELECT value FROM json_each(?))", [json.dumps(list(values))]
 
 
 @contextmanager

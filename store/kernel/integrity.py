@@ -18,7 +18,7 @@ from sqlite_utils import Database
 from .chain import insert_chained
 from .clock import now_iso
 from .errors import StoreError
-from .schema import APPEND_ONLY, KERNEL_APPEND_ONLY, append_only_triggers
+from .schema import RECORD_TABLES, append_only_triggers
 
 _checked: "weakref.WeakSet[Database]" = weakref.WeakSet()
 _files: "weakref.WeakKeyDictionary[Database, tuple[str, int, int]]" = weakref.WeakKeyDictionary()
@@ -77,7 +77,7 @@ def store_file(db: Database) -> str:
 
 def expected_triggers() -> set[str]:
     """The names of the triggers that make the record tables append-only."""
-    return {f"{table}_no_{verb}" for table in (*APPEND_ONLY, *KERNEL_APPEND_ONLY) for verb in ("update", "delete")}
+    return {f"{table}_no_{verb}" for table in RECORD_TABLES for verb in ("update", "delete")}
 
 
 def missing_triggers(db: Database) -> list[str]:
@@ -128,7 +128,7 @@ def restore_triggers(db: Database, *, actor: str | None) -> list[str]:
         return []
     try:
         with db.atomic():
-            for table in (*APPEND_ONLY, *KERNEL_APPEND_ONLY):
+            for table in RECORD_TABLES:
                 append_only_triggers(db, table)
             insert_chained(db, now_iso(), actor, "audit.triggers_restored", "store", "events", None,
                            "append-only triggers were missing; recreated after gatepost verify",

@@ -458,6 +458,9 @@ def m003_kernel_audit_chain(db: Database) -> None:
                        json.dumps({"events": count, "head": prev}, sort_keys=True))
 
 
+LOOPS_APPEND_ONLY = ("loop_versions", "loop_cases", "applications")  # m004's record tables
+
+
 @migrations(name="m004_loops_registry")
 def m004_loops_registry(db: Database) -> None:
     """Registered loops, what is current per path, and where changes landed (issue 18, the loops helper).
@@ -495,7 +498,7 @@ def m004_loops_registry(db: Database) -> None:
         pk="path",
         not_null={"content_hash"},
     )
-    for table in ("loop_versions", "loop_cases", "applications"):
+    for table in LOOPS_APPEND_ONLY:
         append_only_triggers(db, table)
 
 
@@ -544,6 +547,8 @@ def m007_formats_upstream_results_and_cache_key(db: Database) -> None:
 
 # Record tables added by later migrations (APPEND_ONLY is m001's list; its triggers are made there).
 KERNEL_APPEND_ONLY = ("actor_keys", "signatures")
+# Every table whose triggers must be there: what the store checks before a write and verify restores.
+RECORD_TABLES = (*APPEND_ONLY, *LOOPS_APPEND_ONLY, *KERNEL_APPEND_ONLY)
 
 
 @migrations(name="m008_kernel_signatures_and_sealed_records")

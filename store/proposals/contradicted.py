@@ -11,6 +11,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from gatepost.store import cases
+from gatepost.store.kernel import one_of
 
 
 def _acceptance(db: Database, pid: str) -> tuple[int, str] | None:
@@ -65,8 +66,8 @@ def contradicted_proposal_ids(db: Database, ids: list[str] | None = None) -> lis
     if ids is not None:
         if not ids:
             return []
-        sql += f" AND p.id IN ({', '.join('?' * len(ids))})"
-        params = list(ids)
+        clause, params = one_of("p.id", ids)
+        sql += f" AND {clause}"
     rows = db.execute(sql + " ORDER BY p.id", params).fetchall()
     return [r[0] for r in rows
             if proposal_contradiction(db, {"id": r[0], "status": r[1], "case_id": r[2]}) is not None]

@@ -26,6 +26,7 @@ from gatepost.store.kernel import (
     last_seq,
     now_iso,
     observed_at,
+    one_of,
     parse_json,
     read_text,
     refusal,
@@ -172,8 +173,9 @@ def list_proposals(db: Database, *, status: str | None = None, search: str | Non
     clauses, params = [], []
     if status == "contradicted":
         found = contradicted_proposal_ids(db)
-        clauses.append(f"id IN ({', '.join('?' * len(found))})" if found else "0")
-        params.extend(found)
+        clause, values = one_of("id", found)
+        clauses.append(clause)
+        params.extend(values)
         status = None
     if status:
         if status not in STATUSES:

@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from gatepost.store.kernel import InputError, RefusedError
+from gatepost.store.kernel import InputError, RefusedError, one_of
 
 from .assertions import CHECKS, headings
 from .manifests import create_draft
@@ -129,8 +129,8 @@ def sample_failures(db: Database, draft: dict[str, Any]) -> list[dict[str, Any]]
     ids = [r["id"] for r in evidence.get("runs", [])]
     if not ids:
         return []
-    marks = ",".join("?" * len(ids))
-    outputs = dict(db.execute(f"SELECT id, output FROM skill_runs WHERE id IN ({marks})", ids).fetchall())
+    clause, values = one_of("id", ids)
+    outputs = dict(db.execute(f"SELECT id, output FROM skill_runs WHERE {clause}", values).fetchall())
     found = []
     for index, run_id in enumerate(ids):
         if run_id not in outputs:

@@ -12,6 +12,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from gatepost.store.kernel import one_of
+
 from .assertions import CHECKS, word_count
 from .bootstrapping import sample_failures
 from .manifests import get_draft, list_drafts
@@ -52,8 +54,9 @@ def draft_contradiction(db: Database, draft: dict[str, Any] | str) -> dict[str, 
     checked = {k: v for k, v in (draft.get("assertions") or {}).items()
                if k in CHECKS and (k not in known or k in WORD_BOUNDS)}
     ids = [r["id"] for r in (draft.get("evidence") or {}).get("runs", [])]
-    counts = [r[0] for r in db.execute(f"SELECT word_count FROM skill_runs WHERE id IN ({', '.join('?' * len(ids))})",
-                                       ids).fetchall() if r[0] is not None] if ids else []
+    clause, values = one_of("id", ids)
+    counts = [r[0] for r in db.execute(f"SELECT word_count FROM skill_runs WHERE {clause}", values).fetchall()
+              if r[0] is not None]
     for run_id, output, recorded_at, run_seq in later:
         for key, value in checked.items():
             passed, message = CHECKS[key](output or "", value)
@@ -78,8 +81,8 @@ def contradicted_draft_ids(db: Database, ids: list[str] | None = None) -> list[s
     if ids is not None:
         if not ids:
             return []
-        sql += f" AND d.id IN ({', '.join('?' * len(ids))})"
-        params = list(ids)
+        clause, params = one_of("d.id", ids)
+        sql += f" AND {clause}"
     return [r[0] for r in db.execute(sql + " ORDER BY d.id", params).fetchall()
             if draft_contradiction(db, r[0]) is not None]
 

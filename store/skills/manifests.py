@@ -20,6 +20,7 @@ from gatepost.store.kernel import (
     Subject,
     guarded,
     now_iso,
+    one_of,
 )
 
 from .assertions import (
@@ -241,8 +242,9 @@ def _draft_where(status: str | None, search: str | None, skill: str | None,
                  ids: list[str] | None = None) -> tuple[str, list[Any]]:
     clauses, params = [], []
     if ids is not None:
-        clauses.append(f"id IN ({', '.join('?' * len(ids))})" if ids else "0")
-        params.extend(ids)
+        clause, values = one_of("id", ids)
+        clauses.append(clause)
+        params.extend(values)
     if status:
         if status not in DRAFT_STATUSES:
             raise InputError(f"--status: expected one of {', '.join(DRAFT_STATUSES)}, got {status!r}")

@@ -22,6 +22,7 @@ from gatepost.store.kernel import (
     item_subject,
     now_iso,
     observed_at,
+    one_of,
 )
 
 from . import regressions
@@ -216,9 +217,9 @@ def list_skills(db: Database, *, state: str | None = None, search: str | None = 
     if not page:
         return [], total
     # The page's details (run counts, manifest versions) are computed for its rows only.
-    sql = _LIST_SQL.format(not_evaluated=regressions.NOT_EVALUATED) + \
-        f" WHERE s.name IN ({', '.join('?' * len(page))})"
-    found = {r["skill"]: _decode(r) for r in _rows(db.execute(sql, page))}
+    clause, values = one_of("s.name", page)
+    sql = _LIST_SQL.format(not_evaluated=regressions.NOT_EVALUATED) + f" WHERE {clause}"
+    found = {r["skill"]: _decode(r) for r in _rows(db.execute(sql, values))}
     return [found[name] for name in page], total
 
 
@@ -246,8 +247,9 @@ def _results_by_eval(db: Database, eval_ids: list[int]) -> dict[int, dict[str, d
     found: dict[int, dict[str, dict[str, Any]]] = {i: {} for i in eval_ids}
     if not eval_ids:
         return found
-    cursor = db.execute("SELECT eval_id, assertion, passed, message FROM assertion_results"
-                        f" WHERE eval_id IN ({', '.join('?' * len(eval_ids))}) ORDER BY id", eval_ids)
+    clause, values = one_of("eval_id", eval_ids)
+    cursor = db.execute(f"SELECT eval_id, assertion, passed, message FROM assertion_results WHERE {clause}"
+                        " ORDER BY id", values)
     for eval_id, assertion, passed, message in cursor.fetchall():
         found[eval_id][assertion] = {"passed": bool(passed), "message": message}
     return found

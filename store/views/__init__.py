@@ -51,7 +51,7 @@ from .verify import (
     VerifyReport,
     verify_store,
 )
-from .version import data_version
+from .version import change_seq, data_version
 from .work import (
     CHANGE_WORDS,
     DONE_KINDS,
@@ -95,6 +95,7 @@ __all__ = [
     "SYMBOLS",
     "VerifyReport",
     "case_report",
+    "change_seq",
     "counts",
     "data_version",
     "find",

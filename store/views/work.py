@@ -6,7 +6,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from gatepost.store.kernel import now
+from gatepost.store.kernel import now, one_of
 
 # An item's subject type -> whether it still waits for a person (SQL over its projection, one id bound)
 WAITING_SQL = {
@@ -51,9 +51,10 @@ def changes_since_seen(db: Database, person: str | None, subject_type: str, ids:
     """
     if not person or not ids:
         return {}
+    clause, values = one_of("subject_id", ids)
     marks = {sid: seq for sid, seq in db.execute(
-        f"SELECT subject_id, seq FROM seen_marks WHERE person = ? AND subject_type = ? AND subject_id IN "
-        f"({', '.join('?' * len(ids))})", [person, subject_type, *ids]).fetchall()}
+        f"SELECT subject_id, seq FROM seen_marks WHERE person = ? AND subject_type = ? AND {clause}",
+        [person, subject_type, *values]).fetchall()}
     out: dict[str, str] = {}
     for sid, seen in marks.items():
         rows = db.execute(
@@ -95,9 +96,10 @@ def team_progress(db: Database, *, today: str | None = None) -> list[dict[str, A
         sql = WAITING_SQL.get(subject_type)
         if sql and db.execute(sql, [subject_id]).fetchone():
             row["waiting"] += 1
+    clause, values = one_of("kind", DONE_KINDS)
     for actor, n in db.execute(
-            f"SELECT actor, COUNT(*) FROM events WHERE kind IN ({', '.join('?' * len(DONE_KINDS))})"
-            " AND substr(at, 1, 10) = ? AND actor IS NOT NULL GROUP BY actor", [*DONE_KINDS, day]).fetchall():
+            f"SELECT actor, COUNT(*) FROM events WHERE {clause}"
+            " AND substr(at, 1, 10) = ? AND actor IS NOT NULL GROUP BY actor", [*values, day]).fetchall():
         if db.execute("SELECT 1 FROM actors WHERE name = ? AND kind = 'person'", [actor]).fetchone():
             person(actor)["done_today"] = n
     return sorted(people.values(), key=lambda r: (-r["waiting"], r["person"]))

@@ -3,17 +3,9 @@
 import pytest
 
 from gatepost.app import GatepostApp
-from gatepost.store.demo import build_demo
 from tests.console_helpers import settle
 
 SIZE = (140, 42)
-
-
-@pytest.fixture(scope="module")
-def demo_store(tmp_path_factory):
-    path = tmp_path_factory.mktemp("demo") / "demo.db"
-    build_demo(path, seed=7, person="ana")
-    return path
 
 
 def _screen_bindings(screen) -> list[str]:
@@ -27,8 +19,8 @@ def _screen_bindings(screen) -> list[str]:
 SKIP_KEYS = {"escape", "q", "ctrl+q", "ctrl+c", "slash", "question_mark", "ctrl+p"}
 
 
-async def test_every_screen_opens_and_every_binding_answers(demo_store):
-    app = GatepostApp(demo_store, person="ana")
+async def test_every_screen_opens_and_every_binding_answers(demo_copy):
+    app = GatepostApp(demo_copy, person="ana")
     async with app.run_test(size=SIZE) as pilot:
         for mode, key, _label, _target in app.screen_specs:
             await pilot.press(key)
@@ -60,10 +52,10 @@ async def test_every_screen_opens_and_every_binding_answers(demo_store):
         assert app.current_mode == "overview"
 
 
-async def test_palette_finds_and_opens_an_item(demo_store):
+async def test_palette_finds_and_opens_an_item(demo_copy):
     from gatepost.store.views import find
 
-    app = GatepostApp(demo_store, person="ana")
+    app = GatepostApp(demo_copy, person="ana")
     items = find(app.db, "")
     if not items:
         pytest.skip("the demo store has no items yet")

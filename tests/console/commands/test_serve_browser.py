@@ -27,8 +27,6 @@ from pathlib import Path
 
 import pytest
 
-from gatepost.store.demo import build_demo
-
 ROOT = Path(__file__).resolve().parents[3]
 
 
@@ -128,10 +126,10 @@ def _port_answers(port: int) -> bool:
 
 
 @pytest.fixture
-def served(tmp_path: Path):
-    """A demo store served by `gatepost serve` on a free loopback port; yields the URL."""
+def served(tmp_path: Path, demo_store: Path):
+    """A copy of the demo store served by `gatepost serve` on a free loopback port; yields the URL."""
     db = tmp_path / "demo.db"
-    build_demo(db, seed=7, person="ana")
+    shutil.copy(demo_store, db)
     port = _free_port()
     log = tmp_path / "serve.log"
     proc = _start([sys.executable, "-m", "gatepost", "--db", str(db), "serve", "--port", str(port),

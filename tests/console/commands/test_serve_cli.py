@@ -6,6 +6,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import signal
 import socket
 import subprocess
@@ -17,7 +18,6 @@ from pathlib import Path
 import pytest
 
 from gatepost.commands.serve import console_command, is_loopback, page_url
-from gatepost.store.demo import build_demo
 from gatepost.store.kernel import open_store
 from tests.conftest import ROOT, run_gatepost
 
@@ -39,9 +39,9 @@ def empty_db(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def demo_db(tmp_path: Path) -> Path:
+def demo_db(tmp_path: Path, demo_store: Path) -> Path:
     path = tmp_path / "demo store.db"  # a space, so the console command must be quoted
-    build_demo(path, seed=7, person="ana")
+    shutil.copy(demo_store, path)
     return path
 
 

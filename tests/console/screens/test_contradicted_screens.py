@@ -8,7 +8,6 @@ from textual.widgets import OptionList, Static, TextArea
 
 from gatepost.app import GatepostApp
 from gatepost.store import cases, flows, proposals, skills
-from gatepost.store.demo import build_demo
 from gatepost.store.kernel import add_actor, freeze, open_store
 from gatepost.store.proposals import GateConfig, gate_proposal
 from gatepost.widgets.note_dialog import NoteDialog
@@ -108,9 +107,8 @@ async def test_a_design_reviewer_works_the_cases_waiting_only_on_a_design_review
     db.close()
 
 
-async def test_the_demo_flags_its_case_kept_then_regressed_and_says_why_a_case_is_stale(tmp_path):
-    path = tmp_path / "demo.db"
-    build_demo(path, seed=7, person="ana")
+async def test_the_demo_flags_its_case_kept_then_regressed_and_says_why_a_case_is_stale(demo_copy):
+    path = demo_copy
     db = open_store(path)
     flagged = cases.contradicted_case_ids(db)
     db.close()

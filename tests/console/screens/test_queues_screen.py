@@ -245,13 +245,11 @@ async def test_work_the_proposals_queue_to_its_end(store):
     db.close()
 
 
-async def test_quitting_gives_the_held_lease_back(tmp_path):
+async def test_quitting_gives_the_held_lease_back(demo_copy):
     from gatepost.app import GatepostApp
-    from gatepost.store.demo import build_demo
     from gatepost.store.kernel import leases, open_store
 
-    path = tmp_path / "demo.db"
-    build_demo(path, seed=7, person="ana")
+    path = demo_copy
     app = GatepostApp(path, person="ana")
     async with app.run_test(size=(140, 42)) as pilot:
         await pilot.press("2")

@@ -203,6 +203,17 @@ def test_dropped_triggers_refuse_writes_until_verify_has_run(store: Path):
     assert verify(store).returncode == 0
 
 
+@pytest.mark.parametrize("trigger", ["applications_no_delete", "loop_cases_no_update", "signatures_no_delete"])
+def test_every_record_tables_dropped_trigger_is_found(store: Path, trigger: str):
+    """Not only m001's tables: where a loop's change landed and who signed are records too."""
+    sql(store, f"DROP TRIGGER {trigger}")
+    refused = run_gatepost("--db", str(store), "actors", "add", "zoe", "--as", "ana")
+    assert refused.returncode == 2 and f"append-only triggers are missing ({trigger})" in refused.stderr
+    result = verify(store, "--as", "ana")
+    assert result.returncode == 1 and "recreated 1 append-only triggers" in result.stdout
+    assert verify(store).returncode == 0
+
+
 def test_verify_of_a_file_that_is_not_a_store_exits_2(tmp_path: Path):
     (tmp_path / "notes.txt").write_text("hello")
     result = verify(tmp_path / "notes.txt")

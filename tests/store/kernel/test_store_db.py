@@ -8,6 +8,7 @@ from gatepost.store.kernel import (
     StoreError,
     append_event,
     list_events,
+    one_of,
     open_store,
     resolve_path,
     schema,
@@ -131,3 +132,17 @@ def test_an_older_store_is_migrated_in_order(store_path):
     assert "leases" in db.table_names()
     assert schema_version(db) == schema.latest_version()
     assert [m.name for m in schema.migrations.applied(db)] == schema.known_migration_names()
+
+
+def test_one_of_matches_any_number_of_values_literally(tmp_path):
+    """More values than SQLite binds (32,766), none, and values that look like SQL are all just values."""
+    db = open_store(tmp_path / "store.db")
+    db.execute("CREATE TEMP TABLE t (id TEXT, n INTEGER)")
+    db.conn.executemany("INSERT INTO t VALUES (?, ?)", [(f"case-{i}", i) for i in range(40_000)]
+                        + [("x') OR 1=1 --", -1)])
+    clause, params = one_of("n", range(40_000))
+    assert db.execute(f"SELECT COUNT(*) FROM t WHERE {clause}", params).fetchone()[0] == 40_000
+    clause, params = one_of("id", [])
+    assert db.execute(f"SELECT COUNT(*) FROM t WHERE {clause}", params).fetchone()[0] == 0
+    clause, params = one_of("id", ["x') OR 1=1 --", "case-7", "nope"])
+    assert sorted(r[0] for r in db.execute(f"SELECT n FROM t WHERE {clause}", params)) == [-1, 7]

@@ -7,17 +7,15 @@ from textual.widgets import OptionList
 
 from gatepost.app import GatepostApp
 from gatepost.store import cases, skills
-from gatepost.store.demo import build_demo
 from gatepost.store.skills import manifests
 from gatepost.widgets.paged_list import PagedList
 from tests.console_helpers import settle
 
 
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    path = tmp_path_factory.mktemp("overview") / "demo.db"
-    build_demo(path, seed=7, person="ana")
-    return path
+@pytest.fixture
+def demo(demo_copy):
+    """A copy of the demo store (tests/conftest.py): opening screens writes read receipts."""
+    return demo_copy
 
 
 def _shown(app, option_id: str) -> int:
