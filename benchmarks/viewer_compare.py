@@ -147,7 +147,7 @@ async def serve_once(store: Path, run_id: str, devtools_port: int, folder: Path)
                 deadline = time.monotonic() + WAIT
                 while time.monotonic() < deadline:
                     text = await tools.evaluate(SCREEN_TEXT) or ""
-                    if len(re.findall(r"task-\d{7}", text)) >= 5:  # the run's task rows are on the page
+                    if len(re.findall(r"task-\d{3,}", text)) >= 5:  # task rows (the id column may cut the id short)
                         break
                     await asyncio.sleep(0.05)
                 else:
