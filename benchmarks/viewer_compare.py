@@ -13,9 +13,23 @@ run has SIZE tasks on both sides), untimed. Then, each repeat from nothing:
                         the run's first task rows (read from xterm.js's buffer over DevTools). The peak
                         RSS is the console process the page started (VmHWM).
 
-Inspect view and promptfoo view are not measured by this script: it has no driver for them (their logs
-would have to be generated in their own formats and their pages read the same way). Their column in
-the issue's table stays the issue's figures until someone adds them.
+  Inspect view          an Inspect eval log of SIZE samples (the same task ids, inputs, outputs and pass/fail),
+                        written untimed by inspect-ai's own `write_eval_log` (.eval format); then, timed,
+                        `inspect view --log-dir DIR` is started and the same Chromium opens the log's page
+                        (`#/logs/FILE`) until its sample list shows rows. Peak RSS: the server's.
+  promptfoo view        a promptfoo eval of SIZE test cases (echo provider, a `contains` assertion), made
+                        untimed from a real `promptfoo eval` of two tests whose results are repeated SIZE
+                        times and stored by `promptfoo import` in its own database; then, timed,
+                        `promptfoo view` is started and Chromium opens `/eval/ID` until its table shows rows.
+
+The foreign tools are not gatepost's dependencies: pass `--inspect PATH` (inspect-ai's `inspect`; its
+Python is the one beside it) and `--promptfoo PATH` (the `promptfoo` command), or put them on PATH.
+A tool that is not found is skipped with one line saying so. E.g.
+
+    python3 -m venv /tmp/inspect-venv && /tmp/inspect-venv/bin/pip install inspect-ai
+    mkdir /tmp/promptfoo-npm && cd /tmp/promptfoo-npm && npm install promptfoo
+    python benchmarks/viewer_compare.py --inspect /tmp/inspect-venv/bin/inspect \\
+        --promptfoo /tmp/promptfoo-npm/node_modules/.bin/promptfoo
 """
 
 import argparse
@@ -23,6 +37,7 @@ import asyncio
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import statistics
@@ -132,7 +147,7 @@ async def serve_once(store: Path, run_id: str, devtools_port: int, folder: Path)
                 deadline = time.monotonic() + WAIT
                 while time.monotonic() < deadline:
                     text = await tools.evaluate(SCREEN_TEXT) or ""
-                    if len(re.findall(r"task-\d{7}", text)) >= 5:  # the run's task rows are on the page
+                    if len(re.findall(r"task-\d{3,}", text)) >= 5:  # task rows (the id column may cut the id short)
                         break
                     await asyncio.sleep(0.05)
                 else:
@@ -144,14 +159,188 @@ async def serve_once(store: Path, run_id: str, devtools_port: int, folder: Path)
         _stop(proc)
 
 
+
+# --- the same first rows in the viewers people use instead (Inspect, promptfoo) ----------------------------
+def _answer(i: int) -> tuple[bool, str]:
+    """Task i's pass/fail and output, the same for every tool (about 70 % pass)."""
+    passed = (i * 7919) % 10 < 7
+    return passed, f"candidate output of task {i}: " + ("the expected answer" if passed else "something else")
+
+
+FOREIGN_ROWS = r"candidate output of task \d+"  # a row of the run's tasks on an Inspect or promptfoo page
+COUNT_ROWS = ("(() => { const t = document.body ? document.body.innerText : '';"
+              " return (t.match(/candidate output of task \\d+/g) || []).length; })()")
+
+
+def _tool(given: str | None, env: str, name: str) -> Path | None:
+    found = given or os.environ.get(env) or shutil.which(name)
+    return Path(found) if found and Path(found).exists() else None
+
+
+INSPECT_LOG = """
+import sys
+from inspect_ai.log import (EvalConfig, EvalDataset, EvalLog, EvalMetric, EvalPlan, EvalResults, EvalSample,
+                            EvalScore, EvalSpec, EvalStats, write_eval_log)
+from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput
+from inspect_ai.scorer import Score
+n, out = int(sys.argv[1]), sys.argv[2]
+samples, passes = [], 0
+for i in range(n):
+    passed = (i * 7919) % 10 < 7
+    passes += passed
+    text = f"candidate output of task {i}: " + ("the expected answer" if passed else "something else")
+    samples.append(EvalSample(id=f"task-{i:07d}", epoch=1, input=f"question {i}", target="the expected answer",
+                              messages=[ChatMessageUser(content=f"question {i}"), ChatMessageAssistant(content=text)],
+                              output=ModelOutput.from_content("mockllm/model", text),
+                              scores={"includes": Score(value="C" if passed else "I", answer=text)}))
+spec = EvalSpec(created="2026-11-02T09:00:00+00:00", task="bench", task_id="bench", task_version=0,
+                dataset=EvalDataset(name="bench", samples=n, sample_ids=[s.id for s in samples]),
+                model="mockllm/model", config=EvalConfig())
+log = EvalLog(eval=spec, plan=EvalPlan(), status="success", samples=samples,
+              results=EvalResults(total_samples=n, completed_samples=n, scores=[EvalScore(
+                  name="includes", scorer="includes", metrics={"accuracy": EvalMetric(name="accuracy", value=passes / n)})]),
+              stats=EvalStats(started_at="2026-11-02T09:00:00+00:00", completed_at="2026-11-02T09:10:00+00:00"))
+write_eval_log(log, out, format="eval")
+"""
+
+
+def inspect_build(inspect: Path, folder: Path, n: int) -> tuple[Path, str]:
+    """A log folder holding one Inspect eval log of n samples, written by inspect-ai itself (untimed)."""
+    logs = folder / f"inspect-{n}"
+    logs.mkdir(exist_ok=True)
+    name = f"bench-{n}.eval"
+    subprocess.run([str(inspect.parent / "python"), "-c", INSPECT_LOG, str(n), str(logs / name)],
+                   check=True, capture_output=True)
+    return logs, name
+
+
+PROMPTFOO_CONFIG = """description: bench
+prompts:
+  - "{{question}}"
+providers:
+  - echo
+tests:
+  - vars: {question: "the expected answer"}
+    assert: [{type: contains, value: "answer"}]
+  - vars: {question: "something else"}
+    assert: [{type: contains, value: "answer"}]
+"""
+
+
+def _promptfoo_env(home: Path) -> dict[str, str]:
+    return {**os.environ, "PROMPTFOO_CONFIG_DIR": str(home), "PROMPTFOO_DISABLE_TELEMETRY": "1",
+            "PROMPTFOO_DISABLE_UPDATE": "1", "PROMPTFOO_DISABLE_SHARING": "1"}
+
+
+def promptfoo_build(promptfoo: Path, folder: Path, n: int) -> tuple[Path, str]:
+    """A promptfoo home whose database holds one eval of n test cases (untimed): a real two-test eval with
+    the echo provider, its results repeated n times in promptfoo's own output format, `promptfoo import`ed."""
+    template = folder / "promptfoo-template"
+    if not (template / "out.json").exists():
+        template.mkdir(exist_ok=True)
+        (template / "promptfooconfig.yaml").write_text(PROMPTFOO_CONFIG, encoding="utf-8")
+        done = subprocess.run([str(promptfoo), "eval", "-c", "promptfooconfig.yaml", "-o", "out.json",
+                               "--no-progress-bar"], cwd=template, env=_promptfoo_env(template / "home"),
+                              capture_output=True, text=True)  # exit 100: a test failed, as one does here
+        if not (template / "out.json").exists():
+            raise SystemExit(f"promptfoo eval wrote no results:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+    data = json.loads((template / "out.json").read_text(encoding="utf-8"))
+    kinds = {r["success"]: r for r in data["results"]["results"]}
+    results = []
+    for i in range(n):
+        passed, text = _answer(i)
+        row = json.loads(json.dumps(kinds[passed]))
+        row.update(id=f"00000000-0000-4000-8000-{i:012d}", testIdx=i, vars={"question": f"question {i}"})
+        row["testCase"]["vars"] = {"question": f"question {i}"}
+        row["prompt"]["raw"] = f"question {i}"
+        row["response"]["output"] = row["response"]["raw"] = text
+        results.append(row)
+    passes = sum(r["success"] for r in results)
+    data["results"]["results"] = results
+    data["evalId"] = f"eval-bench-{n}"
+    data["results"]["prompts"][0]["metrics"].update(testPassCount=passes, testFailCount=n - passes)
+    data["results"]["stats"].update(successes=passes, failures=n - passes)
+    home = folder / f"promptfoo-{n}"
+    source = folder / f"promptfoo-{n}.json"
+    source.write_text(json.dumps(data), encoding="utf-8")
+    subprocess.run([str(promptfoo), "import", str(source)], env=_promptfoo_env(home), check=True, capture_output=True)
+    source.unlink()
+    return home, data["evalId"]
+
+
+async def page_once(argv: list[str], env: dict[str, str] | None, ready: str, url: str, devtools_port: int,
+                    folder: Path, what: str) -> tuple[float, float]:
+    """Start a viewer's server, open `url` in the running Chromium once the server's log matches `ready`,
+    and time from the start until the page shows five rows of the run's tasks; the group's peak RSS."""
+    log = folder / "viewer.log"
+    started = time.perf_counter()
+    with log.open("wb") as out:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True, cwd=folder, env=env)
+    try:
+        _wait(lambda: re.search(ready, log.read_text(errors="replace")), f"{what}'s server")
+        async with aiohttp.ClientSession() as session:
+            async with session.get(f"http://127.0.0.1:{devtools_port}/json/list") as answer:
+                page = next(t for t in await answer.json(content_type=None) if t["type"] == "page")
+            async with session.ws_connect(page["webSocketDebuggerUrl"], max_msg_size=0) as ws:
+                tools = DevTools(ws)
+                await tools.call("Network.enable")
+                await tools.call("Network.setBlockedURLs", urls=["*fonts.googleapis.com*", "*fonts.gstatic.com*"])
+                await tools.call("Page.enable")
+                await tools.call("Page.navigate", url=url)
+                deadline = time.monotonic() + WAIT
+                while time.monotonic() < deadline:
+                    if (await tools.evaluate(COUNT_ROWS) or 0) >= 5:
+                        break
+                    await asyncio.sleep(0.05)
+                else:
+                    raise SystemExit(f"{what}: no task rows within {WAIT:.0f} s")
+                seconds = time.perf_counter() - started
+                await tools.call("Page.navigate", url="about:blank")
+        return seconds, _group_peak_mb(proc.pid, -1)
+    finally:
+        _stop(proc)
+
+
+def inspect_once(inspect: Path, logs: Path, name: str, devtools: int, folder: Path) -> tuple[float, float]:
+    port = _free_port()
+    return asyncio.run(page_once([str(inspect), "view", "--log-dir", str(logs), "--host", "127.0.0.1", "--port",
+                                  str(port)], None, r"Running on http://", f"http://127.0.0.1:{port}/#/logs/{name}",
+                                 devtools, folder, "Inspect view"))
+
+
+def promptfoo_once(promptfoo: Path, home: Path, eval_id: str, devtools: int, folder: Path) -> tuple[float, float]:
+    port = _free_port()
+    return asyncio.run(page_once([str(promptfoo), "view", "--port", str(port), "-n"], _promptfoo_env(home),
+                                 r"Server running at", f"http://localhost:{port}/eval/{eval_id}", devtools, folder,
+                                 "promptfoo view"))
+
+
+def _cell(figures: list[tuple[float, float]], memory: str) -> str:
+    return (f"{statistics.median(s for s, _ in figures):.2f} s, {memory} "
+            f"{statistics.median(m for _, m in figures):.0f} MB")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--tools", default="console,serve,inspect,promptfoo",
+                        help="which columns to measure (e.g. --sizes 1000000 --tools console)")
+    parser.add_argument("--inspect", default=None, help="inspect-ai's `inspect` command (default: on PATH)")
+    parser.add_argument("--promptfoo", default=None, help="the `promptfoo` command (default: on PATH)")
     args = parser.parse_args()
+    wanted = set(args.tools.split(","))
     folder = Path(tempfile.mkdtemp(prefix="gatepost-viewers-"))
+    inspect = _tool(args.inspect, "GATEPOST_BENCH_INSPECT", "inspect") if "inspect" in wanted else None
+    promptfoo = _tool(args.promptfoo, "GATEPOST_BENCH_PROMPTFOO", "promptfoo") if "promptfoo" in wanted else None
+    if "inspect" in wanted and (inspect is None or not (inspect.parent / "python").exists()):
+        print("Inspect view: skipped: inspect-ai's `inspect` not found (pass --inspect PATH or put it on PATH)")
+        inspect = None
+    if "promptfoo" in wanted and promptfoo is None:
+        print("promptfoo view: skipped: `promptfoo` not found (pass --promptfoo PATH or put it on PATH)")
     chromium = None
-    if CHROMIUM:
+    if CHROMIUM and wanted & {"serve", "inspect", "promptfoo"}:
         profile = folder / "chromium-profile"
         chromium = _start([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                            "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -160,26 +349,46 @@ def main() -> None:
         active = profile / "DevToolsActivePort"
         devtools = int(_wait(lambda: active.exists() and active.read_text().split("\n")[0].strip(),
                              "Chromium's DevTools port"))
+    elif wanted & {"serve", "inspect", "promptfoo"}:
+        print("gatepost serve, Inspect view, promptfoo view: skipped: no Chromium found")
     try:
         print("| N tasks in one run | gatepost console | gatepost serve + Chromium | Inspect view | promptfoo view |")
         print("|---|---|---|---|---|")
         for n in (int(s) for s in args.sizes.split(",")):
+            cells = []
             store, run_id = build(folder, n)
-            console = [console_once(store, run_id) for _ in range(args.repeat)]
-            cells = [f"{statistics.median(s for s, _ in console):.2f} s, "
-                     f"{statistics.median(m for _, m in console):.0f} MB"]
-            if chromium is not None:
-                served = [asyncio.run(serve_once(store, run_id, devtools, folder)) for _ in range(args.repeat)]
-                cells.append(f"{statistics.median(s for s, _ in served):.2f} s, console "
-                             f"{statistics.median(m for _, m in served):.0f} MB")
+            if "console" in wanted:
+                console = [console_once(store, run_id) for _ in range(args.repeat)]
+                cells.append(f"{statistics.median(s for s, _ in console):.2f} s, "
+                             f"{statistics.median(m for _, m in console):.0f} MB")
             else:
-                cells.append("not measured (no Chromium)")
-            print(f"| {n:,} | {' | '.join(cells)} | not measured | not measured |", flush=True)
+                cells.append("not measured")
+            if chromium is not None and "serve" in wanted:
+                served = [asyncio.run(serve_once(store, run_id, devtools, folder)) for _ in range(args.repeat)]
+                cells.append(_cell(served, "console"))
+            else:
+                cells.append("not measured")
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{store}{suffix}").unlink(missing_ok=True)
+            if chromium is not None and inspect is not None:
+                logs, name = inspect_build(inspect, folder, n)
+                cells.append(_cell([inspect_once(inspect, logs, name, devtools, folder) for _ in range(args.repeat)],
+                                   "server"))
+                shutil.rmtree(logs, ignore_errors=True)
+            else:
+                cells.append("not measured")
+            if chromium is not None and promptfoo is not None:
+                home, eval_id = promptfoo_build(promptfoo, folder, n)
+                cells.append(_cell([promptfoo_once(promptfoo, home, eval_id, devtools, folder)
+                                    for _ in range(args.repeat)], "server"))
+                shutil.rmtree(home, ignore_errors=True)
+            else:
+                cells.append("not measured")
+            print(f"| {n:,} | {' | '.join(cells)} |", flush=True)
     finally:
         if chromium is not None:
             _stop(chromium)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":

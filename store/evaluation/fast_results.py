@@ -27,8 +27,11 @@ UNSET: Any = msgspec.UNSET
 _SCALARS = (bool, int, float, type(None))
 
 
-class _Result(msgspec.Struct, forbid_unknown_fields=True):
-    """One per-task result as `artifacts._results` accepts it; UNSET marks a key that is not there."""
+class _Result(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """One per-task result as `artifacts._results` accepts it; UNSET marks a key that is not there.
+
+    Not tracked by the garbage collector (gc=False): it holds decoded JSON values, never itself, and a
+    window makes thousands of them (tracking them cost more than decoding them)."""
 
     task_id: Annotated[str, msgspec.Meta(min_length=1)]
     passed: bool
@@ -63,16 +66,17 @@ def decode_window(text: str, prefix: tuple[Any, ...], side: str) -> tuple[list[t
     """
     if "\\u003a" in text or "\\u003A" in text:
         return None
-    attempt = (1,) if prefix else ()  # a task_results row has the attempt after the task id
     try:
         results = _DECODER.decode("[" + text + "]")
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
+    run_id = prefix[0] if prefix else None
     rows: list[tuple[Any, ...]] = []
     append = rows.append
     keys = passes = 0
     mock_any = False
     for task_id, passed, score, duration, output, reason, split, mock, judged, details, error in map(astuple, results):
+        # keys counts the ':' this result's text holds: one per key present, and those inside its strings
         keys += 2 + task_id.count(":")
         if score is UNSET:
             score = None
@@ -82,41 +86,49 @@ def decode_window(text: str, prefix: tuple[Any, ...], side: str) -> tuple[list[t
             duration = 0
         else:
             keys += 1
-        if output is UNSET:
-            output = ""
-        elif output is None:
-            keys += 1
-            output = ""
-        else:
+            if type(duration) is not int:
+                duration = int(duration)
+        if output:
             keys += 1 + output.count(":")
+        else:
+            if output is not UNSET:
+                keys += 1
+            output = ""
         if details is UNSET:
             details = None
         else:
-            keys += 1 + (details.count(":") if details is not None else 0)
+            keys += 1 + details.count(":") if details else 1
         if error is UNSET:
             error = None
         else:
-            keys += 1 + (error.count(":") if error is not None else 0)
-        if reason is not UNSET or split is not UNSET or mock is not UNSET or judged is not UNSET:
-            colons = (_colons(reason), _colons(split), _colons(mock), _colons(judged))
-            if -1 in colons:
-                return None
-            keys += sum(colons) + (reason is not UNSET) + (split is not UNSET) + (mock is not UNSET) \
-                + (judged is not UNSET)
-            if mock is UNSET:
-                mock = None
-            if mock:
-                mock_any = True
-            if type(split) is not str:
-                split = None
-        else:
+            keys += 1 + error.count(":") if error else 1
+        if reason is UNSET and split is UNSET and mock is UNSET and judged is UNSET:  # upstream's usual result
+            if passed:
+                passes += 1
+                append((run_id, side, task_id, 1, 1, 1, score, duration, output, None, 0, None, details, error))
+            else:
+                append((run_id, side, task_id, 1, 0, 1, score, duration, output, error or details or None, 0, None,
+                        details, error))
+            continue
+        colons = (_colons(reason), _colons(split), _colons(mock), _colons(judged))
+        if -1 in colons:
+            return None
+        keys += sum(colons) + (reason is not UNSET) + (split is not UNSET) + (mock is not UNSET) \
+            + (judged is not UNSET)
+        if mock is UNSET:
+            mock = None
+        if mock:
+            mock_any = True
+        if type(split) is not str:
             split = None
         if type(reason) is not str:
             reason = None if passed else (error or details or None)
         if passed:
             passes += 1
-        append((*prefix, side, task_id, *attempt, 1 if passed else 0, 0 if judged is False else 1, score,
-                int(duration), output, reason, 1 if mock else 0, split, details, error))
+        append((run_id, side, task_id, 1, 1 if passed else 0, 0 if judged is False else 1, score, duration, output,
+                reason, 1 if mock else 0, split, details, error))
     if text.count(":") != keys:  # a key twice, or one this struct does not name: the strict way decides
         return None
+    if not prefix:  # artifacts.RowTuple: no run id, no attempt
+        rows = [(row[1], row[2], *row[4:]) for row in rows]
     return rows, passes, mock_any

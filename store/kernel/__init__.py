@@ -123,6 +123,7 @@ from .leases import (
 from .records import (
     RECORDS_KEY,
     SEAL_KIND,
+    StreamedRecords,
     records_digest,
     seqs_with_records,
 )
@@ -277,6 +278,7 @@ __all__ = [
     "read_stdin",
     "read_text",
     "records_digest",
+    "StreamedRecords",
     "recover_hint",
     "refresh_task_order",
     "refusal",

@@ -11,7 +11,7 @@ from sqlite_utils import Database
 from .chain import head, insert_chained
 from .clock import now_iso
 from .integrity import check_before_first_write
-from .records import RECORDS_KEY, records_digest
+from .records import RECORDS_KEY, StreamedRecords, records_digest
 from .signing import SIGNED_KINDS, SIGNED_WITH, decision_key, sign_event
 
 
@@ -28,6 +28,7 @@ def append_event(
     at: str | None = None,
     seal: bool = False,
     doing: str | None = None,
+    sealed: StreamedRecords | None = None,
 ) -> int:
     """Append one event, chained to the one before it, and return its sequence number.
 
@@ -36,14 +37,15 @@ def append_event(
 
     `seal`: the records this event creates (skill runs, manifest versions, task results) are
     already written, naming the seq this event gets (`next_seq`); their digest goes into the
-    payload (`records_sha256`), so the chain covers them. A decision (signing.SIGNED_KINDS) by an
+    payload (`records_sha256`), so the chain covers them; `sealed`: their digest, hashed by the act as it
+    inserted them (a streamed import), instead of read back. A decision (signing.SIGNED_KINDS) by an
     actor with a registered key is signed over the event's hash, or refused (`doing` words it).
     """
     check_before_first_write(db)
     seq = head(db)[0] + 1 if seal or kind in SIGNED_KINDS else 0  # only they need it: no extra read per event
     data = dict(payload) if payload is not None else None
     if seal:
-        data = {**(data or {}), RECORDS_KEY: records_digest(db, seq)}
+        data = {**(data or {}), RECORDS_KEY: sealed.hexdigest() if sealed is not None else records_digest(db, seq)}
     key = decision_key(db, kind, actor, seq)
     if key is not None:
         data = {**(data or {}), SIGNED_WITH: key["fingerprint"]}

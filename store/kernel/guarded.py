@@ -37,6 +37,7 @@ from .clock import now_iso, parse_iso
 from .db import transaction
 from .errors import ConflictError, InputError, RefusedError
 from .events import append_event, last_seq, next_seq
+from .records import StreamedRecords
 
 # The rules a refusal names: short nouns, the same for every subject.
 IDENTITY = "identity"
@@ -179,18 +180,20 @@ class Act:
 
     def event(self, kind: str, *, subject_type: str | None = None, subject_id: str | None = None,
               revision: str | None = None, note: str | None = None, payload: dict[str, Any] | None = None,
-              at: str | None = None, actor: str | None = None, seal: bool = False) -> int:
+              at: str | None = None, actor: str | None = None, seal: bool = False,
+              sealed: StreamedRecords | None = None) -> int:
         """Append the act's event (about its subject unless told otherwise); returns its seq.
 
         `seal`: the act wrote the records this event creates first, naming `next_seq()`; the event
-        seals their digest (a decision by a person with a key is signed: see signing.py).
+        seals their digest (a decision by a person with a key is signed: see signing.py); `sealed`: that
+        digest as the act hashed the records while inserting them (records.StreamedRecords).
         """
         if subject_type is None:
             assert self.subject is not None
             subject_type, subject_id = self.subject.type, self.subject.id
         seq = append_event(self.db, kind, actor=actor or self.actor, subject_type=subject_type,
                            subject_id=str(subject_id), revision=revision, note=note, payload=payload, at=at,
-                           seal=seal, doing=self.doing)
+                           seal=seal, doing=self.doing, sealed=sealed)
         self.events.append(seq)
         return seq
 

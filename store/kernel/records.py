@@ -36,6 +36,7 @@ RECORD_SOURCES: tuple[tuple[str, str], ...] = (
                      " CROSS JOIN task_results t ON t.run_id = r.id WHERE r.event_seq = ? ORDER BY t.id"),
 )
 # Which events have records: every seq a record of these tables names.
+_SCORE = TASK_RESULT_COLUMNS.index("score")
 SEQS_WITH_RECORDS = ("SELECT event_seq FROM skill_runs WHERE event_seq IS NOT NULL"
                      " UNION SELECT event_seq FROM manifest_versions WHERE event_seq IS NOT NULL"
                      " UNION SELECT r.event_seq FROM evaluation_runs r WHERE r.event_seq IS NOT NULL"
@@ -65,6 +66,44 @@ def records_digest(db: Database, seq: int) -> str | None:
             for row in rows:
                 digest.update(_encode(tuple(row)))
     return digest.hexdigest() if found else None
+
+
+class StreamedRecords:
+    """records_digest(db, seq) of an act that inserts many task results, hashed as they are inserted instead
+    of read back (reading a 1 GB run back cost as much as parsing it).
+
+    The other tables' records are read when it is made (the act writes none after); then `add` takes the
+    task results in id order, as the very tuples the act inserts (TASK_RESULT_COLUMNS order, id first) and
+    returns them as SQLite will store them: a score (REAL) as a float, -0.0 as 0.0. Every other value is
+    already stored as given: text as str or None, whole numbers as int (the importer makes them so).
+    """
+
+    def __init__(self, db: Database, seq: int) -> None:
+        self.hash = hashlib.sha256(RECORDS_FORMAT.encode("ascii"))
+        self.found = False
+        for table, sql in RECORD_SOURCES[:-1]:
+            self.hash.update(b"\n" + table.encode("ascii") + b"\n")
+            for row in db.execute(sql, [seq]).fetchall():
+                self.found = True
+                self.hash.update(_encode(tuple(row)))
+        assert RECORD_SOURCES[-1][0] == "task_results"
+        self.hash.update(b"\ntask_results\n")
+
+    def add(self, rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        """Hash these rows (id first, in TASK_RESULT_COLUMNS order); returns them as they are to be inserted."""
+        at = _SCORE
+        for i, row in enumerate(rows):
+            score = row[at]
+            if score is not None and (type(score) is not float or score == 0):
+                rows[i] = (*row[:at], float(score) + 0.0, *row[at + 1:])  # -0.0 + 0.0 is 0.0
+        if rows:
+            self.found = True
+            self.hash.update(b"\n".join(map(_ENCODER.encode, rows)) + b"\n")
+        return rows
+
+    def hexdigest(self) -> str | None:
+        """The digest records_digest gives (None: no records)."""
+        return self.hash.hexdigest() if self.found else None
 
 
 def seqs_with_records(db: Database) -> list[int]:

@@ -136,18 +136,18 @@ def _flags(was: int | None, c_n: int, c_pass: int | None, c_min: int | None, b_n
     return flags
 
 
-def _count(counts: dict[str, list[int]], split: str | None, flags: int) -> None:
-    """Add one task to its split's counts [tasks, failing, changed, changed_now_pass, differs, flaky]."""
+def _count(counts: dict[str, list[int]], split: str | None, flags: int, n: int = 1) -> None:
+    """Add n tasks of these flags to their split's counts [tasks, failing, changed, changed_now_pass, differs, flaky]."""
     c = counts.get(split or "")
     if c is None:
         c = counts[split or ""] = [0, 0, 0, 0, 0, 0]
-    c[0] += 1
+    c[0] += n
     if flags & (FLAG_FAILING | FLAG_CHANGED | FLAG_DIFFERS | FLAG_FLAKY):
-        c[1] += bool(flags & FLAG_FAILING)
-        c[2] += bool(flags & FLAG_CHANGED)
-        c[3] += bool(flags & FLAG_CHANGED and not flags & FLAG_FAILING)
-        c[4] += bool(flags & FLAG_DIFFERS)
-        c[5] += bool(flags & FLAG_FLAKY)
+        c[1] += n * bool(flags & FLAG_FAILING)
+        c[2] += n * bool(flags & FLAG_CHANGED)
+        c[3] += n * bool(flags & FLAG_CHANGED and not flags & FLAG_FAILING)
+        c[4] += n * bool(flags & FLAG_DIFFERS)
+        c[5] += n * bool(flags & FLAG_FLAKY)
 
 
 def _build(db: Database, run_id: str, tasks: Iterable[Sequence[Any]]) -> Built:
@@ -202,6 +202,13 @@ ORDER BY CASE WHEN prev.was IS NOT NULL AND c_n > 0 AND (prev.was > 0) != (c_pas
 """
 
 
+_LISTED = FLAG_FAILING | FLAG_DIFFERS | FLAG_FLAKY  # the flags with a list of positions
+
+
+def _dumps(items: list[Any]) -> str:
+    return json.dumps(items, ensure_ascii=False, separators=(",", ":"))
+
+
 class _Chunks:
     """Lists cut into chunks as their items arrive: at most TASK_CHUNK open items per list; the closed
     chunks wait in `rows` (run_task_pages rows) for the caller to write."""
@@ -215,13 +222,13 @@ class _Chunks:
         number, items = self.open.get(name) or self.open.setdefault(name, (0, []))
         items.append(item)
         if len(items) == TASK_CHUNK:
-            self.rows.append((self.run_id, name, number, json.dumps(items, ensure_ascii=False, separators=(",", ":"))))
+            self.rows.append((self.run_id, name, number, _dumps(items)))
             self.open[name] = (number + 1, [])
 
     def take(self, *, last: bool = False) -> list[tuple[str, str, int, str]]:
         """The closed chunks (with `last`, every open one too), handed over once."""
         if last:
-            self.rows.extend((self.run_id, name, number, json.dumps(items, ensure_ascii=False, separators=(",", ":")))
+            self.rows.extend((self.run_id, name, number, _dumps(items))
                              for name, (number, items) in self.open.items() if items)
             self.open = {}
         rows, self.rows = self.rows, []
@@ -238,34 +245,49 @@ def _write_ordered(db: Database, run_id: str) -> None:
     _forget(db, run_id)
     previous = neighbour_run(db, run_id, after=False)
     chunks = _Chunks(run_id)
+    add, pending = chunks.add, chunks.rows
     insert = f"INSERT INTO {PAGES_TABLE} (run_id, list, chunk, entries) VALUES (?, ?, ?, ?)"
-    counts: dict[str, list[int]] = {}
-    first_split: str | None = None
-    several = False
-    position = 0
+    tally: dict[tuple[str | None, int], int] = {}  # tasks per (split, flags): the counts, at the end
+    entries: list[list[Any]] = []  # the open chunk of the list "all"
+    first_split, several, position = "", False, 0
     cursor = db.execute(_ORDERED, [run_id, previous])
     while batch := cursor.fetchmany(2000):
         for task_id, _first, split, c_n, c_pass, c_min, b_n, b_pass, b_min, was in batch:
             flags = _flags(was, c_n, c_pass, c_min, b_n, b_pass, b_min)
-            chunks.add("all", [task_id, split, flags])
-            for name, bit in (("failing", FLAG_FAILING), ("differs", FLAG_DIFFERS), ("flaky", FLAG_FLAKY)):
-                if flags & bit:
-                    chunks.add(name, position)
-            key = split or ""
-            if first_split is None:
-                first_split = key
-            elif not several and key != first_split:  # a second split: the first one's list until now
+            entries.append([task_id, split, flags])
+            if len(entries) == TASK_CHUNK:
+                pending.append((run_id, "all", position // TASK_CHUNK, _dumps(entries)))
+                entries = []
+            if flags & _LISTED:
+                if flags & FLAG_FAILING:
+                    add("failing", position)
+                if flags & FLAG_DIFFERS:
+                    add("differs", position)
+                if flags & FLAG_FLAKY:
+                    add("flaky", position)
+            key = (split, flags)
+            tally[key] = tally.get(key, 0) + 1
+            if several:
+                add(f"split:{split or ''}", position)
+            elif not position:
+                first_split = split or ""
+            elif (split or "") != first_split:  # a second split: the first one's list until now, then each
                 several = True
                 for earlier in range(position):
-                    chunks.add(f"split:{first_split}", earlier)
+                    add(f"split:{first_split}", earlier)
                 db.conn.executemany(insert, chunks.take())
-            if several:
-                chunks.add(f"split:{key}", position)
-            _count(counts, split, flags)
+                pending = chunks.rows
+                add(f"split:{split or ''}", position)
             position += 1
-        if len(chunks.rows) >= 256:
+        if len(pending) >= 256:
             db.conn.executemany(insert, chunks.take())
+            pending = chunks.rows
+    if entries:
+        pending.append((run_id, "all", position // TASK_CHUNK, _dumps(entries)))
     db.conn.executemany(insert, chunks.take(last=True))
+    counts: dict[str, list[int]] = {}
+    for (split, flags), n in tally.items():
+        _count(counts, split, flags, n)
     db.conn.executemany(
         f"INSERT INTO {COUNTS_TABLE} (run_id, split, previous_run, tasks, failing, changed, changed_now_pass,"
         " differs, flaky) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
