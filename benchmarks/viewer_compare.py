@@ -133,31 +133,42 @@ async def serve_once(store: Path, run_id: str, devtools_port: int, folder: Path)
                    "--as", "ana", "--open", f"results:{run_id}"], log)
     try:
         found = _wait(lambda: re.search(r"on (http://\S+) as", log.read_text()), "gatepost serve's URL")
-        url = found.group(1)
-        async with aiohttp.ClientSession() as session:
-            async with session.get(f"http://127.0.0.1:{devtools_port}/json/list") as answer:
-                page = next(t for t in await answer.json(content_type=None) if t["type"] == "page")
-            async with session.ws_connect(page["webSocketDebuggerUrl"], max_msg_size=0) as ws:
-                tools = DevTools(ws)
-                await tools.call("Network.enable")
-                await tools.call("Network.setBlockedURLs", urls=["*fonts.googleapis.com*", "*fonts.gstatic.com*"])
-                await tools.call("Page.enable")
-                await tools.call("Page.addScriptToEvaluateOnNewDocument", source=CATCH_TERMINAL)
-                await tools.call("Page.navigate", url=url)
-                deadline = time.monotonic() + WAIT
-                while time.monotonic() < deadline:
-                    text = await tools.evaluate(SCREEN_TEXT) or ""
-                    if len(re.findall(r"task-\d{3,}", text)) >= 5:  # task rows (the id column may cut the id short)
-                        break
-                    await asyncio.sleep(0.05)
-                else:
-                    raise SystemExit(f"serve: no task rows within {WAIT:.0f} s:\n{text}")
-                seconds = time.perf_counter() - started
-                await tools.call("Page.navigate", url="about:blank")
+
+        async def shown(tools: DevTools) -> bool:
+            text = await tools.evaluate(SCREEN_TEXT) or ""
+            return len(re.findall(r"task-\d{3,}", text)) >= 5  # task rows (the id column may cut the id short)
+
+        seconds = await _first_rows(devtools_port, found.group(1), started, shown, "serve", CATCH_TERMINAL)
         return seconds, _group_peak_mb(proc.pid, proc.pid)
     finally:
         _stop(proc)
 
+
+async def _first_rows(devtools_port: int, url: str, started: float, shown, what: str,
+                      on_new_document: str | None = None) -> float:
+    """Open `url` in the running Chromium (over DevTools) and poll until `shown(tools)`; seconds since
+    `started`. Web fonts are blocked (no network here); `on_new_document` runs before the page's scripts."""
+    async with aiohttp.ClientSession() as session:
+        async with session.get(f"http://127.0.0.1:{devtools_port}/json/list") as answer:
+            page = next(t for t in await answer.json(content_type=None) if t["type"] == "page")
+        async with session.ws_connect(page["webSocketDebuggerUrl"], max_msg_size=0) as ws:
+            tools = DevTools(ws)
+            await tools.call("Network.enable")
+            await tools.call("Network.setBlockedURLs", urls=["*fonts.googleapis.com*", "*fonts.gstatic.com*"])
+            await tools.call("Page.enable")
+            if on_new_document:
+                await tools.call("Page.addScriptToEvaluateOnNewDocument", source=on_new_document)
+            await tools.call("Page.navigate", url=url)
+            deadline = time.monotonic() + WAIT
+            while time.monotonic() < deadline:
+                if await shown(tools):
+                    break
+                await asyncio.sleep(0.05)
+            else:
+                raise SystemExit(f"{what}: no task rows within {WAIT:.0f} s")
+            seconds = time.perf_counter() - started
+            await tools.call("Page.navigate", url="about:blank")
+    return seconds
 
 
 # --- the same first rows in the viewers people use instead (Inspect, promptfoo) ----------------------------
@@ -279,24 +290,11 @@ async def page_once(argv: list[str], env: dict[str, str] | None, ready: str, url
                                 start_new_session=True, cwd=folder, env=env)
     try:
         _wait(lambda: re.search(ready, log.read_text(errors="replace")), f"{what}'s server")
-        async with aiohttp.ClientSession() as session:
-            async with session.get(f"http://127.0.0.1:{devtools_port}/json/list") as answer:
-                page = next(t for t in await answer.json(content_type=None) if t["type"] == "page")
-            async with session.ws_connect(page["webSocketDebuggerUrl"], max_msg_size=0) as ws:
-                tools = DevTools(ws)
-                await tools.call("Network.enable")
-                await tools.call("Network.setBlockedURLs", urls=["*fonts.googleapis.com*", "*fonts.gstatic.com*"])
-                await tools.call("Page.enable")
-                await tools.call("Page.navigate", url=url)
-                deadline = time.monotonic() + WAIT
-                while time.monotonic() < deadline:
-                    if (await tools.evaluate(COUNT_ROWS) or 0) >= 5:
-                        break
-                    await asyncio.sleep(0.05)
-                else:
-                    raise SystemExit(f"{what}: no task rows within {WAIT:.0f} s")
-                seconds = time.perf_counter() - started
-                await tools.call("Page.navigate", url="about:blank")
+
+        async def shown(tools: DevTools) -> bool:
+            return (await tools.evaluate(COUNT_ROWS) or 0) >= 5
+
+        seconds = await _first_rows(devtools_port, url, started, shown, what)
         return seconds, _group_peak_mb(proc.pid, -1)
     finally:
         _stop(proc)
