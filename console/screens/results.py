@@ -321,7 +321,7 @@ class ResultsScreen(GatepostScreen):
                 return
         # the first rows first: the statistics read every task of the run, so they are read once the rows
         # are up (_tasks_loaded)
-        self.app.call_from_thread(self._run_arrived, generation, run, counts, previous, None)
+        self.app.call_from_thread(self._run_arrived, generation, run, counts, previous)
 
     @on(PagedList.Loaded, "#run-tasks")
     def _tasks_loaded(self) -> None:
@@ -350,14 +350,13 @@ class ResultsScreen(GatepostScreen):
             self.query_one("#run-tasks", PagedList).reload()
 
     def _run_arrived(self, generation: int, run: dict[str, Any] | None, counts: TaskCounts | None,
-                     previous: dict[str, Any] | None, figures: dict[str, Any] | None) -> None:
+                     previous: dict[str, Any] | None) -> None:
         if generation != self._generation["run"]:
             return  # the cursor moved on while this run was read
         self.run_id = run["id"] if run else None
         self._counts = counts
         self._previous = previous  # the run this one is compared with
-        self._figures = figures
-        self._flaky = {f["task_id"] for f in (self._figures or {}).get("flaky", [])}
+        self._figures, self._flaky = None, set()  # the run's statistics follow its rows (_tasks_loaded)
         self.query_one("#run-head", Static).update(self._head(run) if run else literal("No run selected."))
         tasks = self.query_one("#run-tasks", PagedList)
         tasks.page_offset = 0
