@@ -245,19 +245,15 @@ def _write_ordered(db: Database, run_id: str) -> None:
     _forget(db, run_id)
     previous = neighbour_run(db, run_id, after=False)
     chunks = _Chunks(run_id)
-    add, pending = chunks.add, chunks.rows
+    add = chunks.add
     insert = f"INSERT INTO {PAGES_TABLE} (run_id, list, chunk, entries) VALUES (?, ?, ?, ?)"
     tally: dict[tuple[str | None, int], int] = {}  # tasks per (split, flags): the counts, at the end
-    entries: list[list[Any]] = []  # the open chunk of the list "all"
     first_split, several, position = "", False, 0
     cursor = db.execute(_ORDERED, [run_id, previous])
     while batch := cursor.fetchmany(2000):
         for task_id, _first, split, c_n, c_pass, c_min, b_n, b_pass, b_min, was in batch:
             flags = _flags(was, c_n, c_pass, c_min, b_n, b_pass, b_min)
-            entries.append([task_id, split, flags])
-            if len(entries) == TASK_CHUNK:
-                pending.append((run_id, "all", position // TASK_CHUNK, _dumps(entries)))
-                entries = []
+            add("all", [task_id, split, flags])
             if flags & _LISTED:
                 if flags & FLAG_FAILING:
                     add("failing", position)
@@ -276,14 +272,10 @@ def _write_ordered(db: Database, run_id: str) -> None:
                 for earlier in range(position):
                     add(f"split:{first_split}", earlier)
                 db.conn.executemany(insert, chunks.take())
-                pending = chunks.rows
                 add(f"split:{split or ''}", position)
             position += 1
-        if len(pending) >= 256:
+        if len(chunks.rows) >= 256:
             db.conn.executemany(insert, chunks.take())
-            pending = chunks.rows
-    if entries:
-        pending.append((run_id, "all", position // TASK_CHUNK, _dumps(entries)))
     db.conn.executemany(insert, chunks.take(last=True))
     counts: dict[str, list[int]] = {}
     for (split, flags), n in tally.items():
