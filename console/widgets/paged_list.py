@@ -52,6 +52,14 @@ class Col:
     whole: bool = False
     marks: bool = False  # a marker column (⚠ ● →): left out while no row of the page holds a marker
 
+    def least(self, natural: int) -> int:
+        """The width it may shrink to, given its content's."""
+        return min(natural, self.min) if self.min is not None else natural
+
+    def present(self, natural: int) -> bool:
+        """Whether it is there at all: a marker column with no marker on the page is not."""
+        return bool(natural) or not self.marks
+
 
 ColumnSpec = Col | tuple[str, int | None]
 
@@ -86,8 +94,8 @@ def fit_columns(cols: Sequence[Col], natural: Sequence[int], available: int) -> 
     the highest `drop` is left out. The room left goes to the shrunk columns never left out, then to the
     lesser ones, shared within each in proportion to what each lacks. A lesser column is also left out when
     the `whole` columns lack at least the room it takes (an event's kind whole before its date)."""
-    least = [min(n, c.min) if c.min is not None else n for c, n in zip(cols, natural, strict=True)]
-    shown = [i for i, c in enumerate(cols) if natural[i] or not c.marks]
+    least = [c.least(n) for c, n in zip(cols, natural, strict=True)]
+    shown = [i for i, c in enumerate(cols) if c.present(natural[i])]
 
     def cost(widths: Sequence[int] | dict[int, int]) -> int:
         return sum(widths[i] + PADDING for i in shown)
@@ -214,13 +222,13 @@ class PagedList(Vertical):
     def wanted_width(self) -> int:
         """The cells the table needs to show every column as wide as its content (and its scrollbar)."""
         natural = natural_widths(self.columns, self._cells)
-        return sum(w + PADDING for c, w in zip(self.columns, natural, strict=True) if w or not c.marks) + SCROLLBAR
+        return sum(w + PADDING for c, w in zip(self.columns, natural, strict=True) if c.present(w)) + SCROLLBAR
 
     def least_width(self) -> int:
         """The cells the table needs to show the columns never left out, each shrunk to its `min`."""
         natural = natural_widths(self.columns, self._cells)
-        return sum((min(n, c.min) if c.min is not None else n) + PADDING
-                   for c, n in zip(self.columns, natural, strict=True) if not c.drop and (n or not c.marks)) + SCROLLBAR
+        return sum(c.least(n) + PADDING
+                   for c, n in zip(self.columns, natural, strict=True) if not c.drop and c.present(n)) + SCROLLBAR
 
     def _fitted(self) -> list[tuple[int, int]]:
         natural = natural_widths(self.columns, self._cells)
