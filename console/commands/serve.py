@@ -10,6 +10,7 @@ Each browser tab that opens the page gets its own console process, run as
   and a WebSocket's `Origin` must be the served origin (anything else 403).
 """
 
+import contextvars
 import errno
 import hmac
 import ipaddress
@@ -140,8 +141,9 @@ def _server_class() -> type[Any]:
 
     import aiohttp_jinja2
     from aiohttp import web
-    from textual_serve.app_service import AppService
-    from textual_serve.server import Server, log, to_int
+    from textual_serve.server import Server
+
+    session_link: contextvars.ContextVar[str | None] = contextvars.ContextVar("session_link", default=None)
 
     class GatepostServer(Server):
         """textual-serve's server, announcing itself in gatepost's words once it really listens."""
@@ -194,32 +196,21 @@ def _server_class() -> type[Any]:
                 context["app_websocket_url"] = context["app_websocket_url"].rsplit("/ws", 1)[0] + str(url)
             return aiohttp_jinja2.render_template("app_index.html", request, context)
 
+        @property
+        def command(self) -> str:
+            """The console command textual-serve's own session handler starts: the one for this session's deep
+            link (a context variable, so concurrent sessions each see their own)."""
+            return self.console_for(session_link.get())
+
+        @command.setter
+        def command(self, value: str) -> None:
+            """textual-serve's constructor sets a fixed command; gatepost's is derived per session instead."""
+
         async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
             """textual-serve's session, running the console on the link's item when there is one."""
-            websocket = web.WebSocketResponse(heartbeat=15)
-            width = to_int(request.query.get("width", "80"), 80)
-            height = to_int(request.query.get("height", "24"), 24)
-            app_service: AppService | None = None
-            try:
-                await websocket.prepare(request)
-                app_service = AppService(self.console_for(request.match_info.get("link")),
-                                         write_bytes=websocket.send_bytes, write_str=websocket.send_str,
-                                         close=cast(Callable[[], Awaitable[None]], websocket.close),
-                                         download_manager=self.download_manager,
-                                         debug=self.debug)
-                await app_service.start(width, height)
-                try:
-                    await self._process_messages(websocket, app_service)
-                finally:
-                    await app_service.stop()
-            except asyncio.CancelledError:
-                await websocket.close()
-            except Exception as error:  # as textual-serve does: the session ends, the server goes on
-                log.exception(error)
-            finally:
-                if app_service is not None:
-                    await app_service.stop()
-            return websocket
+            session_link.set(request.match_info.get("link"))  # this request's task only
+            response: web.WebSocketResponse = await super().handle_websocket(request)
+            return response
 
         async def on_startup(self, app: web.Application) -> None:
             """Say nothing yet: the port is not bound at startup, so a busy port would lie."""
