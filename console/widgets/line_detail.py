@@ -8,6 +8,7 @@ its own lines); Textual paints the rows of this widget and nothing else. A layou
 scrollbar appears or goes (the content width is kept the same either way by a stable gutter).
 """
 
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -106,6 +107,7 @@ class LineDetail(ScrollView, can_focus=True):
         self._base = Style()
         self._lines: list[Strip] = []
         self._targets: list[_Target] = []
+        self._pending: list[Block] = []  # blocks below the screen, not wrapped yet
         self._width = 0
 
     # --- what a screen calls ----------------------------------------------------------------------
@@ -139,11 +141,13 @@ class LineDetail(ScrollView, can_focus=True):
         return None
 
     def drawn(self) -> list[str]:
-        """Every line as drawn now (the outline shows only what is expanded), as plain text."""
+        """Every line as drawn (the outline shows only what is expanded), as plain text."""
+        self._draw_to(sys.maxsize)
         return [strip.text.rstrip() for strip in self._lines]
 
     def line_of(self, target: Node | Choice) -> int | None:
         """The line (in the whole content, from 0) that `target` starts on; a click there acts on it."""
+        self._draw_to(sys.maxsize)
         return next((i for i, t in enumerate(self._targets) if t is not None and self._resolve(t) is target), None)
 
     def _resolve(self, target: tuple[str, tuple[int, ...] | str]) -> Node | Choice | None:
@@ -166,14 +170,26 @@ class LineDetail(ScrollView, can_focus=True):
 
     # --- lines ----------------------------------------------------------------------------------------
     def _relines(self) -> None:
+        """Lines for the blocks, wrapped only as far down as the screen shows: the blocks below are wrapped when
+        scrolled to (a long candidate content is not wrapped on every cursor move), their height estimated."""
         width = self.scrollable_content_region.width
         if width <= 0:
             return  # not laid out yet: on_resize draws it
         self._width = width
-        self._base = base = self.rich_style  # the pane's colours under every line (read once: it walks the DOM)
-        lines: list[Strip] = []
-        targets: list[_Target] = []
-        for b in self._blocks:
+        self._base = self.rich_style  # the pane's colours under every line (read once: it walks the DOM)
+        for name in set(self._drawn) - {b.name for b in self._blocks}:
+            del self._drawn[name]
+        before = self._lines
+        self._lines, self._targets, self._pending = [], [], list(self._blocks)
+        self._draw_to(self.scroll_offset.y + self.size.height)
+        self._refresh_changed(before, self._lines)
+
+    def _draw_to(self, rows: int) -> None:
+        """Wrap the pending blocks until `rows` lines are drawn (or none is left); set the virtual height."""
+        width, base = self._width, self._base
+        lines, targets = self._lines, self._targets
+        while self._pending and len(lines) < rows:
+            b = self._pending.pop(0)
             drawn = self._drawn.get(b.name)
             if drawn is None or drawn[1] != (width, base) or not _same(drawn[0], b.content):
                 strips, hits = self._draw(b, width)
@@ -182,16 +198,30 @@ class LineDetail(ScrollView, can_focus=True):
                 self._drawn[b.name] = drawn
             lines.extend(drawn[2])
             targets.extend(drawn[3])
-            lines.extend([Strip.blank(width, base)] * b.gap)
-            targets.extend([None] * b.gap)
-        for name in set(self._drawn) - {b.name for b in self._blocks}:
-            del self._drawn[name]
-        while lines and not lines[-1].text.strip():
-            lines.pop()
-            targets.pop()
-        self._lines, self._targets = lines, targets
-        self._set_virtual_size(Size(width, len(lines)))
-        self.refresh()
+            if self._pending:  # a gap between blocks, none after the last
+                lines.extend([Strip.blank(width, base)] * b.gap)
+                targets.extend([None] * b.gap)
+        estimate = sum(_rows(b, width) + b.gap for b in self._pending)
+        self._set_virtual_size(Size(width, len(lines) + estimate))
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        if self._pending and new_value + self.size.height > len(self._lines):
+            self._draw_to(int(new_value) + self.size.height)  # scrolled to blocks not wrapped yet
+        super().watch_scroll_y(old_value, new_value)
+
+    def _refresh_changed(self, before: list[Strip], after: list[Strip]) -> None:
+        """Repaint only the rows on screen whose line changed: from one case to the next many read the same
+        (titles, claim names, decisions), and each row Textual repaints costs as much as drawing it."""
+        top = self.scroll_offset.y
+        start = None
+        for y in range(top, top + self.size.height + 1):
+            old = before[y] if y < len(before) else None
+            new = after[y] if y < len(after) else None
+            if old != new and y < top + self.size.height:
+                start = y if start is None else start
+            elif start is not None:
+                self.refresh_lines(start, y - start)
+                start = None
 
     def _set_virtual_size(self, size: Size) -> None:
         """The new height without a layout (Widget.virtual_size is a layout reactive); only a scrollbar that
@@ -284,6 +314,24 @@ class LineDetail(ScrollView, can_focus=True):
         super().notify_style_update()
         self._drawn.clear()  # the theme or a component style changed: draw every block again
         self._relines()
+
+
+def _rows(b: Block, width: int) -> int:
+    """About how many lines block `b` takes at `width` (its lines, each wrapped), without wrapping it."""
+    if b.kind == "outline":
+        return sum(1 for _ in _walk_shown(b.content.root))
+    if b.kind == "choices":
+        return len(b.content)
+    plain = b.content.plain if isinstance(b.content, Text) else str(b.content)
+    rows = sum(max(1, -(-len(line) // max(1, width - 4))) for line in plain.rstrip("\n").split("\n"))
+    return rows + (2 if b.kind == "boxed" else 0)
+
+
+def _walk_shown(node: Node) -> Iterable[Node]:
+    for child in node.children:
+        yield child
+        if child.expanded:
+            yield from _walk_shown(child)
 
 
 def _walk_labels(node: Node, depth: int = 0) -> Iterable[str]:
