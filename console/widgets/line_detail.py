@@ -66,6 +66,9 @@ class Block:
     gap: int = 1
 
 
+# a line of text wrapped at a width (with a style under it): its strips; shared by every LineDetail
+_WRAPPED: dict[tuple[Any, ...], list[Strip]] = {}
+
 # what a click on a line acts on: (block name, a node's path in its outline) or (block name, a choice's name);
 # names and paths, not objects, so that lines kept from an equal earlier content still act on the current one
 _Target = tuple[str, tuple[int, ...] | str] | None
@@ -280,6 +283,22 @@ class LineDetail(ScrollView, can_focus=True):
                                 base + ("   " if last else "│  "), width, lines, targets)
 
     def _render(self, renderable: RenderableType, width: int, style: Style | None = None) -> list[Strip]:
+        """`renderable` wrapped to `width`. Text is wrapped line by line through a cache: from one case to the
+        next most lines read the same (claims, the outline's labels, the decisions) and are not wrapped again."""
+        if not isinstance(renderable, Text):
+            return self._wrap(renderable, width, style)
+        strips: list[Strip] = []
+        for line in renderable.split("\n", allow_blank=True) if "\n" in renderable.plain else [renderable]:
+            key = (line.plain, tuple(line.spans), line.style, width, style)
+            wrapped = _WRAPPED.get(key)
+            if wrapped is None:
+                if len(_WRAPPED) >= 4096:
+                    _WRAPPED.clear()
+                wrapped = _WRAPPED[key] = self._wrap(line, width, style)
+            strips.extend(wrapped)
+        return strips
+
+    def _wrap(self, renderable: RenderableType, width: int, style: Style | None) -> list[Strip]:
         console = self.app.console
         options = console.options.update(width=width, height=None, highlight=False)
         return [Strip(line) for line in console.render_lines(renderable, options, style=style, pad=False)]
