@@ -65,6 +65,8 @@ class ListDetailScreen(GatepostScreen):
     COLUMNS: ClassVar[Sequence[ColumnSpec]] = ()
     EMPTY: ClassVar[str] = "Nothing here yet."
     FILTERS: ClassVar[tuple[Filter, ...]] = ()
+    # False when the detail is one widget that scrolls its own lines (a LineDetail): the pane does not scroll
+    DETAIL_SCROLLS: ClassVar[bool] = True
     BINDINGS = [
         bound("f", "cycle_filter", "Filter", "list.filter"),
         bound("backspace", "clear_filters", "Clear filters", "list.clear", show=False),
@@ -129,7 +131,8 @@ class ListDetailScreen(GatepostScreen):
                 paged.initial_key = self.wanted
                 paged.follow = lambda: self.wanted
                 yield paged
-            with VerticalScroll(classes="detail-pane", id=f"{self.NAME}-detail"):
+            pane = VerticalScroll if self.DETAIL_SCROLLS else Vertical
+            with pane(classes="detail-pane", id=f"{self.NAME}-detail"):
                 yield from self.detail_widgets()
 
     @property
