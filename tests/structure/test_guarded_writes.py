@@ -46,6 +46,8 @@ HELPERS = {
 # Functions that write outside any act, and why they may.
 EXEMPT = {
     "store/kernel/task_order.py::backfill_task_order": "a migration's step: the order of runs stored before it existed",
+    "store/kernel/task_order.py::keep": "StreamedOrder's temporary table (this connection's, not the store's)",
+    "store/kernel/task_order.py::empty": "StreamedOrder's temporary table (this connection's, not the store's)",
     "store/flows.py::mark_seen": "a person's read receipt (seen_marks): changes nothing anyone else sees, no event",
 }
 
