@@ -206,9 +206,11 @@ ORDER BY CASE WHEN prev.was IS NOT NULL AND c_n > 0 AND (prev.was > 0) != (c_pas
 
 # The same, from the per-task aggregates StreamedOrder kept while the results were inserted (a narrow temporary
 # table, one row per task) instead of grouping the run's wide task_results rows again.
-_STREAMED_TABLE = "temp.gatepost_streamed_order"
-_ORDERED_STREAMED = _ORDERED.replace(f"WITH agg AS ({_AGGREGATE})",
-                                     "WITH agg AS (SELECT * FROM temp.gatepost_streamed_order WHERE ?1 IS NOT NULL)")
+_STREAMED_TABLE = "temp.gatepost_streamed_order"  # per task: id, first id, split, candidate and baseline passed
+_ORDERED_STREAMED = _ORDERED.replace(
+    f"WITH agg AS ({_AGGREGATE})",
+    "WITH agg AS (SELECT task_id, first_id, split, 1 AS c_n, c AS c_pass, c AS c_min, 1 AS b_n, b AS b_pass,"
+    f" b AS b_min FROM {_STREAMED_TABLE} WHERE ?1 IS NOT NULL)")
 assert _ORDERED_STREAMED != _ORDERED
 
 
@@ -227,9 +229,8 @@ class StreamedOrder:
 
     def __init__(self, db: Database) -> None:
         self.db = db
-        db.execute(f"CREATE TEMP TABLE IF NOT EXISTS {_STREAMED_TABLE.split('.')[1]} (task_id TEXT, first_id INTEGER,"
-                   " split TEXT, c_n INTEGER, c_pass INTEGER, c_min INTEGER, b_n INTEGER, b_pass INTEGER,"
-                   " b_min INTEGER)")
+        db.execute(f"CREATE TEMP TABLE IF NOT EXISTS {_STREAMED_TABLE.split('.')[1]}"
+                   " (task_id TEXT, first_id INTEGER, split TEXT, c INTEGER, b INTEGER)")
         self.empty()
         self.sides: list[str] = []  # the sides in the order they came: at most two, each once
         self.passed = bytearray()  # per task of the first side: whether it passed
@@ -253,13 +254,14 @@ class StreamedOrder:
                 return
             if len(self.sides) == 1:
                 self.first_id = rows[0][0]
-        ids = msgspec.json.encode([row[3] for row in rows])
+        tasks = [row[3] for row in rows]
+        ids = msgspec.json.encode(tasks)
         if len(self.sides) == 1:
             if rows[0][0] != self.first_id + len(self.passed):
                 self.shaped = False
                 return
             self.hashes[0].update(ids[1:-1] + b",")
-            self.passed.extend([1 if row[5] else 0 for row in rows])
+            self.passed.extend([row[5] and 1 for row in rows])
             return
         self.hashes[1].update(ids[1:-1] + b",")
         start = self.seconds
@@ -267,22 +269,20 @@ class StreamedOrder:
         if self.seconds > len(self.passed):
             self.shaped = False
             return
-        first, passed = self.first_id + start, self.passed
-        if side == "baseline":  # the candidate's came first
-            values = [(row[3], first + k, row[12], 1, passed[start + k], passed[start + k], 1, p, p)
-                      for k, row in enumerate(rows) for p in (1 if row[5] else 0,)]
-        else:
-            values = [(row[3], first + k, row[12], 1, p, p, 1, passed[start + k], passed[start + k])
-                      for k, row in enumerate(rows) for p in (1 if row[5] else 0,)]
-        self.db.conn.executemany(f"INSERT INTO {_STREAMED_TABLE} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", values)
+        first = self.first_id + start
+        kept, here = self.passed[start:self.seconds], [row[5] and 1 for row in rows]
+        values = zip(tasks, range(first, first + len(rows)), [row[12] for row in rows],
+                     *((kept, here) if side == "baseline" else (here, kept)))  # (c, b): the candidate's came first?
+        self.db.conn.executemany(f"INSERT INTO {_STREAMED_TABLE} VALUES (?, ?, ?, ?, ?)", values)
 
     def usable(self, db: Database, run_id: str) -> bool:
         """Whether the artifact had the shape the kept aggregates assume (then they are the run's, task for task)."""
         if not (self.shaped and len(self.sides) == 2 and self.seconds == len(self.passed)
                 and self.hashes[0].digest() == self.hashes[1].digest()):
             return False
-        repeated = db.execute("SELECT 1 FROM task_results WHERE run_id = ? GROUP BY side, task_id HAVING COUNT(*) > 1"
-                              " LIMIT 1", [run_id]).fetchone()
+        # both sides list the same ids in the same order: a task twice on one side is twice on the other
+        repeated = db.execute("SELECT 1 FROM task_results WHERE run_id = ? AND side = ? GROUP BY task_id"
+                              " HAVING COUNT(*) > 1 LIMIT 1", [run_id, self.sides[0]]).fetchone()
         return repeated is None
 
     def empty(self) -> None:
