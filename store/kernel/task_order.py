@@ -271,8 +271,8 @@ class StreamedOrder:
             return
         first = self.first_id + start
         kept, here = self.passed[start:self.seconds], [row[5] and 1 for row in rows]
-        values = zip(tasks, range(first, first + len(rows)), [row[12] for row in rows],
-                     *((kept, here) if side == "baseline" else (here, kept)))  # (c, b): the candidate's came first?
+        c, b = (kept, here) if side == "baseline" else (here, kept)  # the candidate's side came first, or not
+        values = zip(tasks, range(first, first + len(rows)), [row[12] for row in rows], c, b, strict=True)
         self.db.conn.executemany(f"INSERT INTO {_STREAMED_TABLE} VALUES (?, ?, ?, ?, ?)", values)
 
     def usable(self, db: Database, run_id: str) -> bool:
