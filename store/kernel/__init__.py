@@ -164,6 +164,7 @@ from .task_order import (
     is_stored,
     neighbour_run,
     refresh_task_order,
+    stored_figures,
 )
 
 __all__ = [
@@ -283,6 +284,7 @@ __all__ = [
     "StreamedRecords",
     "recover_hint",
     "refresh_task_order",
+    "stored_figures",
     "refusal",
     "register_key",
     "release",

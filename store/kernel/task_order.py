@@ -21,6 +21,7 @@ from sqlite_utils import Database
 
 PAGES_TABLE = "run_task_pages"
 COUNTS_TABLE = "run_task_counts"
+FIGURES_TABLE = "run_task_figures"
 TASK_CHUNK = 256
 TASK_ORDER_STORE_ABOVE = 4_000  # results in a run above which its order is stored (else computed when read)
 # An entry of the list "all": [task_id, split, flags]; its position is chunk * CHUNK + its index.
@@ -49,6 +50,67 @@ _DDL = [
         PRIMARY KEY (run_id, split)
     ) WITHOUT ROWID""",
 ]
+
+# What a run's statistics count (evaluation.run_statistics), stored with its order when every task has at most
+# one attempt per side: then those counts are all the statistics need of the run's own results, and opening a
+# run of 1,000,000 tasks reads one row instead of streaming every task (m011_scale_run_task_figures).
+_FIGURES_DDL = f"""CREATE TABLE IF NOT EXISTS {FIGURES_TABLE} (
+    run_id TEXT PRIMARY KEY REFERENCES evaluation_runs(id),
+    candidate_tasks INTEGER NOT NULL, candidate_passed INTEGER NOT NULL,
+    baseline_tasks INTEGER NOT NULL, baseline_passed INTEGER NOT NULL,
+    both_pass INTEGER NOT NULL, only_candidate INTEGER NOT NULL,   -- tasks on both sides, by who passed
+    only_baseline INTEGER NOT NULL, neither INTEGER NOT NULL
+) WITHOUT ROWID"""
+FIGURE_NAMES = ("candidate_tasks", "candidate_passed", "baseline_tasks", "baseline_passed", "both_pass",
+                "only_candidate", "only_baseline", "neither")
+
+
+class _Figures:
+    """A run's statistics counts, task by task: tasks per (candidate, baseline) state, each 0 absent, 1 failed,
+    2 passed; `single` while no task has two attempts on a side."""
+
+    def __init__(self) -> None:
+        self.cells = [0] * 9
+        self.single = True
+
+    def add(self, c_n: int, c_pass: int | None, b_n: int, b_pass: int | None) -> None:
+        if c_n > 1 or b_n > 1:
+            self.single = False
+        self.cells[(2 if c_pass else 1 if c_n else 0) * 3 + (2 if b_pass else 1 if b_n else 0)] += 1
+
+    def row(self) -> tuple[int, ...]:
+        """FIGURE_NAMES' values."""
+        cell = self.cells
+        return (sum(cell[3:]), sum(cell[6:]), sum(cell[1::3]) + sum(cell[2::3]), sum(cell[2::3]),
+                cell[8], cell[7], cell[5], cell[4])
+
+
+def create_figures_table(db: Database) -> None:
+    """The statistics counts' table (m011_scale_run_task_figures calls this)."""
+    db.execute(_FIGURES_DDL)
+
+
+def _write_figures(db: Database, run_id: str, figures: "_Figures") -> None:
+    """Store a run's statistics counts (only when they are all its statistics need: one attempt a side)."""
+    if figures.single and db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", [FIGURES_TABLE]).fetchone():
+        db.execute(f"INSERT INTO {FIGURES_TABLE} (run_id, {', '.join(FIGURE_NAMES)}) VALUES (?{', ?' * 8})",
+                   [run_id, *figures.row()])
+
+
+def stored_figures(db: Database, run_id: str) -> dict[str, int] | None:
+    """A run's stored statistics counts (FIGURE_NAMES), or None: a small run, or one with repeated attempts."""
+    row = db.execute(f"SELECT {', '.join(FIGURE_NAMES)} FROM {FIGURES_TABLE} WHERE run_id = ?", [run_id]).fetchone()
+    return dict(zip(FIGURE_NAMES, row, strict=True)) if row else None
+
+
+def backfill_figures(db: Database) -> None:
+    """The statistics counts of every run whose order is stored (a store from before m011)."""
+    for (run_id,) in db.execute(f"SELECT DISTINCT run_id FROM {COUNTS_TABLE}").fetchall():
+        figures = _Figures()
+        for _, _, _, c_n, c_pass, _, b_n, b_pass, _ in db.execute(_AGGREGATE, [run_id]):
+            figures.add(c_n, c_pass, b_n, b_pass)
+        _write_figures(db, run_id, figures)
+
 
 # Per task of a run, from task_results: (task_id, first id, split of the last row, then per side
 # attempts, pass@k, the lowest attempt's pass).
@@ -119,6 +181,7 @@ class Built(NamedTuple):
     previous: str | None
     lists: dict[str, list[Any]]
     counts: dict[str, list[int]]  # split -> [tasks, failing, changed, changed_now_pass, differs, flaky]
+    figures: _Figures | None = None  # the run's statistics counts
 
 
 def _flags(was: int | None, c_n: int, c_pass: int | None, c_min: int | None, b_n: int, b_pass: int | None,
@@ -162,7 +225,9 @@ def _build(db: Database, run_id: str, tasks: Iterable[Sequence[Any]]) -> Built:
             " GROUP BY task_id", [previous]).fetchall())
     keyed = []
     counts: dict[str, list[int]] = {}
+    figures = _Figures()
     for task_id, ord_, split, c_n, c_pass, c_min, b_n, b_pass, b_min in tasks:
+        figures.add(c_n, c_pass, b_n, b_pass)
         flags = _flags(before.get(task_id), c_n, c_pass, c_min, b_n, b_pass, b_min)
         keyed.append((0 if flags & FLAG_CHANGED else 1 if flags & FLAG_DIFFERS else 2, ord_, task_id, split, flags))
         _count(counts, split, flags)
@@ -173,7 +238,7 @@ def _build(db: Database, run_id: str, tasks: Iterable[Sequence[Any]]) -> Built:
     if len(counts) > 1:  # a run of one split needs no list per split: it is the list "all"
         for i, k in enumerate(keyed):
             lists.setdefault(f"split:{k[3] or ''}", []).append(i)
-    return Built(previous, lists, counts)
+    return Built(previous, lists, counts, figures)
 
 
 def _write(db: Database, run_id: str, built: Built) -> None:
@@ -188,6 +253,8 @@ def _write(db: Database, run_id: str, built: Built) -> None:
         f"INSERT INTO {COUNTS_TABLE} (run_id, split, previous_run, tasks, failing, changed, changed_now_pass,"
         " differs, flaky) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [(run_id, split, built.previous, *values) for split, values in built.counts.items()])
+    if built.figures is not None:
+        _write_figures(db, run_id, built.figures)
 
 
 # The per-task aggregates of _AGGREGATE with the previous run's candidate pass@k, in review order: sorted
@@ -336,10 +403,13 @@ def _write_ordered(db: Database, run_id: str, ordered: str = _ORDERED) -> None:
     add = chunks.add
     insert = f"INSERT INTO {PAGES_TABLE} (run_id, list, chunk, entries) VALUES (?, ?, ?, ?)"
     tally: dict[tuple[str | None, int], int] = {}  # tasks per (split, flags): the counts, at the end
+    figures = _Figures()
+    figure = figures.add
     first_split, several, position = "", False, 0
     cursor = db.execute(ordered, [run_id, previous])
     while batch := cursor.fetchmany(2000):
         for task_id, _first, split, c_n, c_pass, c_min, b_n, b_pass, b_min, was in batch:
+            figure(c_n, c_pass, b_n, b_pass)
             flags = _flags(was, c_n, c_pass, c_min, b_n, b_pass, b_min)
             add("all", [task_id, split, flags])
             if flags & _LISTED:
@@ -372,11 +442,14 @@ def _write_ordered(db: Database, run_id: str, ordered: str = _ORDERED) -> None:
         f"INSERT INTO {COUNTS_TABLE} (run_id, split, previous_run, tasks, failing, changed, changed_now_pass,"
         " differs, flaky) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [(run_id, split, previous, *values) for split, values in counts.items()])
+    _write_figures(db, run_id, figures)
 
 
 def _forget(db: Database, run_id: str) -> None:
     db.execute(f"DELETE FROM {PAGES_TABLE} WHERE run_id = ?", [run_id])
     db.execute(f"DELETE FROM {COUNTS_TABLE} WHERE run_id = ?", [run_id])
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", [FIGURES_TABLE]).fetchone():
+        db.execute(f"DELETE FROM {FIGURES_TABLE} WHERE run_id = ?", [run_id])
 
 
 def is_stored(db: Database, run_id: str) -> bool:
