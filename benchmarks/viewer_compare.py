@@ -14,9 +14,10 @@ run has SIZE tasks on both sides), untimed. Then, each repeat from nothing:
                         RSS is the console process the page started (VmHWM).
 
   Inspect view          an Inspect eval log of SIZE samples (the same task ids, inputs, outputs and pass/fail),
-                        written untimed by inspect-ai's own `write_eval_log` (.eval format); then, timed,
-                        `inspect view --log-dir DIR` is started and the same Chromium opens the log's page
-                        (`#/logs/FILE`) until its sample list shows rows. Peak RSS: the server's.
+                        written untimed by inspect-ai's own recorder as its eval loop writes one (.eval
+                        format); then, timed, `inspect view --log-dir DIR` is started and the same Chromium
+                        opens the log's page (`#/logs/FILE`) until its sample list shows rows. Peak RSS: the
+                        server's.
   promptfoo view        a promptfoo eval of SIZE test cases (echo provider, a `contains` assertion), made
                         untimed from a real `promptfoo eval` of two tests whose results are repeated SIZE
                         times and stored by `promptfoo import` in its own database; then, timed,
@@ -189,9 +190,12 @@ def _tool(given: str | None, env: str, name: str) -> Path | None:
 
 
 INSPECT_LOG = """
+import asyncio
+import os
 import sys
 from inspect_ai.log import (EvalConfig, EvalDataset, EvalLog, EvalMetric, EvalPlan, EvalResults, EvalSample,
-                            EvalScore, EvalSpec, EvalStats, write_eval_log)
+                            EvalScore, EvalSpec, EvalStats)
+from inspect_ai.log._recorders.eval import EvalRecorder
 from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput
 from inspect_ai.scorer import Score
 n, out = int(sys.argv[1]), sys.argv[2]
@@ -211,7 +215,22 @@ log = EvalLog(eval=spec, plan=EvalPlan(), status="success", samples=samples,
               results=EvalResults(total_samples=n, completed_samples=n, scores=[EvalScore(
                   name="includes", scorer="includes", metrics={"accuracy": EvalMetric(name="accuracy", value=passes / n)})]),
               stats=EvalStats(started_at="2026-11-02T09:00:00+00:00", completed_at="2026-11-02T09:10:00+00:00"))
-write_eval_log(log, out, format="eval")
+
+
+async def write() -> None:
+    # As inspect's own eval loop writes a log: samples buffered and flushed in groups (its high-throughput
+    # log buffer). write_eval_log buffers every sample before one flush, and its buffer compares each new
+    # sample with all buffered ones: quadratic, over 13 CPU-minutes at 100,000 samples.
+    recorder = EvalRecorder(os.path.dirname(os.path.abspath(out)))
+    await recorder.log_init(spec, out, clean=True)
+    await recorder.log_start(spec, log.plan)
+    every = recorder.default_log_buffer(n, True)
+    for i, sample in enumerate(samples, 1):
+        await recorder.log_sample(spec, sample)
+        if i % every == 0:
+            await recorder.flush(spec)
+    await recorder.log_finish(spec, log.status, log.stats, log.results, log.reductions)
+asyncio.run(write())
 """
 
 

@@ -92,7 +92,14 @@ def os_user() -> str:
 
 
 def find_actor(db: Database, name: str) -> dict[str, Any] | None:
-    """The stored actor whose name compares equal to `name` (normalised, case-folded), or None."""
+    """The stored actor whose name compares equal to `name` (normalised, case-folded), or None.
+
+    The stored name itself is looked up first (one indexed read; adding an actor refuses a name that
+    compares equal to a stored one, so it is the only match); any other spelling is compared with each.
+    """
+    exact = db.execute("SELECT name, kind, os_user FROM actors WHERE name = ?", [name]).fetchone()
+    if exact is not None:
+        return {"name": exact[0], "kind": exact[1], "os_user": exact[2]}
     key = name_key(name)
     for row in db.execute("SELECT name, kind, os_user FROM actors").fetchall():
         if name_key(row[0]) == key:

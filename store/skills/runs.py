@@ -72,8 +72,8 @@ def record_run(db: Database, skill: str, output: str, *, actor: str, run_id: str
 
 
 def get_run(db: Database, run_id: str) -> dict[str, Any] | None:
-    rows = list(db["skill_runs"].rows_where("id = ?", [run_id]))
-    return dict(rows[0]) if rows else None
+    rows = _rows(db.execute("SELECT * FROM skill_runs WHERE id = ?", [run_id]))
+    return rows[0] if rows else None
 
 
 def latest_run(db: Database, skill: str) -> dict[str, Any] | None:
