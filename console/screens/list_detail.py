@@ -32,7 +32,9 @@ from gatepost.safe import literal
 from gatepost.screens.base import GatepostScreen
 from gatepost.widgets.paged_list import ColumnSpec, PagedList, Row
 
-FOLLOW_IDLE = 0.05  # seconds the cursor rests before the detail is read
+# Seconds the cursor rests before the detail is read. Short, so one move settles within a frame or two (issue 15:
+# 33 ms in a terminal); a key held down repeats every 30-40 ms, and a read the next move overtakes is dropped.
+FOLLOW_IDLE = 0.015
 
 
 @dataclass(frozen=True)

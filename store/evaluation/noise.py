@@ -16,6 +16,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from gatepost.store.kernel import stored_figures
+
 from . import stats
 
 # a side's content hash for a task_results row, through its run
@@ -197,6 +199,10 @@ def run_statistics(db: Database, run_id: str, *, alpha: float = stats.ALPHA, lev
         return None
     key = dict(zip(("id", "suite_id", "executor", "candidate_hash", "baseline_hash", "pass_k"), row[:6], strict=True))
     k = key["pass_k"] or 1
+    pooled = key["suite_id"] and (key["candidate_hash"] or key["baseline_hash"])
+    figures = None if pooled else stored_figures(db, run_id)
+    if figures is not None:  # one attempt per task and side, nothing pooled: the stored counts are all it takes
+        return _from_figures(figures, k, alpha, level)
     # per side: tasks, tasks passed (pass@k), fewest attempts of a task, tasks whose first k attempts passed
     counted: dict[str, list[int]] = {side: [0, 0, 1 << 62, 0] for side in ("candidate", "baseline")}
     pairs = [0, 0, 0, 0]  # both pass, only the candidate, only the baseline, neither
@@ -229,6 +235,25 @@ def run_statistics(db: Database, run_id: str, *, alpha: float = stats.ALPHA, lev
     out["inside_noise"] = stats.inside_noise(out["comparison"])
     out["flaky"] = (flaky["candidate"].found() + flaky["baseline"].found())[:flaky_limit]
     out["flaky_total"] = flaky["candidate"].total + flaky["baseline"].total
+    return out
+
+
+def _from_figures(figures: dict[str, int], k: int, alpha: float, level: float) -> dict[str, Any]:
+    """run_statistics from a run's stored counts (kernel.stored_figures), stored only when every task has one
+    attempt per side: then a side's pass^k is its pass rate where k is 1 (not measurable above), and no task
+    is flaky (one attempt cannot both pass and fail)."""
+    out: dict[str, Any] = {"level": level, "alpha": alpha, "pass_k": k}
+    for side in ("candidate", "baseline"):
+        tasks, passed = figures[f"{side}_tasks"], figures[f"{side}_passed"]
+        summary = stats.rate_summary(passed, tasks, level)
+        summary["pass_at_k"] = summary["rate"]
+        summary["pass_hat_k"] = round(passed / tasks, 4) if tasks and k <= 1 else None
+        summary["words"] = stats.rate_words(summary)
+        out[side] = summary
+    pairs = stats.Pairs(*(figures[name] for name in ("both_pass", "only_candidate", "only_baseline", "neither")))
+    out["comparison"] = stats.compare(pairs, alpha=alpha, level=level)
+    out["inside_noise"] = stats.inside_noise(out["comparison"])
+    out["flaky"], out["flaky_total"] = [], 0
     return out
 
 

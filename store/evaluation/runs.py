@@ -18,6 +18,7 @@ from sqlite_utils import Database
 from gatepost.store.kernel import (
     MAX_FILE_BYTES,
     InputError,
+    StreamedOrder,
     StreamedRecords,
     check_before_first_write,
     guarded,
@@ -415,12 +416,15 @@ def _import_streamed(db: Database, path: Path, *, actor: str | None) -> tuple[st
                    " VALUES (?, ?, ?, ?, ?)", [run_id, "error", "imported", 0.0, seq])
         # the results' digest (sealed by the run's event) hashed as they are inserted, not read back
         sealed = StreamedRecords(db, seq)
+        order = StreamedOrder(db)  # the per-task aggregates of the review order, kept as the rows go in
         next_id = (db.execute("SELECT MAX(id) FROM task_results").fetchone()[0] or 0) + 1
         insert = db.conn.executemany
 
         def store_rows(rows: list[Any]) -> None:
             nonlocal next_id  # ids given, so the rows hashed are the rows stored, id for id
-            insert(_INSERT_TASK_WITH_ID, sealed.add([(i, *row) for i, row in enumerate(rows, next_id)]))
+            rows = sealed.add([(i, *row) for i, row in enumerate(rows, next_id)])
+            order.keep(rows)
+            insert(_INSERT_TASK_WITH_ID, rows)
             next_id += len(rows)
 
         parsed = stream_artifact(path, name=path.name, on_rows=store_rows, run_id=run_id)
@@ -429,7 +433,7 @@ def _import_streamed(db: Database, path: Path, *, actor: str | None) -> tuple[st
                         note=_note(artifact), at=artifact.get("finished_at"), seal=True, sealed=sealed)
         db.execute(f"UPDATE evaluation_runs SET {', '.join(c + ' = ?' for c in _RUN_FIELDS)} WHERE id = ?",
                    [*_run_values(None, artifact, seq), run_id])
-        refresh_task_order(db, run_id)  # the review order, as store_run stores it, sorted by SQLite (bounded)
+        refresh_task_order(db, run_id, streamed=order)  # the review order, as store_run stores it (bounded)
     return run_id, True
 
 

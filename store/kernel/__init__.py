@@ -159,10 +159,12 @@ from .task_order import (
     TASK_CHUNK,
     TASK_ORDER_STORE_ABOVE,
     Built,
+    StreamedOrder,
     computed_order,
     is_stored,
     neighbour_run,
     refresh_task_order,
+    stored_figures,
 )
 
 __all__ = [
@@ -213,6 +215,7 @@ __all__ = [
     "Subject",
     "TASK_CHUNK",
     "TASK_ORDER_STORE_ABOVE",
+    "StreamedOrder",
     "add_actor",
     "append_event",
     "bind",
@@ -281,6 +284,7 @@ __all__ = [
     "StreamedRecords",
     "recover_hint",
     "refresh_task_order",
+    "stored_figures",
     "refusal",
     "register_key",
     "release",

@@ -98,7 +98,7 @@ class StreamedRecords:
                 rows[i] = (*row[:at], float(score) + 0.0, *row[at + 1:])  # -0.0 + 0.0 is 0.0
         if rows:
             self.found = True
-            self.hash.update(b"\n".join(map(_ENCODER.encode, rows)) + b"\n")
+            self.hash.update(_ENCODER.encode_lines(rows))  # one JSON line per row, as _encode gives
         return rows
 
     def hexdigest(self) -> str | None:

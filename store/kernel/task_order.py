@@ -11,14 +11,17 @@ a run writes about 1/CHUNK rows per task (a row per task cost as much as the tas
 later, so storing a run also rebuilds the run that follows it.
 """
 
+import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
+import msgspec
 from sqlite_utils import Database
 
 PAGES_TABLE = "run_task_pages"
 COUNTS_TABLE = "run_task_counts"
+FIGURES_TABLE = "run_task_figures"
 TASK_CHUNK = 256
 TASK_ORDER_STORE_ABOVE = 4_000  # results in a run above which its order is stored (else computed when read)
 # An entry of the list "all": [task_id, split, flags]; its position is chunk * CHUNK + its index.
@@ -47,6 +50,67 @@ _DDL = [
         PRIMARY KEY (run_id, split)
     ) WITHOUT ROWID""",
 ]
+
+# What a run's statistics count (evaluation.run_statistics), stored with its order when every task has at most
+# one attempt per side: then those counts are all the statistics need of the run's own results, and opening a
+# run of 1,000,000 tasks reads one row instead of streaming every task (m011_scale_run_task_figures).
+_FIGURES_DDL = f"""CREATE TABLE IF NOT EXISTS {FIGURES_TABLE} (
+    run_id TEXT PRIMARY KEY REFERENCES evaluation_runs(id),
+    candidate_tasks INTEGER NOT NULL, candidate_passed INTEGER NOT NULL,
+    baseline_tasks INTEGER NOT NULL, baseline_passed INTEGER NOT NULL,
+    both_pass INTEGER NOT NULL, only_candidate INTEGER NOT NULL,   -- tasks on both sides, by who passed
+    only_baseline INTEGER NOT NULL, neither INTEGER NOT NULL
+) WITHOUT ROWID"""
+FIGURE_NAMES = ("candidate_tasks", "candidate_passed", "baseline_tasks", "baseline_passed", "both_pass",
+                "only_candidate", "only_baseline", "neither")
+
+
+class _Figures:
+    """A run's statistics counts, task by task: tasks per (candidate, baseline) state, each 0 absent, 1 failed,
+    2 passed; `single` while no task has two attempts on a side."""
+
+    def __init__(self) -> None:
+        self.cells = [0] * 9
+        self.single = True
+
+    def add(self, c_n: int, c_pass: int | None, b_n: int, b_pass: int | None) -> None:
+        if c_n > 1 or b_n > 1:
+            self.single = False
+        self.cells[(2 if c_pass else 1 if c_n else 0) * 3 + (2 if b_pass else 1 if b_n else 0)] += 1
+
+    def row(self) -> tuple[int, ...]:
+        """FIGURE_NAMES' values."""
+        cell = self.cells
+        return (sum(cell[3:]), sum(cell[6:]), sum(cell[1::3]) + sum(cell[2::3]), sum(cell[2::3]),
+                cell[8], cell[7], cell[5], cell[4])
+
+
+def create_figures_table(db: Database) -> None:
+    """The statistics counts' table (m011_scale_run_task_figures calls this)."""
+    db.execute(_FIGURES_DDL)
+
+
+def _write_figures(db: Database, run_id: str, figures: "_Figures") -> None:
+    """Store a run's statistics counts (only when they are all its statistics need: one attempt a side)."""
+    if figures.single and db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", [FIGURES_TABLE]).fetchone():
+        db.execute(f"INSERT INTO {FIGURES_TABLE} (run_id, {', '.join(FIGURE_NAMES)}) VALUES (?{', ?' * 8})",
+                   [run_id, *figures.row()])
+
+
+def stored_figures(db: Database, run_id: str) -> dict[str, int] | None:
+    """A run's stored statistics counts (FIGURE_NAMES), or None: a small run, or one with repeated attempts."""
+    row = db.execute(f"SELECT {', '.join(FIGURE_NAMES)} FROM {FIGURES_TABLE} WHERE run_id = ?", [run_id]).fetchone()
+    return dict(zip(FIGURE_NAMES, row, strict=True)) if row else None
+
+
+def backfill_figures(db: Database) -> None:
+    """The statistics counts of every run whose order is stored (a store from before m011)."""
+    for (run_id,) in db.execute(f"SELECT DISTINCT run_id FROM {COUNTS_TABLE}").fetchall():
+        figures = _Figures()
+        for _, _, _, c_n, c_pass, _, b_n, b_pass, _ in db.execute(_AGGREGATE, [run_id]):
+            figures.add(c_n, c_pass, b_n, b_pass)
+        _write_figures(db, run_id, figures)
+
 
 # Per task of a run, from task_results: (task_id, first id, split of the last row, then per side
 # attempts, pass@k, the lowest attempt's pass).
@@ -117,6 +181,7 @@ class Built(NamedTuple):
     previous: str | None
     lists: dict[str, list[Any]]
     counts: dict[str, list[int]]  # split -> [tasks, failing, changed, changed_now_pass, differs, flaky]
+    figures: _Figures | None = None  # the run's statistics counts
 
 
 def _flags(was: int | None, c_n: int, c_pass: int | None, c_min: int | None, b_n: int, b_pass: int | None,
@@ -160,7 +225,9 @@ def _build(db: Database, run_id: str, tasks: Iterable[Sequence[Any]]) -> Built:
             " GROUP BY task_id", [previous]).fetchall())
     keyed = []
     counts: dict[str, list[int]] = {}
+    figures = _Figures()
     for task_id, ord_, split, c_n, c_pass, c_min, b_n, b_pass, b_min in tasks:
+        figures.add(c_n, c_pass, b_n, b_pass)
         flags = _flags(before.get(task_id), c_n, c_pass, c_min, b_n, b_pass, b_min)
         keyed.append((0 if flags & FLAG_CHANGED else 1 if flags & FLAG_DIFFERS else 2, ord_, task_id, split, flags))
         _count(counts, split, flags)
@@ -171,7 +238,7 @@ def _build(db: Database, run_id: str, tasks: Iterable[Sequence[Any]]) -> Built:
     if len(counts) > 1:  # a run of one split needs no list per split: it is the list "all"
         for i, k in enumerate(keyed):
             lists.setdefault(f"split:{k[3] or ''}", []).append(i)
-    return Built(previous, lists, counts)
+    return Built(previous, lists, counts, figures)
 
 
 def _write(db: Database, run_id: str, built: Built) -> None:
@@ -186,6 +253,8 @@ def _write(db: Database, run_id: str, built: Built) -> None:
         f"INSERT INTO {COUNTS_TABLE} (run_id, split, previous_run, tasks, failing, changed, changed_now_pass,"
         " differs, flaky) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [(run_id, split, built.previous, *values) for split, values in built.counts.items()])
+    if built.figures is not None:
+        _write_figures(db, run_id, built.figures)
 
 
 # The per-task aggregates of _AGGREGATE with the previous run's candidate pass@k, in review order: sorted
@@ -200,6 +269,92 @@ ORDER BY CASE WHEN prev.was IS NOT NULL AND c_n > 0 AND (prev.was > 0) != (c_pas
               WHEN (CASE WHEN c_n > 0 THEN c_pass > 0 END) IS NOT (CASE WHEN b_n > 0 THEN b_pass > 0 END) THEN 1
               ELSE 2 END, first_id
 """
+
+
+# The same, from the per-task aggregates StreamedOrder kept while the results were inserted (a narrow temporary
+# table, one row per task) instead of grouping the run's wide task_results rows again.
+_STREAMED_TABLE = "temp.gatepost_streamed_order"  # per task: id, first id, split, candidate and baseline passed
+_ORDERED_STREAMED = _ORDERED.replace(
+    f"WITH agg AS ({_AGGREGATE})",
+    "WITH agg AS (SELECT task_id, first_id, split, 1 AS c_n, c AS c_pass, c AS c_min, 1 AS b_n, b AS b_pass,"
+    f" b AS b_min FROM {_STREAMED_TABLE} WHERE ?1 IS NOT NULL)")
+assert _ORDERED_STREAMED != _ORDERED
+
+
+class StreamedOrder:
+    """The per-task aggregates of a streamed import, kept as its results are inserted, for the review order.
+
+    Grouping a run's task results again by task id (SQLite reading back every wide row, then sorting) cost
+    about a fifth of a large import. Artifacts list each task once per side, both sides in the same order
+    (upstream's shape); then task k's aggregates are row k of the first side and row k of the second. So
+    `keep` keeps one byte per task of the first side (whether it passed) and, as the second side arrives,
+    writes each task's aggregates to a narrow temporary table, in bounded memory. Whether the artifact had
+    that shape is checked at the end (`usable`): both sides' task ids hashed in sequence are equal, and no
+    task id appears twice on a side (read from the index alone). Anything else (one side, another order,
+    repeated tasks, mixed sides in one list) falls back to grouping task_results in SQLite, as before.
+    """
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        db.execute(f"CREATE TEMP TABLE IF NOT EXISTS {_STREAMED_TABLE.split('.')[1]}"
+                   " (task_id TEXT, first_id INTEGER, split TEXT, c INTEGER, b INTEGER)")
+        self.empty()
+        self.sides: list[str] = []  # the sides in the order they came: at most two, each once
+        self.passed = bytearray()  # per task of the first side: whether it passed
+        self.first_id = 0  # the first side's first id (its ids run on from it)
+        self.seconds = 0  # rows of the second side so far
+        self.hashes = (hashlib.sha256(), hashlib.sha256())  # each side's task ids in sequence
+        self.shaped = True
+
+    def keep(self, rows: list[tuple[Any, ...]]) -> None:
+        """Rows about to be inserted (task_results columns, id first, evaluation's TASK_COLUMNS order after it)."""
+        if not rows or not self.shaped:
+            return
+        side = rows[0][2]
+        if side not in ("candidate", "baseline") or any(row[2] != side for row in rows):
+            self.shaped = False
+            return
+        if not self.sides or self.sides[-1] != side:
+            self.sides.append(side)
+            if len(self.sides) > 2:
+                self.shaped = False
+                return
+            if len(self.sides) == 1:
+                self.first_id = rows[0][0]
+        tasks = [row[3] for row in rows]
+        ids = msgspec.json.encode(tasks)
+        if len(self.sides) == 1:
+            if rows[0][0] != self.first_id + len(self.passed):
+                self.shaped = False
+                return
+            self.hashes[0].update(ids[1:-1] + b",")
+            self.passed.extend([row[5] and 1 for row in rows])
+            return
+        self.hashes[1].update(ids[1:-1] + b",")
+        start = self.seconds
+        self.seconds += len(rows)
+        if self.seconds > len(self.passed):
+            self.shaped = False
+            return
+        first = self.first_id + start
+        kept, here = self.passed[start:self.seconds], [row[5] and 1 for row in rows]
+        c, b = (kept, here) if side == "baseline" else (here, kept)  # the candidate's side came first, or not
+        values = zip(tasks, range(first, first + len(rows)), [row[12] for row in rows], c, b, strict=True)
+        self.db.conn.executemany(f"INSERT INTO {_STREAMED_TABLE} VALUES (?, ?, ?, ?, ?)", values)
+
+    def usable(self, db: Database, run_id: str) -> bool:
+        """Whether the artifact had the shape the kept aggregates assume (then they are the run's, task for task)."""
+        if not (self.shaped and len(self.sides) == 2 and self.seconds == len(self.passed)
+                and self.hashes[0].digest() == self.hashes[1].digest()):
+            return False
+        # both sides list the same ids in the same order: a task twice on one side is twice on the other
+        repeated = db.execute("SELECT 1 FROM task_results WHERE run_id = ? AND side = ? GROUP BY task_id"
+                              " HAVING COUNT(*) > 1 LIMIT 1", [run_id, self.sides[0]]).fetchone()
+        return repeated is None
+
+    def empty(self) -> None:
+        """Drop the kept aggregates (a temporary table of this connection, not the store's)."""
+        self.db.execute(f"DELETE FROM {_STREAMED_TABLE}")
 
 
 _LISTED = FLAG_FAILING | FLAG_DIFFERS | FLAG_FLAKY  # the flags with a list of positions
@@ -235,7 +390,7 @@ class _Chunks:
         return rows
 
 
-def _write_ordered(db: Database, run_id: str) -> None:
+def _write_ordered(db: Database, run_id: str, ordered: str = _ORDERED) -> None:
     """Store a run's order and counts as _write(_build(...)) does, row for row, in bounded memory: the tasks
     come from SQLite in review order and each list is written chunk by chunk.
 
@@ -248,10 +403,13 @@ def _write_ordered(db: Database, run_id: str) -> None:
     add = chunks.add
     insert = f"INSERT INTO {PAGES_TABLE} (run_id, list, chunk, entries) VALUES (?, ?, ?, ?)"
     tally: dict[tuple[str | None, int], int] = {}  # tasks per (split, flags): the counts, at the end
+    figures = _Figures()
+    figure = figures.add
     first_split, several, position = "", False, 0
-    cursor = db.execute(_ORDERED, [run_id, previous])
+    cursor = db.execute(ordered, [run_id, previous])
     while batch := cursor.fetchmany(2000):
         for task_id, _first, split, c_n, c_pass, c_min, b_n, b_pass, b_min, was in batch:
+            figure(c_n, c_pass, b_n, b_pass)
             flags = _flags(was, c_n, c_pass, c_min, b_n, b_pass, b_min)
             add("all", [task_id, split, flags])
             if flags & _LISTED:
@@ -284,11 +442,14 @@ def _write_ordered(db: Database, run_id: str) -> None:
         f"INSERT INTO {COUNTS_TABLE} (run_id, split, previous_run, tasks, failing, changed, changed_now_pass,"
         " differs, flaky) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [(run_id, split, previous, *values) for split, values in counts.items()])
+    _write_figures(db, run_id, figures)
 
 
 def _forget(db: Database, run_id: str) -> None:
     db.execute(f"DELETE FROM {PAGES_TABLE} WHERE run_id = ?", [run_id])
     db.execute(f"DELETE FROM {COUNTS_TABLE} WHERE run_id = ?", [run_id])
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", [FIGURES_TABLE]).fetchone():
+        db.execute(f"DELETE FROM {FIGURES_TABLE} WHERE run_id = ?", [run_id])
 
 
 def is_stored(db: Database, run_id: str) -> bool:
@@ -301,7 +462,8 @@ def computed_order(db: Database, run_id: str) -> Built:
     return _build(db, run_id, db.execute(_AGGREGATE, [run_id]).fetchall())
 
 
-def refresh_task_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] | None = None) -> None:
+def refresh_task_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] | None = None, *,
+                       streamed: "StreamedOrder | None" = None) -> None:
     """Store a large run's review order and counts, and rebuild the stored order of the run that follows it.
 
     Call it inside the transaction that stores the run's task results. `rows`: those results as
@@ -317,8 +479,12 @@ def refresh_task_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] 
     elif rows is not None and not is_stored(db, run_id):
         last = db.execute("SELECT MAX(id) FROM task_results").fetchone()[0] or 0
         _write(db, run_id, _build(db, run_id, _from_rows(rows, last - len(rows) + 1)))
+    elif streamed is not None and streamed.usable(db, run_id):
+        _write_ordered(db, run_id, _ORDERED_STREAMED)
     else:
         _write_ordered(db, run_id)
+    if streamed is not None:
+        streamed.empty()
     following = neighbour_run(db, run_id, after=True)
     if following is not None and is_stored(db, following):
         _write_ordered(db, following)

@@ -42,10 +42,14 @@ HELPERS = {
     "store/kernel/task_order.py::_write": "the stored review order, written by refresh_task_order",
     "store/kernel/task_order.py::_write_ordered": "the stored review order sorted by SQLite, from refresh_task_order",
     "store/kernel/task_order.py::_forget": "drops a stored review order, from refresh_task_order",
+    "store/kernel/task_order.py::_write_figures": "a run's statistics counts, stored with its review order",
 }
 # Functions that write outside any act, and why they may.
 EXEMPT = {
     "store/kernel/task_order.py::backfill_task_order": "a migration's step: the order of runs stored before it existed",
+    "store/kernel/task_order.py::backfill_figures": "a migration's step: the counts of runs stored before it existed",
+    "store/kernel/task_order.py::keep": "StreamedOrder's temporary table (this connection's, not the store's)",
+    "store/kernel/task_order.py::empty": "StreamedOrder's temporary table (this connection's, not the store's)",
     "store/flows.py::mark_seen": "a person's read receipt (seen_marks): changes nothing anyone else sees, no event",
 }
 

@@ -67,7 +67,7 @@ def _kill_midway(store: Path, artifact: Path) -> tuple[int | None, int]:
 
 # a large run's stored review order (issue 19), written in the import's own transaction: its row count
 # depends on the chunking, so it is compared as all-or-nothing beside the records
-DERIVED = ("run_task_pages", "run_task_counts")
+DERIVED = ("run_task_pages", "run_task_counts", "run_task_figures")
 
 
 def _core(snapshot: dict) -> dict:
