@@ -46,7 +46,7 @@ class AuditScreen(GatepostScreen):
             yield Static("", id="audit-detail")
 
     def on_mount(self) -> None:
-        self.query_one(PagedList).table.focus()
+        self.set_focus(self.query_one(PagedList).table)  # at once (see ListDetailScreen.on_mount)
         self._read_choices()
 
     @work(thread=True, exclusive=True, group="choices")

@@ -93,6 +93,16 @@ class GatepostScreen(Screen[Any]):
             if pane.styles.width is None or pane.styles.width.cells != width:
                 pane.styles.width = width
 
+    def fit_list_for(self, paged: PagedList) -> int | None:
+        """Called by `paged` when its rows arrive, before they are drawn: the list panes fitted to them, and
+        the width `paged`'s table takes in its pane (None: it is not in a fitted pane, or nothing is laid out)."""
+        self.fit_list_panes()
+        for pane in self.query(".split > .list-pane"):
+            if paged in pane.query(PagedList) and pane.styles.width is not None and pane.styles.width.cells:
+                chrome = pane.styles.border.spacing.width + pane.styles.padding.width
+                return int(pane.styles.width.cells) - chrome
+        return None
+
     @on(PagedList.Loaded)
     def _fit_after_load(self) -> None:
         self.fit_list_panes()

@@ -143,7 +143,8 @@ class ListDetailScreen(GatepostScreen):
 
     def on_mount(self) -> None:
         self.render_title()
-        self.paged.table.focus()
+        # at once: Widget.focus waits its turn in the app's queue, and a first page drawn unfocused was drawn again
+        self.set_focus(self.paged.table)
         if self.wanted:
             self.show(self.wanted)  # a deep link: read at once; otherwise the first page's row is shown
 

@@ -197,7 +197,7 @@ class ResultsScreen(GatepostScreen):
 
     def on_mount(self) -> None:
         self._title()
-        self.query_one("#results-list", PagedList).table.focus()
+        self.set_focus(self.query_one("#results-list", PagedList).table)  # at once (see ListDetailScreen.on_mount)
 
     def on_screen_resume(self) -> None:
         self.refresh_if_changed()

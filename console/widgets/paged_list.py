@@ -138,6 +138,20 @@ def _cell(value: object) -> object:
     return literal(value)
 
 
+class PageTable(DataTable[Any]):
+    """A DataTable whose rendered cells outlive a resize.
+
+    DataTable throws every rendered cell away when its size changes, but a PagedList gives each column a
+    fixed width, so only the padding after the last column depends on the table's width: that is in the
+    rendered rows and lines (the lines are keyed by width), the cells stay. A list pane fitted to its first
+    page resizes the table once the rows are in: its cells were rendered twice."""
+
+    def _on_resize(self, event: events.Resize) -> None:
+        event.prevent_default()  # DataTable._on_resize: a new _update_count, which every cache is keyed by
+        self._row_render_cache.clear()
+        self._line_cache.clear()
+
+
 class ListMessage(Message):
     """A message from a PagedList about one row (`key`), or about the list (`key` None)."""
 
@@ -206,7 +220,7 @@ class PagedList(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="search… (Enter to apply, Escape to clear)", classes="paged-search")
-        table: DataTable[Any] = DataTable(cursor_type="row", zebra_stripes=True)
+        table: DataTable[Any] = PageTable(cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", classes="paged-status")
 
@@ -230,16 +244,17 @@ class PagedList(Vertical):
         return sum(c.least(n) + PADDING
                    for c, n in zip(self.columns, natural, strict=True) if not c.drop and c.present(n)) + SCROLLBAR
 
-    def _fitted(self) -> list[tuple[int, int]]:
+    def _fitted(self, width: int | None = None) -> list[tuple[int, int]]:
         natural = natural_widths(self.columns, self._cells)
-        width = self.table.size.width or self.size.width
+        width = width or self.table.size.width or self.size.width
         if not width:  # not laid out yet: every column as wide as its content
             return list(enumerate(natural))
         return fit_columns(self.columns, natural, width - SCROLLBAR)
 
-    def _relayout(self, *, force: bool = False) -> bool:
-        """Fit the columns to the table's width; rebuild the table if that changed what it shows."""
-        layout = self._fitted()
+    def _relayout(self, *, force: bool = False, width: int | None = None) -> bool:
+        """Fit the columns to the table's width (`width`: the one it is about to take); rebuild the table if
+        that changed what it shows."""
+        layout = self._fitted(width)
         if layout == self.shown_columns and not force:
             return False
         self.shown_columns = layout
@@ -254,6 +269,13 @@ class PagedList(Vertical):
             self._quiet_key = self.keys[min(max(row, 0), len(self.keys) - 1)]  # the same row: not a move
             table.move_cursor(row=min(max(row, 0), len(self.keys) - 1))
         return True
+
+    def _coming_width(self) -> int | None:
+        """The screen sizes this list's pane to the rows just in (`fit_list_for`, when it has one) before they
+        are drawn: the width the table is about to take. Fitting the pane after the rows were drawn resized the
+        table, which threw its rendered rows away: the first page was drawn two or three times."""
+        fit = getattr(self.screen, "fit_list_for", None)
+        return fit(self) if callable(fit) else None
 
     def on_resize(self) -> None:
         # the table (a child) takes its new size in the same layout pass, after this event: fit to the size
@@ -289,7 +311,7 @@ class PagedList(Vertical):
         same = keys == self.keys and self.loaded
         old_cells = self._cells
         self.keys, self._cells, self.total, self.page_offset = keys, cells, total, offset
-        if self._relayout():  # the new rows changed the columns' widths: the table was rebuilt
+        if self._relayout(width=self._coming_width()):  # the new rows changed the columns' widths: the table was rebuilt
             pass
         elif same:  # same rows: redraw only the cells that changed
             for row, (old, new) in enumerate(zip(old_cells, cells, strict=True)):
