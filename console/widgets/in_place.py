@@ -23,6 +23,8 @@ def put(widget: Static, content: VisualType) -> bool:
         widget.refresh(layout=True)
     elif styles.height is not None and styles.height.is_auto:
         height = widget.get_content_height(widget.container_size, widget.app.size, before.width)
+        if styles.min_height is not None and styles.min_height.is_cells:  # the box keeps at least this height
+            height = max(height, int(styles.min_height.value) - styles.gutter.height)
         if height != before.height:
             widget.refresh(layout=True)
     return True

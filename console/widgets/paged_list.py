@@ -23,12 +23,12 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.coordinate import Coordinate
 from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 from textual.worker import get_current_worker
 
 from gatepost.safe import literal
+from gatepost.widgets.in_place import put
 
 Row = tuple[str, Sequence[object]]
 Fetch = Callable[[Any, str, int, int], tuple[list[Row], int]]
@@ -151,6 +151,21 @@ class PageTable(DataTable[Any]):
         self._row_render_cache.clear()
         self._line_cache.clear()
 
+    def set_row_cells(self, row: int, values: dict[int, object]) -> None:
+        """Put `values` (column index: value) in row `row` and redraw that row alone. DataTable.update_cell_at
+        throws away every rendered cell and redraws the whole table: a ● read away redrew 40 rows."""
+        row_key = self._row_locations.get_key(row)
+        columns = self.ordered_columns
+        for col, value in values.items():
+            self._data[row_key][columns[col].key] = value
+        for cache in (self._row_render_cache, self._cell_render_cache):
+            for key in [k for k in cache.keys() if k[0] == row_key]:
+                cache.discard(key)
+        for key in [k for k in self._row_renderable_cache.keys() if k[1] == row]:
+            self._row_renderable_cache.discard(key)
+        self._line_cache.clear()  # keyed by screen line: rebuilt from the rows rendered, which are kept
+        self.refresh_row(row)
+
 
 class ListMessage(Message):
     """A message from a PagedList about one row (`key`), or about the list (`key` None)."""
@@ -213,6 +228,7 @@ class PagedList(Vertical):
         self.search_text = ""
         self.keys: list[str] = []
         self._cells: list[list[object]] = []
+        self._natural: list[int] = natural_widths(self.columns, [])  # the content widths the columns are fitted to
         self._quiet_key: str | None = None
         self.initial_key: str | None = None  # the row the first page puts the cursor on
         self.follow: Callable[[], str | None] | None = None  # the owner's item: the cursor stays on it
@@ -220,13 +236,12 @@ class PagedList(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="search… (Enter to apply, Escape to clear)", classes="paged-search")
-        table: DataTable[Any] = PageTable(cursor_type="row", zebra_stripes=True)
-        yield table
+        yield PageTable(cursor_type="row", zebra_stripes=True)
         yield Static("", classes="paged-status")
 
     @property
-    def table(self) -> DataTable[Any]:
-        return self.query_one(DataTable)
+    def table(self) -> PageTable:
+        return self.query_one(PageTable)
 
     def on_mount(self) -> None:
         self._relayout(force=True)
@@ -235,17 +250,25 @@ class PagedList(Vertical):
     # --- columns -----------------------------------------------------------------
     def wanted_width(self) -> int:
         """The cells the table needs to show every column as wide as its content (and its scrollbar)."""
-        natural = natural_widths(self.columns, self._cells)
+        natural = self._natural
         return sum(w + PADDING for c, w in zip(self.columns, natural, strict=True) if c.present(w)) + SCROLLBAR
 
     def least_width(self) -> int:
         """The cells the table needs to show the columns never left out, each shrunk to its `min`."""
-        natural = natural_widths(self.columns, self._cells)
+        natural = self._natural
         return sum(c.least(n) + PADDING
                    for c, n in zip(self.columns, natural, strict=True) if not c.drop and c.present(n)) + SCROLLBAR
 
+    def _same_page_fits(self, natural: Sequence[int]) -> bool:
+        """Whether the same page read again fits the columns as shown: each shown column holds its new content
+        and no marker column left out has a marker now. Then the columns keep their widths (a ● read away made
+        the marker column narrower: the pane and the table were resized and every row drawn again)."""
+        widths = dict(self.shown_columns)
+        return all(natural[i] <= w for i, w in widths.items()) and not any(
+            c.marks and natural[i] for i, c in enumerate(self.columns) if i not in widths)
+
     def _fitted(self, width: int | None = None) -> list[tuple[int, int]]:
-        natural = natural_widths(self.columns, self._cells)
+        natural = self._natural
         width = width or self.table.size.width or self.size.width
         if not width:  # not laid out yet: every column as wide as its content
             return list(enumerate(natural))
@@ -311,13 +334,17 @@ class PagedList(Vertical):
         same = keys == self.keys and self.loaded
         old_cells = self._cells
         self.keys, self._cells, self.total, self.page_offset = keys, cells, total, offset
-        if self._relayout(width=self._coming_width()):  # the new rows changed the columns' widths: the table was rebuilt
+        natural = natural_widths(self.columns, cells)
+        keep = same and self._same_page_fits(natural)
+        if not keep:
+            self._natural = natural
+        if not keep and self._relayout(width=self._coming_width()):  # new widths: the table was rebuilt
             pass
         elif same:  # same rows: redraw only the cells that changed
             for row, (old, new) in enumerate(zip(old_cells, cells, strict=True)):
-                for col, (i, _w) in enumerate(self.shown_columns):
-                    if old[i] != new[i]:
-                        table.update_cell_at(Coordinate(row, col), new[i])
+                changed = {col: new[i] for col, (i, _w) in enumerate(self.shown_columns) if old[i] != new[i]}
+                if changed:
+                    table.set_row_cells(row, changed)
         else:
             table.clear()
             for key, row_cells in zip(keys, cells, strict=True):
@@ -339,13 +366,13 @@ class PagedList(Vertical):
         status = self.query_one(".paged-status", Static)
         if not self.total:
             hint = f" (no match for {self.search_text!r})" if self.search_text else ""
-            status.update(literal(self.empty + hint))
+            put(status, literal(self.empty + hint))
             return
         first, last = self.page_offset + 1, self.page_offset + len(self.keys)
         more = "  ] next page" if last < self.total else ""
         less = "  [ previous" if self.page_offset else ""
         found = f" matching {self.search_text!r}" if self.search_text else ""
-        status.update(literal(f"Showing {first:,}–{last:,} of {self.total:,}{found}{less}{more}"))
+        put(status, literal(f"Showing {first:,}–{last:,} of {self.total:,}{found}{less}{more}"))
 
     @property
     def current_key(self) -> str | None:
