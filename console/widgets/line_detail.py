@@ -134,6 +134,10 @@ class LineDetail(ScrollView, can_focus=True):
             return "\n".join(c.label.plain for c in content)
         return "" if content is None else str(content)
 
+    def plain(self) -> str:
+        """Every block as plain text, in order: the whole pane as a person reads it."""
+        return "\n".join(self.text(b.name) for b in self._blocks)
+
     def choice(self, name: str) -> Choice | None:
         """The choice line named `name`, in any choices block."""
         for b in self._blocks:
