@@ -1,0 +1,36 @@
+"""The console leans on a few of Textual's private names to draw less (issue 15: revisit, first pages, cursor
+moves). pyproject.toml pins Textual to the series they were read from; this says, by name, which one a new
+Textual lacks, instead of a screen quietly drawing stale rows or every row again."""
+
+from textual.app import App
+from textual.screen import Screen
+from textual.scroll_view import ScrollView
+from textual.widgets import DataTable
+
+# (what, the object, the names the console reads, calls or overrides)
+USED = [
+    ("App (console/app.py)", App, ["_css_update_count", "_screen_stacks", "delay_update", "_refresh_notifications"]),
+    ("Screen (console/screens/base.py)", Screen,
+     ["_on_screen_resume", "_screen_resized", "_refresh_layout", "_update_auto_focus", "stack_updates", "_size",
+      "_css_update_count"]),
+    ("DataTable (console/widgets/paged_list.py PageTable)", DataTable,
+     ["_on_resize", "_row_render_cache", "_cell_render_cache", "_row_renderable_cache", "_line_cache",
+      "_row_locations", "_data", "refresh_row"]),
+    ("ScrollView (console/widgets/line_detail.py)", ScrollView, ["_scroll_update"]),
+]
+
+
+def _instance(cls: type) -> object:
+    if cls is App:
+        return App()
+    if cls is Screen:
+        return Screen()
+    return cls()
+
+
+def test_every_private_textual_name_the_console_uses_exists():
+    missing = []
+    for what, cls, names in USED:
+        made = _instance(cls)
+        missing += [f"{what}: {name}" for name in names if not hasattr(cls, name) and not hasattr(made, name)]
+    assert missing == [], "this Textual lacks what the console overrides or reads: " + "; ".join(missing)
