@@ -19,6 +19,7 @@ from sqlite_utils import Database
 from textual.app import App
 from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen, Screen
+from textual.widget import AwaitMount
 
 from gatepost.keymap import bound, load_keymap
 from gatepost.links import parse_link
@@ -53,6 +54,10 @@ def _loader(mode: str, screen_class: type[GatepostScreen]) -> Callable[[], Scree
     def make() -> Screen[Any]:
         screen = screen_class()
         screen.mode_name = mode
+        # it is styled when it mounts, from the stylesheet as it is now. Textual starts a screen's count at -1,
+        # so the first switch back to it ran App.refresh_css: the whole stylesheet reparsed, every widget restyled
+        # (each DataTable's rendered rows dropped) and laid out again. A theme change later still bumps the app's.
+        screen._css_update_count = screen.app._css_update_count
         return screen
 
     return make
@@ -96,6 +101,19 @@ class GatepostApp(App[Any]):
         self.actor_kind = actor["kind"] if actor else None
         self.capabilities: list[str] = actor["capabilities"] if actor and actor["kind"] == "person" else []
         self.set_keymap(load_keymap() if keymap is None else keymap)
+
+    def switch_mode(self, mode: str) -> AwaitMount:
+        """Textual holds every screen update back 50 ms on a switch, to hide a new screen being built; a screen
+        shown again is already built and is drawn at once (its revisit waited those 50 ms for nothing)."""
+        self._shown_again = mode != self.current_mode and mode in self._screen_stacks
+        try:
+            return super().switch_mode(mode)
+        finally:
+            self._shown_again = False
+
+    def delay_update(self, delay: float = 0.05) -> None:
+        if not getattr(self, "_shown_again", False):
+            super().delay_update(delay)
 
     def on_mount(self) -> None:
         if self.capabilities:

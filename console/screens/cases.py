@@ -7,9 +7,7 @@ from typing import Any
 
 from rich.text import Text
 from textual import on
-from textual.containers import Vertical
 from textual.widget import Widget
-from textual.widgets import Button, Static
 
 from gatepost.keymap import key_for
 from gatepost.safe import literal, one_line
@@ -19,8 +17,8 @@ from gatepost.store import cases as cases_mod
 from gatepost.store import flows
 from gatepost.store.kernel import GatepostError
 from gatepost.store.protocol import protocol_for, short
-from gatepost.widgets.case_claims import EVIDENCE_STYLE, ClaimTree, claim_strip, symbol
-from gatepost.widgets.in_place import put
+from gatepost.widgets.case_claims import EVIDENCE_STYLE, claim_outline, claim_strip, symbol
+from gatepost.widgets.line_detail import Block, Choice, LineDetail
 from gatepost.widgets.paged_list import Col, Row
 
 # at 80 columns: id and title, then claims, status, rev as the width allows (issue 15 item 4)
@@ -61,13 +59,7 @@ class CasesScreen(DecisionScreen):
         "6 Proposals holds what was proposed to a person."))
     DESIGN_WORK = Work(cases_mod.DESIGN_QUEUE, "case", {"status": "design_review"}, (
         "Cases waiting on other evidence too are not in it: f shows every open case."))
-    DEFAULT_CSS = """
-    CasesScreen #case-decisions { height: auto; }
-    CasesScreen #case-decisions Button { width: 100%; height: auto; content-align: left middle;
-                                         text-align: left; padding: 0 1; }
-    CasesScreen #case-content { border: round $panel; padding: 0 1; }
-    CasesScreen ClaimTree { margin-bottom: 1; }
-    """
+    DETAIL_SCROLLS = False  # the detail is one LineDetail: it scrolls its own lines
 
     def __init__(self) -> None:
         super().__init__()
@@ -75,19 +67,8 @@ class CasesScreen(DecisionScreen):
 
     # --- layout -------------------------------------------------------------------------
     def detail_widgets(self) -> Iterator[Widget]:
-        yield Static(id="case-head")
-        yield Static(id="case-claims")
-        yield Static(Text("What each claim rests on", style="bold"), classes="pane-title")
-        yield ClaimTree(id="case-tree")
-        yield Static(id="case-evidence")
-        yield Static(Text("Decisions", style="bold"), classes="pane-title")
-        yield Vertical(*self._buttons(), id="case-decisions")
-        yield Static(id="case-history")
-        yield Static(Text("Candidate content", style="bold"), classes="pane-title")
-        yield Static(id="case-content")
-
-    def _buttons(self) -> list[Widget]:
-        return [Button(d.label, id=f"decide-{d.name}", disabled=True, compact=True) for d in DECISIONS]
+        # one widget drawn line by line: a new case repaints its lines and lays nothing out (issue 15)
+        yield LineDetail(id="case-detail")
 
     # --- the list -------------------------------------------------------------------------
     def fetch_rows(self, db: Any, search: str, offset: int, limit: int) -> tuple[list[Row], int]:
@@ -144,30 +125,29 @@ class CasesScreen(DecisionScreen):
         return seq
 
     def render_detail(self, view: dict[str, Any] | None) -> None:
-        head = self.query_one("#case-head", Static)
+        detail = self.query_one("#case-detail", LineDetail)
         if view is None:
-            put(head, literal("No case selected."))
-            for wid in ("#case-claims", "#case-evidence", "#case-history", "#case-content"):
-                put(self.query_one(wid, Static), "")
-            self.query_one(ClaimTree).show(None)
-            for button in self.query("#case-decisions Button").results(Button):
-                button.disabled = True
+            detail.show([Block("head", literal("No case selected."))])
             return
-        put(head, self._head(view))
-        put(self.query_one("#case-claims", Static), self._claims(view))
-        self.query_one(ClaimTree).show(view)
-        put(self.query_one("#case-evidence", Static), self._evidence(view))
-        put(self.query_one("#case-history", Static), self._history(view))
         content = view["candidate"]["content"]
         shown = content if isinstance(content, str) else json.dumps(content, indent=2, ensure_ascii=False)
-        put(self.query_one("#case-content", Static), literal(shown))
+        choices = []
         for d in DECISIONS:
             legal, why = self.legal(d.name)
-            button = self.query_one(f"#decide-{d.name}", Button)
             label = literal(f"[{key_for(self.app, f'cases.{d.name}', d.key)}] {d.label}" + ("" if legal else f" — {why}"))
-            if button.disabled != (not legal) or str(button.label) != label.plain:
-                button.disabled = not legal
-                button.label = label
+            choices.append(Choice(d.name, label, disabled=not legal))
+        detail.show([
+            Block("head", self._head(view)),
+            Block("claims", self._claims(view)),
+            Block("tree-title", Text("What each claim rests on"), "title", gap=0),
+            Block("tree", claim_outline(view), "outline"),
+            Block("evidence", self._evidence(view)),
+            Block("decisions-title", Text("Decisions"), "title", gap=0),
+            Block("decisions", tuple(choices), "choices"),
+            Block("history", self._history(view)),
+            Block("content-title", Text("Candidate content"), "title", gap=0),
+            Block("content", literal(shown), "boxed"),
+        ])
 
     def _head(self, view: dict[str, Any]) -> Text:
         text = literal(f"{view['id']} · {view['title']}", style="bold")
@@ -283,6 +263,7 @@ class CasesScreen(DecisionScreen):
         flows.decide(db, key, name, actor=self.person, note=note, based_on_seq=seen_seq)
         return Done(f"{key}: {name} by {self.person}")
 
-    @on(Button.Pressed, "#case-decisions Button")
-    def _pressed(self, event: Button.Pressed) -> None:
-        self.action_decide((event.button.id or "").removeprefix("decide-"))
+    @on(LineDetail.Chosen, "#case-detail")
+    def _chosen(self, event: LineDetail.Chosen) -> None:
+        """A decision line clicked: the same as its key."""
+        self.action_decide(event.choice.name)

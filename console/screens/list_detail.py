@@ -32,7 +32,9 @@ from gatepost.safe import literal
 from gatepost.screens.base import GatepostScreen
 from gatepost.widgets.paged_list import ColumnSpec, PagedList, Row
 
-FOLLOW_IDLE = 0.05  # seconds the cursor rests before the detail is read
+# Seconds the cursor rests before the detail is read. Short, so one move settles within a frame or two (issue 15:
+# 33 ms in a terminal); a key held down repeats every 30-40 ms, and a read the next move overtakes is dropped.
+FOLLOW_IDLE = 0.015
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,8 @@ class ListDetailScreen(GatepostScreen):
     COLUMNS: ClassVar[Sequence[ColumnSpec]] = ()
     EMPTY: ClassVar[str] = "Nothing here yet."
     FILTERS: ClassVar[tuple[Filter, ...]] = ()
+    # False when the detail is one widget that scrolls its own lines (a LineDetail): the pane does not scroll
+    DETAIL_SCROLLS: ClassVar[bool] = True
     BINDINGS = [
         bound("f", "cycle_filter", "Filter", "list.filter"),
         bound("backspace", "clear_filters", "Clear filters", "list.clear", show=False),
@@ -129,7 +133,8 @@ class ListDetailScreen(GatepostScreen):
                 paged.initial_key = self.wanted
                 paged.follow = lambda: self.wanted
                 yield paged
-            with VerticalScroll(classes="detail-pane", id=f"{self.NAME}-detail"):
+            pane = VerticalScroll if self.DETAIL_SCROLLS else Vertical
+            with pane(classes="detail-pane", id=f"{self.NAME}-detail"):
                 yield from self.detail_widgets()
 
     @property

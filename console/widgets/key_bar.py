@@ -76,7 +76,18 @@ class KeyFooter(KeyBar):
         self.screen.bindings_updated_signal.unsubscribe(self)
 
     def _bindings_changed(self, _screen: Any) -> None:
-        self.refresh(layout=True)
+        """Redrawn when what it shows changed, laid out (with the whole screen) only when its height did: the
+        signal comes on every screen switch and most of the time nothing changed."""
+        entries = self.entries()
+        shown = [(e.plain, tuple(e.spans), e.style) for e in entries]
+        if shown == getattr(self, "_shown", None):
+            return
+        self._shown = shown
+        width = self.content_region.width or self.size.width
+        if len(pack(entries, max(width, 1))) != self.size.height:
+            self.refresh(layout=True)
+        else:
+            self.refresh()
 
     def entries(self) -> list[Text]:
         key_style = self.get_component_rich_style("key-footer--key", partial=True)

@@ -12,6 +12,7 @@ from gatepost.screens.manifests import EditDraftDialog
 from gatepost.store import cases
 from gatepost.store.kernel import add_actor
 from gatepost.store.skills import evaluate, import_manifest, list_drafts, record_run
+from gatepost.widgets.line_detail import LineDetail
 from gatepost.widgets.note_dialog import NoteDialog
 from gatepost.widgets.paged_list import PagedList
 from gatepost.widgets.queue_bar import QueueBar
@@ -66,7 +67,7 @@ async def test_a_keymap_file_rebinds_a_decision_everywhere_it_is_named(store, tm
         await pilot.press("2")
         await settle(pilot)
         assert "W work the queue" in str(app.screen.query_one(QueueBar).render())
-        assert str(app.screen.query_one("#decide-kept").label).startswith("[K] keep")
+        assert str(app.screen.query_one(LineDetail).choice("kept").label).startswith("[K] keep")
         await pilot.press("k")
         await settle(pilot)
         assert not isinstance(app.screen, NoteDialog)  # k is no longer keep
@@ -211,7 +212,7 @@ async def test_a_deep_link_opens_on_the_item(store):
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(pilot)
         assert type(app.screen).__name__ == "CasesScreen" and app.screen.shown == "case-2"
-        assert "case-2 · Candidate 2" in str(app.screen.query_one("#case-head").render())
+        assert "case-2 · Candidate 2" in app.screen.query_one(LineDetail).text("head")
 
 
 def test_a_bad_deep_link_is_bad_input(store):

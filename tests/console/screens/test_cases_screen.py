@@ -3,12 +3,12 @@
 from pathlib import Path
 
 import pytest
-from textual.widgets import Button, Static, TextArea
+from textual.widgets import Static, TextArea
 
 from gatepost.app import GatepostApp
 from gatepost.store import cases
 from gatepost.store.kernel import add_actor, open_store
-from gatepost.widgets.case_claims import ClaimTree
+from gatepost.widgets.line_detail import LineDetail
 from gatepost.widgets.note_dialog import NoteDialog
 from gatepost.widgets.paged_list import PagedList
 from tests.console_helpers import settle
@@ -37,7 +37,14 @@ def store(db, store_path):
 
 
 def text_of(app, selector: str) -> str:
+    if selector.startswith("#case-"):  # the detail is one LineDetail: "#case-head" is its block "head"
+        return app.screen.query_one(LineDetail).text(selector.removeprefix("#case-"))
     return str(app.screen.query_one(selector, Static).render())
+
+
+def decision_line(screen, name: str):
+    """The decision's line in the detail (was a Button `#decide-NAME`): its label and whether it is disabled."""
+    return screen.query_one(LineDetail).choice(name)
 
 
 async def open_cases(pilot, case_id: str):
@@ -63,10 +70,10 @@ async def test_a_case_shows_candidate_claims_with_why_and_evidence_status(store)
         evidence = text_of(app, "#case-evidence")
         assert "Evidence (3 counting, 1 not independent, 0 stale)" in evidence
         assert "# Release" in text_of(app, "#case-content")
-        keep = screen.query_one("#decide-kept", Button)
+        keep = decision_line(screen, "kept")
         assert keep.disabled and "blocked: change.supported is UNKNOWN" in str(keep.label)
-        assert not screen.query_one("#decide-inconclusive", Button).disabled
-        tree = screen.query_one(ClaimTree)
+        assert not decision_line(screen, "inconclusive").disabled
+        tree = screen.query_one(LineDetail).block("tree")
         labels = [str(node.label) for node in tree.root.children]
         assert any(label.startswith("? change.supported") for label in labels)
         held = next(n for n in tree.root.children if "heldout.not_regressed" in str(n.label))
@@ -104,7 +111,7 @@ async def test_keep_through_the_dialog_writes_the_decision(store):
     app = GatepostApp(store, person="ana")
     async with app.run_test(size=(160, 50)) as pilot:
         await open_cases(pilot, "case-0043")
-        assert not app.screen.query_one("#decide-kept", Button).disabled
+        assert not decision_line(app.screen, "kept").disabled
         await pilot.press("k")
         await settle(pilot)
         assert isinstance(app.screen, NoteDialog)
@@ -142,7 +149,7 @@ async def test_a_person_without_authority_sees_why(store):
     app = GatepostApp(store, person="dara")
     async with app.run_test(size=(160, 50)) as pilot:
         await open_cases(pilot, "case-0043")
-        keep = app.screen.query_one("#decide-kept", Button)
+        keep = decision_line(app.screen, "kept")
         assert keep.disabled and "needs loop_change.keep, which dara does not hold" in str(keep.label)
 
 
@@ -163,7 +170,7 @@ async def test_a_refused_write_is_shown_with_its_rule_and_writes_nothing(store):
         assert any("case changed since you looked" in m for m in messages)
         # refreshed: outside then clean about one revision disagree, so UNKNOWN (Canon), no longer the newest's TRUE
         assert app.screen.detail["claims"]["change.within_surface"] == "UNKNOWN"
-        assert app.screen.query_one("#decide-proposed", Button).disabled
+        assert decision_line(app.screen, "proposed").disabled
     db = open_store(store)
     assert cases.get_case(db, "case-0050")["status"] == "open"
     assert db.execute("SELECT COUNT(*) FROM proposals").fetchone()[0] == 0

@@ -10,6 +10,7 @@ from gatepost.app import GatepostApp
 from gatepost.store import cases, flows, proposals, skills
 from gatepost.store.kernel import add_actor, freeze, open_store
 from gatepost.store.proposals import GateConfig, gate_proposal
+from gatepost.widgets.line_detail import LineDetail
 from gatepost.widgets.note_dialog import NoteDialog
 from gatepost.widgets.paged_list import PagedList
 from gatepost.widgets.queue_bar import QueueBar
@@ -66,7 +67,7 @@ async def test_a_contradicted_decision_is_marked_on_its_row_in_its_detail_and_on
         assert app.current_mode == "cases" and app.screen.query_one(PagedList).keys == ["c-1"]
         assert _rows(app)["c-1"][0].startswith("⚠")
         assert app.screen.shown == "c-1"
-        head = str(app.screen.query_one("#case-head", Static).render())
+        head = app.screen.query_one(LineDetail).text("head")
         assert "⚠ contradicted later: kept at 2026-12-01 08:00; held-out came back regressed at 18:00" in head
         app.screen.apply_filter(status="closed")
         await settle(pilot)
@@ -85,7 +86,7 @@ async def test_a_design_reviewer_works_the_cases_waiting_only_on_a_design_review
         assert screen.queue_active and screen.shown == "c-5"
         assert sorted(screen.query_one(PagedList).keys) == ["c-3", "c-5"]  # the list: every case waiting
         assert "cases waiting on a design review: 1 of 1" in str(screen.query_one(QueueBar).render())
-        head = str(screen.query_one("#case-head", Static).render())
+        head = screen.query_one(LineDetail).text("head")
         assert "◇ waits only on a design review of design-2" in head
         await pilot.press("d")
         await settle(pilot)
@@ -125,7 +126,7 @@ async def test_the_demo_flags_its_case_kept_then_regressed_and_says_why_a_case_i
         assert [k for k, cells in rows.items() if cells[0].startswith("⚠")] == flagged
         app.screen.open_item("case-loop-02")
         await settle(pilot)
-        head = str(app.screen.query_one("#case-head", Static).render())
+        head = app.screen.query_one(LineDetail).text("head")
         assert "⚑ stale: made on sha256:" in head and "rebase it on the current content" in head
 
 

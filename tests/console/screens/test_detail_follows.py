@@ -7,13 +7,13 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from textual.widgets import Static, TextArea
+from textual.widgets import TextArea
 
 from gatepost.app import WAITING, GatepostApp
 from gatepost.screens.list_detail import ListDetailScreen
 from gatepost.store import cases
 from gatepost.store.kernel import add_actor, open_store
-from gatepost.widgets.case_claims import ClaimTree
+from gatepost.widgets.line_detail import LineDetail
 from gatepost.widgets.queue_bar import QueueBar
 from tests.console_helpers import settle
 
@@ -59,12 +59,12 @@ async def test_the_detail_follows_the_cursor_and_draws_the_row_it_rests_on(store
         screen = await open_cases(pilot)
         keys = screen.paged.keys
         assert screen.shown == keys[0]
-        tree = screen.query_one(ClaimTree)
         for row in (1, 2, 3):
             await pilot.press("down")
             await settle(pilot)
             assert screen.shown == keys[row]
-            assert keys[row] in str(screen.query_one("#case-head", Static).render())
+            assert keys[row] in screen.query_one(LineDetail).text("head")
+            tree = screen.query_one(LineDetail).block("tree")
             view = cases.case_view(app.reader, keys[row], actor="ana")
             # the tree, relabelled in place, holds exactly this case's claims and records (none left from before)
             labels = [str(n.label) for n in tree.root.children]
@@ -102,7 +102,7 @@ async def test_a_read_overtaken_by_a_newer_one_is_never_drawn(store):
             screen.show(keys[2])
         await settle(pilot)
         assert shown_keys(messages) == [keys[2]]
-        assert screen.shown == keys[2] and keys[2] in str(screen.query_one("#case-head", Static).render())
+        assert screen.shown == keys[2] and keys[2] in screen.query_one(LineDetail).text("head")
 
 
 async def test_while_another_process_holds_the_store_the_cursor_and_detail_keep_moving(store):

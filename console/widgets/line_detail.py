@@ -1,0 +1,382 @@
+"""A whole detail pane as ONE widget drawn with Textual's Line API: blocks of text, an outline and clickable
+lines, updated in place, with only the lines on screen painted.
+
+Why: a pane of many widgets (Statics, a Tree, a column of Buttons) is laid out again by Textual, with the whole
+screen, whenever one block changes height, and every widget on the screen is painted again. Here a new item
+changes the lines and the virtual height of one widget (set without asking for a layout: a ScrollView scrolls
+its own lines); Textual paints the rows of this widget and nothing else. A layout happens only when the
+scrollbar appears or goes (the content width is kept the same either way by a stable gutter).
+"""
+
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from rich import box
+from rich.console import RenderableType
+from rich.panel import Panel
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.widget import Widget
+
+
+@dataclass(eq=False)
+class Node:
+    """One line of an outline: its label, the nodes under it, and whether they are shown."""
+
+    label: Text
+    children: list["Node"] = field(default_factory=list)
+    expanded: bool = False
+
+
+@dataclass(eq=False)
+class Outline:
+    """An outline (a tree drawn as lines with guides); `root` is not drawn, its children are."""
+
+    root: Node
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A line that does something when clicked (e.g. a decision); a disabled one is drawn dim and does nothing."""
+
+    name: str
+    label: Text
+    disabled: bool = False
+
+
+Kind = Literal["text", "title", "boxed", "outline", "choices"]
+
+
+@dataclass(eq=False)
+class Block:
+    """A part of the pane: `text` (wrapped), `title` (one accented line), `boxed` (text in a rounded box),
+    `outline` (an Outline) or `choices` (a sequence of Choice); `gap` blank lines follow it."""
+
+    name: str
+    content: Any
+    kind: Kind = "text"
+    gap: int = 1
+
+
+# a line of text wrapped at a width (with a style under it): its strips; shared by every LineDetail
+_WRAPPED: dict[tuple[Any, ...], list[Strip]] = {}
+
+# what a click on a line acts on: (block name, a node's path in its outline) or (block name, a choice's name);
+# names and paths, not objects, so that lines kept from an equal earlier content still act on the current one
+_Target = tuple[str, tuple[int, ...] | str] | None
+
+
+class LineDetail(ScrollView, can_focus=True):
+    """The blocks given to `show`, wrapped to the width and drawn line by line."""
+
+    FOCUS_ON_CLICK = False  # a click on a line acts on it; the keys stay with the list (Tab focuses this)
+
+    class Chosen(Message):
+        """A choice line was clicked (only when it is enabled)."""
+
+        def __init__(self, detail: "LineDetail", choice: Choice) -> None:
+            super().__init__()
+            self.detail = detail
+            self.choice = choice
+
+        @property
+        def control(self) -> "LineDetail":
+            return self.detail
+
+    COMPONENT_CLASSES = {"line-detail--title", "line-detail--guide", "line-detail--choice",
+                         "line-detail--choice-disabled", "line-detail--box"}
+    DEFAULT_CSS = """
+    LineDetail { height: 1fr; overflow-x: hidden; overflow-y: auto; scrollbar-gutter: stable; }
+    LineDetail > .line-detail--title { color: $accent; text-style: bold; }
+    LineDetail > .line-detail--guide { color: $text-muted; }
+    LineDetail > .line-detail--choice { background: $surface-lighten-1; text-style: bold; }
+    LineDetail > .line-detail--choice-disabled { color: $text-disabled; background: $surface; }
+    LineDetail > .line-detail--box { color: $panel-lighten-2; }
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._blocks: list[Block] = []
+        # name: (what it showed, (width, base style), its lines, what a click on each line does)
+        self._drawn: dict[str, tuple[Any, tuple[int, Style], list[Strip], list[_Target]]] = {}
+        self._base = Style()
+        self._lines: list[Strip] = []
+        self._targets: list[_Target] = []
+        self._pending: list[Block] = []  # blocks below the screen, not wrapped yet
+        self._width = 0
+
+    # --- what a screen calls ----------------------------------------------------------------------
+    def show(self, blocks: Sequence[Block]) -> None:
+        """Draw `blocks`; a block whose content reads the same keeps its lines (they are not wrapped again)."""
+        self._blocks = list(blocks)
+        self._relines()
+
+    def block(self, name: str) -> Any:
+        """What block `name` shows (None when it is not shown)."""
+        return next((b.content for b in self._blocks if b.name == name), None)
+
+    def text(self, name: str) -> str:
+        """Block `name` as plain text: what a person reads there."""
+        content = self.block(name)
+        if isinstance(content, Text):
+            return content.plain
+        if isinstance(content, Outline):
+            return "\n".join(_walk_labels(content.root))
+        if isinstance(content, tuple | list):
+            return "\n".join(c.label.plain for c in content)
+        return "" if content is None else str(content)
+
+    def choice(self, name: str) -> Choice | None:
+        """The choice line named `name`, in any choices block."""
+        for b in self._blocks:
+            if b.kind == "choices":
+                for c in b.content:
+                    if c.name == name:
+                        return c  # type: ignore[no-any-return]
+        return None
+
+    def drawn(self) -> list[str]:
+        """Every line as drawn (the outline shows only what is expanded), as plain text."""
+        self._draw_to(sys.maxsize)
+        return [strip.text.rstrip() for strip in self._lines]
+
+    def line_of(self, target: Node | Choice) -> int | None:
+        """The line (in the whole content, from 0) that `target` starts on; a click there acts on it."""
+        self._draw_to(sys.maxsize)
+        return next((i for i, t in enumerate(self._targets) if t is not None and self._resolve(t) is target), None)
+
+    def _resolve(self, target: tuple[str, tuple[int, ...] | str]) -> Node | Choice | None:
+        name, where = target
+        content = self.block(name)
+        if isinstance(where, str):
+            return self.choice(where)
+        if not isinstance(content, Outline):
+            return None
+        node = content.root
+        for i in where:
+            node = node.children[i]
+        return node
+
+    def toggle(self, node: Node) -> None:
+        """Show or hide the nodes under `node` (a click on its line does this)."""
+        if node.children:
+            node.expanded = not node.expanded
+            self._relines()
+
+    # --- lines ----------------------------------------------------------------------------------------
+    def _relines(self) -> None:
+        """Lines for the blocks, wrapped only as far down as the screen shows: the blocks below are wrapped when
+        scrolled to (a long candidate content is not wrapped on every cursor move), their height estimated."""
+        width = self.scrollable_content_region.width
+        if width <= 0:
+            return  # not laid out yet: on_resize draws it
+        self._width = width
+        self._base = self.rich_style  # the pane's colours under every line (read once: it walks the DOM)
+        for name in set(self._drawn) - {b.name for b in self._blocks}:
+            del self._drawn[name]
+        before = self._lines
+        self._lines, self._targets, self._pending = [], [], list(self._blocks)
+        self._draw_to(self.scroll_offset.y + self.size.height)
+        self._refresh_changed(before, self._lines)
+
+    def _draw_to(self, rows: int) -> None:
+        """Wrap the pending blocks until `rows` lines are drawn (or none is left); set the virtual height."""
+        width, base = self._width, self._base
+        lines, targets = self._lines, self._targets
+        while self._pending and len(lines) < rows:
+            b = self._pending.pop(0)
+            drawn = self._drawn.get(b.name)
+            if drawn is None or drawn[1] != (width, base) or not _same(drawn[0], b.content):
+                strips, hits = self._draw(b, width)
+                strips = [strip.apply_style(base).extend_cell_length(width, base).crop(0, width) for strip in strips]
+                drawn = (_key(b.content), (width, base), strips, hits)
+                self._drawn[b.name] = drawn
+            lines.extend(drawn[2])
+            targets.extend(drawn[3])
+            if self._pending:  # a gap between blocks, none after the last
+                lines.extend([Strip.blank(width, base)] * b.gap)
+                targets.extend([None] * b.gap)
+        estimate = sum(_rows(b, width) + b.gap for b in self._pending)
+        self._set_virtual_size(Size(width, len(lines) + estimate))
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        if self._pending and new_value + self.size.height > len(self._lines):
+            self._draw_to(int(new_value) + self.size.height)  # scrolled to blocks not wrapped yet
+        super().watch_scroll_y(old_value, new_value)
+
+    def _refresh_changed(self, before: list[Strip], after: list[Strip]) -> None:
+        """Repaint only the rows on screen whose line changed: from one case to the next many read the same
+        (titles, claim names, decisions), and each row Textual repaints costs as much as drawing it."""
+        top = self.scroll_offset.y
+        start = None
+        for y in range(top, top + self.size.height + 1):
+            old = before[y] if y < len(before) else None
+            new = after[y] if y < len(after) else None
+            if old != new and y < top + self.size.height:
+                start = y if start is None else start
+            elif start is not None:
+                self.refresh_lines(start, y - start)
+                start = None
+
+    def _set_virtual_size(self, size: Size) -> None:
+        """The new height without a layout (Widget.virtual_size is a layout reactive); only a scrollbar that
+        appears or goes asks for one, since the compositor places scrollbars."""
+        if size == self.virtual_size:
+            return
+        shown = (self.show_vertical_scrollbar, self.show_horizontal_scrollbar)
+        self.set_reactive(Widget.virtual_size, size)
+        self._scroll_update(size)
+        if (self.show_vertical_scrollbar, self.show_horizontal_scrollbar) != shown:
+            self.refresh(layout=True)
+
+    def _draw(self, b: Block, width: int) -> tuple[list[Strip], list[_Target]]:
+        if b.kind == "outline":
+            lines: list[Strip] = []
+            targets: list[_Target] = []
+            for i, node in enumerate(b.content.root.children):
+                self._draw_node(node, (b.name, (i,)), "", "", width, lines, targets)
+            return lines, targets
+        if b.kind == "choices":
+            lines, targets = [], []
+            for c in b.content:
+                style = self.get_component_rich_style(
+                    "line-detail--choice-disabled" if c.disabled else "line-detail--choice")
+                label = Text(" ").append_text(c.label)
+                for strip in self._render(label, width - 1, style):
+                    lines.append(strip.extend_cell_length(width - 1, style))
+                    targets.append((b.name, c.name))
+            return lines, targets
+        renderable: RenderableType = b.content
+        if b.kind == "title":
+            renderable = Text(b.content.plain if isinstance(b.content, Text) else str(b.content),
+                              style=self.get_component_rich_style("line-detail--title"), no_wrap=True)
+        elif b.kind == "boxed":
+            renderable = Panel(b.content, box=box.ROUNDED, padding=(0, 1),
+                               border_style=self.get_component_rich_style("line-detail--box"))
+        elif isinstance(renderable, Text):
+            renderable = renderable.copy()
+            renderable.rstrip()  # a trailing newline is not a blank line of its own
+        strips = self._render(renderable, width)
+        return strips, [None] * len(strips)
+
+    def _draw_node(self, node: Node, at: tuple[str, tuple[int, ...]], lead: str, rest: str, width: int,
+                   lines: list[Strip], targets: list[_Target]) -> None:
+        """`lead` starts the node's first line, `rest` every line below it (guides of the nodes above)."""
+        guide = self.get_component_rich_style("line-detail--guide")
+        icon = ("▼ " if node.expanded else "▶ ") if node.children else ("  " if not lead else "")
+        base = rest + " " * len(icon)  # under the label: its wrapped lines and its children's guides
+        for i, strip in enumerate(self._render(node.label, max(8, width - len(lead) - len(icon)))):
+            lines.append(Strip.join([Strip([Segment(lead + icon if i == 0 else base, guide)]), strip]))
+            targets.append(at if node.children else None)
+        if node.expanded:
+            for j, child in enumerate(node.children):
+                last = j == len(node.children) - 1
+                self._draw_node(child, (at[0], (*at[1], j)), base + ("└─ " if last else "├─ "),
+                                base + ("   " if last else "│  "), width, lines, targets)
+
+    def _render(self, renderable: RenderableType, width: int, style: Style | None = None) -> list[Strip]:
+        """`renderable` wrapped to `width`. Text is wrapped line by line through a cache: from one case to the
+        next most lines read the same (claims, the outline's labels, the decisions) and are not wrapped again."""
+        if not isinstance(renderable, Text):
+            return self._wrap(renderable, width, style)
+        strips: list[Strip] = []
+        for line in renderable.split("\n", allow_blank=True) if "\n" in renderable.plain else [renderable]:
+            key = (line.plain, tuple(line.spans), line.style, width, style)
+            wrapped = _WRAPPED.get(key)
+            if wrapped is None:
+                if len(_WRAPPED) >= 4096:
+                    _WRAPPED.clear()
+                wrapped = _WRAPPED[key] = self._wrap(line, width, style)
+            strips.extend(wrapped)
+        return strips
+
+    def _wrap(self, renderable: RenderableType, width: int, style: Style | None) -> list[Strip]:
+        console = self.app.console
+        options = console.options.update(width=width, height=None, highlight=False)
+        return [Strip(line) for line in console.render_lines(renderable, options, style=style, pad=False)]
+
+    # --- Textual ---------------------------------------------------------------------------------------
+    def on_resize(self, event: events.Resize) -> None:
+        if self.scrollable_content_region.width != self._width:
+            self._relines()
+
+    def render_line(self, y: int) -> Strip:
+        """One row on screen: the line at the scroll offset plus `y`, styled and sized once when drawn."""
+        index = self.scroll_offset.y + y
+        if index < len(self._lines):
+            return self._lines[index]
+        return Strip.blank(self._width, self._base)
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        index = offset.y + self.scroll_offset.y
+        where = self._targets[index] if 0 <= index < len(self._targets) else None
+        target = self._resolve(where) if where is not None else None
+        if isinstance(target, Node):
+            event.stop()
+            self.toggle(target)
+        elif isinstance(target, Choice) and not target.disabled:
+            event.stop()
+            self.post_message(self.Chosen(self, target))
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._drawn.clear()  # the theme or a component style changed: draw every block again
+        self._relines()
+
+
+def _rows(b: Block, width: int) -> int:
+    """About how many lines block `b` takes at `width` (its lines, each wrapped), without wrapping it."""
+    if b.kind == "outline":
+        return sum(1 for _ in _walk_shown(b.content.root))
+    if b.kind == "choices":
+        return len(b.content)
+    plain = b.content.plain if isinstance(b.content, Text) else str(b.content)
+    rows = sum(max(1, -(-len(line) // max(1, width - 4))) for line in plain.rstrip("\n").split("\n"))
+    return rows + (2 if b.kind == "boxed" else 0)
+
+
+def _walk_shown(node: Node) -> Iterable[Node]:
+    for child in node.children:
+        yield child
+        if child.expanded:
+            yield from _walk_shown(child)
+
+
+def _walk_labels(node: Node, depth: int = 0) -> Iterable[str]:
+    for child in node.children:
+        yield "  " * depth + child.label.plain
+        yield from _walk_labels(child, depth + 1)
+
+
+def _key(content: object) -> object:
+    """What to compare a block's content by next time: an outline by its labels and what is expanded (its nodes
+    are changed in place by a click)."""
+    if isinstance(content, Outline):
+        return _shape(content.root)
+    return content
+
+
+def _shape(node: Node) -> tuple[Any, ...]:
+    return (node.label.plain, tuple(node.label.spans), node.expanded, tuple(_shape(c) for c in node.children))
+
+
+def _same(old: object, new: object) -> bool:
+    if isinstance(new, Outline):
+        return old == _shape(new.root)
+    if isinstance(old, Text) and isinstance(new, Text):
+        return old.plain == new.plain and old.spans == new.spans and old.style == new.style
+    if isinstance(old, tuple | list) and isinstance(new, tuple | list):
+        return len(old) == len(new) and all(
+            a.name == b.name and a.disabled == b.disabled and _same(a.label, b.label) for a, b in zip(old, new, strict=True))
+    return type(old) is type(new) and isinstance(new, str) and old == new

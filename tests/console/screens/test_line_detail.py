@@ -1,0 +1,75 @@
+"""The Cases detail is one LineDetail: a decision's line is clicked like a button (a disabled one does nothing),
+a claim's line opens what it rests on, and moving the cursor redraws the same widget (nothing is remounted)."""
+
+import pytest
+
+from gatepost.app import GatepostApp
+from gatepost.store import cases
+from gatepost.store.kernel import add_actor
+from gatepost.widgets.line_detail import LineDetail
+from gatepost.widgets.note_dialog import NoteDialog
+from tests.console.screens.test_detail_follows import BASIS, GOOD, REVIEWER
+from tests.console_helpers import settle
+
+
+@pytest.fixture
+def store(db, store_path):
+    add_actor(db, "ana", "person", REVIEWER)
+    for i, evidence in enumerate((GOOD, GOOD[:1])):  # case-0 can be kept; case-1 cannot
+        cases.import_case(db, {
+            "id": f"case-{i}", "title": f"Candidate {i}", "author": "run-41",
+            "candidate": {"path": f"procedures/p{i}.md", "content": f"Step {i}.", "basis": BASIS},
+            "independent": {"different_agent_run": ["run-52", "ana"]},
+            "evidence": [{"kind": k, "result": r, "producer": p, "about": a} for k, r, p, a in evidence],
+        }, actor="ana")
+    return store_path
+
+
+async def click_line(pilot, detail: LineDetail, line: int) -> None:
+    detail.scroll_to(y=line, animate=False, immediate=True)
+    await pilot.pause()
+    await pilot.click(detail, offset=(4, line - detail.scroll_offset.y))
+    await settle(pilot)
+
+
+async def test_a_decision_line_is_clicked_like_a_button_and_a_disabled_one_does_nothing(store):
+    app = GatepostApp(store, person="ana")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.press("2")
+        await settle(pilot)
+        screen = app.screen
+        screen.open_item("case-1")
+        await settle(pilot)
+        detail = screen.query_one(LineDetail)
+        keep = detail.choice("kept")
+        assert keep is not None and keep.disabled
+        await click_line(pilot, detail, detail.line_of(keep))
+        assert app.screen is screen  # no dialog
+        screen.open_item("case-0")
+        await settle(pilot)
+        keep = detail.choice("kept")
+        assert keep is not None and not keep.disabled
+        await click_line(pilot, detail, detail.line_of(keep))
+        assert isinstance(app.screen, NoteDialog) and "keep" in app.screen.title_text.lower()
+
+
+async def test_a_claim_line_opens_what_it_rests_on_and_moving_keeps_the_same_widget(store):
+    app = GatepostApp(store, person="ana")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.press("2")
+        await settle(pilot)
+        screen = app.screen
+        screen.open_item("case-0")
+        await settle(pilot)
+        detail = screen.query_one(LineDetail)
+        closed = next(n for n in detail.block("tree").root.children if n.children and not n.expanded)
+        under = closed.children[0].label.plain
+        assert not any(under in line for line in detail.drawn())
+        await click_line(pilot, detail, detail.line_of(closed))
+        assert closed.expanded and any(under in line for line in detail.drawn())
+        pane = screen.query_one("#cases-detail")
+        keys = screen.paged.keys
+        await pilot.press("down" if keys.index("case-0") == 0 else "up")  # the keys stay with the list
+        await settle(pilot)
+        assert screen.shown == "case-1" and "case-1" in detail.text("head")
+        assert list(pane.children) == [detail]  # drawn in place: the one widget, not remounted

@@ -1,0 +1,28 @@
+"""A screen shown again is drawn from what its widgets already rendered: not restyled (which empties every
+DataTable's rendered rows), not laid out at the same size, and not held back like a screen being built."""
+
+from gatepost.app import GatepostApp
+from tests.console_helpers import settle
+
+
+async def test_a_screen_shown_again_is_not_restyled_laid_out_or_held_back(demo_copy):
+    app = GatepostApp(demo_copy, person="ana")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("2")
+        await settle(pilot)
+        cases = app.screen
+        rows = list(cases.paged.keys)
+        await pilot.press("1")
+        await settle(pilot)
+        restyled: list[str] = []
+        laid_out: list[object] = []
+        table, refresh_layout = cases.paged.table, cases._refresh_layout
+        notify = table.notify_style_update
+        table.notify_style_update = lambda: (restyled.append("table"), notify())  # type: ignore[method-assign]
+        cases._refresh_layout = lambda *a, **k: (laid_out.append(a), refresh_layout(*a, **k))  # type: ignore[method-assign]
+        app.switch_mode("cases")
+        assert not app._batch_count  # drawn at once: nothing to hide, it was built before
+        await settle(pilot)
+        assert app.screen is cases and cases.paged.keys == rows and cases.shown
+        assert restyled == [] and laid_out == []
