@@ -7,6 +7,7 @@ writer thread (the `db` connection); a write still waiting after a moment says s
 """
 
 import asyncio
+import gc
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -145,6 +146,7 @@ class GatepostApp(App[Any]):
         self.reader.close()
         if self.long_reader is not None:
             self.long_reader.close()
+        gc.unfreeze()  # what the screens froze (GatepostScreen.first_page_drawn) is collectable again once the app is gone
 
     # --- the store ------------------------------------------------------------------------
     @contextmanager

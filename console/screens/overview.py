@@ -113,6 +113,7 @@ class OverviewScreen(GatepostScreen):
             options.highlighted = highlighted
         elif options.option_count > 1:
             options.highlighted = 1
+        self.first_page_drawn()
 
     @on(OptionList.OptionSelected, "#overview-lines")
     def _open(self, event: OptionList.OptionSelected) -> None:

@@ -134,6 +134,10 @@ class LineDetail(ScrollView, can_focus=True):
             return "\n".join(c.label.plain for c in content)
         return "" if content is None else str(content)
 
+    def plain(self) -> str:
+        """Every block as plain text, in order: the whole pane as a person reads it."""
+        return "\n".join(self.text(b.name) for b in self._blocks)
+
     def choice(self, name: str) -> Choice | None:
         """The choice line named `name`, in any choices block."""
         for b in self._blocks:
@@ -250,7 +254,7 @@ class LineDetail(ScrollView, can_focus=True):
                 style = self.get_component_rich_style(
                     "line-detail--choice-disabled" if c.disabled else "line-detail--choice")
                 label = Text(" ").append_text(c.label)
-                for strip in self._render(label, width - 1, style):
+                for strip in self._text_lines(label, width - 1, style):
                     lines.append(strip.extend_cell_length(width - 1, style))
                     targets.append((b.name, c.name))
             return lines, targets
@@ -264,7 +268,7 @@ class LineDetail(ScrollView, can_focus=True):
         elif isinstance(renderable, Text):
             renderable = renderable.copy()
             renderable.rstrip()  # a trailing newline is not a blank line of its own
-        strips = self._render(renderable, width)
+        strips = self._text_lines(renderable, width)
         return strips, [None] * len(strips)
 
     def _draw_node(self, node: Node, at: tuple[str, tuple[int, ...]], lead: str, rest: str, width: int,
@@ -273,7 +277,7 @@ class LineDetail(ScrollView, can_focus=True):
         guide = self.get_component_rich_style("line-detail--guide")
         icon = ("▼ " if node.expanded else "▶ ") if node.children else ("  " if not lead else "")
         base = rest + " " * len(icon)  # under the label: its wrapped lines and its children's guides
-        for i, strip in enumerate(self._render(node.label, max(8, width - len(lead) - len(icon)))):
+        for i, strip in enumerate(self._text_lines(node.label, max(8, width - len(lead) - len(icon)))):
             lines.append(Strip.join([Strip([Segment(lead + icon if i == 0 else base, guide)]), strip]))
             targets.append(at if node.children else None)
         if node.expanded:
@@ -282,11 +286,11 @@ class LineDetail(ScrollView, can_focus=True):
                 self._draw_node(child, (at[0], (*at[1], j)), base + ("└─ " if last else "├─ "),
                                 base + ("   " if last else "│  "), width, lines, targets)
 
-    def _render(self, renderable: RenderableType, width: int, style: Style | None = None) -> list[Strip]:
+    def _text_lines(self, renderable: RenderableType, width: int, style: Style | None = None) -> list[Strip]:
         """`renderable` wrapped to `width`. Text is wrapped line by line through a cache: from one case to the
         next most lines read the same (claims, the outline's labels, the decisions) and are not wrapped again."""
         if not isinstance(renderable, Text):
-            return self._wrap(renderable, width, style)
+            return self._wrap_lines(renderable, width, style)
         strips: list[Strip] = []
         for line in renderable.split("\n", allow_blank=True) if "\n" in renderable.plain else [renderable]:
             key = (line.plain, tuple(line.spans), line.style, width, style)
@@ -294,11 +298,11 @@ class LineDetail(ScrollView, can_focus=True):
             if wrapped is None:
                 if len(_WRAPPED) >= 4096:
                     _WRAPPED.clear()
-                wrapped = _WRAPPED[key] = self._wrap(line, width, style)
+                wrapped = _WRAPPED[key] = self._wrap_lines(line, width, style)
             strips.extend(wrapped)
         return strips
 
-    def _wrap(self, renderable: RenderableType, width: int, style: Style | None) -> list[Strip]:
+    def _wrap_lines(self, renderable: RenderableType, width: int, style: Style | None) -> list[Strip]:
         console = self.app.console
         options = console.options.update(width=width, height=None, highlight=False)
         return [Strip(line) for line in console.render_lines(renderable, options, style=style, pad=False)]

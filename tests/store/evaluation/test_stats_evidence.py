@@ -14,6 +14,7 @@ from gatepost.store.cases import case_view, get_case, import_case
 from gatepost.store.evaluation import Attempt, CommandExecutor, evaluate, load_suite, run_statistics
 from gatepost.store.flows import evaluate_case
 from gatepost.store.kernel import add_actor, open_store
+from gatepost.widgets.line_detail import LineDetail
 from gatepost.widgets.paged_list import PagedList
 from tests.conftest import run_gatepost
 from tests.console.screens.test_results_screen import open_results, rendered
@@ -268,6 +269,11 @@ def test_report_suite_md_and_html_show_intervals_p_values_and_flaky_tasks(tmp_pa
     assert "95 % CI 44 to 100" in html and "<li>t1 (candidate): passed 1 of 2 attempts over 1 run</li>" in html
 
 
+def _pane_text(screen) -> str:
+    """What the screen shows in text: its Statics and its line-drawn detail (the Cases detail is one widget)."""
+    return " ".join([*(str(w.render()) for w in screen.query(Static)), *(d.plain() for d in screen.query(LineDetail))])
+
+
 async def test_cases_screen_warns_when_a_claim_rests_on_noise_and_says_what_settled_nothing(
         cli, store_path: Path, tmp_path: Path):
     db = open_store(store_path)
@@ -288,12 +294,12 @@ async def test_cases_screen_warns_when_a_claim_rests_on_noise_and_says_what_sett
         screen = app.screen
         screen.open_item("case-30")
         await settle(pilot)
-        shown = " ".join(str(w.render()) for w in screen.query(Static))
+        shown = _pane_text(screen)
         assert "tuning_comparison reproduced (" in shown
         assert "rests on a delta inside the noise: run 1 +14 pp (95 % CI" in shown
         screen.open_item("case-31")
         await settle(pilot)
-        shown = " ".join(str(w.render()) for w in screen.query(Static))
+        shown = _pane_text(screen)
         assert "∅ tuning_comparison not recorded: decision rule significant" in shown
     md = cli("report", "case", "case-30").output
     assert "rests on a delta inside the noise" in md
