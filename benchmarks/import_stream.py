@@ -1,6 +1,6 @@
 """One large artifact imported in bounded memory (issue 19): time and peak RSS against a raw executemany.
 
-    python benchmarks/import_stream.py [--mb 1024] [--output-chars 300] [--keep DIR]
+    python benchmarks/import_stream.py [--mb 1024] [--output-chars 300] [--keep DIR] [--sql-order]
 
 It writes one evaluator artifact of about MB megabytes (both sides, OUTPUT_CHARS-character outputs)
 to a temporary folder, untimed. Then, each in its own fresh process (so peak RSS is that side's own):
@@ -69,10 +69,12 @@ def write_artifact(path: Path, n: int, chars: int) -> None:
         out.write(', "warnings": []}\n')
 
 
-def _child_gatepost(artifact: str, store: str) -> None:
+def _child_gatepost(artifact: str, store: str, sql_order: str = "") -> None:
     sys.path.insert(0, str(ROOT))
     from gatepost.store.evaluation import import_artifact  # noqa: PLC0415 - the child's only import
-    from gatepost.store.kernel import open_store  # noqa: PLC0415
+    from gatepost.store.kernel import StreamedOrder, open_store  # noqa: PLC0415
+    if sql_order:  # --sql-order: the review order grouped by SQLite from task_results, as before StreamedOrder
+        StreamedOrder.usable = lambda self, db, run_id: False  # type: ignore[method-assign]
     db = open_store(store)
     started, cpu = time.perf_counter(), time.process_time()
     run_id, _ = import_artifact(db, artifact, actor="bench")
@@ -117,6 +119,8 @@ def main() -> None:
     parser.add_argument("--mb", type=int, default=1024)
     parser.add_argument("--output-chars", type=int, default=300)
     parser.add_argument("--keep", type=Path, default=None)
+    parser.add_argument("--sql-order", action="store_true",
+                        help="also gatepost with the review order grouped by SQLite from task_results (the former way)")
     args = parser.parse_args()
     folder = args.keep or Path(tempfile.mkdtemp(prefix="gatepost-stream-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -128,11 +132,15 @@ def main() -> None:
         print(f"artifact: {size / 1024 / 1024:,.0f} MB, {2 * n:,} task results ({args.output_chars}-char outputs)")
         ours = _run("--child-gatepost", str(artifact), str(folder / "gatepost.db"))
         raw = _run("--child-raw", str(n), str(args.output_chars), str(folder / "raw.db"))
-        for name, side in (("gatepost import", ours), ("raw executemany", raw)):
-            print(f"{name:<16} {side['seconds']:8.2f} s (CPU {side['cpu']:.2f} s)  "
+        sides = [("gatepost import", ours), ("raw executemany", raw)]
+        if args.sql_order:
+            sides.append(("gatepost, SQL order", _run("--child-gatepost", str(artifact), str(folder / "sql.db"), "1")))
+        for name, side in sides:
+            print(f"{name:<20} {side['seconds']:8.2f} s (CPU {side['cpu']:.2f} s)  "
                   f"{side['rows'] / side['seconds']:>10,.0f} rows/s  peak RSS {side['rss_mb']:,.0f} MB")
-        print(f"ratio (gatepost / raw): time {ours['seconds'] / raw['seconds']:.2f}x, "
-              f"CPU {ours['cpu'] / raw['cpu']:.2f}x, peak RSS {ours['rss_mb'] / raw['rss_mb']:.2f}x")
+        for name, side in sides[::2]:
+            print(f"ratio ({name} / raw): time {side['seconds'] / raw['seconds']:.2f}x, "
+                  f"CPU {side['cpu'] / raw['cpu']:.2f}x, peak RSS {side['rss_mb'] / raw['rss_mb']:.2f}x")
     finally:
         if args.keep is None:
             shutil.rmtree(folder, ignore_errors=True)
@@ -140,7 +148,7 @@ def main() -> None:
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--child-gatepost":
-        _child_gatepost(*sys.argv[2:4])
+        _child_gatepost(*sys.argv[2:5])
     elif len(sys.argv) > 1 and sys.argv[1] == "--child-raw":
         _child_raw(*sys.argv[2:5])
     else:

@@ -24,6 +24,7 @@ ru_maxrss of each subprocess is its peak RSS. The old paths are the baseline in 
 import argparse
 import asyncio
 import json
+import os
 import random
 import resource
 import statistics
@@ -150,6 +151,9 @@ def child_console(path: Path, run_id: str, old: bool) -> dict[str, float]:
     if old:
         _patch_old_results()
         _leave_out_run_statistics()  # the new console shows the run's statistics (SQL-grouped, bounded)
+    elif os.environ.get("GATEPOST_BENCH_STREAMED_STATS"):  # viewer_compare's console-streamed: the former way
+        import gatepost.store.evaluation.noise as noise
+        noise.stored_figures = lambda db, run_id: None  # the statistics streamed task by task, as before
 
     async def run() -> dict[str, float]:
         app = GatepostApp(path, person=PERSON)

@@ -120,9 +120,10 @@ def build(folder: Path, n: int) -> tuple[Path, str]:
     return store, json.loads(done.stdout.strip().splitlines()[-1])["run_id"]
 
 
-def console_once(store: Path, run_id: str) -> tuple[float, float]:
+def console_once(store: Path, run_id: str, *, streamed_stats: bool = False) -> tuple[float, float]:
+    env = dict(os.environ, GATEPOST_BENCH_STREAMED_STATS="1") if streamed_stats else None
     done = subprocess.run([sys.executable, str(HERE / "run_scale.py"), "--child", "console-new", "--store",
-                           str(store), "--run", run_id], capture_output=True, text=True, check=True)
+                           str(store), "--run", run_id], capture_output=True, text=True, check=True, env=env)
     figures = json.loads(done.stdout.strip().splitlines()[-1])
     return figures["seconds"], figures["rss_mb"]
 
@@ -343,7 +344,9 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--tools", default="console,serve,inspect,promptfoo",
-                        help="which columns to measure (e.g. --sizes 1000000 --tools console)")
+                        help="which columns to measure (e.g. --sizes 1000000 --tools console); console-streamed: "
+                             "also the console with the run's statistics streamed task by task (as before they "
+                             "were stored with the run), interleaved with the console's repeats, printed below")
     parser.add_argument("--inspect", default=None, help="inspect-ai's `inspect` command (default: on PATH)")
     parser.add_argument("--promptfoo", default=None, help="the `promptfoo` command (default: on PATH)")
     args = parser.parse_args()
@@ -368,6 +371,7 @@ def main() -> None:
                              "Chromium's DevTools port"))
     elif wanted & {"serve", "inspect", "promptfoo"}:
         print("gatepost serve, Inspect view, promptfoo view: skipped: no Chromium found")
+    before: dict[int, str] = {}
     try:
         print("| N tasks in one run | gatepost console | gatepost serve + Chromium | Inspect view | promptfoo view |")
         print("|---|---|---|---|---|")
@@ -375,9 +379,15 @@ def main() -> None:
             cells = []
             store, run_id = build(folder, n)
             if "console" in wanted:
-                console = [console_once(store, run_id) for _ in range(args.repeat)]
+                console, streamed = [], []
+                for _ in range(args.repeat):
+                    console.append(console_once(store, run_id))
+                    if "console-streamed" in wanted:
+                        streamed.append(console_once(store, run_id, streamed_stats=True))
                 cells.append(f"{statistics.median(s for s, _ in console):.2f} s, "
                              f"{statistics.median(m for _, m in console):.0f} MB")
+                if streamed:
+                    before[n] = _cell(streamed, "")
             else:
                 cells.append("not measured")
             if chromium is not None and "serve" in wanted:
@@ -402,6 +412,8 @@ def main() -> None:
             else:
                 cells.append("not measured")
             print(f"| {n:,} | {' | '.join(cells)} |", flush=True)
+        for n, cell in before.items():
+            print(f"console with the statistics streamed task by task (before run_task_figures), {n:,}: {cell}")
     finally:
         if chromium is not None:
             _stop(chromium)

@@ -14,6 +14,7 @@ later, so storing a run also rebuilds the run that follows it.
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 import msgspec
@@ -281,6 +282,9 @@ _ORDERED_STREAMED = _ORDERED.replace(
 assert _ORDERED_STREAMED != _ORDERED
 
 
+_SIDE_OF = itemgetter(2)  # a row's side, id first
+
+
 class StreamedOrder:
     """The per-task aggregates of a streamed import, kept as its results are inserted, for the review order.
 
@@ -311,7 +315,7 @@ class StreamedOrder:
         if not rows or not self.shaped:
             return
         side = rows[0][2]
-        if side not in ("candidate", "baseline") or any(row[2] != side for row in rows):
+        if side not in ("candidate", "baseline") or len(set(map(_SIDE_OF, rows))) > 1:
             self.shaped = False
             return
         if not self.sides or self.sides[-1] != side:
