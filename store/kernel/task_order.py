@@ -104,13 +104,25 @@ def stored_figures(db: Database, run_id: str) -> dict[str, int] | None:
     return dict(zip(FIGURE_NAMES, row, strict=True)) if row else None
 
 
+def _count_figures(db: Database, run_id: str) -> "_Figures":
+    figures = _Figures()
+    for _, _, _, c_n, c_pass, _, b_n, b_pass, _ in db.execute(_AGGREGATE, [run_id]):
+        figures.add(c_n, c_pass, b_n, b_pass)
+    return figures
+
+
+def counted_figures(db: Database, run_id: str) -> dict[str, int] | None:
+    """A run's statistics counts counted again from its task results (what `stored_figures` must equal), or
+    None when a task has two attempts on a side (such a run has none stored). `gatepost verify` compares them:
+    the stored counts are derived, so a hand-edited row would otherwise change the statistics unnoticed."""
+    figures = _count_figures(db, run_id)
+    return dict(zip(FIGURE_NAMES, figures.row(), strict=True)) if figures.single else None
+
+
 def backfill_figures(db: Database) -> None:
     """The statistics counts of every run whose order is stored (a store from before m011)."""
     for (run_id,) in db.execute(f"SELECT DISTINCT run_id FROM {COUNTS_TABLE}").fetchall():
-        figures = _Figures()
-        for _, _, _, c_n, c_pass, _, b_n, b_pass, _ in db.execute(_AGGREGATE, [run_id]):
-            figures.add(c_n, c_pass, b_n, b_pass)
-        _write_figures(db, run_id, figures)
+        _write_figures(db, run_id, _count_figures(db, run_id))
 
 
 # Per task of a run, from task_results: (task_id, first id, split of the last row, then per side

@@ -27,10 +27,12 @@ from gatepost.store.kernel import (
     SEAL_KIND,
     canonical_event,
     chain_hash,
+    counted_figures,
     missing_triggers,
     records_digest,
     seqs_with_records,
     signature_findings,
+    stored_figures,
 )
 
 DRAFT_STATUS = {"draft.created": "pending", "draft.approved": "approved", "draft.rejected": "rejected",
@@ -256,6 +258,22 @@ def _records(db: Database, report: VerifyReport) -> None:
                                f"({kind}) no longer hash to what it sealed; a record was edited, added or deleted")
 
 
+def _figures(db: Database, report: VerifyReport) -> None:
+    """A run's stored statistics counts (derived at import, read instead of its task results) are what its task
+    results count: an edited row would change a run's pass rates and intervals, and no hash covers it."""
+    for (run_id,) in db.execute("SELECT run_id FROM run_task_figures ORDER BY run_id").fetchall():
+        stored, counted = stored_figures(db, run_id), counted_figures(db, run_id)
+        if stored != counted:
+            if stored is None or counted is None:
+                differ = "a task has repeated attempts, which no stored counts describe"
+            else:
+                differ = ", ".join(f"{name} {stored[name]} stored, {counted[name]} counted" for name in stored
+                                   if stored[name] != counted[name])
+            seq = db.execute("SELECT event_seq FROM evaluation_runs WHERE id = ?", [run_id]).fetchone()
+            _find(report, seq[0] if seq else None, f"run {run_id}: its stored statistics counts are not what its "
+                                                  f"task results count ({differ}); the row was edited by hand")
+
+
 def _signatures(db: Database, report: VerifyReport) -> None:
     report.signatures = db.execute("SELECT COUNT(*) FROM signatures").fetchone()[0]
     for seq, line in signature_findings(db):
@@ -271,6 +289,7 @@ PROJECTION_CHECKS = (
     ("regression_states", _regressions),
     ("capabilities", _capabilities),
     ("task_results", _records),
+    ("run_task_figures", _figures),
     ("signatures", _signatures),
 )
 

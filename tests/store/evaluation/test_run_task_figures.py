@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from gatepost.store.evaluation import import_artifact, run_statistics, runs
 from gatepost.store.kernel import open_store, stored_figures
+from tests.conftest import run_gatepost
 from tests.store.evaluation.test_run_statistics_sql import _old_run_statistics
 
 STORE_ABOVE = "gatepost.store.kernel.task_order.TASK_ORDER_STORE_ABOVE"
@@ -111,3 +112,20 @@ def test_the_migration_stores_the_counts_of_runs_stored_before_it(tmp_path: Path
     assert expected is not None and stored_figures(db, run_id) == expected
     assert expected == {"candidate_tasks": 3, "candidate_passed": 2, "baseline_tasks": 2, "baseline_passed": 0,
                         "both_pass": 0, "only_candidate": 1, "only_baseline": 0, "neither": 1}
+
+
+def test_verify_finds_stored_counts_edited_by_hand(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(STORE_ABOVE, 0)
+    store = tmp_path / "s.db"
+    db = open_store(store)
+    run_id, _ = import_artifact(db, _write(tmp_path / "a.json", [("t1", True), ("t2", False), ("t3", True)],
+                                           [("t1", False), ("t2", False), ("t3", True)]), actor="ana")
+    db.close()
+    intact = run_gatepost("--db", str(store), "verify")
+    assert intact.returncode == 0, intact.stdout + intact.stderr
+    with sqlite3.connect(store) as conn:  # a better candidate pass rate, written straight into the derived row
+        conn.execute("UPDATE run_task_figures SET candidate_passed = 3, only_candidate = 2 WHERE run_id = ?", [run_id])
+    found = run_gatepost("--db", str(store), "verify")
+    assert found.returncode == 1 and "Traceback" not in found.stderr
+    assert f"run {run_id}: its stored statistics counts are not what its task results count" in found.stdout
+    assert "candidate_passed 3 stored, 2 counted" in found.stdout
