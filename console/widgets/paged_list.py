@@ -155,14 +155,17 @@ class PageTable(DataTable[Any]):
         """Put `values` (column index: value) in row `row` and redraw that row alone. DataTable.update_cell_at
         throws away every rendered cell and redraws the whole table: a ● read away redrew 40 rows."""
         row_key = self._row_locations.get_key(row)
+        if row_key is None:
+            return
         columns = self.ordered_columns
         for col, value in values.items():
             self._data[row_key][columns[col].key] = value
-        for cache in (self._row_render_cache, self._cell_render_cache):
-            for key in [k for k in cache.keys() if k[0] == row_key]:
-                cache.discard(key)
-        for key in [k for k in self._row_renderable_cache.keys() if k[1] == row]:
-            self._row_renderable_cache.discard(key)
+        for row_cached in [k for k in self._row_render_cache.keys() if k[0] == row_key]:
+            self._row_render_cache.discard(row_cached)
+        for cell_cached in [k for k in self._cell_render_cache.keys() if k[0] == row_key]:
+            self._cell_render_cache.discard(cell_cached)
+        for renderable in [k for k in self._row_renderable_cache.keys() if k[1] == row]:
+            self._row_renderable_cache.discard(renderable)
         self._line_cache.clear()  # keyed by screen line: rebuilt from the rows rendered, which are kept
         self.refresh_row(row)
 
