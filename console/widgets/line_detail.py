@@ -20,7 +20,8 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
-from textual.geometry import Size
+from textual.binding import Binding
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -66,6 +67,8 @@ class Block:
     gap: int = 1
 
 
+_UNDER_CURSOR = Style(reverse=True)  # the acting line the keys are on, while the pane is focused
+
 # a line of text wrapped at a width (with a style under it): its strips; shared by every LineDetail
 _WRAPPED: dict[tuple[Any, ...], list[Strip]] = {}
 
@@ -78,6 +81,13 @@ class LineDetail(ScrollView, can_focus=True):
     """The blocks given to `show`, wrapped to the width and drawn line by line."""
 
     FOCUS_ON_CLICK = False  # a click on a line acts on it; the keys stay with the list (Tab focuses this)
+    # Focused (Tab), the keys move a cursor over the lines that act (claims that open, decisions) and act on the
+    # one under it: what a click does, from the keyboard. Ids as every binding (gatepost.keymap).
+    BINDINGS = [
+        Binding("down", "next_line", "Next line", show=False, id="detail.next"),
+        Binding("up", "previous_line", "Previous line", show=False, id="detail.previous"),
+        Binding("enter,space", "act", "Open / choose", show=False, id="detail.act"),
+    ]
 
     class Chosen(Message):
         """A choice line was clicked (only when it is enabled)."""
@@ -112,6 +122,7 @@ class LineDetail(ScrollView, can_focus=True):
         self._targets: list[_Target] = []
         self._pending: list[Block] = []  # blocks below the screen, not wrapped yet
         self._width = 0
+        self._cursor: _Target = None  # the acting line the keys are on (shown while focused)
 
     # --- what a screen calls ----------------------------------------------------------------------
     def show(self, blocks: Sequence[Block]) -> None:
@@ -168,6 +179,61 @@ class LineDetail(ScrollView, can_focus=True):
         for i in where:
             node = node.children[i]
         return node
+
+    # --- the keyboard: a cursor over the lines that act -------------------------------------------------
+    @property
+    def cursor(self) -> Node | Choice | None:
+        """What the keys act on while the pane is focused (None before the first move)."""
+        return self._resolve(self._cursor) if self._cursor is not None else None
+
+    def _acting_lines(self) -> list[int]:
+        """The first line of each node that opens and each choice, top to bottom."""
+        self._draw_to(sys.maxsize)
+        t = self._targets
+        return [i for i, target in enumerate(t) if target is not None and (i == 0 or t[i - 1] != target)]
+
+    def _move(self, step: int) -> None:
+        lines = self._acting_lines()
+        at = next((i for i in lines if self._targets[i] == self._cursor), None)
+        if not lines:
+            (self.scroll_down if step > 0 else self.scroll_up)(animate=False)
+            return
+        if at is None:
+            to = lines[0] if step > 0 else lines[-1]
+        else:
+            k = lines.index(at) + step
+            if not 0 <= k < len(lines):  # past the last acting line: scroll the rest of the pane as before
+                (self.scroll_down if step > 0 else self.scroll_up)(animate=False)
+                return
+            to = lines[k]
+        self._cursor = self._targets[to]
+        self.scroll_to_region(Region(0, to, 1, 1), animate=False, immediate=True)
+        self.refresh()
+
+    def action_next_line(self) -> None:
+        self._move(1)
+
+    def action_previous_line(self) -> None:
+        self._move(-1)
+
+    def action_act(self) -> None:
+        self._act(self.cursor)
+
+    def _act(self, target: Node | Choice | None) -> bool:
+        """Open or close a node, or choose an enabled choice; whether anything was done."""
+        if isinstance(target, Node) and target.children:
+            self.toggle(target)
+            return True
+        if isinstance(target, Choice) and not target.disabled:
+            self.post_message(self.Chosen(self, target))
+            return True
+        return False
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
 
     def toggle(self, node: Node) -> None:
         """Show or hide the nodes under `node` (a click on its line does this)."""
@@ -316,6 +382,8 @@ class LineDetail(ScrollView, can_focus=True):
         """One row on screen: the line at the scroll offset plus `y`, styled and sized once when drawn."""
         index = self.scroll_offset.y + y
         if index < len(self._lines):
+            if self._cursor is not None and self.has_focus and self._targets[index] == self._cursor:
+                return self._lines[index].apply_style(_UNDER_CURSOR)
             return self._lines[index]
         return Strip.blank(self._width, self._base)
 
@@ -325,13 +393,8 @@ class LineDetail(ScrollView, can_focus=True):
             return
         index = offset.y + self.scroll_offset.y
         where = self._targets[index] if 0 <= index < len(self._targets) else None
-        target = self._resolve(where) if where is not None else None
-        if isinstance(target, Node):
+        if self._act(self._resolve(where) if where is not None else None):
             event.stop()
-            self.toggle(target)
-        elif isinstance(target, Choice) and not target.disabled:
-            event.stop()
-            self.post_message(self.Chosen(self, target))
 
     def notify_style_update(self) -> None:
         super().notify_style_update()

@@ -73,3 +73,32 @@ async def test_a_claim_line_opens_what_it_rests_on_and_moving_keeps_the_same_wid
         await settle(pilot)
         assert screen.shown == "case-1" and "case-1" in detail.text("head")
         assert list(pane.children) == [detail]  # drawn in place: the one widget, not remounted
+
+
+async def test_focused_the_keys_move_over_the_lines_that_act_and_enter_acts_as_a_click(store):
+    app = GatepostApp(store, person="ana")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.press("2")
+        await settle(pilot)
+        screen = app.screen
+        screen.open_item("case-0")
+        await settle(pilot)
+        detail = screen.query_one(LineDetail)
+        detail.focus()
+        await pilot.press("down")
+        first = detail.block("tree").root.children[0]
+        assert detail.cursor is first and not first.expanded
+        under = first.children[0].label.plain
+        await pilot.press("enter")
+        assert first.expanded and any(under in line for line in detail.drawn())
+        await pilot.press("space")
+        assert not first.expanded
+        keep = detail.choice("kept")
+        assert keep is not None and not keep.disabled
+        while detail.cursor is not keep:  # down through the claims to the decisions
+            before = detail.cursor
+            await pilot.press("down")
+            assert detail.cursor is not before, "the cursor stopped before the decisions"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, NoteDialog) and "keep" in app.screen.title_text.lower()
