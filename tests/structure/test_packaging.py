@@ -5,6 +5,7 @@ user's environment. The wheel is built from the tree as `pip` would, then instal
 virtual environment that borrows this one's dependencies but not its gatepost.
 """
 
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -22,8 +23,13 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
+    # built from a copy of the tree: setuptools writes build/ and *.egg-info into the tree it builds, and two
+    # test processes (each with this module's fixture) building the checkout at once trip over each other
+    tree = tmp_path_factory.mktemp("tree") / "gatepost"
+    shutil.copytree(ROOT, tree, ignore=shutil.ignore_patterns(
+        ".git", "build", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis", "*.db"))
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
-                    str(out), str(ROOT)], check=True, capture_output=True, text=True, timeout=300)
+                    str(out), str(tree)], check=True, capture_output=True, text=True, timeout=300)
     [built] = out.glob("gatepost-*.whl")
     return built
 
