@@ -144,12 +144,24 @@ class PageTable(DataTable[Any]):
     DataTable throws every rendered cell away when its size changes, but a PagedList gives each column a
     fixed width, so only the padding after the last column depends on the table's width: that is in the
     rendered rows and lines (the lines are keyed by width), the cells stay. A list pane fitted to its first
-    page resizes the table once the rows are in: its cells were rendered twice."""
+    page resizes the table once the rows are in: its cells were rendered twice.
+
+    A resize is drawn by the layout that made it (the screen repaints every region it moved), yet Textual also
+    leaves the whole table marked for repaint (Widget._size_updated), flushed with the next change of the table
+    alone: the first cursor move after a list was laid out again (a queue bar shown above it) redrew and wrote
+    every row (25 KB to the terminal). When only the height changed, the rows the layout drew were right (a new
+    width changes the padding in the rendered rows): what was marked before that layout is dropped."""
+
+    _drawn_width: int | None = None  # the width the table's rows were last rendered for
 
     def _on_resize(self, event: events.Resize) -> None:
         event.prevent_default()  # DataTable._on_resize: a new _update_count, which every cache is keyed by
         self._row_render_cache.clear()
         self._line_cache.clear()
+        width = event.size.width
+        if width == self._drawn_width and not self._repaint_required:  # nothing asked since that layout
+            self._repaint_regions.clear()
+        self._drawn_width = width
 
     def set_row_cells(self, row: int, values: dict[int, object]) -> None:
         """Put `values` (column index: value) in row `row` and redraw that row alone. DataTable.update_cell_at
