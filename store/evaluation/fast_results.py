@@ -57,12 +57,14 @@ def _colons(value: Any) -> int:
     return 0 if value is UNSET or type(value) in _SCALARS else -1
 
 
-def decode_window(text: str, prefix: tuple[Any, ...], side: str) -> tuple[list[tuple[Any, ...]], int, bool] | None:
+def decode_window(text: str, prefix: tuple[Any, ...], side: str, first_id: int | None = None
+                  ) -> tuple[list[tuple[Any, ...]], int, bool] | None:
     """(rows, passes, whether any result is a mock) for `text`, whole results separated by commas (the
     inside of a results array); None when the strict decoder must read it instead.
 
     Without a prefix each row is an `artifacts.RowTuple`; with one (the run id) it is the task_results
-    row in evaluation's TASK_COLUMNS order, attempt 1, ready for executemany.
+    row in evaluation's TASK_COLUMNS order, attempt 1, ready for executemany; with `first_id` too, each row
+    starts with its id (first_id, first_id + 1, ...), so the caller need not build every row again.
     """
     if "\\u003a" in text or "\\u003A" in text:
         return None
@@ -74,6 +76,7 @@ def decode_window(text: str, prefix: tuple[Any, ...], side: str) -> tuple[list[t
     rows: list[tuple[Any, ...]] = []
     append = rows.append
     keys = passes = 0
+    i = first_id or 0
     mock_any = False
     for task_id, passed, score, duration, output, reason, split, mock, judged, details, error in map(astuple, results):
         # keys counts the ':' this result's text holds: one per key present, and those inside its strings
@@ -105,10 +108,11 @@ def decode_window(text: str, prefix: tuple[Any, ...], side: str) -> tuple[list[t
         if reason is UNSET and split is UNSET and mock is UNSET and judged is UNSET:  # upstream's usual result
             if passed:
                 passes += 1
-                append((run_id, side, task_id, 1, 1, 1, score, duration, output, None, 0, None, details, error))
+                append((i, run_id, side, task_id, 1, 1, 1, score, duration, output, None, 0, None, details, error))
             else:
-                append((run_id, side, task_id, 1, 0, 1, score, duration, output, error or details or None, 0, None,
+                append((i, run_id, side, task_id, 1, 0, 1, score, duration, output, error or details or None, 0, None,
                         details, error))
+            i += 1
             continue
         colons = (_colons(reason), _colons(split), _colons(mock), _colons(judged))
         if -1 in colons:
@@ -125,10 +129,13 @@ def decode_window(text: str, prefix: tuple[Any, ...], side: str) -> tuple[list[t
             reason = None if passed else (error or details or None)
         if passed:
             passes += 1
-        append((run_id, side, task_id, 1, 1 if passed else 0, 0 if judged is False else 1, score, duration, output,
-                reason, 1 if mock else 0, split, details, error))
+        append((i, run_id, side, task_id, 1, 1 if passed else 0, 0 if judged is False else 1, score, duration,
+                output, reason, 1 if mock else 0, split, details, error))
+        i += 1
     if text.count(":") != keys:  # a key twice, or one this struct does not name: the strict way decides
         return None
-    if not prefix:  # artifacts.RowTuple: no run id, no attempt
-        rows = [(row[1], row[2], *row[4:]) for row in rows]
+    if not prefix:  # artifacts.RowTuple: no id, no run id, no attempt
+        rows = [(row[2], row[3], *row[5:]) for row in rows]
+    elif first_id is None:
+        rows = [row[1:] for row in rows]
     return rows, passes, mock_any

@@ -421,13 +421,11 @@ def _import_streamed(db: Database, path: Path, *, actor: str | None) -> tuple[st
         insert = db.conn.executemany
 
         def store_rows(rows: list[Any]) -> None:
-            nonlocal next_id  # ids given, so the rows hashed are the rows stored, id for id
-            rows = sealed.add([(i, *row) for i, row in enumerate(rows, next_id)])
+            rows = sealed.add(rows)  # ids given, so the rows hashed are the rows stored, id for id
             order.keep(rows)
             insert(_INSERT_TASK_WITH_ID, rows)
-            next_id += len(rows)
 
-        parsed = stream_artifact(path, name=path.name, on_rows=store_rows, run_id=run_id)
+        parsed = stream_artifact(path, name=path.name, on_rows=store_rows, run_id=run_id, first_id=next_id)
         artifact = _imported(parsed, path, run_id)
         seq = act.event("suite.run", subject_type="run", subject_id=run_id, payload=_payload(artifact),
                         note=_note(artifact), at=artifact.get("finished_at"), seal=True, sealed=sealed)

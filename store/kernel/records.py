@@ -12,6 +12,7 @@ event holding the digest of each older event's records.
 """
 
 import hashlib
+from math import copysign
 from typing import Any
 
 import msgspec
@@ -94,7 +95,7 @@ class StreamedRecords:
         at = _SCORE
         for i, row in enumerate(rows):
             score = row[at]
-            if score is not None and (type(score) is not float or score == 0):
+            if score is not None and (type(score) is not float or (score == 0 and copysign(1.0, score) < 0)):
                 rows[i] = (*row[:at], float(score) + 0.0, *row[at + 1:])  # -0.0 + 0.0 is 0.0
         if rows:
             self.found = True

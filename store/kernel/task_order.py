@@ -13,6 +13,7 @@ later, so storing a run also rebuilds the run that follows it.
 
 import hashlib
 import json
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from operator import itemgetter
 from typing import Any, NamedTuple
@@ -295,6 +296,21 @@ assert _ORDERED_STREAMED != _ORDERED
 
 
 _SIDE_OF = itemgetter(2)  # a row's side, id first
+_SPLIT_FLAGS = itemgetter(1, 2)  # (split, flags) of a _STREAMED_FLAGGED row
+
+# _ORDERED_STREAMED with each task's flags (as _flags gives them) computed by SQLite: every task of a kept run
+# has one attempt a side, so pass@k is its one pass, no task is flaky, and the Python loop per task is gone.
+_STREAMED_FLAGGED = f"""
+WITH prev AS (SELECT task_id, MAX(COALESCE(passed, 0)) AS was FROM task_results
+              WHERE run_id = ?2 AND side = 'candidate' GROUP BY task_id),
+t AS (SELECT s.task_id, s.first_id, s.split, COALESCE(s.c, 0) > 0 AS c, COALESCE(s.b, 0) > 0 AS b, prev.was
+      FROM {_STREAMED_TABLE} s LEFT JOIN prev ON prev.task_id = s.task_id WHERE ?1 IS NOT NULL)
+SELECT task_id, split,
+  (CASE WHEN was IS NULL THEN 0 ELSE {FLAG_WAS_KNOWN} + (CASE WHEN was > 0 THEN {FLAG_WAS_PASSED} ELSE 0 END)
+        + (CASE WHEN (was > 0) != c THEN {FLAG_CHANGED} ELSE 0 END) END)
+  + (CASE WHEN c != b THEN {FLAG_DIFFERS} ELSE 0 END) + (CASE WHEN c THEN 0 ELSE {FLAG_FAILING} END)
+FROM t ORDER BY CASE WHEN was IS NOT NULL AND (was > 0) != c THEN 0 WHEN c != b THEN 1 ELSE 2 END, first_id
+"""
 
 
 class StreamedOrder:
@@ -396,6 +412,15 @@ class _Chunks:
             self.rows.append((self.run_id, name, number, _dumps(items)))
             self.open[name] = (number + 1, [])
 
+    def extend(self, name: str, items: list[Any]) -> None:
+        """add() of each item, a chunk at a time."""
+        number, open_ = self.open.get(name) or self.open.setdefault(name, (0, []))
+        open_.extend(items)
+        while len(open_) >= TASK_CHUNK:
+            self.rows.append((self.run_id, name, number, _dumps(open_[:TASK_CHUNK])))
+            number, open_ = number + 1, open_[TASK_CHUNK:]
+        self.open[name] = (number, open_)
+
     def take(self, *, last: bool = False) -> list[tuple[str, str, int, str]]:
         """The closed chunks (with `last`, every open one too), handed over once."""
         if last:
@@ -413,6 +438,9 @@ def _write_ordered(db: Database, run_id: str, ordered: str = _ORDERED) -> None:
     A run of one split stores no list per split; the first split's list is only written (as positions
     0..n-1, which it is until then) when a second split appears.
     """
+    if ordered is _ORDERED_STREAMED:
+        _write_streamed(db, run_id)
+        return
     _forget(db, run_id)
     previous = neighbour_run(db, run_id, after=False)
     chunks = _Chunks(run_id)
@@ -454,6 +482,56 @@ def _write_ordered(db: Database, run_id: str, ordered: str = _ORDERED) -> None:
     counts: dict[str, list[int]] = {}
     for (split, flags), n in tally.items():
         _count(counts, split, flags, n)
+    db.conn.executemany(
+        f"INSERT INTO {COUNTS_TABLE} (run_id, split, previous_run, tasks, failing, changed, changed_now_pass,"
+        " differs, flaky) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(run_id, split, previous, *values) for split, values in counts.items()])
+    _write_figures(db, run_id, figures)
+
+
+def _write_streamed(db: Database, run_id: str) -> None:
+    """_write_ordered of a run whose per-task figures StreamedOrder kept, row for row the same, with the work per
+    task done in C: SQLite computes the flags, the tasks come a chunk at a time (a chunk of "all" is their JSON
+    as fetched), the positions lists are comprehensions, the counts a Counter."""
+    _forget(db, run_id)
+    previous = neighbour_run(db, run_id, after=False)
+    chunks = _Chunks(run_id)
+    insert = f"INSERT INTO {PAGES_TABLE} (run_id, list, chunk, entries) VALUES (?, ?, ?, ?)"
+    tally: Counter[tuple[str | None, int]] = Counter()  # tasks per (split, flags)
+    first_split, several, position = "", False, 0
+    cursor = db.execute(_STREAMED_FLAGGED, [run_id, previous])
+    while batch := cursor.fetchmany(TASK_CHUNK * 8):
+        splits, flags = [row[1] for row in batch], [row[2] for row in batch]
+        tally.update(map(_SPLIT_FLAGS, batch))
+        for start in range(0, len(batch), TASK_CHUNK):
+            chunks.extend("all", batch[start:start + TASK_CHUNK])  # tuples: the same JSON as lists
+        positions = range(position, position + len(batch))
+        if any(f & _LISTED for f in flags):
+            for name, bit in (("failing", FLAG_FAILING), ("differs", FLAG_DIFFERS)):
+                chunks.extend(name, [p for p, f in zip(positions, flags, strict=True) if f & bit])
+        if not several:
+            if not position:
+                first_split = splits[0] or ""
+            other = next((i for i, split in enumerate(splits) if (split or "") != first_split), None)
+            if other is not None:  # a second split: the first one's list until now, then each
+                several = True
+                chunks.extend(f"split:{first_split}", list(range(position + other)))
+                db.conn.executemany(insert, chunks.take())
+                splits, positions = splits[other:], positions[other:]
+        if several:
+            for p, split in zip(positions, splits, strict=True):
+                chunks.add(f"split:{split or ''}", p)
+        position += len(batch)
+        if len(chunks.rows) >= 256:
+            db.conn.executemany(insert, chunks.take())
+    db.conn.executemany(insert, chunks.take(last=True))
+    counts: dict[str, list[int]] = {}
+    figures = _Figures()
+    for (split, flag), n in tally.items():
+        _count(counts, split, flag, n)
+        c = not flag & FLAG_FAILING
+        b = c != bool(flag & FLAG_DIFFERS)
+        figures.cells[(2 if c else 1) * 3 + (2 if b else 1)] += n
     db.conn.executemany(
         f"INSERT INTO {COUNTS_TABLE} (run_id, split, previous_run, tasks, failing, changed, changed_now_pass,"
         " differs, flaky) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -41,6 +41,7 @@ HELPERS = {
     "store/kernel/task_order.py::refresh_task_order": "a run's review order (a projection), in the run's act",
     "store/kernel/task_order.py::_write": "the stored review order, written by refresh_task_order",
     "store/kernel/task_order.py::_write_ordered": "the stored review order sorted by SQLite, from refresh_task_order",
+    "store/kernel/task_order.py::_write_streamed": "the stored review order of a streamed import, from _write_ordered",
     "store/kernel/task_order.py::_forget": "drops a stored review order, from refresh_task_order",
     "store/kernel/task_order.py::_write_figures": "a run's statistics counts, stored with its review order",
 }
