@@ -63,6 +63,7 @@ _FIGURES_DDL = f"""CREATE TABLE IF NOT EXISTS {FIGURES_TABLE} (
     both_pass INTEGER NOT NULL, only_candidate INTEGER NOT NULL,   -- tasks on both sides, by who passed
     only_baseline INTEGER NOT NULL, neither INTEGER NOT NULL
 ) WITHOUT ROWID"""
+_INSERT_PAGE = f"INSERT INTO {PAGES_TABLE} (run_id, list, chunk, entries) VALUES (?, ?, ?, ?)"
 FIGURE_NAMES = ("candidate_tasks", "candidate_passed", "baseline_tasks", "baseline_passed", "both_pass",
                 "only_candidate", "only_baseline", "neither")
 
@@ -259,16 +260,22 @@ def _write(db: Database, run_id: str, built: Built) -> None:
     """Store a built order: its lists in chunks of TASK_CHUNK items, its counts per split."""
     _forget(db, run_id)
     db.conn.executemany(
-        f"INSERT INTO {PAGES_TABLE} (run_id, list, chunk, entries) VALUES (?, ?, ?, ?)",
+        _INSERT_PAGE,
         [(run_id, name, start // TASK_CHUNK, json.dumps(items[start:start + TASK_CHUNK], ensure_ascii=False,
                                                         separators=(",", ":")))
          for name, items in built.lists.items() for start in range(0, len(items), TASK_CHUNK)])
+    _write_counts(db, run_id, built.previous, built.counts, built.figures)
+
+
+def _write_counts(db: Database, run_id: str, previous: str | None, counts: dict[str, list[int]],
+                  figures: "_Figures | None") -> None:
+    """A run's counts per split and its statistics counts, however its order was built."""
     db.conn.executemany(
         f"INSERT INTO {COUNTS_TABLE} (run_id, split, previous_run, tasks, failing, changed, changed_now_pass,"
         " differs, flaky) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [(run_id, split, built.previous, *values) for split, values in built.counts.items()])
-    if built.figures is not None:
-        _write_figures(db, run_id, built.figures)
+        [(run_id, split, previous, *values) for split, values in counts.items()])
+    if figures is not None:
+        _write_figures(db, run_id, figures)
 
 
 # The per-task aggregates of _AGGREGATE with the previous run's candidate pass@k, in review order: sorted
@@ -445,7 +452,7 @@ def _write_ordered(db: Database, run_id: str, ordered: str = _ORDERED) -> None:
     previous = neighbour_run(db, run_id, after=False)
     chunks = _Chunks(run_id)
     add = chunks.add
-    insert = f"INSERT INTO {PAGES_TABLE} (run_id, list, chunk, entries) VALUES (?, ?, ?, ?)"
+    insert = _INSERT_PAGE
     tally: dict[tuple[str | None, int], int] = {}  # tasks per (split, flags): the counts, at the end
     figures = _Figures()
     figure = figures.add
@@ -482,11 +489,7 @@ def _write_ordered(db: Database, run_id: str, ordered: str = _ORDERED) -> None:
     counts: dict[str, list[int]] = {}
     for (split, flags), n in tally.items():
         _count(counts, split, flags, n)
-    db.conn.executemany(
-        f"INSERT INTO {COUNTS_TABLE} (run_id, split, previous_run, tasks, failing, changed, changed_now_pass,"
-        " differs, flaky) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [(run_id, split, previous, *values) for split, values in counts.items()])
-    _write_figures(db, run_id, figures)
+    _write_counts(db, run_id, previous, counts, figures)
 
 
 def _write_streamed(db: Database, run_id: str) -> None:
@@ -496,7 +499,7 @@ def _write_streamed(db: Database, run_id: str) -> None:
     _forget(db, run_id)
     previous = neighbour_run(db, run_id, after=False)
     chunks = _Chunks(run_id)
-    insert = f"INSERT INTO {PAGES_TABLE} (run_id, list, chunk, entries) VALUES (?, ?, ?, ?)"
+    insert = _INSERT_PAGE
     tally: Counter[tuple[str | None, int]] = Counter()  # tasks per (split, flags)
     first_split, several, position = "", False, 0
     cursor = db.execute(_STREAMED_FLAGGED, [run_id, previous])
@@ -532,11 +535,7 @@ def _write_streamed(db: Database, run_id: str) -> None:
         c = not flag & FLAG_FAILING
         b = c != bool(flag & FLAG_DIFFERS)
         figures.cells[(2 if c else 1) * 3 + (2 if b else 1)] += n
-    db.conn.executemany(
-        f"INSERT INTO {COUNTS_TABLE} (run_id, split, previous_run, tasks, failing, changed, changed_now_pass,"
-        " differs, flaky) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [(run_id, split, previous, *values) for split, values in counts.items()])
-    _write_figures(db, run_id, figures)
+    _write_counts(db, run_id, previous, counts, figures)
 
 
 def _forget(db: Database, run_id: str) -> None:

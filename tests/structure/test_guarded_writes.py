@@ -44,6 +44,7 @@ HELPERS = {
     "store/kernel/task_order.py::_write_streamed": "the stored review order of a streamed import, from _write_ordered",
     "store/kernel/task_order.py::_forget": "drops a stored review order, from refresh_task_order",
     "store/kernel/task_order.py::_write_figures": "a run's statistics counts, stored with its review order",
+    "store/kernel/task_order.py::_write_counts": "a run's counts per split, from _write, _write_ordered, _write_streamed",
 }
 # Functions that write outside any act, and why they may.
 EXEMPT = {
