@@ -52,23 +52,13 @@ class GatepostScreen(Screen[Any]):
 
     # --- shown again: what Textual redoes that a screen only hidden does not need ---------------------
     def _on_screen_resume(self, event: events.ScreenResume) -> None:
-        """Shown again (a mode switch or a dialog closed): Textual's own handler restyles every widget of the
-        screen, which empties each DataTable's rendered rows, and the repaint then draws every row again
-        (a revisit cost about a first frame). Nothing about the styles changed while it was hidden: a theme
-        or CSS change is applied by `App.switch_mode` (refresh_css) before this. So the screen is repainted
-        from what its widgets already rendered; a layout only when the size changed (one a widget asked for
-        meanwhile is kept pending and done on the next idle)."""
-        event.prevent_default()  # Screen._on_screen_resume does the same plus the restyle
-        app = self.app
-        if app.SUSPENDED_SCREEN_CLASS:
-            self.remove_class(app.SUSPENDED_SCREEN_CLASS)
-        self.stack_updates += 1
-        app._refresh_notifications()
-        self._update_auto_focus()
-        if self.is_attached:
-            if self._size != app.size:
-                self._refresh_layout(app.size)
-            self.refresh()
+        """Shown again (a mode switch or a dialog closed): Textual's own handler (Screen._on_screen_resume, which
+        runs after this one) restyles every widget of the screen when the event asks it to, which empties each
+        DataTable's rendered rows, and the repaint then draws every row again (a revisit cost about a first
+        frame). Nothing about the styles changed while it was hidden: a theme or CSS change is applied by
+        `App.switch_mode` (refresh_css) before this. So the event asks for no restyle; the screen is repainted
+        from what its widgets already rendered, and laid out again only when the size changed."""
+        event.refresh_styles = False
 
     def _screen_resized(self, size: Size) -> None:
         """`App.switch_mode` calls this on every switch and Textual lays the whole screen out again even at the

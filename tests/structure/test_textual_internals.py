@@ -3,16 +3,17 @@ moves). pyproject.toml pins Textual to the series they were read from; this says
 Textual lacks, instead of a screen quietly drawing stale rows or every row again."""
 
 from textual.app import App
+from textual.events import ScreenResume
 from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.widgets import DataTable
 
 # (what, the object, the names the console reads, calls or overrides)
 USED = [
-    ("App (console/app.py)", App, ["_css_update_count", "_screen_stacks", "delay_update", "_refresh_notifications"]),
+    ("App (console/app.py)", App, ["_css_update_count", "_screen_stacks", "delay_update"]),
+    ("ScreenResume (console/screens/base.py)", ScreenResume, ["refresh_styles"]),
     ("Screen (console/screens/base.py)", Screen,
-     ["_on_screen_resume", "_screen_resized", "_refresh_layout", "_update_auto_focus", "stack_updates", "_size",
-      "_css_update_count"]),
+     ["_on_screen_resume", "_screen_resized", "_size", "_css_update_count"]),
     ("DataTable (console/widgets/paged_list.py PageTable)", DataTable,
      ["_on_resize", "_repaint_required", "_repaint_regions", "_row_render_cache", "_cell_render_cache", "_row_renderable_cache", "_line_cache",
       "_row_locations", "_data", "refresh_row"]),
@@ -25,6 +26,8 @@ def _instance(cls: type) -> object:
         return App()
     if cls is Screen:
         return Screen()
+    if cls is ScreenResume:
+        return ScreenResume()
     return cls()
 
 
