@@ -103,6 +103,8 @@ class GatepostApp(App[Any]):
         self.capabilities: list[str] = actor["capabilities"] if actor and actor["kind"] == "person" else []
         self.set_keymap(load_keymap() if keymap is None else keymap)
 
+    _shown_again = False  # within switch_mode: the screen switched to already exists
+
     def switch_mode(self, mode: str) -> AwaitMount:
         """Textual holds every screen update back 50 ms on a switch, to hide a new screen being built; a screen
         shown again is already built and is drawn at once (its revisit waited those 50 ms for nothing)."""
@@ -113,7 +115,7 @@ class GatepostApp(App[Any]):
             self._shown_again = False
 
     def delay_update(self, delay: float = 0.05) -> None:
-        if not getattr(self, "_shown_again", False):
+        if not self._shown_again:
             super().delay_update(delay)
 
     def on_mount(self) -> None:
