@@ -25,6 +25,16 @@ def store(db, store_path):
     return store_path
 
 
+async def open_case(pilot, case_id: str):
+    """Cases opened on `case_id`: (the screen, its LineDetail)."""
+    await pilot.press("2")
+    await settle(pilot)
+    screen = pilot.app.screen
+    screen.open_item(case_id)
+    await settle(pilot)
+    return screen, screen.query_one(LineDetail)
+
+
 async def click_line(pilot, detail: LineDetail, line: int) -> None:
     detail.scroll_to(y=line, animate=False, immediate=True)
     await pilot.pause()
@@ -35,12 +45,7 @@ async def click_line(pilot, detail: LineDetail, line: int) -> None:
 async def test_a_decision_line_is_clicked_like_a_button_and_a_disabled_one_does_nothing(store):
     app = GatepostApp(store, person="ana")
     async with app.run_test(size=(160, 50)) as pilot:
-        await pilot.press("2")
-        await settle(pilot)
-        screen = app.screen
-        screen.open_item("case-1")
-        await settle(pilot)
-        detail = screen.query_one(LineDetail)
+        screen, detail = await open_case(pilot, "case-1")
         keep = detail.choice("kept")
         assert keep is not None and keep.disabled
         await click_line(pilot, detail, detail.line_of(keep))
@@ -56,12 +61,7 @@ async def test_a_decision_line_is_clicked_like_a_button_and_a_disabled_one_does_
 async def test_a_claim_line_opens_what_it_rests_on_and_moving_keeps_the_same_widget(store):
     app = GatepostApp(store, person="ana")
     async with app.run_test(size=(160, 50)) as pilot:
-        await pilot.press("2")
-        await settle(pilot)
-        screen = app.screen
-        screen.open_item("case-0")
-        await settle(pilot)
-        detail = screen.query_one(LineDetail)
+        screen, detail = await open_case(pilot, "case-0")
         closed = next(n for n in detail.block("tree").root.children if n.children and not n.expanded)
         under = closed.children[0].label.plain
         assert not any(under in line for line in detail.drawn())
@@ -78,12 +78,7 @@ async def test_a_claim_line_opens_what_it_rests_on_and_moving_keeps_the_same_wid
 async def test_focused_the_keys_move_over_the_lines_that_act_and_enter_acts_as_a_click(store):
     app = GatepostApp(store, person="ana")
     async with app.run_test(size=(160, 50)) as pilot:
-        await pilot.press("2")
-        await settle(pilot)
-        screen = app.screen
-        screen.open_item("case-0")
-        await settle(pilot)
-        detail = screen.query_one(LineDetail)
+        screen, detail = await open_case(pilot, "case-0")
         detail.focus()
         await pilot.press("down")
         first = detail.block("tree").root.children[0]
