@@ -368,7 +368,6 @@ class MockExecutor:
     command = MOCK
 
     def run(self, task_id: str, prompt: str, skill: str, *, timeout: float, attempt: int = 1) -> Attempt:
-        started = time.monotonic()
         asked = _words(prompt)
         lines = [f"[mock answer to {task_id}]", prompt.strip()]
         for line in skill.splitlines():
@@ -378,8 +377,9 @@ class MockExecutor:
             digest = hashlib.sha256(f"{attempt}\x00{prompt}\x00{text}".encode()).digest()
             if digest[0] >= FORGET_BELOW:
                 lines.append(text)
-        return Attempt(output="\n".join(lines) + "\n", reason=None,
-                       duration_ms=elapsed_ms(started), mock=True)
+        # no duration: the mock stands in for an AI's time too, and a measured one made equal inputs give
+        # unequal attempts (0 ms, then 1 ms, on a loaded machine)
+        return Attempt(output="\n".join(lines) + "\n", reason=None, duration_ms=0, mock=True)
 
 
 def make_executor(command: str | None, *, mock: bool) -> CommandExecutor | MockExecutor:
