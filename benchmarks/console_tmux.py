@@ -4,7 +4,8 @@
 
 The console runs in a detached tmux session (its own server socket, no user config) whose output is also
 piped to a file (`tmux pipe-pane`): every byte the app writes to the terminal lands there as tmux reads it.
-For each move the script sends Down (`tmux send-keys`, as a key press arrives) and watches that file grow:
+For each move the script sends Down (through one tmux control-mode client, as a key press arrives: no
+process started per key) and watches that file grow:
 
   first output   from sending the key to the first byte of the app's answer;
   settled        from sending the key to the last byte, once nothing more came for --quiet ms
@@ -54,10 +55,11 @@ class Terminal:
     """One tmux session running `command`, its output piped to a file."""
 
     def __init__(self, command: str, size: tuple[int, int], folder: Path, env: dict[str, str]) -> None:
-        self.socket = f"gatepost-bench-{os.getpid()}"
+        self.socket = f"gatepost-bench-{os.getpid()}-{time.monotonic_ns()}"  # one server each: a killed one may linger
         self.out = folder / f"pane-{time.monotonic_ns()}.out"
         self.out.touch()
         self.env = env
+        self.control: subprocess.Popen[bytes] | None = None
         self._tmux("new-session", "-d", "-s", "bench", "-x", str(size[0]), "-y", str(size[1]), command)
         self._tmux("pipe-pane", "-t", "bench", "-o", f"cat >> {shlex.quote(str(self.out))}")
 
@@ -70,7 +72,14 @@ class Terminal:
         return self._tmux("capture-pane", "-p", "-t", "bench")
 
     def key(self, name: str) -> None:
-        self._tmux("send-keys", "-t", "bench", name)
+        """Through a control-mode client started once: a `tmux send-keys` process per key spent 5-10 ms of
+        the figure starting up before the key reached the app."""
+        if self.control is None:
+            self.control = subprocess.Popen(["tmux", "-L", self.socket, "-f", "/dev/null", "-C", "attach", "-t", "bench"],
+                                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, env=self.env)
+        assert self.control.stdin is not None
+        self.control.stdin.write(f"send-keys -t bench {name}\n".encode())
+        self.control.stdin.flush()
 
     def size(self) -> int:
         return self.out.stat().st_size
@@ -115,6 +124,9 @@ class Terminal:
         return (first - started) * 1000, (last - started) * 1000
 
     def close(self) -> None:
+        if self.control is not None:
+            self.control.kill()
+            self.control.wait()
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, env=self.env)
 
 

@@ -32,9 +32,11 @@ from gatepost.safe import literal
 from gatepost.screens.base import GatepostScreen
 from gatepost.widgets.paged_list import ColumnSpec, PagedList, Row
 
-# Seconds the cursor rests before the detail is read. Short, so one move settles within a frame or two (issue 15:
-# 33 ms in a terminal); a key held down repeats every 30-40 ms, and a read the next move overtakes is dropped.
-FOLLOW_IDLE = 0.015
+# Seconds the cursor rests before the detail is read: moves already queued (a burst, a slow frame) are taken
+# first, so only the row they stop on is read. Short, so one move settles within 33 ms in a terminal (issue 15;
+# 15 ms of rest were half of it); a key held down repeats every 30-40 ms, and a read the next move overtakes is
+# dropped.
+FOLLOW_IDLE = 0.005
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from rich import box
-from rich.console import RenderableType
+from rich.console import Console, RenderableType
 from rich.panel import Panel
 from rich.segment import Segment
 from rich.style import Style
@@ -369,9 +369,7 @@ class LineDetail(ScrollView, can_focus=True):
         return strips
 
     def _wrap_lines(self, renderable: RenderableType, width: int, style: Style | None) -> list[Strip]:
-        console = self.app.console
-        options = console.options.update(width=width, height=None, highlight=False)
-        return [Strip(line) for line in console.render_lines(renderable, options, style=style, pad=False)]
+        return wrap_lines(self.app.console, renderable, width, style)
 
     # --- Textual ---------------------------------------------------------------------------------------
     def on_resize(self, event: events.Resize) -> None:
@@ -400,6 +398,28 @@ class LineDetail(ScrollView, can_focus=True):
         super().notify_style_update()
         self._drawn.clear()  # the theme or a component style changed: draw every block again
         self._relines()
+
+
+def wrap_lines(console: Console, renderable: RenderableType, width: int, style: Style | None = None) -> list[Strip]:
+    """`renderable` as lines of at most `width` cells with `style` under them, as Rich's `render_lines` draws them
+    (unpadded). A Text of one line that fits, most of a detail, skips Rich's wrapping and line splitting: a new
+    item's lines took half the time."""
+    if isinstance(renderable, Text) and _fits(renderable, width):
+        if renderable.spans:
+            segments = list(renderable.render(console, end=""))
+        else:  # Text.render drops the text's own style when it has no spans (Rich's wrap turns it into one)
+            segments = [Segment(renderable.plain, console.get_style(renderable.style, default=Style.null()))]
+        return [Strip(Segment.apply_style(segments, style) if style else segments, renderable.cell_len)]
+    options = console.options.update(width=width, height=None, highlight=False)
+    return [Strip(line) for line in console.render_lines(renderable, options, style=style, pad=False)]
+
+
+def _fits(text: Text, width: int) -> bool:
+    """Whether `text` is one line Rich would draw unchanged at `width`: no newline or tab to expand, left
+    justified, no wider than the width and not ending in whitespace it would trim."""
+    plain = text.plain
+    return ("\n" not in plain and "\t" not in plain and text.justify in (None, "default", "left")
+            and text.cell_len <= width and not plain[-1:].isspace())
 
 
 def _rows(b: Block, width: int) -> int:
