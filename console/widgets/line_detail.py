@@ -266,7 +266,7 @@ class LineDetail(ScrollView, can_focus=True):
             drawn = self._drawn.get(b.name)
             if drawn is None or drawn[1] != (width, base) or not _same(drawn[0], b.content):
                 strips, hits = self._draw(b, width)
-                strips = [strip.apply_style(base).extend_cell_length(width, base).crop(0, width) for strip in strips]
+                strips = [_on_base(strip, width, base) for strip in strips]
                 drawn = (_key(b.content), (width, base), strips, hits)
                 self._drawn[b.name] = drawn
             lines.extend(drawn[2])
@@ -398,6 +398,17 @@ class LineDetail(ScrollView, can_focus=True):
         super().notify_style_update()
         self._drawn.clear()  # the theme or a component style changed: draw every block again
         self._relines()
+
+
+def _on_base(strip: Strip, width: int, base: Style) -> Strip:
+    """`strip` on the pane's colours, padded or cut to `width`: one new Strip where apply_style, extend and crop
+    made three (each Strip builds its own caches, a fifth of a new item's drawing)."""
+    if strip.cell_length > width:
+        return strip.crop(0, width).apply_style(base)
+    segments = list(Segment.apply_style(strip, base))
+    if strip.cell_length < width:
+        segments.append(Segment(" " * (width - strip.cell_length), base))
+    return Strip(segments, width)
 
 
 def wrap_lines(console: Console, renderable: RenderableType, width: int, style: Style | None = None) -> list[Strip]:

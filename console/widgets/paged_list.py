@@ -163,6 +163,13 @@ class PageTable(DataTable[Any]):
             self._repaint_regions.clear()
         self._drawn_width = width
 
+    def _set_hover_cursor(self, active: bool) -> None:
+        """DataTable turns the mouse's hover cursor off on every cursor key and repaints the hovered row each
+        time, though it was off already: a third row drawn on every move (row 0, where nobody hovered)."""
+        if not active and not self._show_hover_cursor:
+            return
+        super()._set_hover_cursor(active)
+
     def set_row_cells(self, row: int, values: dict[int, object]) -> None:
         """Put `values` (column index: value) in row `row` and redraw that row alone. DataTable.update_cell_at
         throws away every rendered cell and redraws the whole table: a ● read away redrew 40 rows."""

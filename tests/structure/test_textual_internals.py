@@ -16,7 +16,7 @@ USED = [
      ["_on_screen_resume", "_screen_resized", "_size", "_css_update_count"]),
     ("DataTable (console/widgets/paged_list.py PageTable)", DataTable,
      ["_on_resize", "_repaint_required", "_repaint_regions", "_row_render_cache", "_cell_render_cache", "_row_renderable_cache", "_line_cache",
-      "_row_locations", "_data", "refresh_row"]),
+      "_row_locations", "_data", "refresh_row", "_set_hover_cursor", "_show_hover_cursor"]),
     ("ScrollView (console/widgets/line_detail.py)", ScrollView, ["_scroll_update"]),
 ]
 

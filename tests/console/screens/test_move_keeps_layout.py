@@ -37,3 +37,33 @@ async def test_the_list_keeps_its_place_and_width_when_a_mark_comes_and_goes(sto
         await pilot.press("down")
         await settle(pilot)
         assert paged.region == region
+
+
+async def test_a_cursor_move_draws_only_the_row_it_leaves_and_the_row_it_reaches(store_path):
+    db = open_store(store_path)
+    add_actor(db, "ana", "person", ["case.close"])
+    for i in range(6):
+        _case(db, f"case-{50 + i}")
+    db.close()
+    app = GatepostApp(store_path, person="ana")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("2")
+        await settle(pilot)
+        table = app.screen.query_one(PagedList).table
+        for _ in range(3):
+            await pilot.press("down")
+            await settle(pilot)
+        drawn: list[int] = []
+        render_line = table.render_line
+
+        def counting(y: int):
+            drawn.append(y)
+            return render_line(y)
+
+        table.render_line = counting  # type: ignore[method-assign]
+        await pilot.press("down")
+        await settle(pilot)
+        header = 1  # the column titles take the table's first line
+        # rows 3 and 4 (the one left and the one reached); DataTable also redrew row 0, where the mouse
+        # hover cursor had been turned off already, on every key
+        assert sorted(set(drawn)) == [header + 3, header + 4]
