@@ -275,6 +275,8 @@ def mark_seen(db: Database, person: str | None, subject_type: str, subject_id: s
         db.execute("INSERT INTO seen_marks (person, subject_type, subject_id, seq, at) VALUES (?, ?, ?, ?, ?)"
                    " ON CONFLICT(person, subject_type, subject_id) DO UPDATE SET seq = excluded.seq, at = excluded.at",
                    [person, subject_type, subject_id, seq, now_iso()])
+
+
 def new_case(db: Database, loop_name: str, path: str, content: str, *, actor: str | None, title: str | None = None,
              case_id: str | None = None, data_revision: str | None = None, at: str | None = None) -> dict[str, Any]:
     """A loop's case from a file's content: the revision computed, the basis and independence from the registry.
