@@ -1,6 +1,8 @@
 """What every screen of the console shares: header, footer, the store and the person."""
 
 import gc
+from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from textual import events, on, work
@@ -20,6 +22,7 @@ if TYPE_CHECKING:  # the app imports every screen: only the type checker imports
     from gatepost.app import GatepostApp
 
 DETAIL_LEAST = 30  # columns the detail pane keeps when a list needs more than half the width
+FIRST_PAGE_HOLD = 0.3  # seconds a new screen's first frame waits for its first page at most
 HEADER_ICON = "≡"  # in every common monospace font (⭘ rendered as a missing-glyph box)
 
 
@@ -39,6 +42,11 @@ class GatepostScreen(Screen[Any]):
     mode_name: str | None = None  # the app sets it: the NavBar marks this screen's key
     shown_change: int | None = None  # the store's change_seq when the screen was last shown
     _heap_frozen = False  # first_page_drawn froze the heap for this screen
+    _holding = False  # the screen holds the app's frames back until its first page is in (_hold_first_frame)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._after_frame: list[Callable[[], object]] = []  # after_painted's, while a mode switch holds frames back
 
     def compose(self) -> ComposeResult:
         yield Header(icon=HEADER_ICON)
@@ -65,6 +73,83 @@ class GatepostScreen(Screen[Any]):
         same size; only a new size needs it."""
         if size != self._size:
             super()._screen_resized(size)
+
+    # --- built behind a mode switch: one frame, when the switch shows it -----------------------------
+    _laying_out = False  # within Screen._refresh_layout
+    _put_off = 0  # layouts in a row whose frame was put off for the next (at most two)
+
+    def _refresh_layout(self, size: Size | None = None, scroll: bool = False) -> None:
+        self._laying_out = True
+        try:
+            super()._refresh_layout(size, scroll)
+        finally:
+            self._laying_out = False
+
+    def _compositor_refresh(self) -> None:
+        """Frames Textual draws only to draw them again.
+
+        `App.switch_mode` holds frames back while a new screen is built (App.delay_update), yet the layout made
+        meanwhile (the screen resumed) rendered a whole frame anyway, which App._display then dropped: a first
+        page was rendered twice (70 ms of the Results screen's). While frames are held back the screen is only
+        marked for a repaint, drawn once they are let through.
+
+        A frame is put off while a widget has asked for a layout (the layout just made showed a scrollbar or
+        moved a scrolled content: Textual lays out again at once), at most twice in a row: what is to be drawn
+        stays in the compositor, and the frame after the last layout draws it all once (the Results screen's
+        first page was drawn, then its scrollbars and what they moved in two more frames).
+
+        Then the end of the hold asks for the whole screen (a repaint) while the rows that came meanwhile ask for a
+        layout: Textual drew the layout's frame, then the whole screen again in a second one (Screen.
+        _on_timer_update). A layout's frame takes the whole screen in when it is asked for: one frame."""
+        if self is not self.app.screen:
+            super()._compositor_refresh()
+            return
+        if self.app._batch_count:
+            self.refresh()
+            return
+        if self._put_off < 2 and any(w._layout_required for w in self._compositor.visible_widgets if w is not self):
+            self._put_off += self._laying_out
+            return  # the layout asked for draws it (Widget._check_refresh asks the screen for it)
+        self._put_off = 0
+        if self._repaint_required:
+            self._repaint_required = False
+            self._compositor.update_widgets({self})
+        super()._compositor_refresh()
+        if self._after_frame:
+            waiting, self._after_frame = self._after_frame, []
+            for callback in waiting:
+                self.call_after_refresh(callback)
+
+    @on(events.Mount)
+    def _hold_first_frame(self) -> None:
+        """A list screen built behind a mode switch's hold (App.delay_update, 50 ms) keeps frames held until its
+        first page is in (at most FIRST_PAGE_HOLD): that hold often ended first, and the screen was drawn whole
+        with its lists empty, then whole again once the rows came (a third of the Results screen's first page)."""
+        if self.app._batch_count and self.query(PagedList):
+            self._holding = True
+            self.app._begin_batch()
+            self.set_timer(FIRST_PAGE_HOLD, self._release_first_frame)
+
+    def _release_first_frame(self) -> None:
+        if self._holding:
+            self._holding = False
+            self.app._end_batch()
+            if not self.app._batch_count:
+                self.refresh()
+
+    def after_painted(self, callback: Callable[..., object], *args: Any) -> None:
+        """`callback(*args)` once what the screen shows now is drawn: Textual's call_after_refresh runs it at once
+        while a mode switch holds frames back, or when a frame put off for a layout (_compositor_refresh) left the
+        screen idle a moment, so work meant to follow the first frame shared its time."""
+        if self.app._batch_count or self._frame_coming():
+            self._after_frame.append(partial(callback, *args))
+        else:
+            self.call_after_refresh(callback, *args)
+
+    def _frame_coming(self) -> bool:
+        """Whether the screen or one of its widgets asked for a repaint or a layout not drawn yet."""
+        return bool(self._layout_required or self._repaint_required or self._dirty_widgets) or any(
+            w._layout_required or w._repaint_required for w in self._compositor.widgets)
 
     # --- layout: the list pane takes what its columns need, up to half the width -----------------
     def fit_list_panes(self) -> None:
@@ -97,6 +182,7 @@ class GatepostScreen(Screen[Any]):
     def _fit_after_load(self) -> None:
         self.fit_list_panes()
         self.first_page_drawn()
+        self._release_first_frame()
 
     def first_page_drawn(self) -> None:
         """Once per screen, when its first page is in: what exists now (modules, styles, the screen's widgets and

@@ -1,6 +1,7 @@
 """The Results screen: evaluation runs on the left; on the right the run, its tasks candidate vs
 baseline (the tasks whose pass/fail differs first), and a task's two outputs side by side with their diff."""
 
+from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
@@ -8,6 +9,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widget import Widget
 from textual.widgets import Select, Static
 from textual.worker import get_current_worker
 
@@ -29,6 +31,7 @@ from gatepost.store.evaluation import (
     task_outputs,
 )
 from gatepost.widgets.diff_view import side_by_side, unified_diff
+from gatepost.widgets.in_place import put
 from gatepost.widgets.paged_list import Col, PagedList, Row
 
 # at 80 columns: skill, verdict, the candidate and baseline rates and delta stay (the list pane takes a little
@@ -42,6 +45,25 @@ OUTCOME_STYLE = {"pass": "green", "fail": "red", "timeout": "yellow", "crash": "
 VERDICT_OPTIONS = [("pass", "pass"), ("fail", "fail")]
 SHOW_CHARS = 20_000  # of each output: a 1 MiB output would make the screen crawl
 FLAKY_SHOWN = 1_000  # flaky tasks the run's figures list (and "f" filters to); all are counted
+RUN_PAGE = 100  # runs a page of the list holds
+TASK_PAGE = 50  # tasks a page of the run's list holds
+
+
+@dataclass(frozen=True)
+class RunView:
+    """What a run shows, read at once so that it is drawn at once (one layout, one frame): the run, its task
+    counts, the run it is compared with, the first page of its tasks and the outputs of the task the cursor
+    lands on (with its attempts while they are shown). Its statistics follow, once this is drawn."""
+
+    asked: int = 0  # the task list's loads begun when the read began (PagedList.apply_page)
+    run: dict[str, Any] | None = None
+    counts: TaskCounts | None = None
+    previous: dict[str, Any] | None = None
+    rows: tuple[Row, ...] = ()
+    total: int = 0
+    task_id: str | None = None
+    outputs: dict[str, Any] | None = None
+    sides: dict[str, Any] | None = None
 
 
 def shown(side: dict[str, Any] | None) -> str:
@@ -173,6 +195,7 @@ class ResultsScreen(GatepostScreen):
         self._figures_pending: tuple[int, dict[str, Any]] | None = None  # read once the run's rows are up
         self._run_wanted: str | None = None  # the run being read (the cursor's), drawn when it arrives
         self._generation = {"run": 0, "task": 0}  # of the newest read of each kind: older results are dropped
+        self._drawn: tuple[str | None, str | None] | None = None  # (run, task) whose outputs are shown
 
     def body(self) -> ComposeResult:
         with Horizontal(classes="split"):
@@ -180,12 +203,14 @@ class ResultsScreen(GatepostScreen):
                 yield Static(id="results-title", classes="pane-title")
                 with Horizontal(classes="filters"):
                     yield Select(VERDICT_OPTIONS, prompt="any verdict", id="results-verdict", compact=True)
-                yield PagedList(RUN_COLUMNS, self._fetch_runs, empty="No evaluation runs yet "
-                                "(gatepost suite run).", id="results-list")
+                # the first page comes with its first run (_read_first), not read on its own when it mounts
+                yield PagedList(RUN_COLUMNS, self._fetch_runs, page_size=RUN_PAGE, empty="No evaluation runs yet "
+                                "(gatepost suite run).", id="results-list", autoload=False)
             with Vertical(classes="detail-pane", id="results-detail"):
                 yield Static(id="run-head")
-                yield PagedList(TASK_COLUMNS, self._fetch_tasks, page_size=50, empty="No tasks in this run.",
-                                id="run-tasks")
+                # its pages come with their run (RunView), not read on their own when it mounts
+                yield PagedList(TASK_COLUMNS, self._fetch_tasks, page_size=TASK_PAGE, empty="No tasks in this run.",
+                                id="run-tasks", autoload=False)
                 yield Static(id="task-attempts")
                 with Horizontal(id="outputs"):
                     with VerticalScroll(id="out-candidate-scroll"):
@@ -197,10 +222,49 @@ class ResultsScreen(GatepostScreen):
 
     def on_mount(self) -> None:
         self._title()
-        self.set_focus(self.query_one("#results-list", PagedList).table)  # at once (see ListDetailScreen.on_mount)
+        runs = self.query_one("#results-list", PagedList)
+        self.set_focus(runs.table)  # at once (see ListDetailScreen.on_mount)
+        self._read_first(self._generation["run"], runs.asked, self.query_one("#run-tasks", PagedList).asked)
+
+    @work(thread=True, exclusive=True, group="run")
+    def _read_first(self, generation: int, runs_asked: int, tasks_asked: int) -> None:
+        """The first page of runs and the run the cursor lands on (its first), read together and drawn together:
+        read one after the other, each was laid out and drawn on its own (the run's head, its tasks, the task's
+        outputs: four layouts and frames for a first page)."""
+        worker = get_current_worker()
+        with self.gp_app.reading() as db:
+            rows, total = self._fetch_runs(db, "", 0, RUN_PAGE)
+            view = self._read_view(db, rows[0][0], "", None, tasks_asked, flaky_only=False, attempts=False) \
+                if rows else RunView(tasks_asked)
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._first_arrived, generation, rows, total, runs_asked, view)
+
+    def _first_arrived(self, generation: int, rows: list[Row], total: int, asked: int, view: RunView) -> None:
+        runs = self.query_one("#results-list", PagedList)
+        if generation != self._generation["run"] or not runs.apply_page(rows, total, asked=asked):
+            return  # the list was asked for again (a filter, a search, a link) or a run shown: theirs is newer
+        self._run_wanted = runs.current_key  # its announcement (Highlighted) finds it drawn
+        self._generation["run"] += 1
+        if self._run_wanted == (view.run or {}).get("id"):
+            self._run_arrived(self._generation["run"], view)
+        else:
+            self.show_run(self._run_wanted)
 
     def on_screen_resume(self) -> None:
         self.refresh_if_changed()
+
+    def fit_list_for(self, paged: PagedList) -> int | None:
+        """The run's tasks take the width the runs leave: known before the two are laid out (the tasks, fitted
+        to the width they had before the runs' pane was fitted, were drawn, fitted again and drawn again)."""
+        width = super().fit_list_for(paged)
+        if width is not None or paged.id != "run-tasks":
+            return width
+        detail, runs = self.query_one("#results-detail"), self.query_one(".split > .list-pane")
+        split = detail.parent.size.width if isinstance(detail.parent, Widget) else 0
+        if not split or runs.styles.width is None or not runs.styles.width.cells:
+            return None
+        scrollbar = detail.styles.scrollbar_size_vertical if detail.show_vertical_scrollbar else 0
+        return split - int(runs.styles.width.cells) - detail.styles.gutter.width - scrollbar
 
     # --- runs ------------------------------------------------------------------------------
     def _fetch_runs(self, db: Any, search: str, offset: int, limit: int) -> tuple[list[Row], int]:
@@ -306,22 +370,40 @@ class ResultsScreen(GatepostScreen):
         """Read the run in a worker (its statistics read every task: never on the event loop), then draw it."""
         self._run_wanted = run_id
         self._generation["run"] += 1
-        self._read_run(self._generation["run"], run_id)
+        tasks = self.query_one("#run-tasks", PagedList)
+        if run_id is None:  # nothing to read
+            self._run_arrived(self._generation["run"], RunView(tasks.asked))
+            return
+        self._read_run(self._generation["run"], run_id, tasks.search_text, tasks.current_key, tasks.asked,
+                       self.flaky_only, self._expanded is not None)
 
     @work(thread=True, exclusive=True, group="run")
-    def _read_run(self, generation: int, run_id: str | None) -> None:
+    def _read_run(self, generation: int, run_id: str, search: str, keep_task: str | None, asked: int,
+                  flaky_only: bool, attempts: bool) -> None:
         worker = get_current_worker()
         with self.gp_app.reading() as db:
             if worker.is_cancelled:
                 return
-            run = get_run(db, run_id, with_results=False) if run_id else None
-            counts = run_task_counts(db, run["id"]) if run else None
-            previous = previous_run(db, run["id"]) if run else None
+            view = self._read_view(db, run_id, search, keep_task, asked, flaky_only=flaky_only, attempts=attempts)
             if worker.is_cancelled:
                 return
-        # the first rows first: the statistics read every task of the run, so they are read once the rows
-        # are up (_tasks_loaded)
-        self.app.call_from_thread(self._run_arrived, generation, run, counts, previous)
+        self.app.call_from_thread(self._run_arrived, generation, view)
+
+    def _read_view(self, db: Any, run_id: str, search: str, keep_task: str | None, asked: int, *, flaky_only: bool,
+                   attempts: bool) -> RunView:
+        """The run, its first page of tasks and the outputs of the task the cursor lands on (`keep_task` when
+        that run has it: the cursor stays on a task from run to run), in a worker. Not its statistics: they read
+        every task of the run, so they are read once this is drawn (_tasks_loaded)."""
+        run = get_run(db, run_id, with_results=False)
+        if run is None:
+            return RunView(asked)
+        # the run's flaky tasks come with its statistics: "flaky only" lists none until then
+        rows, total = ([], 0) if flaky_only else self._task_rows(db, run["id"], search, 0, TASK_PAGE, set())
+        keys = [key for key, _cells in rows]
+        task = keep_task if keep_task in keys else keys[0] if keys else None
+        return RunView(asked, run, run_task_counts(db, run["id"]), previous_run(db, run["id"]), tuple(rows), total, task,
+                       task_outputs(db, run["id"], task) if task else None,
+                       task_attempts(db, run["id"], task) if task and attempts else None)
 
     @on(PagedList.Loaded, "#run-tasks")
     def _tasks_loaded(self) -> None:
@@ -329,7 +411,7 @@ class ResultsScreen(GatepostScreen):
         paint, they slowed them 2x on a run of 100,000 tasks, the two sharing two cores and the GIL)."""
         pending, self._figures_pending = self._figures_pending, None
         if pending is not None and pending[0] == self._generation["run"]:
-            self.call_after_refresh(self._read_figures, *pending)
+            self.after_painted(self._read_figures, *pending)
 
     @work(thread=True, exclusive=True, group="figures")
     def _read_figures(self, generation: int, run: dict[str, Any]) -> None:
@@ -345,28 +427,36 @@ class ResultsScreen(GatepostScreen):
             return
         self._figures = figures
         self._flaky = {f["task_id"] for f in (figures or {}).get("flaky", [])}
-        self.query_one("#run-head", Static).update(self._head(run))
+        put(self.query_one("#run-head", Static), self._head(run))  # in the lines kept for them: no layout
         if self._flaky or self.flaky_only:  # the flaky marks (and the "flaky only" list) come with them
             self.query_one("#run-tasks", PagedList).reload()
 
-    def _run_arrived(self, generation: int, run: dict[str, Any] | None, counts: TaskCounts | None,
-                     previous: dict[str, Any] | None) -> None:
+    def _run_arrived(self, generation: int, view: RunView) -> None:
+        """Draw the run, its tasks and the outputs of the task the cursor is on, all at once."""
         if generation != self._generation["run"]:
             return  # the cursor moved on while this run was read
+        run = view.run
         self.run_id = run["id"] if run else None
-        self._counts = counts
-        self._previous = previous  # the run this one is compared with
+        self._counts = view.counts
+        self._previous = view.previous  # the run this one is compared with
         self._figures, self._flaky = None, set()  # the run's statistics follow its rows (_tasks_loaded)
-        self.query_one("#run-head", Static).update(self._head(run) if run else literal("No run selected."))
+        put(self.query_one("#run-head", Static), self._head(run, reading=True) if run else literal("No run selected."))
         tasks = self.query_one("#run-tasks", PagedList)
-        tasks.page_offset = 0
         self._figures_pending = (generation, run) if run else None
-        tasks.reload()
+        self._drawn = None
+        if not tasks.apply_page(list(view.rows), view.total, asked=view.asked):
+            tasks.page_offset = 0  # a search of the tasks began meanwhile: read again, for this run
+            tasks.reload()
         self.refresh_bindings_if_changed()
-        if not (self._counts and self._counts["tasks"]):
-            self.show_task(None)
+        if tasks.current_key == view.task_id and tasks.loaded:  # else the cursor's row is read when announced
+            self._generation["task"] += 1  # a task read under way is of the run left
+            self.task_id = view.task_id
+            if self._expanded is not None:
+                self._expanded = view.task_id
+            self._draw_task(view.task_id, view.outputs, view.sides)
 
-    def _head(self, run: dict[str, Any]) -> Text:
+    def _head(self, run: dict[str, Any], *, reading: bool = False) -> Text:
+        """`reading`: its statistics are being read; their lines are kept for them (filled without a layout)."""
         text = literal(f"{run['id']} · {run['skill_id'] or 'suite'}", style="bold")
         text.append("  ")
         text.append_text(verdict_text(run["verdict"]))
@@ -377,7 +467,8 @@ class ResultsScreen(GatepostScreen):
             f"candidate {rate(run['execution_pass_rate'])}  baseline {rate(run['baseline_pass_rate'])}  "
             f"delta {points(run['delta'])}  split {run['split'] or '—'}  pass@{run['pass_k'] or 1}  "
             f"{run['purpose'] or ''}" + (f" of case {run['case_id']}" if run["case_id"] else "")))
-        text.append_text(self._weighed())
+        text.append_text(self._weighed() if not reading else
+                         Text("\ncandidate …\nbaseline  …\n(the statistics of every task are being read)", style="dim"))
         if (run["pass_k"] or 1) > 1:
             text.append(f"\npass@{run['pass_k']}: a task passes when any of its {run['pass_k']} tries passes; "
                         f"'pass 1 of {run['pass_k']}' is how many passed, 'best' the best score; Enter lists each try",
@@ -457,10 +548,15 @@ class ResultsScreen(GatepostScreen):
     def _fetch_tasks(self, db: Any, search: str, offset: int, limit: int) -> tuple[list[Row], int]:
         if not self.run_id or (self.flaky_only and not self._flaky):
             return [], 0
-        page = run_task_page(db, self.run_id, search=search or None, offset=offset, limit=limit,
-                             tasks=self._flaky if self.flaky_only else None)
+        return self._task_rows(db, self.run_id, search, offset, limit, self._flaky,
+                               only=self._flaky if self.flaky_only else None)
+
+    @staticmethod
+    def _task_rows(db: Any, run_id: str, search: str, offset: int, limit: int, flaky: set[str],
+                   only: set[str] | None = None) -> tuple[list[Row], int]:
+        page = run_task_page(db, run_id, search=search or None, offset=offset, limit=limit, tasks=only)
         for t in page["rows"]:
-            t["flaky"] = t["task_id"] in self._flaky  # flaky as the run's statistics pool it, across runs
+            t["flaky"] = t["task_id"] in flaky  # flaky as the run's statistics pool it, across runs
         return [(t["task_id"], [mark_cell(t), literal(one_line(t["task_id"], 30)), literal(t["split"] or "—"),
                                 side_cell(t["candidate"]), side_cell(t["baseline"]), attempts_cell(t)])
                 for t in page["rows"]], page["total"]
@@ -468,6 +564,8 @@ class ResultsScreen(GatepostScreen):
     @on(PagedList.Highlighted, "#run-tasks")
     def _task_highlighted(self, event: PagedList.Highlighted) -> None:
         event.stop()
+        if self._drawn == (self.run_id, event.key):
+            return  # drawn with its run (or the same page read again): nothing to read
         self.show_task(event.key)
 
     @on(PagedList.Chosen, "#run-tasks")
@@ -492,7 +590,7 @@ class ResultsScreen(GatepostScreen):
     def _draw_attempts(self, task_id: str | None, sides: dict[str, Any] | None) -> None:
         panel = self.query_one("#task-attempts", Static)
         if not task_id or not self.run_id or sides is None:
-            panel.update("")
+            put(panel, "")
             return
         text = literal(f"Attempts of {task_id}", style="bold")
         text.append("  (Enter hides)", style="dim")
@@ -507,11 +605,12 @@ class ResultsScreen(GatepostScreen):
                 text.append(f" score {score:<5} {(a['duration_ms'] or 0) / 1000:>6.2f} s  ", style="dim")
                 if a["reason"]:
                     text.append_text(literal(one_line(a["reason"], 120)))
-        panel.update(text)
+        put(panel, text)
 
     def show_task(self, task_id: str | None) -> None:
         """Read the task's two outputs (and its attempts while they are shown) in a worker, then draw them."""
         self.task_id = task_id
+        self._drawn = None
         if self._expanded is not None:  # the attempts panel follows the cursor while it is open
             self._expanded = task_id
         self._generation["task"] += 1
@@ -535,6 +634,11 @@ class ResultsScreen(GatepostScreen):
                       sides: dict[str, Any] | None) -> None:
         if generation != self._generation["task"]:
             return  # the cursor moved on while this task was read
+        self._draw_task(task_id, outputs, sides)
+
+    def _draw_task(self, task_id: str | None, outputs: dict[str, Any] | None, sides: dict[str, Any] | None) -> None:
+        """The task's two outputs side by side and their diff (and its attempts while they are shown)."""
+        self._drawn = (self.run_id, task_id)
         if self._expanded is not None:
             self._draw_attempts(task_id, sides)
         cand_w = self.query_one("#out-candidate", Static)
@@ -542,15 +646,15 @@ class ResultsScreen(GatepostScreen):
         diff_w = self.query_one("#out-diff", Static)
         if not task_id or not self.run_id or outputs is None:
             for widget in (cand_w, base_w, diff_w):
-                widget.update("")
+                put(widget, "")
             return
         cand, base = outputs["candidate"], outputs["baseline"]
         left, right = side_by_side(shown(cand), shown(base))
-        cand_w.update(self._side("Candidate", cand, left))
-        base_w.update(self._side("Baseline", base, right))
+        put(cand_w, self._side("Candidate", cand, left))
+        put(base_w, self._side("Baseline", base, right))
         diff = Text(f"Diff of {task_id}: baseline → candidate\n", style="bold")
         diff.append_text(unified_diff(shown(base), shown(cand), before_name="baseline", after_name="candidate"))
-        diff_w.update(diff)
+        put(diff_w, diff)
 
     @staticmethod
     def _side(label: str, side: dict[str, Any] | None, body: Text) -> Text:

@@ -18,11 +18,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.geometry import Size
 from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 from textual.worker import get_current_worker
@@ -138,6 +141,31 @@ def _cell(value: object) -> object:
     return literal(value)
 
 
+_JOIN = Text("\n")  # what Text.__rich_console__ joins a cell's lines with: the cell's own style becomes a span
+_NO_STYLE = Style.null()  # the style of a cell's padding (Rich's Padding, style "none")
+
+
+def one_line_cell(console: Any, cell: object, width: int, padding: int, pre_style: Style,
+                  post_style: Style) -> list[list[Segment]] | None:
+    """The segments DataTable draws for `cell` in a one-line row, `width` cells wide with `padding` each side
+    (console.render_lines of the cell, Padding and Styled: Rich's whole render pipeline, ~470 calls a cell);
+    None when the cell is not a one-line Text that fits, left as Rich lays it out (wrapped, cut, justified)."""
+    if not isinstance(cell, Text) or cell.justify not in (None, "default"):
+        return None
+    plain = cell.plain
+    length = cell_len(plain)
+    inner = width - 2 * padding
+    if length > inner or "\n" in plain or "\t" in plain:
+        return None
+    line = [Segment(" " * padding, _NO_STYLE)] if padding else []
+    line.extend(_JOIN.join((cell,)).render(console, end=""))
+    if length < inner:
+        line.append(Segment(" " * (inner - length), _NO_STYLE))
+    if padding:
+        line.append(Segment(" " * padding, _NO_STYLE))
+    return [list(Segment.apply_style(line, pre_style, post_style))]
+
+
 class PageTable(DataTable[Any]):
     """A DataTable whose rendered cells outlive a resize.
 
@@ -149,19 +177,64 @@ class PageTable(DataTable[Any]):
     A resize is drawn by the layout that made it (the screen repaints every region it moved), yet Textual also
     leaves the whole table marked for repaint (Widget._size_updated), flushed with the next change of the table
     alone: the first cursor move after a list was laid out again (a queue bar shown above it) redrew and wrote
-    every row (25 KB to the terminal). When only the height changed, the rows the layout drew were right (a new
-    width changes the padding in the rendered rows): what was marked before that layout is dropped."""
+    every row (25 KB to the terminal), and a table's first layout drew its rows, then drew them all again. The
+    rows drawn are kept for the width they were drawn at (a new width changes the padding in them, and DataTable
+    keys them by row alone), so the layout's frame draws them right: what Textual marked is dropped."""
 
-    _drawn_width: int | None = None  # the width the table's rows were last rendered for
+    _rows_width: int | None = None  # the width the rows in the row cache were rendered at
+
+    def _render_line_in_row(self, row_key: Any, line_no: int, base_style: Style, cursor_location: Any,
+                            hover_location: Any) -> Any:
+        width = self.size.width
+        if width != self._rows_width:  # DataTable keys its rows by row, not width: rendered again at a new one
+            self._row_render_cache.clear()
+            self._rows_width = width
+        return super()._render_line_in_row(row_key, line_no, base_style, cursor_location, hover_location)
 
     def _on_resize(self, event: events.Resize) -> None:
         event.prevent_default()  # DataTable._on_resize: a new _update_count, which every cache is keyed by
-        self._row_render_cache.clear()
-        self._line_cache.clear()
-        width = event.size.width
-        if width == self._drawn_width and not self._repaint_required:  # nothing asked since that layout
+        if not self._repaint_required:  # the layout's frame draws (or drew) the resized table; nothing else asked
             self._repaint_regions.clear()
-        self._drawn_width = width
+
+    def _update_dimensions(self, new_rows: Any) -> None:
+        """DataTable measures every cell of every new row for the columns' content widths (Rich's Measurement, a
+        page's 650 cells), which only a column without a width of its own reads: a PagedList gives each its
+        width, so only the table's size is worked out."""
+        rows = [self.rows.get(key) for key in new_rows]
+        if any(c.auto_width for c in self.columns.values()) or any(
+                r is not None and (r.label is not None or r.auto_height) for r in rows):
+            super()._update_dimensions(new_rows)
+            return
+        width = sum(column.get_render_width(self) for column in self.columns.values()) + self._row_label_column_width
+        self.virtual_size = Size(width, self._total_row_height + (self.header_height if self.show_header else 0))
+
+    def _render_cell(self, row_index: int, column_index: int, base_style: Style, width: int, cursor: bool = False,
+                     hover: bool = False) -> list[list[Segment]]:
+        """DataTable._render_cell, drawing a one-line cell that fits (nearly every cell of a page: the columns
+        are fitted to them) straight from its Text (one_line_cell): the same segments, a quarter of the work.
+        A page's first frame was mostly this (the Results screen draws 370 cells)."""
+        header = row_index == -1
+        row_key = self._header_row_key if header else self._row_locations.get_key(row_index)
+        column_key = self._column_locations.get_key(column_index)
+        row = None if header or row_key is None else self.rows.get(row_key)
+        if row_key is None or column_key is None or (self.header_height if header else row.height if row else 0) != 1:
+            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+        key = (row_key, column_key, base_style, cursor, hover, self._show_hover_cursor, self._update_count,
+               self._pseudo_class_state)
+        cached = self._cell_render_cache.get(key)
+        if cached is not None:
+            return cached
+        fixed = not header and (row_index < self.fixed_rows or column_index < self.fixed_columns)
+        component_style, post_style = self._get_styles_to_render_cell(
+            header, False, fixed, hover, cursor, self.show_cursor, self._show_hover_cursor,
+            self.cursor_foreground_priority == "css", self.cursor_background_priority == "css")
+        cell = self._get_row_renderables(row_index).cells[column_index]
+        pre_style = base_style + Style.from_meta({"row": row_index, "column": column_index}) + component_style
+        lines = one_line_cell(self.app.console, cell, width, self.cell_padding, pre_style, post_style)
+        if lines is None:
+            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+        self._cell_render_cache[key] = lines
+        return lines
 
     def _set_hover_cursor(self, active: bool) -> None:
         """DataTable turns the mouse's hover cursor off on every cursor key and repaints the hovered row each
@@ -238,8 +311,13 @@ class PagedList(Vertical):
         page_size: int = 100,
         empty: str = "Nothing here yet.",
         id: str | None = None,
+        autoload: bool = True,
     ) -> None:
+        """`autoload` False: the owner gives the first page (`apply_page`) or asks for it (`reload`)."""
         super().__init__(id=id)
+        self.autoload = autoload
+        self.asked = 0  # loads begun: a page the owner read before the latest is not shown (apply_page)
+        self._given = 0  # pages the owner gave (apply_page): a load begun before the latest is dropped
         self.columns = [as_col(c) for c in columns]
         self.shown_columns: list[tuple[int, int]] = []  # (column index, width) of the columns the table shows
         self.fetch = fetch
@@ -267,7 +345,8 @@ class PagedList(Vertical):
 
     def on_mount(self) -> None:
         self._relayout(force=True)
-        self.reload(keep_key=self.initial_key)
+        if self.autoload:
+            self.reload(keep_key=self.initial_key)
 
     # --- columns -----------------------------------------------------------------
     def wanted_width(self) -> int:
@@ -335,10 +414,26 @@ class PagedList(Vertical):
         """
         self._load(self.search_text, self.page_offset, keep_key, None, quiet)
 
+    def apply_page(self, rows: list[Row], total: int, *, asked: int) -> bool:
+        """Show `rows`, the first page as `fetch` reads it, read by the owner with what it shows beside them (drawn
+        together: one layout, one frame, no round trip of its own). `asked`: `self.asked` when the owner began
+        reading; a load begun since is newer and the page is not shown (False)."""
+        if asked != self.asked:
+            return False
+        self._given += 1
+        self.workers.cancel_group(self, "page")
+        self._apply([k for k, _row in rows], [[_cell(c) for c in row] for _key, row in rows], total, 0, None, None)
+        return True
+
+    def _load(self, search: str, offset: int, keep_key: str | None, cursor: int | None, quiet: bool = False) -> None:
+        self.asked += 1
+        self._read_page(search, offset, keep_key, cursor, quiet)
+
     @work(thread=True, exclusive=True, group="page")
-    def _load(self, search: str, offset: int, keep_key: str | None, cursor: int | None,
-              quiet: bool = False) -> None:
+    def _read_page(self, search: str, offset: int, keep_key: str | None, cursor: int | None,
+                   quiet: bool = False) -> None:
         worker = get_current_worker()
+        given = self._given
         with self.app.reading() as db:  # type: ignore[attr-defined]
             rows, total = self.fetch(db, search, offset, self.page_size)
             if not rows and offset and total:
@@ -347,10 +442,12 @@ class PagedList(Vertical):
         cells = [[_cell(c) for c in row] for _key, row in rows]
         if not worker.is_cancelled:
             self.app.call_from_thread(self._apply, [k for k, _row in rows], cells, total, offset, keep_key, cursor,
-                                      quiet)
+                                      quiet, given)
 
     def _apply(self, keys: list[str], cells: list[list[object]], total: int, offset: int,
-               keep_key: str | None, cursor: int | None, quiet: bool = False) -> None:
+               keep_key: str | None, cursor: int | None, quiet: bool = False, given: int | None = None) -> None:
+        if given is not None and given != self._given:
+            return  # read before the owner gave a newer page
         table = self.table
         before = self.current_key
         same = keys == self.keys and self.loaded

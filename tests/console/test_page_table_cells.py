@@ -1,0 +1,55 @@
+"""A PagedList's table draws a one-line cell straight from its Text, not through Rich's whole render pipeline, and
+works out its size without measuring every cell: what it draws and the size it takes must be what DataTable's
+own code gives, cell for cell (every list screen of the demo, the cursor's row and the others, the header)."""
+
+from rich.console import Console
+from rich.style import Style
+from rich.text import Text
+from textual.widgets import DataTable
+
+from gatepost.app import GatepostApp
+from gatepost.widgets.paged_list import PagedList, one_line_cell
+from tests.console_helpers import settle
+
+
+def _drawn_both_ways(table, row: int, column: int, cursor: bool) -> tuple[object, object]:  # noqa: ANN001
+    base = table._get_row_style(row, table.rich_style)
+    width = table.ordered_columns[column].get_render_width(table)
+    table._cell_render_cache.clear()  # both ways cache under the same key
+    ours = table._render_cell(row, column, base, width, cursor=cursor)
+    table._cell_render_cache.clear()
+    theirs = DataTable._render_cell(table, row, column, base, width, cursor=cursor)
+    return ours, theirs
+
+
+async def test_every_cell_of_every_list_is_drawn_as_datatable_draws_it(demo_copy):
+    app = GatepostApp(demo_copy, person="ana")
+    compared = 0
+    async with app.run_test(size=(160, 50)) as pilot:
+        for _mode, key, _label, _target in app.screen_specs:
+            await pilot.press(key)
+            await settle(pilot)
+            for paged in app.screen.query(PagedList):
+                table = paged.table
+                for row in range(-1, min(table.row_count, 30)):
+                    for column in range(len(table.ordered_columns)):
+                        for cursor in (False, True):
+                            ours, theirs = _drawn_both_ways(table, row, column, cursor)
+                            assert ours == theirs, (paged.id, row, column, cursor)
+                            compared += 1
+                keys = list(table.rows)
+                mine = table.virtual_size
+                DataTable._update_dimensions(table, keys)  # DataTable's own: every cell measured
+                assert table.virtual_size == mine, paged.id
+    assert compared > 500  # the demo's lists were there to compare
+
+
+def test_a_cell_rich_would_cut_wrap_or_justify_is_left_to_rich():
+    console, style = Console(width=80), Style(color="red")
+    assert one_line_cell(console, Text("a" * 12), 10, 1, style, Style()) is None  # longer than the cell
+    assert one_line_cell(console, Text("a\nb"), 10, 1, style, Style()) is None
+    assert one_line_cell(console, Text("1,234", justify="right"), 10, 1, style, Style()) is None
+    assert one_line_cell(console, "plain str", 12, 1, style, Style()) is None
+    drawn = one_line_cell(console, Text("ok", style="green"), 6, 1, style, Style())
+    assert drawn is not None and "".join(segment.text for segment in drawn[0]) == " ok   "
+    assert drawn[0][1].style == style + Style(color="green")  # the cell's own style over the row's
