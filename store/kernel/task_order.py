@@ -14,8 +14,9 @@ later, so storing a run also rebuilds the run that follows it.
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from operator import itemgetter
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import compress, repeat
+from operator import and_, itemgetter
 from typing import Any, NamedTuple
 
 import msgspec
@@ -302,6 +303,13 @@ _ORDERED_STREAMED = _ORDERED.replace(
 assert _ORDERED_STREAMED != _ORDERED
 
 
+# Per batch of a streamed import's second side: its first task's id and its tasks' [task_id, split, flags] as
+# JSON, flags as _flags gives them for a run with no previous run (so the entries of the list "all" as they are).
+_BATCHES_TABLE = "temp.gatepost_streamed_batches"
+_FLAGS_OF = (FLAG_FAILING, FLAG_FAILING | FLAG_DIFFERS, FLAG_DIFFERS, 0)  # by candidate passed * 2 + baseline passed
+_PASSES_OF = {flags: (i // 2, i % 2) for i, flags in enumerate(_FLAGS_OF)}  # (candidate, baseline) passed, by flags
+_ENCODE = msgspec.json.Encoder().encode
+_DECODE = msgspec.json.Decoder(list[tuple[str, str | None, int]]).decode
 _SIDE_OF = itemgetter(2)  # a row's side, id first
 _SPLIT_FLAGS = itemgetter(1, 2)  # (split, flags) of a _STREAMED_FLAGGED row
 
@@ -327,7 +335,9 @@ class StreamedOrder:
     about a fifth of a large import. Artifacts list each task once per side, both sides in the same order
     (upstream's shape); then task k's aggregates are row k of the first side and row k of the second. So
     `keep` keeps one byte per task of the first side (whether it passed) and, as the second side arrives,
-    writes each task's aggregates to a narrow temporary table, in bounded memory. Whether the artifact had
+    writes each batch's tasks as one row of a temporary table, in bounded memory: their [task id, split, flags]
+    as JSON, the flags those of a run without a previous run (a row per task cost a tenth of the import; the
+    order of a run that has a previous one reads them back into a row per task). Whether the artifact had
     that shape is checked at the end (`usable`): both sides' task ids hashed in sequence are equal, and no
     task id appears twice on a side (read from the index alone). Anything else (one side, another order,
     repeated tasks, mixed sides in one list) falls back to grouping task_results in SQLite, as before.
@@ -337,6 +347,8 @@ class StreamedOrder:
         self.db = db
         db.execute(f"CREATE TEMP TABLE IF NOT EXISTS {_STREAMED_TABLE.split('.')[1]}"
                    " (task_id TEXT, first_id INTEGER, split TEXT, c INTEGER, b INTEGER)")
+        db.execute(f"CREATE TEMP TABLE IF NOT EXISTS {_BATCHES_TABLE.split('.')[1]}"
+                   " (first_id INTEGER PRIMARY KEY, entries BLOB NOT NULL)")
         self.empty()
         self.sides: list[str] = []  # the sides in the order they came: at most two, each once
         self.passed = bytearray()  # per task of the first side: whether it passed
@@ -344,9 +356,11 @@ class StreamedOrder:
         self.seconds = 0  # rows of the second side so far
         self.hashes = (hashlib.sha256(), hashlib.sha256())  # each side's task ids in sequence
         self.shaped = True
+        self.rows = 0  # every row kept, whatever its shape: the run's task results
 
     def keep(self, rows: list[tuple[Any, ...]]) -> None:
         """Rows about to be inserted (task_results columns, id first, evaluation's TASK_COLUMNS order after it)."""
+        self.rows += len(rows)
         if not rows or not self.shaped:
             return
         side = rows[0][2]
@@ -375,11 +389,11 @@ class StreamedOrder:
         if self.seconds > len(self.passed):
             self.shaped = False
             return
-        first = self.first_id + start
         kept, here = self.passed[start:self.seconds], [row[5] and 1 for row in rows]
         c, b = (kept, here) if side == "baseline" else (here, kept)  # the candidate's side came first, or not
-        values = zip(tasks, range(first, first + len(rows)), [row[12] for row in rows], c, b, strict=True)
-        self.db.conn.executemany(f"INSERT INTO {_STREAMED_TABLE} VALUES (?, ?, ?, ?, ?)", values)
+        flags = [_FLAGS_OF[2 * ci + bi] for ci, bi in zip(c, b, strict=True)]
+        entries = _ENCODE(list(zip(tasks, [row[12] for row in rows], flags, strict=True)))
+        self.db.execute(f"INSERT INTO {_BATCHES_TABLE} VALUES (?, ?)", [self.first_id + start, entries])
 
     def usable(self, db: Database, run_id: str) -> bool:
         """Whether the artifact had the shape the kept aggregates assume (then they are the run's, task for task)."""
@@ -394,13 +408,16 @@ class StreamedOrder:
     def empty(self) -> None:
         """Drop the kept aggregates (a temporary table of this connection, not the store's)."""
         self.db.execute(f"DELETE FROM {_STREAMED_TABLE}")
+        self.db.execute(f"DELETE FROM {_BATCHES_TABLE}")
 
 
 _LISTED = FLAG_FAILING | FLAG_DIFFERS | FLAG_FLAKY  # the flags with a list of positions
 
 
-def _dumps(items: list[Any]) -> str:
-    return json.dumps(items, ensure_ascii=False, separators=(",", ":"))
+def _dumps(items: Sequence[Any]) -> str:
+    """json.dumps(items, ensure_ascii=False, separators=(",", ":")), character for character (text, whole numbers
+    and nulls are all a chunk holds), by msgspec's C encoder: a few times faster on a large run's chunks."""
+    return _ENCODE(items).decode("utf-8")
 
 
 class _Chunks:
@@ -494,28 +511,29 @@ def _write_ordered(db: Database, run_id: str, ordered: str = _ORDERED) -> None:
 
 def _write_streamed(db: Database, run_id: str) -> None:
     """_write_ordered of a run whose per-task figures StreamedOrder kept, row for row the same, with the work per
-    task done in C: SQLite computes the flags, the tasks come a chunk at a time (a chunk of "all" is their JSON
-    as fetched), the positions lists are comprehensions, the counts a Counter."""
+    task done in C: the flags come kept (no previous run) or computed by SQLite, the tasks a chunk at a time (a
+    chunk of "all" is their JSON as they come), the positions lists are comprehensions, the counts a Counter."""
     _forget(db, run_id)
     previous = neighbour_run(db, run_id, after=False)
     chunks = _Chunks(run_id)
     insert = _INSERT_PAGE
     tally: Counter[tuple[str | None, int]] = Counter()  # tasks per (split, flags)
     first_split, several, position = "", False, 0
-    cursor = db.execute(_STREAMED_FLAGGED, [run_id, previous])
-    while batch := cursor.fetchmany(TASK_CHUNK * 8):
+    for batch in _kept_in_order(db, run_id, previous):
         splits, flags = [row[1] for row in batch], [row[2] for row in batch]
         tally.update(map(_SPLIT_FLAGS, batch))
         for start in range(0, len(batch), TASK_CHUNK):
             chunks.extend("all", batch[start:start + TASK_CHUNK])  # tuples: the same JSON as lists
         positions = range(position, position + len(batch))
-        if any(f & _LISTED for f in flags):
+        if any(f & _LISTED for f in set(flags)):
             for name, bit in (("failing", FLAG_FAILING), ("differs", FLAG_DIFFERS)):
-                chunks.extend(name, [p for p, f in zip(positions, flags, strict=True) if f & bit])
+                chunks.extend(name, list(compress(positions, map(and_, flags, repeat(bit)))))
         if not several:
             if not position:
                 first_split = splits[0] or ""
-            other = next((i for i, split in enumerate(splits) if (split or "") != first_split), None)
+            same = splits.count(first_split) + (splits.count(None) if not first_split else 0)
+            other = None if same == len(splits) else \
+                next((i for i, split in enumerate(splits) if (split or "") != first_split), None)
             if other is not None:  # a second split: the first one's list until now, then each
                 several = True
                 chunks.extend(f"split:{first_split}", list(range(position + other)))
@@ -536,6 +554,33 @@ def _write_streamed(db: Database, run_id: str) -> None:
         b = c != bool(flag & FLAG_DIFFERS)
         figures.cells[(2 if c else 1) * 3 + (2 if b else 1)] += n
     _write_counts(db, run_id, previous, counts, figures)
+
+
+def _kept_in_order(db: Database, run_id: str, previous: str | None) -> Iterator[list[Sequence[Any]]]:
+    """StreamedOrder's tasks in review order as (task_id, split, flags), TASK_CHUNK * 8 at a time.
+
+    With no previous run the kept entries are the list "all" as it is: the tasks whose candidate and baseline
+    differ, then the rest, each in import order (the kept batches read twice). Else SQLite joins them with the
+    previous run's results (_STREAMED_FLAGGED), from a row per task written here."""
+    size = TASK_CHUNK * 8
+    if previous is None:
+        pending: list[Sequence[Any]] = []
+        for differs in (FLAG_DIFFERS, 0):
+            for (entries,) in db.execute(f"SELECT entries FROM {_BATCHES_TABLE} ORDER BY first_id"):
+                pending.extend([entry for entry in _DECODE(entries) if (entry[2] & FLAG_DIFFERS) == differs])
+                while len(pending) >= size:
+                    yield pending[:size]
+                    del pending[:size]
+        if pending:
+            yield pending
+        return
+    for first, entries in db.execute(f"SELECT first_id, entries FROM {_BATCHES_TABLE} ORDER BY first_id"):
+        db.conn.executemany(f"INSERT INTO {_STREAMED_TABLE} VALUES (?, ?, ?, ?, ?)",
+                            [(task_id, i, split, *_PASSES_OF[flags])
+                             for i, (task_id, split, flags) in enumerate(_DECODE(entries), first)])
+    cursor = db.execute(_STREAMED_FLAGGED, [run_id, previous])
+    while batch := cursor.fetchmany(size):
+        yield batch
 
 
 def _forget(db: Database, run_id: str) -> None:
@@ -561,11 +606,13 @@ def refresh_task_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] 
 
     Call it inside the transaction that stores the run's task results. `rows`: those results as
     inserted just before by one executemany (task_results columns in evaluation's TASK_COLUMNS
-    order), so nothing is read back. A run of at most TASK_ORDER_STORE_ABOVE results stores nothing: its order
-    costs a few ms to compute when read, less than storing it on every import. When the run is older
-    than one already stored, that newer run's previous run is now this one: its Δ flags and order change.
+    order), so nothing is read back; `streamed`: what a streamed import kept of every row it inserted
+    (so its rows are not counted again). A run of at most TASK_ORDER_STORE_ABOVE results stores nothing:
+    its order costs a few ms to compute when read, less than storing it on every import. When the run is
+    older than one already stored, that newer run's previous run is now this one: its Δ flags and order
+    change.
     """
-    size = len(rows) if rows is not None else \
+    size = len(rows) if rows is not None else streamed.rows if streamed is not None else \
         db.execute("SELECT COUNT(*) FROM task_results WHERE run_id = ?", [run_id]).fetchone()[0]
     if size <= TASK_ORDER_STORE_ABOVE:
         _forget(db, run_id)

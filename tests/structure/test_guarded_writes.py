@@ -52,6 +52,7 @@ EXEMPT = {
     "store/kernel/task_order.py::backfill_figures": "a migration's step: the counts of runs stored before it existed",
     "store/kernel/task_order.py::keep": "StreamedOrder's temporary table (this connection's, not the store's)",
     "store/kernel/task_order.py::empty": "StreamedOrder's temporary table (this connection's, not the store's)",
+    "store/kernel/task_order.py::_kept_in_order": "StreamedOrder's temporary table (this connection's, not the store's)",
     "store/flows.py::mark_seen": "a person's read receipt (seen_marks): changes nothing anyone else sees, no event",
 }
 

@@ -133,3 +133,23 @@ def test_streamed_and_whole_imports_agree_on_any_aligned_runs(tmp_path_factory: 
     if len({p.read_bytes() for p in paths}) < len(paths):
         return  # the same file twice is one run
     _same_both_ways(folder, monkeypatch, paths)
+
+
+ODD_TEXT = ['q"uote', "back\\slash", "tab\tnew\nline", "\x01\x1f\x7f", "é ü 漢字", "🎉", "co:lon", "\u2028", "a/b"]
+
+
+def test_task_ids_and_splits_of_any_text_show_the_same_both_ways(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 kept: list[bool]) -> None:
+    """Task ids and splits with quotes, backslashes, control characters, non-ASCII text and ':' (a streamed import
+    writes its chunks' JSON with msgspec, a whole one with json.dumps): page for page and text for text the same,
+    for a first run (its kept entries read back as they are) and for a run with a previous one (joined by SQLite)."""
+    monkeypatch.setattr(STORE_ABOVE, 0)
+    monkeypatch.setattr("gatepost.store.kernel.task_order.TASK_CHUNK", 4)
+    monkeypatch.setattr("gatepost.store.evaluation.task_pages.TASK_CHUNK", 4)
+    paths = []
+    for day in (1, 2):
+        tasks = [(f"{ODD_TEXT[i % len(ODD_TEXT)]}-{i}", (i * day) % 3 != 0, i % 4 != 0,
+                  (*ODD_TEXT, None)[(i // 7) % (len(ODD_TEXT) + 1)]) for i in range(60)]
+        paths.append(_artifact(tmp_path / f"day{day}.json", day, tasks))
+    _same_both_ways(tmp_path, monkeypatch, paths)
+    assert kept == [True, True]  # both streamed imports wrote their order from the kept entries
