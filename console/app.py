@@ -92,6 +92,7 @@ class GatepostApp(App[Any]):
         self.read_lock = threading.Lock()
         self.long_reader: Database | None = None  # reads that visit a whole run: opened when first needed
         self.long_read_lock = threading.Lock()
+        self.closing = False  # set as the app quits: a whole-run read interrupted then is not an error
         self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gatepost-writer")
         self.writes_waiting = 0
         self.person = person
@@ -145,9 +146,17 @@ class GatepostApp(App[Any]):
             holder.release_lease()
         self.writer.shutdown(wait=True)
         self.db.close()
-        self.reader.close()
+        # a read worker may be inside a query: closing its connection under it crashed Python (a segfault on
+        # quit). Page reads are short: wait for them; a whole-run read (seconds on 1,000,000 tasks) is
+        # interrupted first (its worker sees `closing` and ends quietly).
+        self.closing = True
+        with self.read_lock:
+            self.reader.close()
         if self.long_reader is not None:
-            self.long_reader.close()
+            self.long_reader.conn.interrupt()
+        with self.long_read_lock:
+            if self.long_reader is not None:
+                self.long_reader.close()
         gc.unfreeze()  # what the screens froze (GatepostScreen.first_page_drawn) is collectable again once the app is gone
 
     # --- the store ------------------------------------------------------------------------
@@ -163,6 +172,8 @@ class GatepostApp(App[Any]):
         reads on both at once, so a page on `reading()` never queues behind them (on a run of 1,000,000
         tasks the first rows waited ~10 s for the statistics)."""
         with self.long_read_lock:
+            if self.closing:
+                raise RuntimeError("the console is closing: no new whole-run read")
             if self.long_reader is None:
                 self.long_reader = open_store(self.db_path, create=False)
             yield self.long_reader

@@ -417,8 +417,13 @@ class ResultsScreen(GatepostScreen):
     def _read_figures(self, generation: int, run: dict[str, Any]) -> None:
         """The run's statistics, on their own connection: a page read meanwhile never queues behind them."""
         worker = get_current_worker()
-        with self.gp_app.reading_long() as db:
-            figures = run_statistics(db, run["id"], flaky_limit=FLAKY_SHOWN)
+        try:
+            with self.gp_app.reading_long() as db:
+                figures = run_statistics(db, run["id"], flaky_limit=FLAKY_SHOWN)
+        except Exception:
+            if self.gp_app.closing:
+                return  # the app quit during the read and interrupted it: nothing is left to draw
+            raise
         if not worker.is_cancelled:
             self.app.call_from_thread(self._figures_arrived, generation, run, figures)
 
