@@ -27,6 +27,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
+from gatepost.widgets.one_line import one_line
+
 
 @dataclass(eq=False)
 class Node:
@@ -413,24 +415,13 @@ def _on_base(strip: Strip, width: int, base: Style) -> Strip:
 
 def wrap_lines(console: Console, renderable: RenderableType, width: int, style: Style | None = None) -> list[Strip]:
     """`renderable` as lines of at most `width` cells with `style` under them, as Rich's `render_lines` draws them
-    (unpadded). A Text of one line that fits, most of a detail, skips Rich's wrapping and line splitting: a new
-    item's lines took half the time."""
-    if isinstance(renderable, Text) and _fits(renderable, width):
-        if renderable.spans:
-            segments = list(renderable.render(console, end=""))
-        else:  # Text.render drops the text's own style when it has no spans (Rich's wrap turns it into one)
-            segments = [Segment(renderable.plain, console.get_style(renderable.style, default=Style.null()))]
-        return [Strip(Segment.apply_style(segments, style) if style else segments, renderable.cell_len)]
+    (unpadded). A Text of one line that fits, most of a detail, is drawn by `one_line`: a new item's lines took
+    half the time."""
+    segments = one_line(console, renderable, width)
+    if segments is not None:
+        return [Strip(Segment.apply_style(segments, style) if style else segments, Segment.get_line_length(segments))]
     options = console.options.update(width=width, height=None, highlight=False)
     return [Strip(line) for line in console.render_lines(renderable, options, style=style, pad=False)]
-
-
-def _fits(text: Text, width: int) -> bool:
-    """Whether `text` is one line Rich would draw unchanged at `width`: no newline or tab to expand, left
-    justified, no wider than the width and not ending in whitespace it would trim."""
-    plain = text.plain
-    return ("\n" not in plain and "\t" not in plain and text.justify in (None, "default", "left")
-            and text.cell_len <= width and not plain[-1:].isspace())
 
 
 def _rows(b: Block, width: int) -> int:

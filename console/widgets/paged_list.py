@@ -32,6 +32,7 @@ from textual.worker import get_current_worker
 
 from gatepost.safe import literal
 from gatepost.widgets.in_place import put
+from gatepost.widgets.one_line import one_line
 
 Row = tuple[str, Sequence[object]]
 Fetch = Callable[[Any, str, int, int], tuple[list[Row], int]]
@@ -141,7 +142,6 @@ def _cell(value: object) -> object:
     return literal(value)
 
 
-_JOIN = Text("\n")  # what Text.__rich_console__ joins a cell's lines with: the cell's own style becomes a span
 _NO_STYLE = Style.null()  # the style of a cell's padding (Rich's Padding, style "none")
 
 
@@ -149,16 +149,14 @@ def one_line_cell(console: Any, cell: object, width: int, padding: int, pre_styl
                   post_style: Style) -> list[list[Segment]] | None:
     """The segments DataTable draws for `cell` in a one-line row, `width` cells wide with `padding` each side
     (console.render_lines of the cell, Padding and Styled: Rich's whole render pipeline, ~470 calls a cell);
-    None when the cell is not a one-line Text that fits, left as Rich lays it out (wrapped, cut, justified)."""
-    if not isinstance(cell, Text) or cell.justify not in (None, "default"):
-        return None
-    plain = cell.plain
-    length = cell_len(plain)
+    None when the cell is not a one-line Text that fits (`one_line`), left as Rich lays it out."""
     inner = width - 2 * padding
-    if length > inner or "\n" in plain or "\t" in plain:
+    segments = one_line(console, cell, inner)
+    if segments is None:
         return None
     line = [Segment(" " * padding, _NO_STYLE)] if padding else []
-    line.extend(_JOIN.join((cell,)).render(console, end=""))
+    line.extend(segments)
+    length = Segment.get_line_length(segments)
     if length < inner:
         line.append(Segment(" " * (inner - length), _NO_STYLE))
     if padding:

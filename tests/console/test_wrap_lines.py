@@ -34,7 +34,8 @@ def _runs(segments: list[Segment]) -> list[tuple[str, Style | None]]:
 @st.composite
 def texts(draw: st.DrawFn) -> Text:
     plain = draw(st.text(alphabet=CHARS, max_size=50))
-    text = Text(plain, style=draw(st.sampled_from(STYLES)))
+    text = Text(plain, style=draw(st.sampled_from(STYLES)),
+                justify=draw(st.sampled_from([None, "default", "left", "right", "center", "full"])))
     for _ in range(draw(st.integers(0, 3))):
         start = draw(st.integers(0, len(plain)))
         end = draw(st.integers(start, len(plain)))
