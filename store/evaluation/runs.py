@@ -20,6 +20,7 @@ from gatepost.store.kernel import (
     InputError,
     StreamedOrder,
     StreamedRecords,
+    background_inserts,
     check_before_first_write,
     guarded,
     now_iso,
@@ -61,8 +62,6 @@ TASK_COLUMNS = ("run_id", "side", "task_id", "attempt", "passed", "judged", "sco
                 "reason", "mock", "split", "details", "error")
 _INSERT_TASK = (f"INSERT INTO task_results ({', '.join(TASK_COLUMNS)})"
                 f" VALUES ({', '.join('?' * len(TASK_COLUMNS))})")
-_INSERT_TASK_WITH_ID = (f"INSERT INTO task_results (id, {', '.join(TASK_COLUMNS)})"
-                        f" VALUES (?, {', '.join('?' * len(TASK_COLUMNS))})")
 # The per-task results live in task_results only; the stored artifact JSON says so and get_run puts them back.
 RESULTS_IN_TABLE = "task_results"
 
@@ -418,14 +417,16 @@ def _import_streamed(db: Database, path: Path, *, actor: str | None) -> tuple[st
         sealed = StreamedRecords(db, seq)
         order = StreamedOrder(db)  # the per-task aggregates of the review order, kept as the rows go in
         next_id = (db.execute("SELECT MAX(id) FROM task_results").fetchone()[0] or 0) + 1
-        insert = db.conn.executemany
+        # SQLite writes one batch in a second thread while this one parses the next (two cores: the import
+        # takes about the longer of the two, not their sum); the connection is the writer's until it ends
+        with background_inserts(db.conn, "task_results", ("id", *TASK_COLUMNS)) as insert:
 
-        def store_rows(rows: list[Any]) -> None:
-            rows = sealed.add(rows)  # ids given, so the rows hashed are the rows stored, id for id
-            order.keep(rows)
-            insert(_INSERT_TASK_WITH_ID, rows)
+            def store_rows(rows: list[Any]) -> None:
+                rows = sealed.add(rows)  # ids given, so the rows hashed are the rows stored, id for id
+                order.keep(rows)
+                insert(rows)
 
-        parsed = stream_artifact(path, name=path.name, on_rows=store_rows, run_id=run_id, first_id=next_id)
+            parsed = stream_artifact(path, name=path.name, on_rows=store_rows, run_id=run_id, first_id=next_id)
         artifact = _imported(parsed, path, run_id)
         seq = act.event("suite.run", subject_type="run", subject_id=run_id, payload=_payload(artifact),
                         note=_note(artifact), at=artifact.get("finished_at"), seal=True, sealed=sealed)

@@ -21,6 +21,7 @@ from .actors import (
     register_key,
     revoke,
 )
+from .bulk import background_inserts
 from .chain import (
     EVENT_FIELDS,
     GENESIS,
@@ -218,6 +219,7 @@ __all__ = [
     "TASK_ORDER_STORE_ABOVE",
     "StreamedOrder",
     "add_actor",
+    "background_inserts",
     "append_event",
     "bind",
     "canonical_event",

@@ -1,0 +1,80 @@
+"""Bulk inserts that overlap with the work producing their rows (a large artifact's import).
+
+SQLite releases Python's lock while it steps a statement, so rows inserted in a second thread are written
+while the first parses the next window of the file: on two cores the import takes about the longer of the
+two instead of their sum. A batch is inserted by multi-row `INSERT ... VALUES (...), (...)` statements of up
+to 2,000 rows, each one step: `executemany` steps once per row, and a thread taking Python's lock back after
+every row waits behind the parser each time (measured: no overlap at all). At most `depth` batches wait, so
+memory stays bounded.
+"""
+
+import queue
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from itertools import chain
+from typing import Any, Protocol
+
+
+class Insert(Protocol):
+    def __call__(self, rows: list[tuple[Any, ...]]) -> None: ...
+
+
+_DONE: list[tuple[Any, ...]] = []  # the sentinel: a list no caller hands over (compared by identity)
+
+
+@contextmanager
+def background_inserts(conn: sqlite3.Connection, table: str, columns: Sequence[str], *, depth: int = 2,
+                       rows_per_statement: int = 2000) -> Iterator[Insert]:
+    """Yields `insert(rows)`: each batch of rows (tuples of `columns`' values) is handed to one writer thread
+    that inserts it into `table`, batches in the order given, inside the caller's open transaction.
+
+    The caller must not use `conn` until the block ends. Leaving the block waits until every batch handed
+    over is written (or, when the block raises, until the one being written is done; the rest are dropped),
+    so a rollback after it never runs beside an insert. The writer's first error is raised in the caller:
+    from the `insert` after it, or when the block ends.
+    """
+    width = len(columns)
+    per = max(1, min(rows_per_statement, conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // width))
+    head = f"INSERT INTO {table} ({', '.join(columns)}) VALUES "
+    one = "(" + ", ".join("?" * width) + ")"
+    full = head + ", ".join([one] * per)
+
+    def insert_rows(rows: list[tuple[Any, ...]]) -> None:
+        for start in range(0, len(rows), per):
+            part = rows[start:start + per]
+            sql = full if len(part) == per else head + ", ".join([one] * len(part))
+            conn.execute(sql, list(chain.from_iterable(part)))
+
+    batches: queue.Queue[list[tuple[Any, ...]]] = queue.Queue(maxsize=depth)
+    failed: list[BaseException] = []
+    stop = threading.Event()
+
+    def write() -> None:
+        while (rows := batches.get()) is not _DONE:
+            if failed or stop.is_set():
+                continue  # drained, not written: the block failed or gave up
+            try:
+                insert_rows(rows)
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread, raised there
+                failed.append(exc)
+
+    writer = threading.Thread(target=write, name="gatepost-bulk-insert", daemon=True)
+    writer.start()
+
+    def insert(rows: list[tuple[Any, ...]]) -> None:
+        if failed:
+            raise failed[0]
+        batches.put(rows)
+
+    try:
+        yield insert
+    except BaseException:
+        stop.set()
+        raise
+    finally:
+        batches.put(_DONE)
+        writer.join()
+    if failed:
+        raise failed[0]
