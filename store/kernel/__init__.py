@@ -21,7 +21,7 @@ from .actors import (
     register_key,
     revoke,
 )
-from .bulk import background_inserts
+from .bulk import background_inserts, insert_many
 from .chain import (
     EVENT_FIELDS,
     GENESIS,
@@ -220,6 +220,7 @@ __all__ = [
     "StreamedOrder",
     "add_actor",
     "background_inserts",
+    "insert_many",
     "append_event",
     "bind",
     "canonical_event",

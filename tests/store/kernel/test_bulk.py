@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gatepost.store.kernel import background_inserts
+from gatepost.store.kernel import background_inserts, insert_many
 
 
 def _table(path: Path) -> sqlite3.Connection:
@@ -35,6 +35,15 @@ def test_every_row_lands_in_order_inside_the_callers_transaction(tmp_path: Path)
     conn.execute("COMMIT")
     assert conn.execute("SELECT id, name, score, note FROM t ORDER BY id").fetchall() == expected
     assert conn.execute("SELECT note FROM t WHERE id = 5").fetchone()[0] == "a\x00b"  # the NUL kept
+
+
+@pytest.mark.parametrize("size", [0, 1, 7, 8, 9, 17])
+def test_insert_many_stores_every_row_in_order_around_the_statement_size(tmp_path: Path, size: int):
+    conn = _table(tmp_path / "s.db")
+    conn.execute("BEGIN IMMEDIATE")
+    insert_many(conn, "t", ("id", "name", "score", "note"), _rows(1, size), rows_per_statement=8)
+    conn.execute("COMMIT")
+    assert conn.execute("SELECT id, name, score, note FROM t ORDER BY id").fetchall() == _rows(1, size)
 
 
 def test_the_writers_error_reaches_the_caller_and_a_rollback_leaves_nothing(tmp_path: Path):
