@@ -1,0 +1,98 @@
+"""A file read whole has its results arrays decoded by the typed decoder (issue 19: ingest) and must come out
+exactly as the strict reading makes it: the same shape, numbers, rows and mock flag, every refusal in the
+strict reading's words, whatever the shape, the key order, a '}]' inside a string or a result it cannot
+vouch for."""
+
+import json
+from dataclasses import asdict
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gatepost.store.evaluation import artifacts, parse_artifact
+from gatepost.store.kernel import InputError
+from tests.store.evaluation.test_fast_results import result_texts, valid
+
+FLAT = {"execution_pass_rate": 0.5, "baseline_pass_rate": 0.5, "delta": 0.0, "verdict": "pass"}
+PIPELINE = {"evaluation": {"execution_pass_rate": 0.5, "baseline_pass_rate": 0.5, "delta": 0.0, "verdict": "pass"}}
+# mostly results any reading accepts, some it may refuse or the typed decoder cannot vouch for
+ANY_RESULT = st.one_of(valid.map(json.dumps), valid.map(lambda item: json.dumps(item, ensure_ascii=False)),
+                       result_texts())
+STANDALONE = {"evaluation": {"pass_rate": 0.0, "total_tasks": 0, "passed": 0, "failed": 0, "verdict": "fail"}}
+
+
+def _outcome(text: str) -> tuple[str, object]:
+    try:
+        parsed = parse_artifact(text, name="a.json")
+    except InputError as exc:
+        return "refused", str(exc)
+    record = asdict(parsed)
+    record["data"] = {k: v for k, v in parsed.data.items() if k not in artifacts.RESULT_KEYS}
+    return "read", record
+
+
+def _both(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[tuple[str, object], tuple[str, object]]:
+    fast = _outcome(text)
+    with monkeypatch.context() as patched:
+        patched.setattr(artifacts, "_parse_fast", lambda text, name: None)
+        strict = _outcome(text)
+    return fast, strict
+
+
+@st.composite
+def artifact_texts(draw) -> str:
+    head = dict(draw(st.sampled_from([FLAT, PIPELINE, STANDALONE])))
+    arrays = {key: draw(st.lists(ANY_RESULT, max_size=8))
+              for key in draw(st.lists(st.sampled_from(artifacts.RESULT_KEYS), unique=True, max_size=3))}
+    if "evaluation" in head and "task_results" in arrays and "pass_rate" in head["evaluation"]:
+        items = [json.loads(t) for t in arrays["task_results"] if _plain(t)]
+        if len(items) == len(arrays["task_results"]):  # counts that agree, so the file is read
+            passed = sum(1 for i in items if i.get("passed") is True)
+            head["evaluation"] = {**head["evaluation"], "total_tasks": len(items), "passed": passed,
+                                  "failed": len(items) - passed, "pass_rate": passed / len(items) if items else 0.0,
+                                  "verdict": "pass" if items and passed / len(items) >= artifacts.STANDALONE_PASS
+                                  else "fail"}
+    members = [f"{json.dumps(k)}: {json.dumps(v)}" for k, v in head.items()]
+    members += [f'{json.dumps(k)}: [{", ".join(v)}]' for k, v in arrays.items()]
+    if draw(st.booleans()):
+        members.append('"note": "a }] and a } ] inside a string"')
+    if draw(st.booleans()):
+        members.append('"baseline_results": null' if "baseline_results" not in arrays else '"mock": true')
+    order = draw(st.permutations(members))
+    return "{" + draw(st.sampled_from([",", ", ", ",\n  "])).join(order) + "}"
+
+
+def _plain(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+@settings(max_examples=200, deadline=None)
+@given(artifact_texts())
+def test_a_whole_file_reads_as_the_strict_reading_reads_it(text: str):
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        fast, strict = _both(text, monkeypatch)
+    assert fast == strict
+
+
+def test_a_closing_bracket_inside_an_output_does_not_end_the_results(monkeypatch: pytest.MonkeyPatch):
+    results = [{"task_id": f"t{i}", "passed": True, "output": "x = [{'a': 1}]" if i % 2 else "}]"}
+               for i in range(6)]
+    text = json.dumps({**FLAT, "candidate_results": results, "baseline_results": []})
+    fast, strict = _both(text, monkeypatch)
+    assert fast == strict and fast[0] == "read"
+    assert [row[6] for row in fast[1]["rows"]] == [r["output"] for r in results]  # type: ignore[index]
+
+
+def test_plain_results_are_read_by_the_typed_decoder():
+    """The common case goes the fast way (else the ingest figures would measure the strict reading)."""
+    results = [{"task_id": f"t{i}", "passed": i % 2 == 0, "score": 1.0, "duration_ms": 3, "output": "a: b"}
+               for i in range(50)]
+    text = json.dumps({**FLAT, "candidate_results": results, "baseline_results": results[:3]})
+    parsed = artifacts._parse_fast(text, "a.json")
+    assert parsed is not None and len(parsed.rows) == 53
+    assert parsed.rows[50][0] == "baseline"
