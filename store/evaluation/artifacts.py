@@ -267,15 +267,28 @@ def parse_artifact(text: str, *, name: str) -> ParsedArtifact:
     return _dispatch(data, name)
 
 
+def read_results(shape: str) -> tuple[str, ...]:
+    """The results arrays an artifact of this shape holds (a standalone run: task_results; else both sides)."""
+    return ("task_results",) if shape == "upstream-standalone" else ("candidate_results", "baseline_results")
+
+
 def _dispatch(data: dict[str, Any], name: str, streamed: tuple[int, int] | None = None) -> ParsedArtifact:
     block = data.get("evaluation")
     if block is None:
-        return _flat(data, name)
-    if not isinstance(block, dict):
+        parsed = _flat(data, name)
+    elif not isinstance(block, dict):
         raise InputError(f"{name}: evaluation: expected an object (upstream's pass rates and verdict)")
-    if "pass_rate" in block or "task_results" in data:
-        return _standalone(data, block, name, streamed)
-    return _pipeline(data, block, name)
+    elif "pass_rate" in block or "task_results" in data:
+        parsed = _standalone(data, block, name, streamed)
+    else:
+        parsed = _pipeline(data, block, name)
+    # an array of results the shape does not read would be stored from a large file (streamed before the
+    # shape is known) and dropped from a small one: refused from both, so no result is kept or lost unseen
+    for key in RESULT_KEYS:
+        if isinstance(data.get(key), list) and key not in read_results(parsed.shape):
+            raise InputError(f"{name}: {key}: not read in a {parsed.shape} artifact, whose results are "
+                             f"{' and '.join(read_results(parsed.shape))}; a file holds one kind of results")
+    return parsed
 
 
 # --- streaming a large artifact in bounded memory (issue 19) -----------------------------------------
@@ -475,8 +488,8 @@ def _parse_fast(text: str, name: str) -> ParsedArtifact | None:
         parsed = _dispatch(header, name, (len(task_results[0]), task_results[1]) if task_results else None)
     except InputError:
         return None  # the strict reading refuses it, in its own words
-    # the rows and mocks of the arrays the shape reads, as the strict reading makes them (others unread)
-    keys = ("task_results",) if parsed.shape == "upstream-standalone" else ("candidate_results", "baseline_results")
+    # the rows and mocks in the order the strict reading makes them (the shape's arrays; _dispatch refused others)
+    keys = read_results(parsed.shape)
     parsed.rows = [row for key in keys if key in found for row in found[key][0]]
     parsed.mock = parsed.mock or any(found[key][2] for key in keys if key in found)
     return parsed

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gatepost.store.evaluation import artifacts, parse_artifact
-from gatepost.store.kernel import InputError
+from gatepost.store.evaluation import artifacts, import_artifact, parse_artifact, runs
+from gatepost.store.kernel import InputError, open_store
 from tests.store.evaluation.test_fast_results import result_texts, valid
 
 FLAT = {"execution_pass_rate": 0.5, "baseline_pass_rate": 0.5, "delta": 0.0, "verdict": "pass"}
@@ -43,8 +43,13 @@ def _both(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[tuple[str, object
 @st.composite
 def artifact_texts(draw) -> str:
     head = dict(draw(st.sampled_from([FLAT, PIPELINE, STANDALONE])))
+    # the arrays its shape reads, now and then one it does not (refused)
+    keys = ["task_results"] if head is STANDALONE or "pass_rate" in head.get("evaluation", {}) else \
+        ["candidate_results", "baseline_results"]
+    if draw(st.integers(0, 9)) == 0:
+        keys.append(draw(st.sampled_from(artifacts.RESULT_KEYS)))
     arrays = {key: draw(st.lists(ANY_RESULT, max_size=8))
-              for key in draw(st.lists(st.sampled_from(artifacts.RESULT_KEYS), unique=True, max_size=3))}
+              for key in draw(st.lists(st.sampled_from(keys), unique=True, max_size=3))}
     if "evaluation" in head and "task_results" in arrays and "pass_rate" in head["evaluation"]:
         items = [json.loads(t) for t in arrays["task_results"] if _plain(t)]
         if len(items) == len(arrays["task_results"]):  # counts that agree, so the file is read
@@ -86,6 +91,22 @@ def test_a_closing_bracket_inside_an_output_does_not_end_the_results(monkeypatch
     fast, strict = _both(text, monkeypatch)
     assert fast == strict and fast[0] == "read"
     assert [row[6] for row in fast[1]["rows"]] == [r["output"] for r in results]  # type: ignore[index]
+
+
+@pytest.mark.parametrize("streamed_above", [0, None], ids=["streamed", "whole"])
+@pytest.mark.parametrize("stray, head", [("task_results", FLAT), ("candidate_results", STANDALONE)])
+def test_results_the_shape_does_not_read_are_refused_from_a_large_file_and_a_small_one(
+        tmp_path, monkeypatch: pytest.MonkeyPatch, streamed_above: int | None, stray: str, head: dict):
+    """A large file's results are stored as they stream, before its shape is known: an array its shape
+    does not read was stored from a large file and dropped from a small one. Now both refuse it."""
+    if streamed_above is not None:
+        monkeypatch.setattr(runs, "MAX_FILE_BYTES", streamed_above)
+    path = tmp_path / "mixed.json"
+    path.write_text(json.dumps({**head, stray: [{"task_id": "stray", "passed": False}]}))
+    db = open_store(tmp_path / "s.db")
+    with pytest.raises(InputError, match=f"{stray}: not read in a .* artifact, whose results are"):
+        import_artifact(db, path, actor="ana")
+    assert db.execute("SELECT COUNT(*) FROM task_results").fetchone()[0] == 0
 
 
 def test_plain_results_are_read_by_the_typed_decoder():
