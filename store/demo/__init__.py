@@ -109,8 +109,10 @@ def build_demo(path: str | os.PathLike[str], *, seed: int = 7, person: str, forc
         if work:
             kinds = ", ".join(f"{kind} ×{n}" if n > 1 else kind for kind, n in list(work.items())[:3])
             more = ", …" if len(work) > 3 else ""
-            raise RefusedError(f"demo {path}: refused: newer-decisions: it holds {sum(work.values())} decisions made "
-                               f"after the demo was built ({kinds}{more}); --force replaces them")
+            count = sum(work.values())
+            raise RefusedError(f"demo {path}: refused: newer-decisions: it holds {count} "
+                               f"decision{'' if count == 1 else 's'} made after the demo was built ({kinds}{more}); "
+                               "--force replaces them")
     for suffix in ("", "-wal", "-shm"):
         Path(str(path) + suffix).unlink(missing_ok=True)
     rng = random.Random(seed)

@@ -21,7 +21,7 @@ def test_a_demo_store_with_newer_decisions_is_kept_unless_forced(tmp_path: Path,
     refused = run_gatepost("--db", str(db), "demo", "--no-console", "-q", "--as", "ana")
     assert refused.returncode == 3 and refused.stdout == ""
     assert refused.stderr.strip().count("\n") == 0 and "Traceback" not in refused.stderr
-    assert "refused: newer-decisions" in refused.stderr and "1 decisions made after the demo was built" in refused.stderr
+    assert "refused: newer-decisions" in refused.stderr and "1 decision made after the demo was built" in refused.stderr
     assert "--force" in refused.stderr
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT outcome FROM cases WHERE id = 'case-0002'").fetchone()[0] == "kept"  # untouched
