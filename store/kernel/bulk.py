@@ -1,4 +1,5 @@
-"""Bulk inserts that overlap with the work producing their rows (a large artifact's import).
+"""Bulk inserts of task results: by multi-row statements (`insert_many`, a file read whole), and in a second
+thread that overlaps with the work producing the rows (`background_inserts`, a large artifact's import).
 
 SQLite releases Python's lock while it steps a statement, so rows inserted in a second thread are written
 while the first parses the next window of the file: on two cores the import takes about the longer of the
@@ -18,6 +19,8 @@ from typing import Any, Protocol
 
 
 class Insert(Protocol):
+    """Inserts one batch of rows (tuples of the columns' values, in order)."""
+
     def __call__(self, rows: list[tuple[Any, ...]]) -> None: ...
 
 
