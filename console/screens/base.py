@@ -13,6 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Header
 
 from gatepost.keymap import bound
+from gatepost.screens.compositor import RowsCompositor
 from gatepost.store.views import change_seq
 from gatepost.widgets.key_bar import KeyFooter
 from gatepost.widgets.nav_bar import NavBar
@@ -46,6 +47,7 @@ class GatepostScreen(Screen[Any]):
 
     def __init__(self) -> None:
         super().__init__()
+        self._compositor = RowsCompositor()  # a partial update renders its rows only (compositor.py)
         self._after_frame: list[Callable[[], object]] = []  # after_painted's, while a mode switch holds frames back
 
     def compose(self) -> ComposeResult:

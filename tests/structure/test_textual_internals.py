@@ -2,6 +2,7 @@
 moves). pyproject.toml pins Textual to the series they were read from; this says, by name, which one a new
 Textual lacks, instead of a screen quietly drawing stale rows or every row again."""
 
+from textual._compositor import Compositor
 from textual.app import App
 from textual.events import ScreenResume
 from textual.screen import Screen
@@ -23,6 +24,8 @@ USED = [
       "_get_styles_to_render_cell", "_get_row_renderables", "_row_label_column_width", "_total_row_height",
       "_set_hover_cursor"]),
     ("ScrollView (console/widgets/line_detail.py)", ScrollView, ["_scroll_update"]),
+    ("Compositor (console/screens/compositor.py)", Compositor,
+     ["_get_renders", "_render_chops", "_dirty_regions", "visible_widgets", "render_partial_update"]),
 ]
 
 
