@@ -1,5 +1,6 @@
-"""Bulk inserts in a second thread (a large artifact's import): every row lands, in order, inside the caller's
-transaction; the writer's error reaches the caller; a failing block leaves nothing behind after its rollback."""
+"""Bulk inserts by multi-row statements, and in a second thread (a large artifact's import): every row lands, in
+order, inside the caller's transaction; the writer's error reaches the caller; a failing block leaves nothing
+behind after its rollback."""
 
 import sqlite3
 import threading
