@@ -188,14 +188,21 @@ def suite_run(ctx: click.Context, suite_file: str, skill_path: str, baseline_pat
 
 
 @suite.command("import-artifact")
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @as_option
 @click.pass_context
-def suite_import_artifact(ctx: click.Context, file: str, as_name: str | None) -> None:
-    """Store an evaluator artifact JSON FILE (gatepost's or the upstream evaluator's) as an evaluation run."""
+def suite_import_artifact(ctx: click.Context, files: tuple[str, ...], as_name: str | None) -> None:
+    """Store evaluator artifact JSON FILES (gatepost's or the upstream evaluator's) as evaluation runs.
+
+    Each file is its own transaction, in the order given; a file stored before is named, not stored again.
+    The first bad file stops the command (exit 2), naming it; the files before it stay stored.
+    """
     db = open_ctx_store(ctx, create=True)
-    run_id, created = import_artifact(db, file, actor=person(as_name))
-    output.line(f"{'imported' if created else 'already imported'}: {run_id}")
+    who = person(as_name)
+    for file in files:
+        run_id, created = import_artifact(db, file, actor=who)
+        named = f" ({file})" if len(files) > 1 else ""
+        output.line(f"{'imported' if created else 'already imported'}: {run_id}{named}")
 
 
 

@@ -2,6 +2,7 @@
 
 import json
 import os
+import sqlite3
 from pathlib import Path
 
 from gatepost.store.cases import get_case, import_case
@@ -74,6 +75,31 @@ def test_import_artifact_round_trips_a_run(cli, tmp_path: Path):
     first = cli("suite", "import-artifact", str(out))
     assert first.exit_code == 0 and first.output.startswith("imported: imp-")
     assert cli("suite", "import-artifact", str(out)).output.startswith("already imported")
+
+
+def test_import_artifact_takes_many_files_each_its_own_transaction(tmp_path: Path):
+    store = tmp_path / "s.db"
+    files = []
+    for i in range(3):
+        path = tmp_path / f"run-{i}.json"
+        path.write_text(json.dumps({"execution_pass_rate": 1.0, "baseline_pass_rate": 1.0, "delta": 0.0,
+                                    "verdict": "pass", "candidate_results": [{"task_id": f"t{i}", "passed": True}],
+                                    "baseline_results": [{"task_id": f"t{i}", "passed": True}]}))
+        files.append(str(path))
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"execution_pass_rate": 1.0, "candidate_results": [}')
+    done = run_gatepost("--db", str(store), "suite", "import-artifact", files[0], files[1], files[0], str(bad),
+                        files[2], "--as", "ana")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip().count("\n") == 0 and "bad.json: not valid JSON" in done.stderr
+    lines = done.stdout.splitlines()  # one per file before the bad one, naming it; the bad one stops the rest
+    assert [line.split(": ")[0] for line in lines] == ["imported", "imported", "already imported"]
+    assert lines[0].endswith(f"({files[0]})") and lines[2].endswith(f"({files[0]})")
+    with sqlite3.connect(store) as conn:  # the two good files before it stay stored
+        assert conn.execute("SELECT COUNT(*) FROM evaluation_runs").fetchone()[0] == 2
+    rest = run_gatepost("--db", str(store), "suite", "import-artifact", files[2], "--as", "ana")
+    assert rest.returncode == 0 and rest.stdout.startswith("imported: imp-") and "(" not in rest.stdout
+    assert run_gatepost("--db", str(store), "suite", "import-artifact").returncode == 2  # no file: usage
 
 
 def test_gate_cli_records_and_exits_by_status(cli, store_path: Path, tmp_path: Path):
