@@ -165,8 +165,10 @@ from .task_order import (
     counted_figures,
     is_stored,
     neighbour_run,
+    order_differences,
     refresh_task_order,
     stored_figures,
+    stored_orders,
 )
 
 __all__ = [
@@ -290,6 +292,8 @@ __all__ = [
     "refresh_task_order",
     "counted_figures",
     "stored_figures",
+    "stored_orders",
+    "order_differences",
     "refusal",
     "register_key",
     "release",

@@ -595,6 +595,41 @@ def is_stored(db: Database, run_id: str) -> bool:
     return db.execute(f"SELECT 1 FROM {COUNTS_TABLE} WHERE run_id = ? LIMIT 1", [run_id]).fetchone() is not None
 
 
+def stored_orders(db: Database) -> list[str]:
+    """The runs whose review order or counts are stored (a large run's), by id."""
+    return [r[0] for r in db.execute(f"SELECT run_id FROM {COUNTS_TABLE} UNION SELECT run_id FROM {PAGES_TABLE}"
+                                     " ORDER BY 1").fetchall()]
+
+
+def order_differences(db: Database, run_id: str) -> list[str]:
+    """The tables in which a large run's stored order, counts or statistics counts are not what its task results
+    give now (empty: they agree). They are derived data no hash covers: an edited row would list a run's tasks
+    in another order or under other filters, unnoticed.
+
+    The order is written again, as an import writes it, into temporary tables of the same names (SQLite reads
+    an unqualified name in the temporary schema first) inside a savepoint rolled back after: nothing of the
+    store changes, and a run of any size is checked in bounded memory.
+    """
+    tables = [t for t in (PAGES_TABLE, COUNTS_TABLE, FIGURES_TABLE)
+              if db.execute("SELECT 1 FROM main.sqlite_master WHERE name = ?", [t]).fetchone()]
+    db.execute("SAVEPOINT gatepost_order_check")
+    try:
+        for table in tables:
+            db.execute(f"CREATE TEMP TABLE {table} AS SELECT * FROM main.{table} WHERE 0")
+        _write_ordered(db, run_id)
+        differ = []
+        for table in tables:
+            stored = f"SELECT * FROM main.{table} WHERE run_id = :run"
+            written = f"SELECT * FROM temp.{table} WHERE run_id = :run"
+            if db.execute(f"SELECT EXISTS ({stored} EXCEPT {written}) OR EXISTS ({written} EXCEPT {stored})",
+                          {"run": run_id}).fetchone()[0]:
+                differ.append(table)
+        return differ
+    finally:
+        db.execute("ROLLBACK TO gatepost_order_check")
+        db.execute("RELEASE gatepost_order_check")
+
+
 def computed_order(db: Database, run_id: str) -> Built:
     """A run's order computed from task_results now (what is stored for a large run)."""
     return _build(db, run_id, db.execute(_AGGREGATE, [run_id]).fetchall())

@@ -29,10 +29,12 @@ from gatepost.store.kernel import (
     chain_hash,
     counted_figures,
     missing_triggers,
+    order_differences,
     records_digest,
     seqs_with_records,
     signature_findings,
     stored_figures,
+    stored_orders,
 )
 
 DRAFT_STATUS = {"draft.created": "pending", "draft.approved": "approved", "draft.rejected": "rejected",
@@ -274,6 +276,17 @@ def _figures(db: Database, report: VerifyReport) -> None:
                                                   f"task results count ({differ}); the row was edited by hand")
 
 
+def _orders(db: Database, report: VerifyReport) -> None:
+    """A large run's stored review order and counts (what the console lists its tasks by, and under which
+    filters) are what its task results give: written again and compared (task_order.order_differences)."""
+    for run_id in stored_orders(db):
+        differ = order_differences(db, run_id)
+        if differ:
+            seq = db.execute("SELECT event_seq FROM evaluation_runs WHERE id = ?", [run_id]).fetchone()
+            _find(report, seq[0] if seq else None, f"run {run_id}: its stored review order is not what its task "
+                                                  f"results give ({', '.join(differ)}); rows were edited by hand")
+
+
 def _signatures(db: Database, report: VerifyReport) -> None:
     report.signatures = db.execute("SELECT COUNT(*) FROM signatures").fetchone()[0]
     for seq, line in signature_findings(db):
@@ -290,6 +303,7 @@ PROJECTION_CHECKS = (
     ("capabilities", _capabilities),
     ("task_results", _records),
     ("run_task_figures", _figures),
+    ("run_task_pages", _orders),
     ("signatures", _signatures),
 )
 
