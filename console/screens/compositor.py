@@ -3,8 +3,9 @@
 For a partial update Textual renders every widget whose clip overlaps the update's crop on all of its lines, and
 then keeps the lines that changed: a cursor move rendered the header, the key bar, the screen and its containers
 and all 41 rows of the table, about 650 widget lines for the two rows and 40 detail lines it shows. Here only
-the widgets with a visible cell in the crop are rendered, on the crop's rows only. Columns are left whole, so where widgets' edges divide a line
-(Textual's cuts) nothing changes; a full update is Textual's own.
+the widgets with a visible cell in the crop are rendered, on the crop's rows only. Columns are left whole, so
+where widgets' edges divide a line (Textual's cuts) nothing changes; a full update is Textual's own.
+`tests/console/test_rows_compositor.py` checks that what it writes is what Textual's compositor writes.
 """
 
 from collections.abc import Iterable
