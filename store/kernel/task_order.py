@@ -602,23 +602,24 @@ def stored_orders(db: Database) -> list[str]:
 
 
 def order_differences(db: Database, run_id: str) -> list[str]:
-    """The tables in which a large run's stored order, counts or statistics counts are not what its task results
-    give now (empty: they agree). They are derived data no hash covers: an edited row would list a run's tasks
-    in another order or under other filters, unnoticed.
+    """The tables in which a large run's stored order or counts per split are not what its task results give
+    now (empty: they agree). They are derived data no hash covers: an edited row would list a run's tasks in
+    another order or under other filters, unnoticed. (Its statistics counts are compared by verify's own check,
+    which names the counts that differ.)
 
     The order is written again, as an import writes it, into temporary tables of the same names (SQLite reads
-    an unqualified name in the temporary schema first) inside a savepoint rolled back after: nothing of the
-    store changes, and a run of any size is checked in bounded memory.
+    an unqualified name in the temporary schema first; each table the write touches has one, so nothing reaches
+    the store's) inside a savepoint rolled back after, in bounded memory for a run of any size.
     """
-    tables = [t for t in (PAGES_TABLE, COUNTS_TABLE, FIGURES_TABLE)
-              if db.execute("SELECT 1 FROM main.sqlite_master WHERE name = ?", [t]).fetchone()]
+    shadowed = [t for t in (PAGES_TABLE, COUNTS_TABLE, FIGURES_TABLE)
+                if db.execute("SELECT 1 FROM main.sqlite_master WHERE name = ?", [t]).fetchone()]
     db.execute("SAVEPOINT gatepost_order_check")
     try:
-        for table in tables:
+        for table in shadowed:
             db.execute(f"CREATE TEMP TABLE {table} AS SELECT * FROM main.{table} WHERE 0")
         _write_ordered(db, run_id)
         differ = []
-        for table in tables:
+        for table in (PAGES_TABLE, COUNTS_TABLE):
             stored = f"SELECT * FROM main.{table} WHERE run_id = :run"
             written = f"SELECT * FROM temp.{table} WHERE run_id = :run"
             if db.execute(f"SELECT EXISTS ({stored} EXCEPT {written}) OR EXISTS ({written} EXCEPT {stored})",

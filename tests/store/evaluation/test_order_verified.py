@@ -62,3 +62,15 @@ def test_an_order_edited_by_hand_is_found(tmp_path: Path, monkeypatch: pytest.Mo
     lines = [line for line in found.stdout.splitlines() if "review order" in line]
     assert len(lines) == 1, found.stdout  # that run only
     assert f"run {run_id}: its stored review order is not what its task results give ({table})" in lines[0]
+
+
+def test_an_edited_statistics_row_is_one_finding(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The order check writes the statistics counts again too; verify's own check of them names what differs,
+    and the order check does not report the same row a second time."""
+    store, ids = _store(tmp_path, monkeypatch)
+    with sqlite3.connect(store) as conn:
+        conn.execute("UPDATE run_task_figures SET candidate_passed = candidate_passed + 1 WHERE run_id = ?", [ids[0]])
+    found = run_gatepost("--db", str(store), "verify")
+    assert found.returncode == 1
+    findings = [line for line in found.stdout.splitlines() if line.startswith("run ")]
+    assert len(findings) == 1 and "its stored statistics counts are not what its task results count" in findings[0]
