@@ -267,7 +267,7 @@ def parse_artifact(text: str, *, name: str) -> ParsedArtifact:
     return _dispatch(data, name)
 
 
-def read_results(shape: str) -> tuple[str, ...]:
+def _shape_results(shape: str) -> tuple[str, ...]:
     """The results arrays an artifact of this shape holds (a standalone run: task_results; else both sides)."""
     return ("task_results",) if shape == "upstream-standalone" else ("candidate_results", "baseline_results")
 
@@ -285,9 +285,9 @@ def _dispatch(data: dict[str, Any], name: str, streamed: tuple[int, int] | None 
     # an array of results the shape does not read would be stored from a large file (streamed before the
     # shape is known) and dropped from a small one: refused from both, so no result is kept or lost unseen
     for key in RESULT_KEYS:
-        if isinstance(data.get(key), list) and key not in read_results(parsed.shape):
+        if isinstance(data.get(key), list) and key not in _shape_results(parsed.shape):
             raise InputError(f"{name}: {key}: not read in a {parsed.shape} artifact, whose results are "
-                             f"{' and '.join(read_results(parsed.shape))}; a file holds one kind of results")
+                             f"{' and '.join(_shape_results(parsed.shape))}; a file holds one kind of results")
     return parsed
 
 
@@ -489,7 +489,7 @@ def _parse_fast(text: str, name: str) -> ParsedArtifact | None:
     except InputError:
         return None  # the strict reading refuses it, in its own words
     # the rows and mocks in the order the strict reading makes them (the shape's arrays; _dispatch refused others)
-    keys = read_results(parsed.shape)
+    keys = _shape_results(parsed.shape)
     parsed.rows = [row for key in keys if key in found for row in found[key][0]]
     parsed.mock = parsed.mock or any(found[key][2] for key in keys if key in found)
     return parsed

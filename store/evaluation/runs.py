@@ -141,6 +141,12 @@ def _results_from_table(db: Database, run_id: str) -> dict[str, list[dict[str, A
     return out
 
 
+def _next_task_id(db: Database) -> int:
+    """The id the next task result gets: an import gives its rows their ids, so the rows it seals are the rows
+    stored, id for id."""
+    return int(db.execute("SELECT MAX(id) FROM task_results").fetchone()[0] or 0) + 1
+
+
 def store_run(db: Database, suite: Suite | None, artifact: dict[str, Any], *, actor: str | None,
               rows: list[tuple[Any, ...]] | None = None) -> None:
     """Store the run, its event and its task results in one transaction (`rows`: prebuilt task rows)."""
@@ -162,9 +168,8 @@ def store_run(db: Database, suite: Suite | None, artifact: dict[str, Any], *, ac
         # hashed as inserted, ids given, so the rows sealed are the rows stored (reading them back for the
         # digest cost a fifth of an import)
         sealed = StreamedRecords(db, seq)
-        first_id = (db.execute("SELECT MAX(id) FROM task_results").fetchone()[0] or 0) + 1
         insert_many(db.conn, "task_results", _TASK_ID_COLUMNS,
-                    sealed.add([(i, *row) for i, row in enumerate(rows, first_id)]))
+                    sealed.add([(i, *row) for i, row in enumerate(rows, _next_task_id(db))]))
         act.event("suite.run", subject_type="run", subject_id=run_id, payload=_payload(artifact), note=_note(artifact),
                   at=artifact.get("finished_at"), seal=True, sealed=sealed)
         refresh_task_order(db, run_id, rows)  # the run's review order and counts (issue 19)
@@ -421,7 +426,7 @@ def _import_streamed(db: Database, path: Path, *, actor: str | None) -> tuple[st
         # the results' digest (sealed by the run's event) hashed as they are inserted, not read back
         sealed = StreamedRecords(db, seq)
         order = StreamedOrder(db)  # the per-task aggregates of the review order, kept as the rows go in
-        next_id = (db.execute("SELECT MAX(id) FROM task_results").fetchone()[0] or 0) + 1
+        next_id = _next_task_id(db)
         # SQLite writes one batch in a second thread while this one parses the next (two cores: the import
         # takes about the longer of the two, not their sum); the connection is the writer's until it ends
         with background_inserts(db.conn, "task_results", _TASK_ID_COLUMNS) as insert:
