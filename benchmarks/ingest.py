@@ -33,7 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from gatepost.store.evaluation import import_artifact
+from gatepost.store.evaluation import import_artifacts
 from gatepost.store.kernel import open_store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -100,8 +100,8 @@ def time_gatepost(store: Path, paths: list[Path], profile: bool) -> tuple[float,
     started = time.perf_counter()
     if profiler:
         profiler.enable()
-    for path in paths:
-        import_artifact(db, path, actor="bench")
+    for _ in import_artifacts(db, paths, actor="bench"):
+        pass
     if profiler:
         profiler.disable()
     elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu

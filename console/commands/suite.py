@@ -33,7 +33,7 @@ from gatepost.store.evaluation import (
     evaluate,
     export_artifact,
     flaky_words,
-    import_artifact,
+    import_artifacts,
     load_suite,
     make_executor,
     read_skill,
@@ -199,9 +199,8 @@ def suite_import_artifact(ctx: click.Context, files: tuple[str, ...], as_name: s
     """
     db = open_ctx_store(ctx, create=True)
     who = person(as_name)
-    for file in files:
-        run_id, created = import_artifact(db, file, actor=who)
-        named = f" ({file})" if len(files) > 1 else ""
+    for index, (_, run_id, created) in enumerate(import_artifacts(db, files, actor=who)):
+        named = f" ({files[index]})" if len(files) > 1 else ""
         output.line(f"{'imported' if created else 'already imported'}: {run_id}{named}")
 
 

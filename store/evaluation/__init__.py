@@ -40,6 +40,7 @@ from .guard import (
     guard_check,
     within_surface,
 )
+from .importing import import_artifacts
 from .judges import (
     MOCK_RUBRIC_SCORE,
     PYTEST_TIMEOUT,
@@ -216,6 +217,7 @@ __all__ = [
     "get_run",
     "guard_check",
     "import_artifact",
+    "import_artifacts",
     "judge",
     "judge_contains",
     "judge_pytest",

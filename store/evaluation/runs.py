@@ -10,6 +10,7 @@ import json
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -27,6 +28,8 @@ from gatepost.store.kernel import (
     now_iso,
     read_text,
     refresh_task_order,
+    stored_score,
+    task_result_lines,
 )
 
 from .artifacts import (
@@ -141,15 +144,35 @@ def _results_from_table(db: Database, run_id: str) -> dict[str, list[dict[str, A
     return out
 
 
-def _next_task_id(db: Database) -> int:
+def next_task_id(db: Database) -> int:
     """The id the next task result gets: an import gives its rows their ids, so the rows it seals are the rows
     stored, id for id."""
     return int(db.execute("SELECT MAX(id) FROM task_results").fetchone()[0] or 0) + 1
 
 
+@dataclass
+class ReadArtifact:
+    """An artifact file read and checked, not yet stored: what `read_artifact_file` gives and
+    `store_artifact_file` takes. Made in another process when many files are imported (importing.py),
+    so it holds plain values only. A large file (`parsed` None) is read while it is stored (streamed)."""
+
+    path: Path
+    run_id: str
+    parsed: ParsedArtifact | None
+    # task_results rows, id first (from first_id), in TASK_COLUMNS order, scores as SQLite stores them
+    # (stored_score); details and error (the last two) left out when null in every row: inserting them cost
+    # a fifth of the insert. `lines`: their seal's text (task_result_lines), so whoever stores them need not
+    # build or encode them again while their ids are still free.
+    rows: list[tuple[Any, ...]]
+    size: int
+    first_id: int
+    lines: bytes = b""
+
+
 def store_run(db: Database, suite: Suite | None, artifact: dict[str, Any], *, actor: str | None,
-              rows: list[tuple[Any, ...]] | None = None) -> None:
-    """Store the run, its event and its task results in one transaction (`rows`: prebuilt task rows)."""
+              read: ReadArtifact | None = None) -> None:
+    """Store the run, its event and its task results in one transaction (an imported file's rows are
+    `read`'s; else they are built from the artifact's results)."""
     run_id = artifact["run_id"]
     doing = f"{'import' if artifact.get('purpose') == 'imported' else 'record'} evaluation run {run_id}"
     # through the guarded pipeline (identity checked printable; no capability: any named loop or CI may run a suite)
@@ -162,17 +185,32 @@ def store_run(db: Database, suite: Suite | None, artifact: dict[str, Any], *, ac
         seq = act.next_seq()
         db.execute(f"INSERT INTO evaluation_runs (id, {', '.join(_RUN_FIELDS)})"
                    f" VALUES (?, {', '.join('?' * len(_RUN_FIELDS))})", [run_id, *_run_values(suite, artifact, seq)])
-        if rows is None:
-            rows = _task_rows(run_id, "candidate", artifact["candidate_results"]) + \
-                _task_rows(run_id, "baseline", artifact["baseline_results"] or [])
         # hashed as inserted, ids given, so the rows sealed are the rows stored (reading them back for the
         # digest cost a fifth of an import)
         sealed = StreamedRecords(db, seq)
-        insert_many(db.conn, "task_results", _TASK_ID_COLUMNS,
-                    sealed.add([(i, *row) for i, row in enumerate(rows, _next_task_id(db))]))
+        rows = _sealed_rows(db, sealed, run_id, artifact, read)
+        insert_many(db.conn, "task_results", _TASK_ID_COLUMNS[:len(rows[0])] if rows else _TASK_ID_COLUMNS, rows)
         act.event("suite.run", subject_type="run", subject_id=run_id, payload=_payload(artifact), note=_note(artifact),
                   at=artifact.get("finished_at"), seal=True, sealed=sealed)
-        refresh_task_order(db, run_id, rows)  # the run's review order and counts (issue 19)
+        refresh_task_order(db, run_id, rows, with_ids=True)  # the run's review order and counts (issue 19)
+
+
+def _sealed_rows(db: Database, sealed: StreamedRecords, run_id: str, artifact: dict[str, Any],
+                 read: ReadArtifact | None) -> list[tuple[Any, ...]]:
+    """The run's task_results rows, id first, as they are to be inserted, hashed into `sealed`.
+
+    An import's reader gave them ids already, counted from the store's next id when it began (in a worker
+    process, ahead of the store): they are kept while free, every one above the largest stored (a file
+    skipped as stored before leaves a gap); when another writer took them, they are given again here."""
+    next_id = next_task_id(db)
+    if read is None:
+        rows = _task_rows(run_id, "candidate", artifact["candidate_results"]) + \
+            _task_rows(run_id, "baseline", artifact["baseline_results"] or [])
+        return sealed.add([(i, *row) for i, row in enumerate(rows, next_id)])
+    if read.first_id >= next_id:
+        sealed.add_lines(read.lines)
+        return read.rows
+    return sealed.add([(i, *row[1:]) for i, row in enumerate(read.rows, next_id)], as_stored=True)
 
 
 # --- reading runs (the console's queries) ---------------------------------------------------
@@ -334,26 +372,44 @@ def task_outputs(db: Database, run_id: str, task_id: str) -> dict[str, dict[str,
 
 
 # --- importing and exporting artifact files ---------------------------------------------------
+def read_artifact_file(path: str | Path, *, first_id: int) -> ReadArtifact:
+    """Read, hash and check one artifact file (no store needed), its rows given their ids from `first_id`
+    and encoded for the seal; InputError naming the file when it is not one. A file over the whole-read
+    limit is only named here: it is streamed when stored."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size if path.is_file() else 0
+    except OSError:
+        size = 0
+    if size > MAX_FILE_BYTES:  # streamed in bounded memory, stored in batches inside its one transaction (issue 19)
+        return ReadArtifact(path, "", None, [], size, first_id)
+    text = read_text(path, what="artifact file")
+    parsed = parse_artifact(text, name=path.name)
+    run_id = "imp-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+    narrow = all(row[-2] is None and row[-1] is None for row in parsed.rows)  # no details, no error: left out
+    rows = [(i, run_id, side, task_id, 1, passed, judged,
+             score if type(score) is float and score else stored_score(score), *rest)
+            for i, (side, task_id, passed, judged, score, *rest)
+            in enumerate((row[:-2] for row in parsed.rows) if narrow else parsed.rows, first_id)]
+    parsed.rows = []  # held once, as the rows to store
+    return ReadArtifact(path, run_id, parsed, rows, size, first_id, task_result_lines(rows))
+
+
+def store_artifact_file(db: Database, read: ReadArtifact, *, actor: str | None = None) -> tuple[str, bool]:
+    """Store a file `read_artifact_file` read as an evaluation run (one transaction); returns (run id, newly
+    stored). A run already stored (the same bytes) is not stored again."""
+    if read.parsed is None:
+        return _import_streamed(db, read.path, actor=actor)
+    if db.execute("SELECT 1 FROM evaluation_runs WHERE id = ?", [read.run_id]).fetchone():
+        return read.run_id, False
+    store_run(db, None, _imported(read.parsed, read.path, read.run_id), actor=actor, read=read)
+    return read.run_id, True
+
+
 def import_artifact(db: Database, path: str | Path, *, actor: str | None = None) -> tuple[str, bool]:
     """Store an evaluator artifact JSON (any shape upstream's evaluate.py writes, or gatepost's);
     returns (run id, newly stored). A file whose delta or verdict contradicts its rates is refused."""
-    path = Path(path)
-    name = path.name
-    try:
-        large = path.is_file() and path.stat().st_size > MAX_FILE_BYTES
-    except OSError:
-        large = False
-    if large:  # streamed in bounded memory, stored in batches inside its one transaction (issue 19)
-        return _import_streamed(db, path, actor=actor)
-    text = read_text(path, what="artifact file")
-    parsed = parse_artifact(text, name=name)
-    run_id = "imp-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
-    if db.execute("SELECT 1 FROM evaluation_runs WHERE id = ?", [run_id]).fetchone():
-        return run_id, False
-    artifact = _imported(parsed, path, run_id)
-    rows = [(run_id, side, task_id, 1, *rest) for side, task_id, *rest in parsed.rows]
-    store_run(db, None, artifact, actor=actor, rows=rows)
-    return run_id, True
+    return store_artifact_file(db, read_artifact_file(path, first_id=next_task_id(db)), actor=actor)
 
 
 def _imported(parsed: ParsedArtifact, path: Path, run_id: str) -> dict[str, Any]:
@@ -426,7 +482,7 @@ def _import_streamed(db: Database, path: Path, *, actor: str | None) -> tuple[st
         # the results' digest (sealed by the run's event) hashed as they are inserted, not read back
         sealed = StreamedRecords(db, seq)
         order = StreamedOrder(db)  # the per-task aggregates of the review order, kept as the rows go in
-        next_id = _next_task_id(db)
+        next_id = next_task_id(db)
         # SQLite writes one batch in a second thread while this one parses the next (two cores: the import
         # takes about the longer of the two, not their sum); the connection is the writer's until it ends
         with background_inserts(db.conn, "task_results", _TASK_ID_COLUMNS) as insert:
@@ -461,6 +517,6 @@ def export_artifact(db: Database, run_id: str) -> dict[str, Any]:
     return upstream_artifact(artifact)
 
 
-__all__ = ["VERDICTS", "TASK_COLUMNS", "RUN_COLUMNS", "RESULTS_IN_TABLE", "baseline_cache_key", "export_artifact",
-           "get_run", "import_artifact", "list_runs", "previous_run", "record_suite", "run_tasks", "store_run",
-           "task_attempts", "task_outputs"]
+__all__ = ["VERDICTS", "TASK_COLUMNS", "RUN_COLUMNS", "RESULTS_IN_TABLE", "ReadArtifact", "baseline_cache_key",
+           "export_artifact", "get_run", "import_artifact", "list_runs", "previous_run", "read_artifact_file",
+           "record_suite", "run_tasks", "store_artifact_file", "store_run", "task_attempts", "task_outputs"]

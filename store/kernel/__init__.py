@@ -127,6 +127,8 @@ from .records import (
     StreamedRecords,
     records_digest,
     seqs_with_records,
+    stored_score,
+    task_result_lines,
 )
 from .schema import (
     APPLICATION_ID,
@@ -304,6 +306,8 @@ __all__ = [
     "same_actor",
     "schema_version",
     "seqs_with_records",
+    "stored_score",
+    "task_result_lines",
     "set_signing_key",
     "signature_findings",
     "signing_available",

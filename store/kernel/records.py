@@ -90,21 +90,47 @@ class StreamedRecords:
         assert RECORD_SOURCES[-1][0] == "task_results"
         self.hash.update(b"\ntask_results\n")
 
-    def add(self, rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-        """Hash these rows (id first, in TASK_RESULT_COLUMNS order); returns them as they are to be inserted."""
-        at = _SCORE
-        for i, row in enumerate(rows):
-            score = row[at]
-            if score is not None and (type(score) is not float or (score == 0 and copysign(1.0, score) < 0)):
-                rows[i] = (*row[:at], float(score) + 0.0, *row[at + 1:])  # -0.0 + 0.0 is 0.0
+    def add(self, rows: list[tuple[Any, ...]], *, as_stored: bool = False) -> list[tuple[Any, ...]]:
+        """Hash these rows (id first, in TASK_RESULT_COLUMNS order); returns them as they are to be inserted.
+
+        Rows may leave out trailing columns that are null in every one of them (an import's rows leave out
+        details and error: inserting two nulls per row cost a fifth of the insert); they are hashed as null.
+        `as_stored`: the scores are already as SQLite stores them (`stored_score`), not looked at again.
+        """
+        if not as_stored:
+            at = _SCORE
+            for i, row in enumerate(rows):
+                score = row[at]
+                if score is not None and (type(score) is not float or (score == 0 and copysign(1.0, score) < 0)):
+                    rows[i] = (*row[:at], float(score) + 0.0, *row[at + 1:])  # -0.0 + 0.0 is 0.0
         if rows:
-            self.found = True
-            self.hash.update(_ENCODER.encode_lines(rows))  # one JSON line per row, as _encode gives
+            self.add_lines(task_result_lines(rows))
         return rows
+
+    def add_lines(self, lines: bytes) -> None:
+        """Hash rows already encoded by `task_result_lines` (an import's worker process encodes them)."""
+        if lines:
+            self.found = True
+            self.hash.update(lines)
 
     def hexdigest(self) -> str | None:
         """The digest records_digest gives (None: no records)."""
         return self.hash.hexdigest() if self.found else None
+
+
+def task_result_lines(rows: list[tuple[Any, ...]]) -> bytes:
+    """Task results (id first, TASK_RESULT_COLUMNS order, scores as stored) as the seal hashes them: one JSON
+    line per row, as `_encode` gives. Rows may leave out trailing columns null in every one of them."""
+    lines = _ENCODER.encode_lines(rows)
+    missing = len(TASK_RESULT_COLUMNS) - len(rows[0]) if rows else 0
+    if missing:  # a raw newline only ends a JSON line (one inside a string is written \n): ']\n' ends a row
+        lines = (b",null" * missing + b"]\n").join(lines.split(b"]\n"))  # half the time of bytes.replace
+    return lines
+
+
+def stored_score(score: Any) -> float | None:
+    """A score as SQLite stores it in a REAL column: a float, -0.0 as 0.0 (None stays None)."""
+    return None if score is None else float(score) + 0.0
 
 
 def seqs_with_records(db: Database) -> list[int]:

@@ -172,18 +172,20 @@ def neighbour_run(db: Database, run_id: str, *, after: bool) -> str | None:
     return found[0] if found else None
 
 
-def _from_rows(rows: Sequence[Sequence[Any]], first_id: int) -> list[list[Any]]:
-    """The per-task aggregates of _AGGREGATE, from the task results just inserted (ids from first_id)."""
+def _from_rows(rows: Sequence[Sequence[Any]], first_id: int, shift: int = 0) -> list[list[Any]]:
+    """The per-task aggregates of _AGGREGATE, from the task results just inserted (ids from first_id; `shift`
+    1: each row starts with its id)."""
     tasks: dict[str, list[Any]] = {}
+    at_task, at_split, at_side, at_passed = _TASK + shift, _SPLIT + shift, _SIDE + shift, _PASSED + shift
     for offset, row in enumerate(rows):
-        task = tasks.get(row[_TASK])
+        task = tasks.get(row[at_task])
         if task is None:
-            task = tasks[row[_TASK]] = [row[_TASK], first_id + offset, None, 0, None, None, 0, None, None]
-        task[2] = row[_SPLIT]
-        side = row[_SIDE]
+            task = tasks[row[at_task]] = [row[at_task], first_id + offset, None, 0, None, None, 0, None, None]
+        task[2] = row[at_split]
+        side = row[at_side]
         at = 3 if side == "candidate" else 6 if side == "baseline" else 0
         if at:
-            passed = row[_PASSED] or 0
+            passed = row[at_passed] or 0
             task[at] += 1
             task[at + 1] = passed if task[at + 1] is None else max(task[at + 1], passed)
             task[at + 2] = passed if task[at + 2] is None else min(task[at + 2], passed)
@@ -637,12 +639,12 @@ def computed_order(db: Database, run_id: str) -> Built:
 
 
 def refresh_task_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] | None = None, *,
-                       streamed: "StreamedOrder | None" = None) -> None:
+                       streamed: "StreamedOrder | None" = None, with_ids: bool = False) -> None:
     """Store a large run's review order and counts, and rebuild the stored order of the run that follows it.
 
     Call it inside the transaction that stores the run's task results. `rows`: those results as
     inserted just before by one executemany (task_results columns in evaluation's TASK_COLUMNS
-    order), so nothing is read back; `streamed`: what a streamed import kept of every row it inserted
+    order, after the id with `with_ids`), so nothing is read back; `streamed`: what a streamed import kept of every row it inserted
     (so its rows are not counted again). A run of at most TASK_ORDER_STORE_ABOVE results stores nothing:
     its order costs a few ms to compute when read, less than storing it on every import. When the run is
     older than one already stored, that newer run's previous run is now this one: its Δ flags and order
@@ -654,7 +656,7 @@ def refresh_task_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] 
         _forget(db, run_id)
     elif rows is not None and not is_stored(db, run_id):
         last = db.execute("SELECT MAX(id) FROM task_results").fetchone()[0] or 0
-        _write(db, run_id, _build(db, run_id, _from_rows(rows, last - len(rows) + 1)))
+        _write(db, run_id, _build(db, run_id, _from_rows(rows, last - len(rows) + 1, 1 if with_ids else 0)))
     elif streamed is not None and streamed.usable(db, run_id):
         _write_ordered(db, run_id, _ORDERED_STREAMED)
     else:

@@ -1,0 +1,174 @@
+"""Importing many artifact files: each read and checked ahead in a second process while this one stores the
+files before it, so a CI job's thousand artifacts take about as long as storing them.
+
+Reading a file (its bytes, their hash, the JSON and every result's checks) needs no store, and it is about
+half of an import's time. Threads cannot share it: SQLite gives Python's lock back while it writes, but a
+thread taking the lock back waits behind the parser each time (measured: slower than one thread). So the
+files are read by a worker process and handed over already checked (`runs.ReadArtifact`); storing them
+stays here, in the order given, each in its own transaction, as one file at a time would be.
+
+The worker is a plain `python -c` child reading paths from its stdin and writing what it read to its
+stdout (pickled): not multiprocessing, whose "spawn" runs the caller's main script again in the child and
+whose "fork" would copy this process's open store. It never opens the store. What it cannot read for a
+reason other than a bad file (it died, or a bug) this process reads itself, so every error is worded and
+raised as one file at a time would raise it. A few small files are read here: a worker starts in ~0.2 s.
+"""
+
+import fcntl
+import os
+import pickle
+import subprocess
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from sqlite_utils import Database
+
+from gatepost.store.kernel import GatepostError
+
+from .runs import ReadArtifact, next_task_id, read_artifact_file, store_artifact_file
+
+AHEAD_MIN_BYTES = 16 * 1024 * 1024  # below this in all, the files are read here
+AHEAD_MAX_FILES = 64  # paths asked for and not yet answered, at most: they always fit in the worker's stdin pipe
+WORKER = "from gatepost.store.evaluation.importing import serve_reads; serve_reads()"
+
+
+def read_ahead_bytes() -> int:
+    """From how many bytes of files in all a worker reads them ahead: 16 MiB, or GATEPOST_READ_AHEAD_BYTES
+    (0: always; `off`: never)."""
+    value = os.environ.get("GATEPOST_READ_AHEAD_BYTES", "").strip().lower()
+    if value == "off":
+        return -1
+    return int(value) if value.isdigit() else AHEAD_MIN_BYTES
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size if path.is_file() else 0
+    except OSError:
+        return 0
+
+
+def import_artifacts(db: Database, paths: Sequence[str | Path], *, actor: str | None = None
+                     ) -> Iterator[tuple[Path, str, bool]]:
+    """Store artifact files as evaluation runs, in the order given, each in its own transaction; yields
+    (path, run id, newly stored) as each is stored. The first bad file raises its InputError (naming it)
+    when its turn comes: the files before it are stored, none after it.
+
+    With two cores or more and enough to read, files are read ahead by a worker process; what is stored,
+    and every error, is the same as `import_artifact` one file at a time.
+    """
+    files = [Path(p) for p in paths]
+    sizes = [_size(p) for p in files]
+    least = read_ahead_bytes()
+    if least < 0 or _cores() < 2 or len(files) < 2 or sum(sizes) < least or not sys.executable:
+        for path in files:
+            yield (path, *store_artifact_file(db, read_artifact_file(path, first_id=next_task_id(db)), actor=actor))
+        return
+    yield from _read_ahead(db, files, actor=actor)
+
+
+def _read_ahead(db: Database, files: list[Path], *, actor: str | None) -> Iterator[tuple[Path, str, bool]]:
+    """import_artifacts with the worker reading the files ahead. Memory stays bounded: the worker writes
+    what it read into a pipe this process empties one answer at a time, so it is at most one file ahead."""
+    worker = subprocess.Popen([sys.executable, "-c", WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL)
+    requests, answers = worker.stdin, worker.stdout
+    assert requests is not None and answers is not None
+    _widen(answers)
+    asked = answered = 0  # files asked for; answers read
+    alone = False  # the worker is gone: this process reads the rest itself
+    try:
+        for index, path in enumerate(files):
+            read = None
+            if not alone:
+                try:
+                    if asked < len(files) and asked - index < AHEAD_MAX_FILES:
+                        while asked < len(files) and asked - index < AHEAD_MAX_FILES:
+                            # the first tells the worker the store's next task id: it counts on from there
+                            pickle.dump((files[asked], None if asked else next_task_id(db)), requests)
+                            asked += 1
+                        requests.flush()
+                    answered += 1
+                    read = _answer(answers)
+                except (OSError, EOFError, pickle.UnpicklingError):  # it died (killed, out of memory)
+                    alone = True
+            if read is None:  # not read there: read here (a bad file raises here, as it would alone)
+                read = read_artifact_file(path, first_id=next_task_id(db))
+            yield (path, *store_artifact_file(db, read, actor=actor))
+    finally:
+        _stop(worker, idle=not alone and answered == asked)
+
+
+def _widen(pipe: IO[bytes]) -> None:
+    """A pipe that holds a whole answer (1 MiB where Linux allows it, 64 KiB otherwise): the worker writes
+    one file's rows while this process stores the one before, instead of waiting for it to read them."""
+    if hasattr(fcntl, "F_SETPIPE_SZ"):  # Linux
+        try:
+            fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, 1024 * 1024)
+        except OSError:  # above /proc/sys/fs/pipe-max-size for this user: the pipe stays as it was
+            pass
+
+
+def _answer(answers: IO[bytes]) -> ReadArtifact | None:
+    """The worker's next answer: what it read; its error for a bad file, raised here; None to read it here."""
+    kind, value = pickle.load(answers)
+    if kind == "error":
+        raise value
+    return value if kind == "read" else None
+
+
+def _stop(worker: subprocess.Popen[bytes], *, idle: bool) -> None:
+    """End the worker. Idle (every answer read), it ends when its stdin closes; else (a bad file or an error
+    stopped the import) it is killed: it may be reading files no one will store."""
+    for pipe in (worker.stdin, worker.stdout):
+        try:
+            if pipe is not None:
+                pipe.close()
+        except OSError:
+            pass
+    if idle:
+        try:
+            worker.wait(timeout=5)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+    worker.kill()
+    worker.wait()
+
+
+def serve_reads(requests: IO[bytes] | None = None, answers: IO[bytes] | None = None) -> None:
+    """The worker: reads each path asked for, in order, until its stdin ends, and answers ("read", ReadArtifact),
+    ("error", the file's GatepostError), or ("here", None) when anything else went wrong (read it there).
+
+    Each request is (path, the store's next task id or None): the first gives it, and the ids go on from
+    there, file after file, as the importing process will store them (runs.ReadArtifact)."""
+    requests = requests or sys.stdin.buffer
+    answers = answers or sys.stdout.buffer
+    next_id = 1
+    while True:
+        try:
+            path, start = pickle.load(requests)
+        except EOFError:
+            return
+        if start is not None:
+            next_id = start
+        answer: tuple[str, Any]
+        try:
+            read = read_artifact_file(path, first_id=next_id)
+            next_id += len(read.rows)
+            answer = ("read", read)
+        except GatepostError as exc:
+            answer = ("error", exc)
+        except Exception:  # noqa: BLE001 - read again by the importing process, which raises it with its traceback
+            answer = ("here", None)
+        pickle.dump(answer, answers, protocol=pickle.HIGHEST_PROTOCOL)
+        answers.flush()
