@@ -5,19 +5,21 @@
 It writes evaluator artifact files (ROWS / PER_FILE files of PER_FILE task
 results each) to a temporary folder first, untimed. Then, timed:
 
-- gatepost: store.evaluator.import_artifact of every file into a fresh store,
-  as `gatepost suite import-artifact` does: read, parse, validate, and store
-  each file in its own transaction (the run, its event, its task results);
+- gatepost: store.evaluation.import_artifacts of all the files into a fresh
+  store, as `gatepost suite import-artifact FILE...` does: a worker process
+  reads, parses and validates the files ahead while this one stores each in
+  its own transaction (the run, its event, its task results);
 - raw: the same task-result rows, already in memory as tuples, inserted with
   plain sqlite3 `executemany` in ONE transaction into a fresh file holding a
   table of the same shape and the same index, with the same journal settings
   (WAL, synchronous=NORMAL).
 
-It prints both times (wall clock, and the CPU time of this process), rows/s
-and the ratio (target: gatepost within 2x of the raw insert). With --repeat N
+It prints both times (wall clock, and the CPU time of this process: the
+worker's is not counted; the wall clock is what counts), rows/s and the ratio
+(issue 19's target: gatepost within 1.3x of the raw insert). With --repeat N
 both sides run N times, alternating, each into fresh files, and the best time
 of each side counts (as timeit does: other load on the machine only ever adds
-time). --profile runs the gatepost side under cProfile and prints where the
+time); the median of the N pairs' own ratios is printed too. --profile runs the gatepost side under cProfile and prints where the
 time goes.
 """
 
@@ -28,6 +30,7 @@ import json
 import pstats
 import shutil
 import sqlite3
+import statistics
 import sys
 import tempfile
 import time
@@ -158,16 +161,17 @@ def main() -> None:
             gate.append((gate_s, gate_cpu))
             raw.append(time_raw(work / "raw.db", rows))
             if args.repeat > 1:
-                print(f"  run {n + 1}: gatepost {gate_s:.2f} s, raw {raw[-1][0]:.2f} s")
+                print(f"  run {n + 1}: gatepost {gate_s:.2f} s, raw {raw[-1][0]:.2f} s ({gate_s / raw[-1][0]:.2f}x)")
+        pairs = statistics.median(g[0] / r[0] for g, r in zip(gate, raw, strict=True))
         (gate_s, gate_cpu), (raw_s, raw_cpu) = min(gate), min(raw)
         ratio = gate_s / raw_s
         best = f" (best of {args.repeat})" if args.repeat > 1 else ""
-        print(f"gatepost import_artifact: {gate_s:8.2f} s  {args.rows / gate_s:>10,.0f} rows/s  cpu {gate_cpu:6.2f} s"
+        print(f"gatepost import_artifacts: {gate_s:7.2f} s  {args.rows / gate_s:>10,.0f} rows/s  cpu {gate_cpu:6.2f} s"
               f"  ({len(paths):,} files, one transaction each){best}")
-        print(f"raw sqlite3 executemany:  {raw_s:8.2f} s  {args.rows / raw_s:>10,.0f} rows/s  cpu {raw_cpu:6.2f} s"
+        print(f"raw sqlite3 executemany:   {raw_s:7.2f} s  {args.rows / raw_s:>10,.0f} rows/s  cpu {raw_cpu:6.2f} s"
               f"  (one transaction){best}")
-        print(f"ratio gatepost / raw:     {ratio:8.2f}x  (cpu {gate_cpu / raw_cpu:.2f}x; target <= 2x: "
-              f"{'met' if ratio <= 2 else 'NOT met'})")
+        print(f"ratio gatepost / raw:      {ratio:7.2f}x  (median of the pairs {pairs:.2f}x; cpu of this process "
+              f"{gate_cpu / raw_cpu:.2f}x; target <= 1.3x: {'met' if ratio <= 1.3 else 'NOT met'})")
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)

@@ -5,6 +5,8 @@ import os
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from gatepost.store.cases import get_case, import_case
 from gatepost.store.kernel import add_actor, open_store
 from tests.conftest import run_gatepost
@@ -77,8 +79,10 @@ def test_import_artifact_round_trips_a_run(cli, tmp_path: Path):
     assert cli("suite", "import-artifact", str(out)).output.startswith("already imported")
 
 
-def test_import_artifact_takes_many_files_each_its_own_transaction(tmp_path: Path):
+@pytest.mark.parametrize("read_ahead", ["off", "0"])  # read here; read ahead by a worker process
+def test_import_artifact_takes_many_files_each_its_own_transaction(tmp_path: Path, read_ahead: str):
     store = tmp_path / "s.db"
+    env = {"GATEPOST_READ_AHEAD_BYTES": read_ahead}
     files = []
     for i in range(3):
         path = tmp_path / f"run-{i}.json"
@@ -89,7 +93,7 @@ def test_import_artifact_takes_many_files_each_its_own_transaction(tmp_path: Pat
     bad = tmp_path / "bad.json"
     bad.write_text('{"execution_pass_rate": 1.0, "candidate_results": [}')
     done = run_gatepost("--db", str(store), "suite", "import-artifact", files[0], files[1], files[0], str(bad),
-                        files[2], "--as", "ana")
+                        files[2], "--as", "ana", env=env)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.strip().count("\n") == 0 and "bad.json: not valid JSON" in done.stderr
     lines = done.stdout.splitlines()  # one per file before the bad one, naming it; the bad one stops the rest
@@ -97,7 +101,7 @@ def test_import_artifact_takes_many_files_each_its_own_transaction(tmp_path: Pat
     assert lines[0].endswith(f"({files[0]})") and lines[2].endswith(f"({files[0]})")
     with sqlite3.connect(store) as conn:  # the two good files before it stay stored
         assert conn.execute("SELECT COUNT(*) FROM evaluation_runs").fetchone()[0] == 2
-    rest = run_gatepost("--db", str(store), "suite", "import-artifact", files[2], "--as", "ana")
+    rest = run_gatepost("--db", str(store), "suite", "import-artifact", files[2], "--as", "ana", env=env)
     assert rest.returncode == 0 and rest.stdout.startswith("imported: imp-") and "(" not in rest.stdout
     assert run_gatepost("--db", str(store), "suite", "import-artifact").returncode == 2  # no file: usage
 
