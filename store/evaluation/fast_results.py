@@ -59,8 +59,13 @@ def _absent_to(column: tuple[Any, ...], value: Any) -> Sequence[Any]:
     return [value if v is UNSET else v for v in column] if UNSET in column else column
 
 
+_TEXT_OR_NOTHING = {str, type(None), type(msgspec.UNSET)}
+
+
 def _text_colons(column: tuple[Any, ...]) -> int | None:
     """':' inside the strings of an any-typed column; None when a value is nested (read the strict way)."""
+    if set(map(type, column)) <= _TEXT_OR_NOTHING:  # as upstream writes it: counted at C speed (None, UNSET
+        return "".join(filter(None, column)).count(":")  # and "" are falsy; a third of a worker's reading)
     colons = 0
     for value in column:
         if type(value) is str:

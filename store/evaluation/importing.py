@@ -17,6 +17,7 @@ raised as one file at a time would raise it. A few small files are read here: a 
 import fcntl
 import os
 import pickle
+import select
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
@@ -77,28 +78,33 @@ def import_artifacts(db: Database, paths: Sequence[str | Path], *, actor: str | 
 
 
 def _read_ahead(db: Database, files: list[Path], *, actor: str | None) -> Iterator[tuple[Path, str, bool]]:
-    """import_artifacts with the worker reading the files ahead. Memory stays bounded: the worker writes
-    what it read into a pipe this process empties one answer at a time, so it is at most one file ahead."""
+    """import_artifacts with the worker reading the files ahead. Until it has started (it says so), this
+    process reads the files itself: none waits on it. Memory stays bounded: the worker writes what it read
+    into a pipe this process empties one answer at a time, so it is at most a few files ahead."""
     worker = subprocess.Popen([sys.executable, "-c", WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               stderr=subprocess.DEVNULL)
     requests, answers = worker.stdin, worker.stdout
     assert requests is not None and answers is not None
     _widen(answers)
-    asked = answered = 0  # files asked for; answers read
+    asked = answered = 0  # files asked for (from the one the worker started on); answers read
+    started = False  # the worker said it is ready: from then on it reads every file
     alone = False  # the worker is gone: this process reads the rest itself
     try:
         for index, path in enumerate(files):
             read = None
             if not alone:
                 try:
-                    if asked < len(files) and asked - index < AHEAD_MAX_FILES:
+                    if not started and _ready(answers):
+                        started, asked = True, index
+                    if started and asked < len(files) and asked - index < AHEAD_MAX_FILES:
                         while asked < len(files) and asked - index < AHEAD_MAX_FILES:
                             # the first tells the worker the store's next task id: it counts on from there
-                            pickle.dump((files[asked], None if asked else next_task_id(db)), requests)
+                            pickle.dump((files[asked], next_task_id(db) if asked == index else None), requests)
                             asked += 1
                         requests.flush()
-                    answered += 1
-                    read = _answer(answers)
+                    if started:
+                        answered += 1
+                        read = _answer(answers)
                 except (OSError, EOFError, pickle.UnpicklingError):  # it died (killed, out of memory)
                     alone = True
             if read is None:  # not read there: read here (a bad file raises here, as it would alone)
@@ -106,6 +112,15 @@ def _read_ahead(db: Database, files: list[Path], *, actor: str | None) -> Iterat
             yield (path, *store_artifact_file(db, read, actor=actor))
     finally:
         _stop(worker, idle=not alone and answered == asked)
+
+
+def _ready(answers: IO[bytes]) -> bool:
+    """Whether the worker has started: its first answer, ("ready", None), is there to read (not waited for)."""
+    if not select.select([answers], [], [], 0)[0]:
+        return False
+    if pickle.load(answers) != ("ready", None):
+        raise pickle.UnpicklingError("the import worker did not start as expected")
+    return True
 
 
 def _widen(pipe: IO[bytes]) -> None:
@@ -146,13 +161,16 @@ def _stop(worker: subprocess.Popen[bytes], *, idle: bool) -> None:
 
 
 def serve_reads(requests: IO[bytes] | None = None, answers: IO[bytes] | None = None) -> None:
-    """The worker: reads each path asked for, in order, until its stdin ends, and answers ("read", ReadArtifact),
-    ("error", the file's GatepostError), or ("here", None) when anything else went wrong (read it there).
+    """The worker: says ("ready", None), then reads each path asked for, in order, until its stdin ends, and
+    answers ("read", ReadArtifact), ("error", the file's GatepostError), or ("here", None) when anything
+    else went wrong (read it there).
 
     Each request is (path, the store's next task id or None): the first gives it, and the ids go on from
     there, file after file, as the importing process will store them (runs.ReadArtifact)."""
     requests = requests or sys.stdin.buffer
     answers = answers or sys.stdout.buffer
+    pickle.dump(("ready", None), answers)  # started: the importing process hands over the files from now on
+    answers.flush()
     next_id = 1
     while True:
         try:

@@ -11,6 +11,8 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import chain
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, cast
 
@@ -18,18 +20,18 @@ from sqlite_utils import Database
 
 from gatepost.store.kernel import (
     MAX_FILE_BYTES,
+    FlatRows,
     InputError,
     StreamedOrder,
     StreamedRecords,
     background_inserts,
     check_before_first_write,
     guarded,
-    insert_many,
+    insert_values,
     now_iso,
     read_text,
     refresh_task_order,
     stored_score,
-    task_result_lines,
 )
 
 from .artifacts import (
@@ -161,12 +163,19 @@ class ReadArtifact:
     parsed: ParsedArtifact | None
     # task_results rows, id first (from first_id), in TASK_COLUMNS order, scores as SQLite stores them
     # (stored_score); details and error (the last two) left out when null in every row: inserting them cost
-    # a fifth of the insert. `lines`: their seal's text (task_result_lines), so whoever stores them need not
-    # build or encode them again while their ids are still free.
-    rows: list[tuple[Any, ...]]
+    # a fifth of the insert. Held as their values one after the other, `width` per row, as they are bound
+    # (`rows` makes the tuples). `digest`: their seal as an act with no other records has it (kernel
+    # StreamedRecords), so whoever stores them need not build or hash them again while their ids are free.
+    values: list[Any]
+    width: int
     size: int
     first_id: int
-    lines: bytes = b""
+    digest: str | None = None
+    source: str = ""  # the file's absolute path (imported_from)
+
+    @property
+    def rows(self) -> FlatRows:
+        return FlatRows(self.values, self.width)
 
 
 def store_run(db: Database, suite: Suite | None, artifact: dict[str, Any], *, actor: str | None,
@@ -189,14 +198,14 @@ def store_run(db: Database, suite: Suite | None, artifact: dict[str, Any], *, ac
         # digest cost a fifth of an import)
         sealed = StreamedRecords(db, seq)
         rows = _sealed_rows(db, sealed, run_id, artifact, read)
-        insert_many(db.conn, "task_results", _TASK_ID_COLUMNS[:len(rows[0])] if rows else _TASK_ID_COLUMNS, rows)
+        insert_values(db.conn, "task_results", _TASK_ID_COLUMNS[:rows.width], rows.values)
         act.event("suite.run", subject_type="run", subject_id=run_id, payload=_payload(artifact), note=_note(artifact),
                   at=artifact.get("finished_at"), seal=True, sealed=sealed)
         refresh_task_order(db, run_id, rows, with_ids=True)  # the run's review order and counts (issue 19)
 
 
 def _sealed_rows(db: Database, sealed: StreamedRecords, run_id: str, artifact: dict[str, Any],
-                 read: ReadArtifact | None) -> list[tuple[Any, ...]]:
+                 read: ReadArtifact | None) -> FlatRows:
     """The run's task_results rows, id first, as they are to be inserted, hashed into `sealed`.
 
     An import's reader gave them ids already, counted from the store's next id when it began (in a worker
@@ -206,11 +215,16 @@ def _sealed_rows(db: Database, sealed: StreamedRecords, run_id: str, artifact: d
     if read is None:
         rows = _task_rows(run_id, "candidate", artifact["candidate_results"]) + \
             _task_rows(run_id, "baseline", artifact["baseline_results"] or [])
-        return sealed.add([(i, *row) for i, row in enumerate(rows, next_id)])
+        return _flat(sealed.add([(i, *row) for i, row in enumerate(rows, next_id)]), len(_TASK_ID_COLUMNS))
     if read.first_id >= next_id:
-        sealed.add_lines(read.lines)
+        if not sealed.adopt(read.digest):
+            sealed.add(list(read.rows), as_stored=True)
         return read.rows
-    return sealed.add([(i, *row[1:]) for i, row in enumerate(read.rows, next_id)], as_stored=True)
+    return _flat(sealed.add([(i, *row[1:]) for i, row in enumerate(read.rows, next_id)], as_stored=True), read.width)
+
+
+def _flat(rows: list[tuple[Any, ...]], width: int) -> FlatRows:
+    return FlatRows(list(chain.from_iterable(rows)), width)
 
 
 # --- reading runs (the console's queries) ---------------------------------------------------
@@ -382,17 +396,23 @@ def read_artifact_file(path: str | Path, *, first_id: int) -> ReadArtifact:
     except OSError:
         size = 0
     if size > MAX_FILE_BYTES:  # streamed in bounded memory, stored in batches inside its one transaction (issue 19)
-        return ReadArtifact(path, "", None, [], size, first_id)
+        return ReadArtifact(path, "", None, [], 0, size, first_id)
     text = read_text(path, what="artifact file")
     parsed = parse_artifact(text, name=path.name)
     run_id = "imp-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
-    narrow = all(row[-2] is None and row[-1] is None for row in parsed.rows)  # no details, no error: left out
+    narrow = set(map(_UPSTREAM_ONLY, parsed.rows)) <= {(None, None)}  # no details, no error: left out
     rows = [(i, run_id, side, task_id, 1, passed, judged,
              score if type(score) is float and score else stored_score(score), *rest)
             for i, (side, task_id, passed, judged, score, *rest)
             in enumerate((row[:-2] for row in parsed.rows) if narrow else parsed.rows, first_id)]
     parsed.rows = []  # held once, as the rows to store
-    return ReadArtifact(path, run_id, parsed, rows, size, first_id, task_result_lines(rows))
+    sealed = StreamedRecords(None, 0)
+    sealed.add(rows, as_stored=True)
+    return ReadArtifact(path, run_id, parsed, list(chain.from_iterable(rows)), len(rows[0]) if rows else 0, size,
+                        first_id, sealed.hexdigest(), str(path.resolve()))
+
+
+_UPSTREAM_ONLY = itemgetter(-2, -1)  # a row's details and error
 
 
 def store_artifact_file(db: Database, read: ReadArtifact, *, actor: str | None = None) -> tuple[str, bool]:
@@ -402,7 +422,7 @@ def store_artifact_file(db: Database, read: ReadArtifact, *, actor: str | None =
         return _import_streamed(db, read.path, actor=actor)
     if db.execute("SELECT 1 FROM evaluation_runs WHERE id = ?", [read.run_id]).fetchone():
         return read.run_id, False
-    store_run(db, None, _imported(read.parsed, read.path, read.run_id), actor=actor, read=read)
+    store_run(db, None, _imported(read.parsed, read.path, read.run_id, read.source), actor=actor, read=read)
     return read.run_id, True
 
 
@@ -412,7 +432,7 @@ def import_artifact(db: Database, path: str | Path, *, actor: str | None = None)
     return store_artifact_file(db, read_artifact_file(path, first_id=next_task_id(db)), actor=actor)
 
 
-def _imported(parsed: ParsedArtifact, path: Path, run_id: str) -> dict[str, Any]:
+def _imported(parsed: ParsedArtifact, path: Path, run_id: str, source: str = "") -> dict[str, Any]:
     """The stored artifact of an imported file: its own fields, gatepost's columns, no result lists."""
     data = parsed.data
     at = now_iso()
@@ -443,7 +463,7 @@ def _imported(parsed: ParsedArtifact, path: Path, run_id: str) -> dict[str, Any]
         "case_id": None,
         "started_at": str_or_none(data.get("started_at")) or str_or_none(data.get("created_at")) or at,
         "finished_at": at,
-        "imported_from": str(path.resolve()),
+        "imported_from": source or str(path.resolve()),
     })
     for key in ("candidate_results", "baseline_results", "task_results", "evaluation"):
         artifact.pop(key, None)  # checked into rows and fields above; results stored once, in task_results

@@ -21,7 +21,7 @@ from .actors import (
     register_key,
     revoke,
 )
-from .bulk import background_inserts, insert_many
+from .bulk import FlatRows, background_inserts, insert_many, insert_values
 from .chain import (
     EVENT_FIELDS,
     GENESIS,
@@ -128,7 +128,6 @@ from .records import (
     records_digest,
     seqs_with_records,
     stored_score,
-    task_result_lines,
 )
 from .schema import (
     APPLICATION_ID,
@@ -223,8 +222,10 @@ __all__ = [
     "TASK_ORDER_STORE_ABOVE",
     "StreamedOrder",
     "add_actor",
+    "FlatRows",
     "background_inserts",
     "insert_many",
+    "insert_values",
     "append_event",
     "bind",
     "canonical_event",
@@ -307,7 +308,6 @@ __all__ = [
     "schema_version",
     "seqs_with_records",
     "stored_score",
-    "task_result_lines",
     "set_signing_key",
     "signature_findings",
     "signing_available",

@@ -12,10 +12,10 @@ memory stays bounded.
 import queue
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from itertools import chain
-from typing import Any, Protocol
+from typing import Any, Protocol, overload
 
 
 class Insert(Protocol):
@@ -27,23 +27,73 @@ class Insert(Protocol):
 _DONE: list[tuple[Any, ...]] = []  # the sentinel: a list no caller hands over (compared by identity)
 
 
-def _inserter(conn: sqlite3.Connection, table: str, columns: Sequence[str],
-              rows_per_statement: int) -> Insert:
-    """`insert(rows)` by statements of up to `rows_per_statement` rows (fewer when SQLite's limit on
-    variables is lower), each prepared once and stepped once."""
+def _value_inserter(conn: sqlite3.Connection, table: str, columns: Sequence[str],
+                    rows_per_statement: int) -> Callable[[list[Any]], None]:
+    """`insert(values)`, rows given as their values one after the other (`len(columns)` per row), by
+    statements of up to `rows_per_statement` rows (fewer when SQLite's limit on variables is lower), each
+    prepared once and stepped once."""
     width = len(columns)
     per = max(1, min(rows_per_statement, conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // width))
     head = f"INSERT INTO {table} ({', '.join(columns)}) VALUES "
     one = "(" + ", ".join("?" * width) + ")"
     full = head + ", ".join([one] * per)
 
+    def insert_values(values: list[Any]) -> None:
+        step = per * width
+        for start in range(0, len(values), step):
+            part = values[start:start + step]
+            conn.execute(full if len(part) == step else head + ", ".join([one] * (len(part) // width)), part)
+
+    return insert_values
+
+
+def _inserter(conn: sqlite3.Connection, table: str, columns: Sequence[str],
+              rows_per_statement: int) -> Insert:
+    """`insert(rows)` by statements of up to `rows_per_statement` rows, as `_value_inserter`."""
+    insert_values = _value_inserter(conn, table, columns, rows_per_statement)
+
     def insert_rows(rows: list[tuple[Any, ...]]) -> None:
-        for start in range(0, len(rows), per):
-            part = rows[start:start + per]
-            sql = full if len(part) == per else head + ", ".join([one] * len(part))
-            conn.execute(sql, list(chain.from_iterable(part)))
+        insert_values(list(chain.from_iterable(rows)))
 
     return insert_rows
+
+
+def insert_values(conn: sqlite3.Connection, table: str, columns: Sequence[str], values: list[Any], *,
+                  rows_per_statement: int = 2000) -> None:
+    """insert_many of rows given as their values one after the other (`len(columns)` per row), as a
+    worker process hands them over: binding them needs no list built per statement."""
+    if not values:
+        return
+    if len(values) % len(columns):
+        raise ValueError(f"{len(values)} values are not whole rows of {len(columns)} columns")
+    _value_inserter(conn, table, columns, rows_per_statement)(values)
+
+
+class FlatRows(Sequence[tuple[Any, ...]]):
+    """Rows over their values one after the other (`width` per row), made as they are read."""
+
+    def __init__(self, values: list[Any], width: int) -> None:
+        self.values, self.width = values, width
+
+    def __len__(self) -> int:
+        return len(self.values) // self.width if self.width else 0
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[Any, ...]: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[tuple[Any, ...]]: ...
+
+    def __getitem__(self, index: int | slice) -> tuple[Any, ...] | list[tuple[Any, ...]]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return tuple(self.values[index * self.width:(index + 1) * self.width])
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        return zip(*[iter(self.values)] * self.width, strict=True) if self.width else iter(())
 
 
 def insert_many(conn: sqlite3.Connection, table: str, columns: Sequence[str], rows: list[tuple[Any, ...]], *,

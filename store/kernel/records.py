@@ -79,16 +79,28 @@ class StreamedRecords:
     already stored as given: text as str or None, whole numbers as int (the importer makes them so).
     """
 
-    def __init__(self, db: Database, seq: int) -> None:
+    def __init__(self, db: Database | None, seq: int) -> None:
+        """`db` None: an act that creates no other records (an import's worker process hashes its rows so,
+        ahead of the store; the act that stores them `adopt`s that digest when it has no other records)."""
         self.hash = hashlib.sha256(RECORDS_FORMAT.encode("ascii"))
         self.found = False
+        self.adopted: tuple[str | None] | None = None
         for table, sql in RECORD_SOURCES[:-1]:
             self.hash.update(b"\n" + table.encode("ascii") + b"\n")
-            for row in db.execute(sql, [seq]).fetchall():
+            for row in db.execute(sql, [seq]).fetchall() if db is not None else ():
                 self.found = True
                 self.hash.update(_encode(tuple(row)))
         assert RECORD_SOURCES[-1][0] == "task_results"
         self.hash.update(b"\ntask_results\n")
+
+    def adopt(self, digest: str | None) -> bool:
+        """Take as this act's digest one made by `StreamedRecords(None, ...)` of exactly the rows the act
+        inserts: only when the act has no other records and has hashed nothing yet (then the two hashes
+        read the same bytes). False: hash the rows here (`add`)."""
+        if self.found or self.adopted is not None:
+            return False
+        self.adopted = (digest,)
+        return True
 
     def add(self, rows: list[tuple[Any, ...]], *, as_stored: bool = False) -> list[tuple[Any, ...]]:
         """Hash these rows (id first, in TASK_RESULT_COLUMNS order); returns them as they are to be inserted.
@@ -103,22 +115,20 @@ class StreamedRecords:
                 score = row[at]
                 if score is not None and (type(score) is not float or (score == 0 and copysign(1.0, score) < 0)):
                     rows[i] = (*row[:at], float(score) + 0.0, *row[at + 1:])  # -0.0 + 0.0 is 0.0
+        assert self.adopted is None, "rows hashed after a digest was adopted"
         if rows:
-            self.add_lines(task_result_lines(rows))
-        return rows
-
-    def add_lines(self, lines: bytes) -> None:
-        """Hash rows already encoded by `task_result_lines` (an import's worker process encodes them)."""
-        if lines:
             self.found = True
-            self.hash.update(lines)
+            self.hash.update(_task_result_lines(rows))
+        return rows
 
     def hexdigest(self) -> str | None:
         """The digest records_digest gives (None: no records)."""
+        if self.adopted is not None:
+            return self.adopted[0]
         return self.hash.hexdigest() if self.found else None
 
 
-def task_result_lines(rows: list[tuple[Any, ...]]) -> bytes:
+def _task_result_lines(rows: list[tuple[Any, ...]]) -> bytes:
     """Task results (id first, TASK_RESULT_COLUMNS order, scores as stored) as the seal hashes them: one JSON
     line per row, as `_encode` gives. Rows may leave out trailing columns null in every one of them."""
     lines = _ENCODER.encode_lines(rows)

@@ -4,6 +4,7 @@ import with the files before it stored; a worker that dies leaves this process t
 
 import json
 import os
+import select
 import signal
 from pathlib import Path
 
@@ -16,9 +17,37 @@ from gatepost.store.views import verify_store
 
 @pytest.fixture
 def ahead(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Read ahead whatever the files' size (a real import waits for 16 MiB before starting a worker)."""
+    """Read ahead whatever the files' size (a real import waits for 16 MiB before starting a worker), every
+    file by the worker: the import waits for it to start (a real one reads files itself meanwhile)."""
     monkeypatch.setenv("GATEPOST_READ_AHEAD_BYTES", "0")
     monkeypatch.setattr(importing, "_cores", lambda: 2)
+    ready = importing._ready
+
+    def wait_until_ready(answers) -> bool:
+        select.select([answers], [], [], 60)
+        return ready(answers)
+
+    monkeypatch.setattr(importing, "_ready", wait_until_ready)
+
+
+@pytest.fixture
+def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """How many files the worker answered for, and how many the import read itself."""
+    counts = {"worker": 0, "here": 0}
+    answer, read_here = importing._answer, importing.read_artifact_file
+
+    def counted_answer(answers):
+        read = answer(answers)  # counted once answered whole
+        counts["worker"] += 1
+        return read
+
+    def counted_read(path, **kwargs):
+        counts["here"] += 1
+        return read_here(path, **kwargs)
+
+    monkeypatch.setattr(importing, "_answer", counted_answer)
+    monkeypatch.setattr(importing, "read_artifact_file", counted_read)
+    return counts
 
 
 def _files(folder: Path, n: int, per: int = 50) -> list[Path]:
@@ -59,7 +88,7 @@ def _stored(store: Path) -> tuple[list, list]:
     return runs, tasks
 
 
-def test_files_read_ahead_store_what_one_at_a_time_stores(tmp_path: Path, ahead: None):
+def test_files_read_ahead_store_what_one_at_a_time_stores(tmp_path: Path, ahead: None, counted: dict[str, int]):
     files = _files(tmp_path, 12)
     one = open_store(tmp_path / "one.db")
     for path in files:
@@ -72,6 +101,25 @@ def test_files_read_ahead_store_what_one_at_a_time_stores(tmp_path: Path, ahead:
     assert verify_store(many).findings == []
     many.close()
     assert _stored(tmp_path / "many.db") == _stored(tmp_path / "one.db")
+    assert counted == {"worker": 13, "here": 0}  # the worker read every one
+
+
+def test_files_are_read_here_until_the_worker_has_started(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          counted: dict[str, int]):
+    monkeypatch.setenv("GATEPOST_READ_AHEAD_BYTES", "0")
+    monkeypatch.setattr(importing, "_cores", lambda: 2)
+    files = _files(tmp_path, 20, per=500)
+    alone = open_store(tmp_path / "alone.db")
+    for path in files:
+        import_artifact(alone, path, actor="ci")
+    alone.close()
+    db = open_store(tmp_path / "s.db")
+    assert [path for path, _run, _new in import_artifacts(db, files, actor="ci")] == files
+    assert counted["here"] >= 1  # the first file at least: a worker takes tens of ms to start
+    assert counted["here"] + counted["worker"] == 20  # each file read once, here or by the worker
+    assert verify_store(db).findings == []
+    db.close()
+    assert _stored(tmp_path / "s.db") == _stored(tmp_path / "alone.db")
 
 
 def test_the_first_bad_file_stops_the_import_with_the_files_before_it_stored(tmp_path: Path, ahead: None):
@@ -89,17 +137,19 @@ def test_the_first_bad_file_stops_the_import_with_the_files_before_it_stored(tmp
     db.close()
 
 
-def test_a_worker_that_dies_leaves_this_process_to_read_the_rest(tmp_path: Path, ahead: None):
-    files = _files(tmp_path, 6, per=2000)  # each answer is larger than a pipe holds: the worker waits on it
+def test_a_worker_that_dies_leaves_this_process_to_read_the_rest(tmp_path: Path, ahead: None,
+                                                                 counted: dict[str, int]):
+    files = _files(tmp_path, 8, per=3000)  # a pipe holds two answers: the worker waits, writing the third
     db = open_store(tmp_path / "s.db")
     imports = import_artifacts(db, files, actor="ci")
     stored = [next(imports)[0]]
     workers = _workers()
-    assert len(workers) == 1  # the files were being read by a worker
-    os.kill(workers[0], signal.SIGKILL)  # killed while it writes the second file's answer
+    assert len(workers) == 1 and counted == {"worker": 1, "here": 0}  # the files are read by a worker
+    os.kill(workers[0], signal.SIGKILL)  # killed while it writes an answer
     stored += [path for path, _run, _new in imports]
     assert stored == files
-    assert db.execute("SELECT COUNT(*) FROM evaluation_runs").fetchone()[0] == 6
+    assert counted["here"] >= 1 and counted["here"] + counted["worker"] == 8  # what it had not answered, read here
+    assert db.execute("SELECT COUNT(*) FROM evaluation_runs").fetchone()[0] == 8
     assert verify_store(db).findings == []
     assert not _workers()
     db.close()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gatepost.store.kernel import background_inserts, insert_many
+from gatepost.store.kernel import FlatRows, background_inserts, insert_many, insert_values
 
 
 def _table(path: Path) -> sqlite3.Connection:
@@ -73,3 +73,20 @@ def test_a_failing_block_waits_for_the_writer_before_its_rollback(tmp_path: Path
     assert conn.execute("SELECT COUNT(*) FROM t").fetchone()[0] == 0
     other = sqlite3.connect(tmp_path / "s.db")
     assert other.execute("SELECT COUNT(*) FROM t").fetchone()[0] == 0
+
+
+def test_rows_given_as_their_values_one_after_the_other_land_as_rows(tmp_path: Path):
+    conn = _table(tmp_path / "s.db")
+    rows = _rows(1, 21)
+    values = [v for row in rows for v in row]
+    flat = FlatRows(values, 4)
+    assert len(flat) == 21 and list(flat) == rows and flat[-1] == rows[-1] and flat[2:4] == rows[2:4]
+    with pytest.raises(IndexError):
+        flat[21]
+    conn.execute("BEGIN IMMEDIATE")
+    insert_values(conn, "t", ("id", "name", "score", "note"), values, rows_per_statement=8)  # 8, 8 and 5 rows
+    insert_values(conn, "t", ("id", "name", "score", "note"), [])
+    with pytest.raises(ValueError, match="not whole rows"):
+        insert_values(conn, "t", ("id", "name", "score", "note"), values[:-1])
+    conn.execute("COMMIT")
+    assert conn.execute("SELECT * FROM t ORDER BY id").fetchall() == rows
