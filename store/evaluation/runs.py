@@ -22,6 +22,7 @@ from gatepost.store.kernel import (
     MAX_FILE_BYTES,
     FlatRows,
     InputError,
+    StoreError,
     StreamedOrder,
     StreamedRecords,
     background_inserts,
@@ -161,11 +162,11 @@ class ReadArtifact:
     path: Path
     run_id: str
     parsed: ParsedArtifact | None
-    # task_results rows, id first (from first_id), in TASK_COLUMNS order, scores as SQLite stores them
-    # (stored_score); details and error (the last two) left out when null in every row: inserting them cost
-    # a fifth of the insert. Held as their values one after the other, `width` per row, as they are bound
-    # (`rows` makes the tuples). `digest`: their seal as an act with no other records has it (kernel
-    # StreamedRecords), so whoever stores them need not build or hash them again while their ids are free.
+    # task_results rows in TASK_COLUMNS order (no id), scores as SQLite stores them (stored_score); details
+    # and error (the last two) left out when null in every row: inserting them cost a fifth of the insert.
+    # Held as their values one after the other, `width` per row, as they are bound (`rows` makes the
+    # tuples). `digest`: their seal, hashed with ids from `first_id`, as an act with no other records has
+    # it (kernel StreamedRecords): whoever stores them from that id need not hash them again.
     values: list[Any]
     width: int
     size: int
@@ -197,30 +198,45 @@ def store_run(db: Database, suite: Suite | None, artifact: dict[str, Any], *, ac
         # hashed as inserted, ids given, so the rows sealed are the rows stored (reading them back for the
         # digest cost a fifth of an import)
         sealed = StreamedRecords(db, seq)
-        rows = _sealed_rows(db, sealed, run_id, artifact, read)
-        insert_values(db.conn, "task_results", _TASK_ID_COLUMNS[:rows.width], rows.values)
+        rows, given = _sealed_rows(db, sealed, run_id, artifact, read)
+        insert_values(db.conn, "task_results", (TASK_COLUMNS if given is not None else _TASK_ID_COLUMNS)[:rows.width],
+                      rows.values)
+        if given is not None and rows.values:
+            _check_ids(db, given, len(rows))
         act.event("suite.run", subject_type="run", subject_id=run_id, payload=_payload(artifact), note=_note(artifact),
                   at=artifact.get("finished_at"), seal=True, sealed=sealed)
-        refresh_task_order(db, run_id, rows, with_ids=True)  # the run's review order and counts (issue 19)
+        refresh_task_order(db, run_id, rows, with_ids=given is None)  # the run's review order and counts (issue 19)
 
 
 def _sealed_rows(db: Database, sealed: StreamedRecords, run_id: str, artifact: dict[str, Any],
-                 read: ReadArtifact | None) -> FlatRows:
-    """The run's task_results rows, id first, as they are to be inserted, hashed into `sealed`.
+                 read: ReadArtifact | None) -> tuple[FlatRows, int | None]:
+    """The run's task_results rows as they are to be inserted, hashed into `sealed`, and the id SQLite gives
+    the first of them when they go in without ids (None: each row starts with its id).
 
-    An import's reader gave them ids already, counted from the store's next id when it began (in a worker
-    process, ahead of the store): they are kept while free, every one above the largest stored (a file
-    skipped as stored before leaves a gap); when another writer took them, they are given again here."""
+    An import's reader hashed them with ids counted from the store's next id when it began (in a worker
+    process, ahead of the store). When the first is the store's next id, they go in without ids: SQLite
+    gives each the largest id plus one, the very ids hashed (an insert with ids costs a tenth more; checked
+    after). Ids above it are kept (a file skipped as stored before leaves a gap); ids another writer took
+    meanwhile are given again here and hashed again."""
     next_id = next_task_id(db)
     if read is None:
         rows = _task_rows(run_id, "candidate", artifact["candidate_results"]) + \
             _task_rows(run_id, "baseline", artifact["baseline_results"] or [])
-        return _flat(sealed.add([(i, *row) for i, row in enumerate(rows, next_id)]), len(_TASK_ID_COLUMNS))
-    if read.first_id >= next_id:
-        if not sealed.adopt(read.digest):
-            sealed.add(list(read.rows), as_stored=True)
-        return read.rows
-    return _flat(sealed.add([(i, *row[1:]) for i, row in enumerate(read.rows, next_id)], as_stored=True), read.width)
+        return _flat(sealed.add([(i, *row) for i, row in enumerate(rows, next_id)]), len(_TASK_ID_COLUMNS)), None
+    if read.first_id == next_id and sealed.adopt(read.digest):
+        return read.rows, next_id
+    first = max(read.first_id, next_id)
+    rows = [(i, *row) for i, row in enumerate(read.rows, first)]
+    if first != read.first_id or not sealed.adopt(read.digest):
+        sealed.add(rows, as_stored=True)
+    return _flat(rows, read.width + 1), None
+
+
+def _check_ids(db: Database, first: int, count: int) -> None:
+    """Rows inserted without ids got first, first + 1, ... (what their seal hashed), or nothing is stored."""
+    last = db.execute("SELECT last_insert_rowid()").fetchone()[0]
+    if last != first + count - 1:
+        raise StoreError(f"task results got ids up to {last}, expected {first + count - 1}: nothing was stored")
 
 
 def _flat(rows: list[tuple[Any, ...]], width: int) -> FlatRows:
@@ -401,13 +417,13 @@ def read_artifact_file(path: str | Path, *, first_id: int) -> ReadArtifact:
     parsed = parse_artifact(text, name=path.name)
     run_id = "imp-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
     narrow = set(map(_UPSTREAM_ONLY, parsed.rows)) <= {(None, None)}  # no details, no error: left out
-    rows = [(i, run_id, side, task_id, 1, passed, judged,
+    rows = [(run_id, side, task_id, 1, passed, judged,
              score if type(score) is float and score else stored_score(score), *rest)
-            for i, (side, task_id, passed, judged, score, *rest)
-            in enumerate((row[:-2] for row in parsed.rows) if narrow else parsed.rows, first_id)]
+            for side, task_id, passed, judged, score, *rest in ((row[:-2] for row in parsed.rows) if narrow
+                                                                 else parsed.rows)]
     parsed.rows = []  # held once, as the rows to store
     sealed = StreamedRecords(None, 0)
-    sealed.add(rows, as_stored=True)
+    sealed.add([(i, *row) for i, row in enumerate(rows, first_id)], as_stored=True)
     return ReadArtifact(path, run_id, parsed, list(chain.from_iterable(rows)), len(rows[0]) if rows else 0, size,
                         first_id, sealed.hexdigest(), str(path.resolve()))
 
