@@ -195,8 +195,8 @@ def store_run(db: Database, suite: Suite | None, artifact: dict[str, Any], *, ac
         seq = act.next_seq()
         db.execute(f"INSERT INTO evaluation_runs (id, {', '.join(_RUN_FIELDS)})"
                    f" VALUES (?, {', '.join('?' * len(_RUN_FIELDS))})", [run_id, *_run_values(suite, artifact, seq)])
-        # hashed as inserted, ids given, so the rows sealed are the rows stored (reading them back for the
-        # digest cost a fifth of an import)
+        # hashed before they go in (here, or by the import's worker) with the ids they get, so the rows
+        # sealed are the rows stored (reading them back for the digest cost a fifth of an import)
         sealed = StreamedRecords(db, seq)
         rows, given = _sealed_rows(db, sealed, run_id, artifact, read)
         insert_values(db.conn, "task_results", (TASK_COLUMNS if given is not None else _TASK_ID_COLUMNS)[:rows.width],
