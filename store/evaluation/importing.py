@@ -31,7 +31,8 @@ from gatepost.store.kernel import GatepostError
 from .runs import ReadArtifact, next_task_id, read_artifact_file, store_artifact_file
 
 AHEAD_MIN_BYTES = 16 * 1024 * 1024  # below this in all, the files are read here
-AHEAD_MAX_FILES = 64  # paths asked for and not yet answered, at most: they always fit in the worker's stdin pipe
+AHEAD_MAX_FILES = 8  # paths asked for and not yet answered, at most: a correction of the ids reaches the
+# worker within as many files (and the paths always fit in its stdin pipe)
 WORKER = "from gatepost.store.evaluation.importing import serve_reads; serve_reads()"
 
 
@@ -80,7 +81,11 @@ def import_artifacts(db: Database, paths: Sequence[str | Path], *, actor: str | 
 def _read_ahead(db: Database, files: list[Path], *, actor: str | None) -> Iterator[tuple[Path, str, bool]]:
     """import_artifacts with the worker reading the files ahead. Until it has started (it says so), this
     process reads the files itself: none waits on it. Memory stays bounded: the worker writes what it read
-    into a pipe this process empties one answer at a time, so it is at most a few files ahead."""
+    into a pipe this process empties one answer at a time, so it is at most a few files ahead.
+
+    The worker counts the ids on from the store's next id as if every file were stored. When one is not (stored
+    before) or takes more (a large file, streamed here) or other ids (another writer), the next request tells
+    it the difference: from then on its ids are the store's again (the few read meanwhile get theirs here)."""
     worker = subprocess.Popen([sys.executable, "-c", WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               stderr=subprocess.DEVNULL)
     requests, answers = worker.stdin, worker.stdout
@@ -89,9 +94,10 @@ def _read_ahead(db: Database, files: list[Path], *, actor: str | None) -> Iterat
     asked = answered = 0  # files asked for (from the one the worker started on); answers read
     started = False  # the worker said it is ready: from then on it reads every file
     alone = False  # the worker is gone: this process reads the rest itself
+    sent = shift = 0  # corrections of the worker's id count: sent in all; to send with the next request
     try:
         for index, path in enumerate(files):
-            read = None
+            read, applied = None, 0
             if not alone:
                 try:
                     if not started and _ready(answers):
@@ -99,17 +105,21 @@ def _read_ahead(db: Database, files: list[Path], *, actor: str | None) -> Iterat
                     if started and asked < len(files) and asked - index < AHEAD_MAX_FILES:
                         while asked < len(files) and asked - index < AHEAD_MAX_FILES:
                             # the first tells the worker the store's next task id: it counts on from there
-                            pickle.dump((files[asked], next_task_id(db) if asked == index else None), requests)
-                            asked += 1
+                            pickle.dump((files[asked], next_task_id(db) if asked == index else None, shift), requests)
+                            sent, shift, asked = sent + shift, 0, asked + 1
                         requests.flush()
                     if started:
                         answered += 1
-                        read = _answer(answers)
+                        read, applied = _answer(answers)
                 except (OSError, EOFError, pickle.UnpicklingError):  # it died (killed, out of memory)
                     alone = True
             if read is None:  # not read there: read here (a bad file raises here, as it would alone)
-                read = read_artifact_file(path, first_id=next_task_id(db))
+                here = read_artifact_file(path, first_id=next_task_id(db))
+                yield (path, *store_artifact_file(db, here, actor=actor))
+                continue
             yield (path, *store_artifact_file(db, read, actor=actor))
+            # what the worker's count should have been after this file, less what was sent since it read it
+            shift += next_task_id(db) - (read.first_id + len(read.rows)) - (sent + shift - applied)
     finally:
         _stop(worker, idle=started and not alone and answered == asked)
 
@@ -133,12 +143,13 @@ def _widen(pipe: IO[bytes]) -> None:
             pass
 
 
-def _answer(answers: IO[bytes]) -> ReadArtifact | None:
-    """The worker's next answer: what it read; its error for a bad file, raised here; None to read it here."""
-    kind, value = pickle.load(answers)
+def _answer(answers: IO[bytes]) -> tuple[ReadArtifact | None, int]:
+    """The worker's next answer and the id corrections it had taken in when it read the file: what it read;
+    its error for a bad file, raised here; None to read it here."""
+    kind, value, applied = pickle.load(answers)
     if kind == "error":
         raise value
-    return value if kind == "read" else None
+    return (value if kind == "read" else None), applied
 
 
 def _stop(worker: subprocess.Popen[bytes], *, idle: bool) -> None:
@@ -163,31 +174,36 @@ def _stop(worker: subprocess.Popen[bytes], *, idle: bool) -> None:
 
 def serve_reads(requests: IO[bytes] | None = None, answers: IO[bytes] | None = None) -> None:
     """The worker: says ("ready", None), then reads each path asked for, in order, until its stdin ends, and
-    answers ("read", ReadArtifact), ("error", the file's GatepostError), or ("here", None) when anything
-    else went wrong (read it there).
+    answers ("read", ReadArtifact, applied), ("error", the file's GatepostError, applied), or ("here", None,
+    applied) when anything else went wrong (read it there).
 
-    Each request is (path, the store's next task id or None): the first gives it, and the ids go on from
-    there, file after file, as the importing process will store them (runs.ReadArtifact)."""
+    Each request is (path, the store's next task id or None, a correction): the first gives the id, and the
+    ids go on from there, file after file, as if each file were stored; a correction moves the count (a file
+    not stored as counted). `applied`: the corrections taken in so far, so the importing process knows which
+    of its corrections a file's ids already have."""
     requests = requests or sys.stdin.buffer
     answers = answers or sys.stdout.buffer
     pickle.dump(("ready", None), answers)  # started: the importing process hands over the files from now on
     answers.flush()
     next_id = 1
+    applied = 0
     while True:
         try:
-            path, start = pickle.load(requests)
+            path, start, shift = pickle.load(requests)
         except EOFError:
             return
         if start is not None:
             next_id = start
-        answer: tuple[str, Any]
+        next_id += shift
+        applied += shift
+        answer: tuple[str, Any, int]
         try:
             read = read_artifact_file(path, first_id=next_id)
             next_id += len(read.rows)
-            answer = ("read", read)
+            answer = ("read", read, applied)
         except GatepostError as exc:
-            answer = ("error", exc)
+            answer = ("error", exc, applied)
         except Exception:  # noqa: BLE001 - read again by the importing process, which raises it with its traceback
-            answer = ("here", None)
+            answer = ("here", None, applied)
         pickle.dump(answer, answers, protocol=pickle.HIGHEST_PROTOCOL)
         answers.flush()

@@ -213,11 +213,11 @@ def _sealed_rows(db: Database, sealed: StreamedRecords, run_id: str, artifact: d
     """The run's task_results rows as they are to be inserted, hashed into `sealed`, and the id SQLite gives
     the first of them when they go in without ids (None: each row starts with its id).
 
-    An import's reader hashed them with ids counted from the store's next id when it began (in a worker
-    process, ahead of the store). When the first is the store's next id, they go in without ids: SQLite
-    gives each the largest id plus one, the very ids hashed (an insert with ids costs a tenth more; checked
-    after). Ids above it are kept (a file skipped as stored before leaves a gap); ids another writer took
-    meanwhile are given again here and hashed again."""
+    An import's reader hashed them with ids counted from the store's next id (in a worker process, ahead of
+    the store). When they start at the store's next id, they go in without ids: SQLite gives each the largest
+    id plus one, the very ids hashed (an insert with ids costs a tenth more; checked after). Else (a file
+    before was not stored as counted, or another writer took the ids) they are given the next ids here and
+    hashed again: ids stay dense."""
     next_id = next_task_id(db)
     if read is None:
         rows = _task_rows(run_id, "candidate", artifact["candidate_results"]) + \
@@ -225,10 +225,7 @@ def _sealed_rows(db: Database, sealed: StreamedRecords, run_id: str, artifact: d
         return _flat(sealed.add([(i, *row) for i, row in enumerate(rows, next_id)]), len(_TASK_ID_COLUMNS)), None
     if read.first_id == next_id and sealed.adopt(read.digest):
         return read.rows, next_id
-    first = max(read.first_id, next_id)
-    rows = [(i, *row) for i, row in enumerate(read.rows, first)]
-    if first != read.first_id or not sealed.adopt(read.digest):
-        sealed.add(rows, as_stored=True)
+    rows = sealed.add([(i, *row) for i, row in enumerate(read.rows, next_id)], as_stored=True)
     return _flat(rows, read.width + 1), None
 
 

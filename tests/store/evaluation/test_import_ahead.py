@@ -2,15 +2,17 @@
 in what order, and every error are what importing them one at a time gives; the first bad file stops the
 import with the files before it stored; a worker that dies leaves this process to read the rest itself."""
 
+import io
 import json
 import os
+import pickle
 import select
 import signal
 from pathlib import Path
 
 import pytest
 
-from gatepost.store.evaluation import import_artifact, import_artifacts, importing
+from gatepost.store.evaluation import import_artifact, import_artifacts, importing, runs
 from gatepost.store.kernel import InputError, open_store
 from gatepost.store.views import verify_store
 
@@ -173,21 +175,56 @@ def _results_by_run(db) -> dict[str, list[tuple]]:
     return out
 
 
-def test_a_file_stored_before_leaves_the_ids_the_worker_counted_for_it_unused(tmp_path: Path, ahead: None):
-    files = _files(tmp_path, 8)
+@pytest.fixture
+def worker_ids(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Per file stored, whether it kept the ids (and the seal) the worker gave it."""
+    kept: list[bool] = []
+    sealed_rows = runs._sealed_rows
+
+    def counted(*args, **kwargs):
+        rows, given = sealed_rows(*args, **kwargs)
+        kept.append(given is not None)
+        return rows, given
+
+    monkeypatch.setattr(runs, "_sealed_rows", counted)
+    return kept
+
+
+def test_files_stored_before_keep_the_ids_dense_and_the_worker_counting_right(tmp_path: Path, ahead: None,
+                                                                              worker_ids: list[bool]):
+    files = _files(tmp_path, 40)
     alone = open_store(tmp_path / "alone.db")
     for path in files:
         import_artifact(alone, path, actor="ci")
     db = open_store(tmp_path / "s.db")
-    import_artifact(db, files[3], actor="ci")
+    for path in files[3:6]:
+        import_artifact(db, path, actor="ci")
+    worker_ids.clear()
     done = list(import_artifacts(db, files, actor="ci"))
-    assert [new for _path, _run, new in done] == [True, True, True, False, True, True, True, True]
+    assert [new for _path, _run, new in done] == [True] * 3 + [False] * 3 + [True] * 34
     assert verify_store(db).findings == []  # every seal holds, ids and all
     assert _results_by_run(db) == _results_by_run(alone)
-    ids = [r[0] for r in db.execute("SELECT id FROM task_results ORDER BY rowid")]
-    assert ids == sorted(ids) and len(set(ids)) == len(ids)
+    ids = [r[0] for r in db.execute("SELECT id FROM task_results ORDER BY id")]
+    assert ids == list(range(1, len(ids) + 1))  # no gap where the files stored before were counted
+    # after the three files stored before, the worker is told; within a few files its ids are the store's again
+    assert len(worker_ids) == 37 and all(worker_ids[-(37 - 3 - importing.AHEAD_MAX_FILES - 1):])
     db.close()
     alone.close()
+
+
+def test_the_worker_counts_ids_from_the_start_it_is_given_and_moves_by_each_correction(tmp_path: Path):
+    files = _files(tmp_path, 4, per=10)
+    asked = io.BytesIO()
+    for path, start, shift in zip(files, (100, None, None, None), (0, 0, -10, 5), strict=True):
+        pickle.dump((path, start, shift), asked)
+    asked.seek(0)
+    answered = io.BytesIO()
+    importing.serve_reads(asked, answered)
+    answered.seek(0)
+    assert pickle.load(answered) == ("ready", None)
+    got = [pickle.load(answered) for _ in files]
+    assert [(kind, read.first_id, applied) for kind, read, applied in got] == [
+        ("read", 100, 0), ("read", 115, 0), ("read", 120, -10), ("read", 140, -5)]  # 15 rows a file
 
 
 def test_results_another_writer_stores_meanwhile_take_the_ids_first(tmp_path: Path, ahead: None):
