@@ -72,13 +72,30 @@ def import_artifacts(db: Database, paths: Sequence[str | Path], *, actor: str | 
     sizes = [_size(p) for p in files]
     least = read_ahead_bytes()
     if least < 0 or _cores() < 2 or len(files) < 2 or sum(sizes) < least or not sys.executable:
-        for path in files:
-            yield (path, *store_artifact_file(db, read_artifact_file(path, first_id=next_task_id(db)), actor=actor))
+        yield from _read_here(db, files, actor=actor)
         return
-    yield from _read_ahead(db, files, actor=actor)
+    try:
+        worker = subprocess.Popen([sys.executable, "-c", WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL)
+    except OSError:  # no interpreter to start (a frozen build, one removed or not executable): read here
+        yield from _read_here(db, files, actor=actor)
+        return
+    yield from _read_ahead(db, worker, files, actor=actor)
 
 
-def _read_ahead(db: Database, files: list[Path], *, actor: str | None) -> Iterator[tuple[Path, str, bool]]:
+def _read_here(db: Database, files: list[Path], *, actor: str | None) -> Iterator[tuple[Path, str, bool]]:
+    """import_artifacts reading every file in this process, one at a time."""
+    for path in files:
+        yield _store_here(db, path, actor=actor)
+
+
+def _store_here(db: Database, path: Path, *, actor: str | None) -> tuple[Path, str, bool]:
+    """One file read and stored by this process (a bad file raises here, as it would alone)."""
+    return (path, *store_artifact_file(db, read_artifact_file(path, first_id=next_task_id(db)), actor=actor))
+
+
+def _read_ahead(db: Database, worker: subprocess.Popen[bytes], files: list[Path], *, actor: str | None
+                ) -> Iterator[tuple[Path, str, bool]]:
     """import_artifacts with the worker reading the files ahead. Until it has started (it says so), this
     process reads the files itself: none waits on it. Memory stays bounded: the worker writes what it read
     into a pipe this process empties one answer at a time, so it is at most a few files ahead.
@@ -86,8 +103,6 @@ def _read_ahead(db: Database, files: list[Path], *, actor: str | None) -> Iterat
     The worker counts the ids on from the store's next id as if every file were stored. When one is not (stored
     before) or takes more (a large file, streamed here) or other ids (another writer), the next request tells
     it the difference: from then on its ids are the store's again (the few read meanwhile get theirs here)."""
-    worker = subprocess.Popen([sys.executable, "-c", WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL)
     requests, answers = worker.stdin, worker.stdout
     assert requests is not None and answers is not None
     _widen(answers)
@@ -113,9 +128,8 @@ def _read_ahead(db: Database, files: list[Path], *, actor: str | None) -> Iterat
                         read, applied = _answer(answers)
                 except (OSError, EOFError, pickle.UnpicklingError):  # it died (killed, out of memory)
                     alone = True
-            if read is None:  # not read there: read here (a bad file raises here, as it would alone)
-                here = read_artifact_file(path, first_id=next_task_id(db))
-                yield (path, *store_artifact_file(db, here, actor=actor))
+            if read is None:  # not read there: read here
+                yield _store_here(db, path, actor=actor)
                 continue
             yield (path, *store_artifact_file(db, read, actor=actor))
             # what the worker's count should have been after this file, less what was sent since it read it

@@ -157,6 +157,18 @@ def test_a_worker_that_dies_leaves_this_process_to_read_the_rest(tmp_path: Path,
     db.close()
 
 
+def test_a_worker_that_cannot_start_leaves_this_process_to_read_every_file(tmp_path: Path, ahead: None,
+                                                                          monkeypatch: pytest.MonkeyPatch,
+                                                                          counted: dict[str, int]):
+    files = _files(tmp_path, 5)
+    monkeypatch.setattr(importing.sys, "executable", str(tmp_path / "no-such-python"))
+    db = open_store(tmp_path / "s.db")
+    assert [path for path, _run, new in import_artifacts(db, files, actor="ci") if new] == files
+    assert counted == {"worker": 0, "here": 5}
+    assert verify_store(db).findings == []
+    db.close()
+
+
 def test_read_ahead_is_off_when_asked_and_for_a_few_small_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     files = _files(tmp_path, 3)
     db = open_store(tmp_path / "s.db")
