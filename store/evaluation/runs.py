@@ -169,7 +169,6 @@ class ReadArtifact:
     # it (kernel StreamedRecords): whoever stores them from that id need not hash them again.
     values: list[Any]
     width: int
-    size: int
     first_id: int
     digest: str | None = None
     source: str = ""  # the file's absolute path (imported_from)
@@ -409,7 +408,7 @@ def read_artifact_file(path: str | Path, *, first_id: int) -> ReadArtifact:
     except OSError:
         size = 0
     if size > MAX_FILE_BYTES:  # streamed in bounded memory, stored in batches inside its one transaction (issue 19)
-        return ReadArtifact(path, "", None, [], 0, size, first_id)
+        return ReadArtifact(path, "", None, [], 0, first_id)
     text = read_text(path, what="artifact file")
     parsed = parse_artifact(text, name=path.name)
     run_id = "imp-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
@@ -421,7 +420,7 @@ def read_artifact_file(path: str | Path, *, first_id: int) -> ReadArtifact:
     parsed.rows = []  # held once, as the rows to store
     sealed = StreamedRecords(None, 0)
     sealed.add([(i, *row) for i, row in enumerate(rows, first_id)], as_stored=True)
-    return ReadArtifact(path, run_id, parsed, list(chain.from_iterable(rows)), len(rows[0]) if rows else 0, size,
+    return ReadArtifact(path, run_id, parsed, list(chain.from_iterable(rows)), len(rows[0]) if rows else 0,
                         first_id, sealed.hexdigest(), str(path.resolve()))
 
 

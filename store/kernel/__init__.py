@@ -21,7 +21,7 @@ from .actors import (
     register_key,
     revoke,
 )
-from .bulk import FlatRows, background_inserts, insert_many, insert_values
+from .bulk import FlatRows, background_inserts, insert_values
 from .chain import (
     EVENT_FIELDS,
     GENESIS,
@@ -224,7 +224,6 @@ __all__ = [
     "add_actor",
     "FlatRows",
     "background_inserts",
-    "insert_many",
     "insert_values",
     "append_event",
     "bind",

@@ -643,9 +643,9 @@ def refresh_task_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] 
     """Store a large run's review order and counts, and rebuild the stored order of the run that follows it.
 
     Call it inside the transaction that stores the run's task results. `rows`: those results as
-    inserted just before by one executemany (task_results columns in evaluation's TASK_COLUMNS
-    order, after the id with `with_ids`), so nothing is read back; `streamed`: what a streamed import kept of every row it inserted
-    (so its rows are not counted again). A run of at most TASK_ORDER_STORE_ABOVE results stores nothing:
+    inserted just before (task_results columns in evaluation's TASK_COLUMNS order, after the id with
+    `with_ids`), so nothing is read back; `streamed`: what a streamed import kept of every row it
+    inserted (so its rows are not counted again). A run of at most TASK_ORDER_STORE_ABOVE results stores nothing:
     its order costs a few ms to compute when read, less than storing it on every import. When the run is
     older than one already stored, that newer run's previous run is now this one: its Δ flags and order
     change.

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gatepost.store.kernel import FlatRows, background_inserts, insert_many, insert_values
+from gatepost.store.kernel import FlatRows, background_inserts, insert_values
 
 
 def _table(path: Path) -> sqlite3.Connection:
@@ -39,10 +39,11 @@ def test_every_row_lands_in_order_inside_the_callers_transaction(tmp_path: Path)
 
 
 @pytest.mark.parametrize("size", [0, 1, 7, 8, 9, 17])
-def test_insert_many_stores_every_row_in_order_around_the_statement_size(tmp_path: Path, size: int):
+def test_insert_values_stores_every_row_in_order_around_the_statement_size(tmp_path: Path, size: int):
     conn = _table(tmp_path / "s.db")
     conn.execute("BEGIN IMMEDIATE")
-    insert_many(conn, "t", ("id", "name", "score", "note"), _rows(1, size), rows_per_statement=8)
+    insert_values(conn, "t", ("id", "name", "score", "note"), [v for row in _rows(1, size) for v in row],
+                  rows_per_statement=8)
     conn.execute("COMMIT")
     assert conn.execute("SELECT id, name, score, note FROM t ORDER BY id").fetchall() == _rows(1, size)
 
