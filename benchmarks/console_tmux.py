@@ -29,6 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import gatepost  # noqa: F401  (sets TEXTUAL_FPS as `gatepost console` runs: the bare app gets the same rate)
+
 BARE_APP = """
 from textual.app import App
 from textual.widgets import DataTable, Footer, Header, Static
