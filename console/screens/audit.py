@@ -22,6 +22,8 @@ COLUMNS = [Col("seq", 7), Col("at (UTC)", 19, drop=3), Col("who", 12, drop=2), C
 class AuditScreen(GatepostScreen):
     """Filter by actor and by kind of event; `/` searches subjects, kinds and notes."""
 
+    TITLE = "Audit log"  # the header names the screen, as on the list screens
+
     DEFAULT_CSS = """
     AuditScreen .filters Select { width: 1fr; }
     AuditScreen #audit-detail { height: auto; max-height: 12; border: round $secondary; padding: 0 1; }

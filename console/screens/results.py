@@ -156,6 +156,8 @@ def attempts_cell(task: TaskRow) -> Text:
 class ResultsScreen(GatepostScreen):
     """Enter on a run goes to its tasks; moving through the tasks shows each task's two outputs and their diff."""
 
+    TITLE = "Results"  # the header names the screen, as on the list screens
+
     DEFAULT_CSS = """
     ResultsScreen .filters Select { width: 1fr; }
     ResultsScreen #results-detail { height: 1fr; overflow-y: auto; }

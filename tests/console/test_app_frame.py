@@ -50,3 +50,19 @@ async def test_audit_log_shows_events_and_help_lists_bindings(db, store_path):
         await pilot.press("escape")
         await settle(pilot)
         assert type(app.screen).__name__ == "OverviewScreen"
+
+
+async def test_the_header_names_every_screen_but_the_overview(db, store_path):
+    add_actor(db, "ana", "person", ["case.close"])
+    app = GatepostApp(store_path, person="ana")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert (app.screen.title or app.title) == "gatepost"  # the overview is the console's front page
+        named = {}
+        for mode, key, _label, _target in app.screen_specs[1:]:
+            await pilot.press(key)
+            await settle(pilot)
+            named[mode] = app.screen.title or app.title  # what the header shows
+        # Results and Audit said "gatepost" where Cases, Regressions, Manifests and Proposals named themselves
+        assert named == {"cases": "Cases", "results": "Results", "regressions": "Regressions",
+                         "manifests": "Manifest drafts", "proposals": "Proposals", "audit": "Audit log"}
