@@ -18,7 +18,9 @@ driven headless, it measures, each against a baseline run in the same process:
   its wall time through the test pilot (press, then wait until settled, on both sides: issue 15's own unit,
   in which a bare DataTable's move took 64 ms; the pilot's own waits are most of it); its CPU through the
   pilot; and from the key to the frame that shows the detail without the pilot (`keyed_moves`: CPU, and the
-  wall time a person waits, the pilot's own walks over every widget left out);
+  wall time a person waits, the pilot's own walks over every widget left out), the last also against a
+  second floor: the bare DataTable beside a Static that shows 45 lines built beforehand for the highlighted
+  row at once (what Textual alone spends on a detail that follows);
 - the longest gap of a 10 ms timer while another process holds the write lock for 3 s and a
   decision is made meanwhile (and whether it lands once the lock frees; the redraw once it lands is
   reported apart: it is drawing, not waiting);
@@ -42,9 +44,11 @@ from pathlib import Path
 import gatepost  # noqa: F401
 
 # isort: split
+from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
-from textual.widgets import DataTable
+from textual.containers import Horizontal
+from textual.widgets import DataTable, Footer, Header, Static
 
 from gatepost.app import GatepostApp
 from gatepost.screenshots import detail_settled
@@ -144,8 +148,6 @@ class MinimalApp(App):
     """The floor: a header, a DataTable of one page (100 rows), a Static and a footer, no store."""
 
     def compose(self) -> ComposeResult:
-        from textual.widgets import Footer, Header, Static
-
         yield Header()
         yield DataTable(cursor_type="row")
         yield Static("detail")
@@ -156,6 +158,31 @@ class MinimalApp(App):
         table.add_columns("id", "rev", "claims", "status", "title")
         table.add_rows([(f"case-{i:05d}", "abc123", "✔✔✔?✔✔ ?", "open", f"Loop change {i}") for i in range(100)])
         table.focus()
+
+
+# what the idiomatic detail pane shows for each of the 100 rows: 45 lines of text, built before any move
+DETAIL_TEXTS = [Text("\n".join(f"case-{i:05d} line {j}: " + "the evidence held " * (3 + (i + j) % 4) for j in range(45)))
+                for i in range(100)]
+
+
+class DetailFloorApp(MinimalApp):
+    """A second floor, for the cursor move with the detail following: the same DataTable beside a Static that
+    shows the highlighted row's 45 lines at once (Static.update in the highlight handler, the text built
+    beforehand: no store, no worker, no idle). What Textual itself spends to draw a detail that follows."""
+
+    CSS = "DataTable { width: 1fr; } #floor-detail { width: 1fr; height: 1fr; overflow-y: auto; }"
+    shown = 0  # the row whose lines the Static shows (MinimalApp's on_mount fills the table: Textual calls each)
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal():
+            yield DataTable(cursor_type="row")
+            yield Static(DETAIL_TEXTS[0], id="floor-detail")
+        yield Footer()
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.query_one("#floor-detail", Static).update(DETAIL_TEXTS[event.cursor_row])
+        self.shown = event.cursor_row
 
 
 async def keyed_moves(app: App, done) -> tuple[float, float]:  # noqa: ANN001
@@ -234,6 +261,13 @@ async def measure_minimal() -> dict[str, float]:
         cpu_moved, wall_moved = await keyed_moves(app, lambda: table.cursor_row)
         figures["cursor move, key to frame (CPU)"] = cpu_moved
         figures["cursor move, key to frame (wall)"] = wall_moved
+    floor = DetailFloorApp()
+    async with floor.run_test(size=SIZE) as pilot:
+        await _until(pilot, lambda: floor.query_one(DataTable).row_count == 100)
+        await pilot.pause()
+        cpu_moved, wall_moved = await keyed_moves(floor, lambda: floor.shown)
+        figures["detail floor: key to detail frame (CPU)"] = cpu_moved
+        figures["detail floor: key to detail frame (wall)"] = wall_moved
     return figures
 
 
@@ -409,6 +443,11 @@ def main() -> None:
           f"{floor['cursor move (wall)'] * 1000:.1f} ms ({floor['cursor move (CPU)'] * 1000:.1f} ms CPU), key to frame "
           f"{floor['cursor move, key to frame (wall)'] * 1000:.1f} ms ({floor['cursor move, key to frame (CPU)'] * 1000:.1f}"
           " ms CPU)")
+    print(f"  with a 45-line Static that follows the cursor at once (no store): key to detail frame "
+          f"{floor['detail floor: key to detail frame (wall)'] * 1000:.1f} ms "
+          f"({floor['detail floor: key to detail frame (CPU)'] * 1000:.1f} ms CPU), "
+          f"{floor['detail floor: key to detail frame (CPU)'] / floor['cursor move, key to frame (CPU)']:.2f}× the bare "
+          "DataTable's CPU")
     print("\ngatepost:")
     for name, seconds in ours.items():
         unit = "(wall)" if name.endswith("(wall)") else "(CPU)"
@@ -421,6 +460,8 @@ def main() -> None:
         elif name in CPU:
             ratio += (f"   CPU {CPU[name] * 1000:4.0f} ms, {CPU[name] / floor['first frame (CPU)']:4.2f}×;  until the pilot "
                       f"saw it settled {PILOT[name] * 1000:4.0f} ms, {PILOT[name] / PILOT['first frame']:4.2f}×")
+        if "key to detail" in name:
+            ratio += f";  {seconds / floor[f'detail floor: key to detail frame {unit}']:4.2f}× the Static floor"
         print(f"  {name:<46} {seconds * 1000:8.1f} ms  {ratio}")
     print("\nunder another process's write lock:")
     print(f"  longest stall of a 10 ms timer            {stall['longest stall under a 3 s write lock'] * 1000:8.1f} ms"
