@@ -51,9 +51,12 @@ class HelpScreen(ModalScreen[Any]):
             if binding.action == "command_palette":
                 label = PALETTE
             row = (self.app.get_key_display(binding), label, active.enabled)
-            # Textual's own screen keys (focus next, copy) are on every screen, not this one's
-            screens = active.node is below and binding.action not in TEXTUAL_SCREEN_ACTIONS
-            (own if screens else everywhere if active.node in (below, self.app) else focused).append(row)
+            if active.node is below and binding.action not in TEXTUAL_SCREEN_ACTIONS:
+                own.append(row)
+            elif active.node is below or active.node is self.app:  # Textual's screen keys (focus, copy) too
+                everywhere.append(row)
+            else:
+                focused.append(row)
         sections = [(f"On {self.where}", own), ("Moving in the list or pane in focus", focused),
                     ("Everywhere", everywhere)]
         return [(title, rows) for title, rows in sections if rows]
