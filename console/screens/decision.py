@@ -361,7 +361,12 @@ class DecisionScreen(ListDetailScreen):
             bar.add_class("-working")
         else:
             bar.remove_class("-working")
-            if qs.keys:
+            if not self._queue_capabilities_held():
+                # nobody's queue: an unknown name, a producer or a person without these capabilities browses
+                text.append_text(literal(f"{self.queue_label}: {len(qs.keys) or 'none'} waiting{held} · "
+                                         f"{self.person} holds none of {', '.join(self._queue_capabilities())}: "
+                                         "browsing only", style="dim"))
+            elif qs.keys:
                 self._queue_ended = None
                 text.append(self._k("queue.work", "w"), style="bold")
                 text.append_text(literal(f" work the queue · {self.queue_label}: {len(qs.keys)} for you{held}"))
@@ -390,12 +395,18 @@ class DecisionScreen(ListDetailScreen):
         """The queue as worked this session: skipped items last, in the order they were skipped."""
         return [k for k in qs.keys if k not in self.queue_skipped] + [k for k in self.queue_skipped if k in qs.keys]
 
+    def _queue_capabilities(self) -> list[str]:
+        """The capabilities any of which lets a person work this screen's queue (one per decision)."""
+        return sorted({d.capability for d in self.DECISIONS})
+
+    def _queue_capabilities_held(self) -> bool:
+        return any(self.can(c) for c in self._queue_capabilities())
+
     def _may_work(self) -> bool:
-        caps = sorted({d.capability for d in self.DECISIONS})
-        if any(self.can(c) for c in caps):
+        if self._queue_capabilities_held():
             return True
-        self.notify(f"{self.person} holds none of {', '.join(caps)}: browsing only, no queue to work.",
-                    severity="warning")
+        self.notify(f"{self.person} holds none of {', '.join(self._queue_capabilities())}: browsing only, no "
+                    "queue to work.", severity="warning")
         return False
 
     def action_work_queue(self) -> None:

@@ -150,6 +150,18 @@ async def test_a_browsing_person_has_no_queue_to_work(store):
         assert any("browsing only" in n.message for n in app._notifications)
 
 
+@pytest.mark.parametrize("person", ["zz-unknown", "dara"])  # a name the store does not know; one with no capability
+async def test_the_queue_bar_of_a_browsing_person_counts_nothing_for_them(store, person):
+    app = GatepostApp(store, person=person)
+    async with app.run_test(size=(160, 50)) as pilot:
+        for key in ("2", "4"):
+            await pilot.press(key)
+            await settle(pilot)
+            text = bar(app)
+            assert "for you" not in text and "work the queue" not in text  # it said "13 for you"
+            assert f"{person} holds none of" in text and "browsing only" in text
+
+
 async def test_work_the_regressions_queue_to_its_end(store):
     db = open_store(store)
     assert queue_state(db, "regressions", "bruno").keys == ["token-movers"]  # NEW_FAIL; STABLE_FAIL is not queued
