@@ -23,9 +23,11 @@ from gatepost.store.views import worst_first
 from gatepost.widgets.in_place import put
 from gatepost.widgets.paged_list import Col, Row
 
-# the broken streak and the failing count are never cut nor left out; the lesser columns go first
+# the broken streak and the failing count are never cut nor left out; the lesser columns go first. The failing
+# checks are shown at least 20 wide, most checks' whole names (forbidden_patterns, required_sections): at 12 they read
+# "forbidden_pa" at 200 columns, and the date of the last run, a lesser column, goes first to make room for them
 COLUMNS = [Col("", 1), Col("skill", 30, min=12, whole=True), Col("state", 17, drop=2), Col("streak", 7, drop=4), Col("broke", 5),
-           Col("fails", 5), Col("run", 5, drop=3), Col("last run", 11, drop=6), Col("failing", 200, min=12, drop=5)]
+           Col("fails", 5), Col("run", 5, drop=3), Col("last run", 11, drop=6), Col("failing", 200, min=20, drop=5)]
 CAPABILITY = "regression.triage"
 COLOURS = {"NEW_FAIL": "bold red", "CHRONIC": "bold magenta", "STABLE_FAIL": "yellow", "NEW_PASS": "cyan",
            "PASS": "green"}

@@ -114,6 +114,18 @@ async def test_broken_streak_and_failing_count_are_never_cut(demo_here):
                 assert max(len(v) for v in values) <= widths(paged)[name], (size, name)
 
 
+async def test_at_200_columns_regressions_show_skills_whole_and_failing_checks_by_name(demo_here):
+    app = GatepostApp(demo_here, person="ana")
+    async with app.run_test(size=(200, 50)) as pilot:
+        paged = await open_screen(pilot, "4")
+        shown = labels(paged)
+        skill, failing = shown.index("skill"), shown.index("failing")  # it read "forbidden_pa" (12 wide)
+        assert max(len(str(paged.table.get_row(k)[skill])) for k in paged.keys) <= widths(paged)["skill"]
+        assert widths(paged)["failing"] >= 20  # most check names whole: forbidden_patterns, required_sections
+        assert "last run" not in shown  # the lesser date went first
+        assert any(str(paged.table.get_row(k)[failing]).startswith("forbidden_patterns") for k in paged.keys)
+
+
 async def test_every_key_is_visible_at_80_by_24(demo_here):
     app = GatepostApp(demo_here, person="ana")
     async with app.run_test(size=(80, 24)) as pilot:
