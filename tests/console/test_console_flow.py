@@ -1,6 +1,7 @@
 """The console rebuilt for flow (issue 15, 17.1, 17.3, 19.3): driven headless through Pilot, waiting on the
 app's own workers; each test failed before the change."""
 
+import re
 import sqlite3
 
 import pytest
@@ -134,11 +135,12 @@ async def test_a_skipped_item_goes_to_the_back_and_the_counter_never_goes_backwa
         await pilot.press("w")
         await settle(pilot)
         first = app.screen.shown
-        seen, counters = [first], []
+        seen, counters = [first], [str(app.screen.query_one(QueueBar).render())]
         for _ in range(3):
             await pilot.press("s")
             await settle(pilot)
             seen.append(app.screen.shown)
+            counters.append(str(app.screen.query_one(QueueBar).render()))
         assert seen[3] == first and len(set(seen[:3])) == 3  # each once, the first skipped comes back last
         await pilot.press("k")
         await settle(pilot)
@@ -148,6 +150,9 @@ async def test_a_skipped_item_goes_to_the_back_and_the_counter_never_goes_backwa
         bar = str(app.screen.query_one(QueueBar).render())
         counters.append(bar)
         assert "2 of 3 · 1 done" in bar and app.screen.shown == seen[1]  # the next one not yet skipped twice
+        # a skip puts the item last, so the one shown next is first of those left: "1 of 3" until a decision
+        positions = [int(re.search(r"(\d+) of \d+", c).group(1)) for c in counters]
+        assert positions == sorted(positions) == [1, 1, 1, 1, 2]  # never backwards ("2 of 8" came after "3 of 8")
 
 
 async def test_a_decision_while_another_process_holds_the_store_waits_without_freezing(store):

@@ -159,10 +159,23 @@ async def test_c_opens_the_case_of_a_case_proposal(store):
     path, ids = store
     app = GatepostApp(path, person="ana")
     async with app.run_test(size=(180, 55)) as pilot:
+        await pilot.press("2")  # a search on Cases that the case does not match, left applied
+        await settle(pilot)
+        await pilot.press("slash")
+        await pilot.press(*"no such case", "enter")
+        await settle(pilot)
+        assert app.screen.paged.total == 0
         screen = await open_proposals(pilot)
         assert screen.check_action("open_case", ()) is None  # the first proposal is not a case
         screen.open_item(ids["case"])
         await settle(pilot)
         await pilot.press("c")
         await settle(pilot)
-        assert type(app.screen).__name__ == "CasesScreen" and app.screen.shown == "case-0200"
+        cases = app.screen
+        assert type(cases).__name__ == "CasesScreen" and cases.shown == "case-0200"
+        # no filter left behind: the search that hid it is gone, from the list and from its title
+        assert cases.paged.search_text == "" and cases.paged.current_key == "case-0200"
+        assert "no such case" not in str(cases.query_one("#cases-title").render())
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is screen and screen.shown == ids["case"]  # back where `c` was pressed (not the Overview)
