@@ -27,7 +27,6 @@ from gatepost.store.kernel import (
     capabilities_of,
     check_name,
     ensure_producer,
-    get_actor,
     guarded,
     last_seq,
     now_iso,
@@ -620,15 +619,18 @@ def _made_seq(db: Database, case: dict[str, Any]) -> int | None:
     return row[0] if row else None
 
 
-def staleness(db: Database, case: dict[str, Any] | str) -> str | None:
-    """Why a case's candidate does not rest on the current content of its path (None if it does).
+def staleness(db: Database, case: dict[str, Any] | str, applied: list[dict[str, Any]] | None = None) -> str | None:
+    """Why a case's candidate does not rest on the current content of its path (None if it does; `applied`:
+    where it landed, when the caller has read it already).
 
     A stale candidate cannot be kept until rebased (a new revision made on the current content):
     keeping it would silently undo what was kept and applied since.
     """
     if isinstance(case, str):
         case = get_case(db, case)
-    if loops.applications_of(db, "case", case["id"]):
+    if applied is None:
+        applied = loops.applications_of(db, "case", case["id"])
+    if applied:
         return None  # it landed: it is (or was) the current content, not a change waiting on a base
     return loops.base_status(db, case["candidate_path"], case["basis"].get("baseline"), _made_seq(db, case))
 
@@ -700,11 +702,13 @@ def _decisions(db: Database, case_id: str) -> list[dict[str, Any]]:
     return [dict(zip(cols, row, strict=True)) for row in cursor.fetchall()]
 
 
-def case_state(db: Database, case: dict[str, Any], authority: set[str] | None = None) -> State:
-    """The interpreter's view of a case: revisions, evidence records, independence, authority."""
+def case_state(db: Database, case: dict[str, Any], authority: set[str] | None = None,
+               rows: list[dict[str, Any]] | None = None) -> State:
+    """The interpreter's view of a case: revisions, evidence records, independence, authority (`rows`: the
+    case's evidence rows when the caller has read them already)."""
     records = [Record(id=str(r["id"]), kind=r["kind"], result=r["result"], artifact=r["artifact"],
                       revision=r["about"], producer=r["producer"], observed_at=r["observed_at"], order=r["id"])
-               for r in _records(db, case["id"]) if not is_mock(r)]
+               for r in (_records(db, case["id"]) if rows is None else rows) if not is_mock(r)]
     return State(revisions=_revisions(case), records=records, independent=case["independent"],
                  authority=set(authority or ()))
 
@@ -744,10 +748,10 @@ def case_view(db: Database, case_id: str, *, actor: str | None = None) -> dict[s
     approval-required means someone holding the capability must take it.
     """
     case = get_case(db, case_id)
-    person = get_actor(db, actor) if actor else None
-    authority = set(person["capabilities"]) if person else set()
+    authority = set(capabilities_of(db, actor)) if actor else set()  # the whole actor took 7 reads (issue 15)
     protocol = protocol_for(case["protocol"])
-    evaluation = _evaluate(db, case, authority)
+    evidence_rows = _records(db, case_id)  # read once: for the interpreter and for the list shown
+    evaluation = protocol.evaluate(case_state(db, case, authority, evidence_rows))
     actions = evaluation.actions()
     outcomes = evaluation.outcomes()
     decisions = _decisions(db, case_id)
@@ -756,7 +760,7 @@ def case_view(db: Database, case_id: str, *, actor: str | None = None) -> dict[s
         closed = f"the case is closed ({case['outcome']}" + (f" by {last['actor']})" if last else ")")
         actions = {n: {"allowed": False, "status": BLOCKED, "why": closed} for n in actions}
         outcomes = {n: {"allowed": False, "why": closed} for n in outcomes}
-    rows = {str(r["id"]): r for r in _records(db, case_id)}
+    rows = {str(r["id"]): r for r in evidence_rows}
     evidence = []
     for item in evaluation.records():
         rec = item["record"]
@@ -779,7 +783,8 @@ def case_view(db: Database, case_id: str, *, actor: str | None = None) -> dict[s
         for kind, note in undecided.items():
             if evaluation.claims[name] == "UNKNOWN" and kind in why:
                 explanations[name] = f"{why}; the evaluation settled nothing: {note}"
-    stale = staleness(db, case)
+    applied = loops.applications_of(db, "case", case_id)
+    stale = staleness(db, case, applied)
     path = case["candidate_path"]
     link = loops.loop_case(db, case_id)
     return {
@@ -813,8 +818,8 @@ def case_view(db: Database, case_id: str, *, actor: str | None = None) -> dict[s
         "loop": link["loop"] if link else None,
         "base": {"path": path, "made_on": case["basis"].get("baseline"),
                  "current": loops.current_hash(db, path) if path else None, "stale": bool(stale), "why": stale},
-        "applied": loops.applications_of(db, "case", case_id),
-        "contradicted": case_contradiction(db, case),
+        "applied": applied,
+        "contradicted": case_contradiction(db, case, rows=evidence_rows),
     }
 
 
@@ -840,11 +845,13 @@ def show_json(view: dict[str, Any]) -> dict[str, Any]:
 
 
 def case_contradiction(db: Database, case: dict[str, Any] | str, *, cutoff: int | None = None,
-                       what: str | None = None, what_at: str | None = None) -> dict[str, Any] | None:
+                       what: str | None = None, what_at: str | None = None,
+                       rows: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
     """Whether later evidence contradicts the case's decision (or what was decided at `cutoff`, a store seq).
 
     None, or what changed and the line "kept at 08:00; held-out came back regressed at 18:00"
-    (see contradicted.py); evaluated only when evidence came after the cutoff.
+    (see contradicted.py); evaluated only when evidence came after the cutoff. `rows`: the case's evidence
+    rows, when the caller has read them already.
     """
     if isinstance(case, str):
         case = get_case(db, case)
@@ -852,8 +859,8 @@ def case_contradiction(db: Database, case: dict[str, Any] | str, *, cutoff: int 
         return None
     if not _contradiction.later_evidence(db, case["id"], cutoff):
         return None
-    return _contradiction.describe(db, case, protocol_for(case["protocol"]), case_state(db, case), cutoff=cutoff,
-                                   what=what, what_at=what_at)
+    return _contradiction.describe(db, case, protocol_for(case["protocol"]), case_state(db, case, rows=rows),
+                                   cutoff=cutoff, what=what, what_at=what_at)
 
 
 def contradicted_case_ids(db: Database, ids: list[str] | None = None) -> list[str]:

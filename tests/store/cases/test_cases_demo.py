@@ -31,3 +31,26 @@ def test_demo_cases_cover_every_state(db):
     assert any(w.startswith("records disagree: ") for w in whys)  # Canon: disagreeing records leave UNKNOWN
     late = [v for v in views if v["outcome"] == "kept" and v["claims"]["heldout.not_regressed"] == "UNKNOWN"]
     assert late and late[0]["status"] == "closed"  # evidence after the decision did not reopen it
+
+
+def test_a_case_detail_reads_each_table_once(db):
+    """Issue 15: one case detail was 28 queries (the whole actor with sqlite-utils' schema lookups, the
+    evidence and the applications twice); every cursor move in the console reads one."""
+    rng = random.Random(7)
+    demo_actors.populate(db, rng, "me")
+    demo_cases.populate(db, rng, "me")
+    rows, _total = cases.list_cases(db, limit=1000)
+    statements: list[str] = []
+    db.conn.set_trace_callback(statements.append)
+    try:
+        counts: dict[str, list[int]] = {"open": [], "closed": []}
+        for row in rows:
+            statements.clear()
+            cases.case_view(db, row["id"], actor="me")
+            counts[row["status"]].append(len(statements))
+            assert not any("sqlite_master" in s for s in statements), statements
+            assert sum(s.startswith("SELECT * FROM evidence") for s in statements) == 1
+    finally:
+        db.conn.set_trace_callback(None)
+    # a closed case with evidence after its decision is evaluated again to the decision (contradicted.py)
+    assert max(counts["open"]) <= 13 and max(counts["closed"]) <= 19, counts
