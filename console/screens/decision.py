@@ -327,10 +327,12 @@ class DecisionScreen(ListDetailScreen):
             return
         self.render_title()
         self.paged.reload(keep_key=key, quiet=True)  # the decided item stays shown until the person moves
-        self.show(key)
         if self.queue_active and key == self.queue_key:
             self.queue_done += 1
-            await self._queue_go(key, release=True)
+            await self._queue_go(key, release=True)  # shows the next item: the decided one is not read again
+            if self.wanted != key:
+                return
+        self.show(key)  # the decided item in its new state (the queue ended, stopped or was not worked)
 
     # --- the queue ------------------------------------------------------------------------------
     @property

@@ -550,6 +550,10 @@ class PagedList(Vertical):
     @on(DataTable.RowHighlighted)
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
+        if event.row_key.value != self.current_key:
+            # the cursor has moved on since: a page put in the table highlights its first row, then the kept
+            # one (after a decision, the first row's detail was read, then the kept one's again)
+            return
         if self._quiet_key is not None and event.row_key.value == self._quiet_key:
             return  # the quiet reload's own highlight: the person did not move
         self._quiet_key = None

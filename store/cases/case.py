@@ -599,7 +599,7 @@ def decide_case(db: Database, case_id: str, outcome: str, *, actor: str | None, 
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [case_id, outcome, act.actor, capability, case["current_revision"], note, when, act.seen_seq, seq])
         db.execute("UPDATE cases SET status = 'closed', outcome = ? WHERE id = ?", [outcome, case_id])
-        _project(db, case_id, when)
+        _project(db, case_id, when, evaluation)  # a decision adds no evidence: the claims are the same
     return cast(int, cursor.lastrowid)  # the id of the row just inserted
 
 
@@ -726,10 +726,13 @@ def _evaluate(db: Database, case: dict[str, Any], authority: set[str] | None = N
     return protocol_for(case["protocol"]).evaluate(case_state(db, case, authority))
 
 
-def _project(db: Database, case_id: str, when: str) -> None:
-    """Bring the case's projection columns up to date, inside the caller's transaction."""
+def _project(db: Database, case_id: str, when: str, evaluation: Evaluation | None = None) -> None:
+    """Bring the case's projection columns up to date, inside the caller's transaction. `evaluation`: the
+    case's, when the caller has just evaluated it and what it rests on (revisions, evidence) is unchanged
+    since, as after a decision (the protocol was evaluated twice for one decision)."""
     case = get_case(db, case_id)
-    evaluation = _evaluate(db, case)
+    if evaluation is None:
+        evaluation = _evaluate(db, case)
     if case["status"] == "open":
         allowed = [name for name, o in evaluation.outcomes().items() if o["allowed"]]
     else:

@@ -5,6 +5,7 @@ import pytest
 from textual.widgets import Static, TextArea
 
 from gatepost.app import GatepostApp
+from gatepost.screens.cases import CasesScreen
 from gatepost.store import cases
 from gatepost.store.kernel import add_actor, leases, list_events, open_store
 from gatepost.store.skills import create_draft, get_state, list_drafts
@@ -83,6 +84,31 @@ async def test_work_the_cases_queue_to_its_end(store):
         assert "f shows them" in bar(app)  # what to do next
         assert not screen.queue_active
     db.close()
+
+
+async def test_a_queue_decision_reads_the_next_item_once_and_the_decided_one_not_again(store, monkeypatch):
+    db = open_store(store)
+    order = queue_state(db, "cases", "ana").keys
+    db.close()
+    reads: list[str] = []
+    fetch = CasesScreen.fetch_detail
+
+    def counted(self, db, key):  # noqa: ANN001
+        reads.append(key)
+        return fetch(self, db, key)
+
+    monkeypatch.setattr(CasesScreen, "fetch_detail", counted)
+    app = GatepostApp(store, person="ana")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.press("2")
+        await settle(pilot)
+        await pilot.press("w")
+        await settle(pilot)
+        reads.clear()
+        await decide_with_note(pilot, "k", "kept")
+        # it read the decided item again (dropped unseen), and the list rebuilt under it highlighted its
+        # first row on the way: the next item was read twice
+        assert reads == [order[1]] and app.screen.shown == order[1]
 
 
 async def test_others_leases_are_shown_and_skipped_and_their_items_refused(store):

@@ -16,7 +16,7 @@ from gatepost.store.kernel import (
     last_seq,
     list_events,
 )
-from gatepost.store.protocol import candidate_revision
+from gatepost.store.protocol import Protocol, candidate_revision
 
 CASES = Path(__file__).resolve().parents[2] / "fixtures/cases"
 BASIS = {"baseline": "b-7", "question_set": "qs-3", "data_revision": "d-12", "design": "design-2"}
@@ -166,6 +166,25 @@ def test_keep_needs_every_claim_and_the_capability(people):
     case = cases.get_case(people, "c-1")
     assert row == ("kept", "ana", "loop_change.keep", case["current_revision"], "all six hold")
     assert (case["status"], case["outcome"], case["needs_decision"], case["allowed"]) == ("closed", "kept", 0, [])
+
+
+def test_a_decision_evaluates_the_protocol_once(people, monkeypatch):
+    """Issue 15: a decision evaluated the protocol to check the outcome, then again to project the closed case,
+    though a decision adds no evidence; the claims it stores are the ones it was checked on."""
+    new_case(people, evidence=GOOD)
+    calls: list[int] = []
+    evaluate = Protocol.evaluate
+
+    def counted(self, state):  # noqa: ANN001
+        calls.append(len(state.records))
+        return evaluate(self, state)
+
+    monkeypatch.setattr(Protocol, "evaluate", counted)
+    checked = cases.case_view(people, "c-1")["claims"]
+    calls.clear()
+    cases.decide(people, "c-1", "kept", actor="ana", note="all six hold")
+    assert calls == [len(GOOD)]
+    assert cases.get_case(people, "c-1")["claims"] == checked
 
 
 def test_a_closed_case_is_closed(people):
