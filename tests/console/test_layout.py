@@ -1,6 +1,7 @@
 """Layout that uses the terminal (issue 15 item 4): columns fit, lesser ones go first, footers wrap,
 dialogs fit; and the Results/Manifests content of item 8. Headless on the demo store, clock frozen."""
 
+import pytest
 from rich.text import Text
 from textual.widgets import Button, Label, Static
 
@@ -150,6 +151,25 @@ async def test_a_dialog_at_50_by_15_shows_its_hint_and_its_confirm_button(demo_h
         title = app.screen.query(Label).first()
         assert title.region.width <= 50 and title.region.height >= 2  # wrapped, not cut
         assert "Esc cancels" in str(title.render())
+
+
+@pytest.mark.parametrize("size", [(50, 15), (80, 24), (120, 40)])
+@pytest.mark.parametrize(("screen_key", "dialog_key", "confirm_id"), [("2", "i", "#note-confirm"),
+                                                                       ("5", "e", "#edit-save")])
+async def test_a_dialogs_hint_is_on_screen_whole_at_every_size(demo_here, size, screen_key, dialog_key, confirm_id):
+    """The hint was cut at any width ("ctrl+s confirms, E"): its label holds every line of it, wrapped to the
+    label's width, inside the terminal, and the confirm button is there too."""
+    app = GatepostApp(demo_here, person="ana")
+    async with app.run_test(size=size) as pilot:
+        await open_screen(pilot, screen_key)
+        await pilot.press(dialog_key)
+        await settle(pilot)
+        [hint] = [lbl for lbl in app.screen.query(Label) if "Esc cancels" in str(lbl.render())]
+        region = hint.content_region
+        lines = Text(str(hint.render())).wrap(app.console, region.width)
+        assert len(lines) <= region.height and region.right <= size[0] and region.bottom <= size[1], (size, region)
+        confirm = app.screen.query_one(confirm_id, Button)
+        assert confirm.region.bottom <= size[1] and confirm.region.right <= size[0] and confirm.region.height
 
 
 # --- item 8: Results and Manifests -------------------------------------------------------------
