@@ -25,7 +25,7 @@ from gatepost.keymap import bound, key_for
 from gatepost.safe import literal, one_line
 from gatepost.screens.list_detail import ListDetailScreen
 from gatepost.store.flows import mark_seen
-from gatepost.store.kernel import ConflictError, GatepostError, last_seq, leases
+from gatepost.store.kernel import ConflictError, GatepostError, last_seq, leases, transaction
 from gatepost.store.views import (
     QUEUES,
     QueueState,
@@ -445,22 +445,23 @@ class DecisionScreen(ListDetailScreen):
         skipped = list(self.queue_skipped)
 
         def take_next(db: Any) -> tuple[str | None, QueueState]:
-            qs = queue_state(db, queue, person)
-            order = [k for k in qs.keys if k not in skipped] + [k for k in skipped if k in qs.keys]
-            candidates = ([prefer] if prefer in qs.keys else []) + [k for k in order if k not in (after, prefer)]
-            if after in order and after not in candidates:
-                candidates.append(after)  # a skipped item still comes back, last
-            for candidate in candidates:
-                if current and current != candidate:
+            with transaction(db):  # giving the item back and taking the next: one write, not two
+                qs = queue_state(db, queue, person)
+                order = [k for k in qs.keys if k not in skipped] + [k for k in skipped if k in qs.keys]
+                candidates = ([prefer] if prefer in qs.keys else []) + [k for k in order if k not in (after, prefer)]
+                if after in order and after not in candidates:
+                    candidates.append(after)  # a skipped item still comes back, last
+                for candidate in candidates:
+                    if current and current != candidate:
+                        leases.release(db, subject, current, person)
+                    try:
+                        leases.take(db, subject, candidate, person)
+                    except ConflictError:  # someone took it since we looked: the next one
+                        continue
+                    return candidate, queue_state(db, queue, person)
+                if current:
                     leases.release(db, subject, current, person)
-                try:
-                    leases.take(db, subject, candidate, person)
-                except ConflictError:  # someone took it since we looked: the next one
-                    continue
-                return candidate, queue_state(db, queue, person)
-            if current:
-                leases.release(db, subject, current, person)
-            return None, queue_state(db, queue, person)
+                return None, queue_state(db, queue, person)
 
         try:
             key, qs = await self.gp_app.write(take_next)

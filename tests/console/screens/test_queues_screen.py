@@ -86,7 +86,7 @@ async def test_work_the_cases_queue_to_its_end(store):
     db.close()
 
 
-async def test_a_queue_decision_reads_the_next_item_once_and_the_decided_one_not_again(store, monkeypatch):
+async def test_a_queue_decision_reads_the_next_item_once_and_writes_the_lease_hand_over_at_once(store, monkeypatch):
     db = open_store(store)
     order = queue_state(db, "cases", "ana").keys
     db.close()
@@ -105,10 +105,15 @@ async def test_a_queue_decision_reads_the_next_item_once_and_the_decided_one_not
         await pilot.press("w")
         await settle(pilot)
         reads.clear()
+        writes: list[str] = []
+        app.db.conn.set_trace_callback(lambda sql: writes.append(sql) if sql.startswith("BEGIN") else None)
         await decide_with_note(pilot, "k", "kept")
+        app.db.conn.set_trace_callback(None)
         # it read the decided item again (dropped unseen), and the list rebuilt under it highlighted its
         # first row on the way: the next item was read twice
         assert reads == [order[1]] and app.screen.shown == order[1]
+        # the decision; the decided item given back and the next one taken (two before); the next one's read receipt
+        assert len(writes) == 3
 
 
 async def test_others_leases_are_shown_and_skipped_and_their_items_refused(store):
