@@ -232,9 +232,12 @@ def record_frames(app: App) -> list[tuple[float, object]]:
     return frames
 
 
-def last_frame(frames: list[tuple[float, object]], started: float, screen: object) -> float:
-    """From `started` to the last frame of `screen` written since: the page as the person sees it at last,
-    everything read and drawn (the pilot's idle checks after it, each at least 20 ms of sleep, left out)."""
+async def last_frame(pilot, frames: list[tuple[float, object]], started: float) -> float:  # noqa: ANN001
+    """From `started` to the last frame of the screen shown written since: the page as the person sees it at
+    last, everything read and drawn (the pilot's idle checks after it, each at least 20 ms of sleep, left out).
+    Called once the pilot saw the screen settled; a frame Textual still holds back then is waited for."""
+    screen = pilot.app.screen
+    await _until(pilot, lambda: any(t > started and shown is screen for t, shown in frames))
     return max(t for t, shown in frames if t > started and shown is screen) - started
 
 
@@ -246,9 +249,9 @@ async def measure_minimal() -> dict[str, float]:
     async with app.run_test(size=SIZE) as pilot:
         await _until(pilot, lambda: app.query_one(DataTable).row_count == 100)
         await pilot.pause()
-        figures["first frame"] = last_frame(frames, started, app.screen)
         PILOT["first frame"] = time.perf_counter() - started
         figures["first frame (CPU)"] = time.process_time() - cpu
+        figures["first frame"] = await last_frame(pilot, frames, started)
         cpu, wall = time.process_time(), time.perf_counter()
         for _ in range(MOVES):
             await pilot.press("down")
@@ -285,18 +288,18 @@ async def measure_gatepost(path: Path) -> dict[str, float]:
     async with app.run_test(size=SIZE) as pilot:
         await _until(pilot, lambda: type(app.screen).__name__ == "OverviewScreen")
         await settle(pilot)
-        figures["overview: first page"] = last_frame(frames, started, app.screen)
         PILOT["overview: first page"] = time.perf_counter() - started
         CPU["overview: first page"] = time.process_time() - cpu
+        figures["overview: first page"] = await last_frame(pilot, frames, started)
         for mode, key, _label, _target in app.screen_specs[1:]:
             started, cpu = time.perf_counter(), time.process_time()
             await pilot.press(key)
             await _until(pilot, lambda mode=mode: app.current_mode == mode and bool(app.screen.query(PagedList))
                          and all(p.loaded for p in app.screen.query(PagedList)))
             await settle(pilot)
-            figures[f"{mode}: first page"] = last_frame(frames, started, app.screen)
             PILOT[f"{mode}: first page"] = time.perf_counter() - started
             CPU[f"{mode}: first page"] = time.process_time() - cpu
+            figures[f"{mode}: first page"] = await last_frame(pilot, frames, started)
         for mode, key, _label, _target in app.screen_specs:
             started, cpu = time.perf_counter(), time.process_time()
             await pilot.press(key)
