@@ -186,11 +186,12 @@ class DetailFloorApp(MinimalApp):
 
 
 async def keyed_moves(app: App, done) -> tuple[float, float]:  # noqa: ANN001
-    """CPU (mean) and wall time (median) of one move without the test pilot, from the key (sent as the terminal driver sends it) to the frame
-    that shows what `done()` waits for (the moved row; for gatepost, the detail read for it). The pilot's press
-    and pause walk every widget of the screen after each key, a cost no person pays and one that grows with the
-    widgets a screen has (31 on Cases, 8 on the minimal app). Each move is followed by 60 ms of rest (no CPU).
-    The moves go down then back up from the list's top, so neither table scrolls (a scroll repaints every row)."""
+    """CPU (mean) and wall time (median) of one move without the test pilot, from the key (sent as the terminal
+    driver sends it) to the frame that shows what `done()` waits for (the moved row; for gatepost, the detail
+    read for it). The pilot's press and pause walk every widget of the screen after each key, a cost no person
+    pays and one that grows with the widgets a screen has (31 on Cases, 8 on the minimal app). Each move is
+    followed by 60 ms of rest (no CPU). The moves go down then back up from the list's top, so neither table
+    scrolls (a scroll repaints every row)."""
     frame = asyncio.Event()
     display = app._display
 
