@@ -56,6 +56,13 @@ async def decide_with_note(pilot, key: str, note: str) -> None:
     await settle(pilot)
 
 
+async def work_the_cases_queue(pilot) -> None:
+    await pilot.press("2")
+    await settle(pilot)
+    await pilot.press("w")
+    await settle(pilot)
+
+
 async def test_work_the_cases_queue_to_its_end(store):
     db = open_store(store)
     order = queue_state(db, "cases", "ana").keys
@@ -100,10 +107,7 @@ async def test_a_queue_decision_reads_the_next_item_once_and_writes_the_lease_ha
     monkeypatch.setattr(CasesScreen, "fetch_detail", counted)
     app = GatepostApp(store, person="ana")
     async with app.run_test(size=(160, 50)) as pilot:
-        await pilot.press("2")
-        await settle(pilot)
-        await pilot.press("w")
-        await settle(pilot)
+        await work_the_cases_queue(pilot)
         reads.clear()
         writes: list[str] = []
         app.db.conn.set_trace_callback(lambda sql: writes.append(sql) if sql.startswith("BEGIN") else None)
@@ -149,10 +153,7 @@ async def test_leaving_the_screen_releases_the_lease(store):
     db = open_store(store)
     app = GatepostApp(store, person="ana")
     async with app.run_test(size=(160, 50)) as pilot:
-        await pilot.press("2")
-        await settle(pilot)
-        await pilot.press("w")
-        await settle(pilot)
+        await work_the_cases_queue(pilot)
         held = app.screen.shown
         assert leases.holder(db, "case", held)["holder"] == "ana"
         first = leases.holder(db, "case", held)["expires_at"]
@@ -173,10 +174,7 @@ async def test_leaving_the_screen_releases_the_lease(store):
 async def test_a_browsing_person_has_no_queue_to_work(store):
     app = GatepostApp(store, person="dara")
     async with app.run_test(size=(160, 50)) as pilot:
-        await pilot.press("2")
-        await settle(pilot)
-        await pilot.press("w")
-        await settle(pilot)
+        await work_the_cases_queue(pilot)
         assert not app.screen.queue_active
         assert any("browsing only" in n.message for n in app._notifications)
 
@@ -295,10 +293,7 @@ async def test_quitting_gives_the_held_lease_back(demo_copy):
     path = demo_copy
     app = GatepostApp(path, person="ana")
     async with app.run_test(size=(140, 42)) as pilot:
-        await pilot.press("2")
-        await settle(pilot)
-        await pilot.press("w")
-        await settle(pilot)
+        await work_the_cases_queue(pilot)
         held = app.screen.queue_key
         assert held and leases.holder(app.db, "case", held)["holder"] == "ana"
     db = open_store(path)
