@@ -858,12 +858,16 @@ def case_contradiction(db: Database, case: dict[str, Any] | str, *, cutoff: int 
     """
     if isinstance(case, str):
         case = get_case(db, case)
-    if cutoff is None and case["status"] == "open":
-        return None
+    if cutoff is None:
+        last = _contradiction.last_decision(db, case["id"]) if case["status"] != "open" else None
+        if last is None:
+            return None
+        what, cutoff = last  # read once, for both steps
     if not _contradiction.later_evidence(db, case["id"], cutoff):
         return None
+    seqs = {int(r["id"]): r["event_seq"] for r in rows} if rows is not None else None
     return _contradiction.describe(db, case, protocol_for(case["protocol"]), case_state(db, case, rows=rows),
-                                   cutoff=cutoff, what=what, what_at=what_at)
+                                   cutoff=cutoff, what=what, what_at=what_at, seqs=seqs)
 
 
 def contradicted_case_ids(db: Database, ids: list[str] | None = None) -> list[str]:

@@ -75,11 +75,20 @@ def _clock(at: str | None, other: str | None = None) -> str:
     return at[:16].replace("T", " ")
 
 
+def last_decision(db: Database, case_id: str) -> tuple[str, int] | None:
+    """The case's last decision: its outcome and its event's store sequence (None: never decided)."""
+    row = db.execute("SELECT outcome, event_seq FROM decisions WHERE case_id = ? ORDER BY id DESC LIMIT 1",
+                     [case_id]).fetchone()
+    return (row[0], int(row[1])) if row is not None and row[1] is not None else None
+
+
 def describe(db: Database, case: dict[str, Any], protocol: Protocol, state: State, *, cutoff: int | None = None,
-             what: str | None = None, what_at: str | None = None) -> dict[str, Any] | None:
+             what: str | None = None, what_at: str | None = None,
+             seqs: dict[int, int | None] | None = None) -> dict[str, Any] | None:
     """Whether a closed case's decision (or another cutoff: a proposal's acceptance) is contradicted now.
 
-    `state` is the case's state as the interpreter sees it (cases.case_state). Returns None, or
+    `state` is the case's state as the interpreter sees it (cases.case_state); `seqs`, each evidence row's
+    event sequence by its id, when the caller has read the rows. Returns None, or
     {"decided", "decided_at", "decided_seq", "kind", "result", "producer", "evidence_id", "recorded_at",
     "recorded_seq", "claims": {name: [then, now]}, "line"}; `line` reads
     "kept at 08:00; held-out came back regressed at 18:00". Times are the events' store times.
@@ -87,12 +96,12 @@ def describe(db: Database, case: dict[str, Any], protocol: Protocol, state: Stat
     if cutoff is None:
         if case["status"] == "open":
             return None
-        row = db.execute("SELECT outcome, event_seq FROM decisions WHERE case_id = ? ORDER BY id DESC LIMIT 1",
-                         [case["id"]]).fetchone()
-        if row is None or row[1] is None:
+        last = last_decision(db, case["id"])
+        if last is None:
             return None
-        what, cutoff = row[0], int(row[1])
-    seqs = dict(db.execute("SELECT id, event_seq FROM evidence WHERE case_id = ?", [case["id"]]).fetchall())
+        what, cutoff = last
+    if seqs is None:
+        seqs = dict(db.execute("SELECT id, event_seq FROM evidence WHERE case_id = ?", [case["id"]]).fetchall())
     state = replace(state, records=[replace(r, order=int(seqs.get(int(r.id)) or 0)) for r in state.records])
     turn = contradiction(protocol, state, cutoff)
     if turn is None:
@@ -112,11 +121,10 @@ def describe(db: Database, case: dict[str, Any], protocol: Protocol, state: Stat
 def later_evidence(db: Database, case_id: str, cutoff: int | None = None) -> bool:
     """Whether any evidence was recorded on the case after its decision (or `cutoff`): one indexed query."""
     if cutoff is None:
-        row = db.execute("SELECT event_seq FROM decisions WHERE case_id = ? ORDER BY id DESC LIMIT 1",
-                         [case_id]).fetchone()
-        if row is None or row[0] is None:
+        last = last_decision(db, case_id)
+        if last is None:
             return False
-        cutoff = int(row[0])
+        cutoff = last[1]
     return db.execute("SELECT 1 FROM evidence WHERE case_id = ? AND event_seq > ? LIMIT 1",
                       [case_id, cutoff]).fetchone() is not None
 
