@@ -91,6 +91,7 @@ def test_detail_carries_the_changes_and_grid(store):
 
 async def test_regressions_detail_leads_with_the_changes_and_shows_the_grid(store, store_path):
     from gatepost.app import GatepostApp
+    from gatepost.widgets.line_detail import LineDetail
 
     run(store, OUTPUTS[1], 1)
     run(store, OUTPUTS[2], 2)
@@ -100,16 +101,17 @@ async def test_regressions_detail_leads_with_the_changes_and_shows_the_grid(stor
         await settle(pilot)
         screen = app.screen
         assert screen.shown == "digest"
-        changes = str(screen.query_one("#reg-changes").render())
+        detail = screen.query_one(LineDetail)
+        changes = detail.text("changes")
         lines = changes.splitlines()
         assert lines[0].startswith("Changed since the previous eval (digest-0001 → digest-0002)")
         assert lines[1].startswith("✔→✘ required_patterns now failing")
         assert lines[2].startswith("✘→✔ min_words now passing")
-        grid = str(screen.query_one("#reg-grid").render()).splitlines()
+        grid = detail.text("grid").splitlines()
         assert [line.split() for line in grid[1:]] == [["required_patterns", "✔✘"], ["max_words", "✔✔"],
                                                         ["min_words", "✘✔"]]
-        children = [w.id for w in screen.query_one("#reg-detail").children]
-        assert children.index("reg-changes") < children.index("reg-failing")  # changes lead the detail
+        drawn = detail.drawn()
+        assert drawn.index(lines[0]) < drawn.index(detail.text("failing").splitlines()[0])  # changes lead the detail
 
 
 # --- evaluation runs: the tasks that changed against the previous run of the same suite lead ------------
