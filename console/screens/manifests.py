@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widget import Widget
-from textual.widgets import Button, Label, Static, TextArea
+from textual.widgets import Button, Label, TextArea
 
 from gatepost.safe import literal, one_line
 from gatepost.screens.decision import Decision, DecisionScreen, Done, Work
@@ -34,7 +34,7 @@ from gatepost.store.skills import (
 from gatepost.store.views import fold_leases
 from gatepost.widgets.assertion_diff import render_comparison
 from gatepost.widgets.diff_view import unified_diff
-from gatepost.widgets.in_place import put
+from gatepost.widgets.line_detail import Block, LineDetail, Pair
 from gatepost.widgets.note_dialog import Dialog
 from gatepost.widgets.paged_list import Col, Row
 
@@ -135,18 +135,12 @@ class ManifestsScreen(DecisionScreen):
     EMPTY = "No drafts here. Press f for another status; drafts come from gatepost bootstrap --skill NAME."
     WORK = Work("drafts", "draft", {"status": "pending"}, "New drafts come from bootstrap and from a flagged mismatch (4 Regressions, m).")
     SCREENSHOT_STEPS = [("edit", ["e"]), ("reject", ["r"])]
-    DEFAULT_CSS = """
-    ManifestsScreen .yaml-pair { height: auto; margin-bottom: 1; }
-    ManifestsScreen .yaml-pair > Static { width: 1fr; border: round $surface-lighten-2; padding: 0 1; height: auto; }
-    """
+    DETAIL_SCROLLS = False  # the detail is one LineDetail: it scrolls its own lines
 
     def detail_widgets(self) -> Iterator[Widget]:
-        yield Static(literal("Nothing selected."), id="man-head")
-        yield Static("", id="man-assertions")  # assertion by assertion, above the YAML and its diff
-        yield Horizontal(Static("", id="man-draft"), Static("", id="man-active"), classes="yaml-pair")
-        yield Static("", id="man-diff")
-        yield Static("", id="man-evidence")
-        yield Static("", id="man-actions")
+        # one widget drawn line by line, as the Cases detail: seven Statics, each updated and laid out again with
+        # the screen, made a move here twice a move on Cases (29 ms of CPU against 15)
+        yield LineDetail(id="draft-detail")
 
     # --- the list ------------------------------------------------------------------------------
     def fetch_rows(self, db: Any, search: str, offset: int, limit: int) -> tuple[list[Row], int]:
@@ -178,45 +172,37 @@ class ManifestsScreen(DecisionScreen):
         return detail.draft["skill"] if detail else None
 
     def render_detail(self, view: "DraftView | None") -> None:
-        ids = ("assertions", "draft", "active", "diff", "evidence", "actions")
-        parts = {name: self.query_one(f"#man-{name}", Static) for name in ids}
-        head = self.query_one("#man-head", Static)
+        lines = self.query_one("#draft-detail", LineDetail)
         if view is None:
-            put(head, literal("Nothing selected." if not self.wanted else f"No draft {self.wanted}."))
-            for part in parts.values():
-                put(part, "")
+            lines.show([Block("head", literal("Nothing selected." if not self.wanted else f"No draft {self.wanted}."))])
             return
         draft, active = view.draft, view.active
         shown = self._head(draft, active, view.based, view.history)
         if view.contradicted:
             shown.append_text(literal(f"\n⚠ contradicted later: {view.contradicted['line']}: "
                                       f"{view.contradicted.get('message') or ''}", style="bold yellow"))
-        put(head, shown)
-        put(parts["assertions"], render_comparison(
-            active["assertions"] if active else None, draft["assertions"],
-            before_name=f"active v{active['version']}" if active else "no manifest yet"))
+        assertions = render_comparison(active["assertions"] if active else None, draft["assertions"],
+                                       before_name=f"active v{active['version']}" if active else "no manifest yet")
         left = Text("Draft\n", style="bold")
         left.append_text(literal(draft["yaml"]))
-        put(parts["draft"], left)
         right = Text(f"Active v{active['version']}\n" if active else "Active version\n", style="bold")
         right.append_text(literal(active["yaml"]) if active else Text("none: the skill has no manifest yet",
                                                                       style="dim"))
-        put(parts["active"], right)
         diff = Text("Diff (active → draft)\n", style="bold")
         diff.append_text(unified_diff(active["yaml"] if active else "", draft["yaml"],
                                       before_name=f"active v{active['version']}" if active else "no manifest",
                                       after_name=draft["id"]))
-        put(parts["diff"], diff)
-        put(parts["evidence"], self._evidence(draft))
         if draft["status"] != "pending":
-            put(parts["actions"], Text(f"This draft is {draft['status']}: nothing to decide.", style="dim"))
+            actions = Text(f"This draft is {draft['status']}: nothing to decide.", style="dim")
         else:
             actions = self.actions_text()
             for line in view.failures:
                 actions.append("⚠ ", style="yellow")
                 actions.append_text(literal(line, style="yellow"))
                 actions.append("\n")
-            put(parts["actions"], actions)
+        # assertion by assertion above the YAML and its diff
+        lines.show([Block("head", shown), Block("assertions", assertions), Block("yaml", Pair(left, right), "pair"),
+                    Block("diff", diff), Block("evidence", self._evidence(draft)), Block("actions", actions)])
 
     def _head(self, draft: dict[str, Any], active: dict[str, Any] | None, based: dict[str, Any] | None,
               history: list[dict[str, Any]]) -> Text:

@@ -18,6 +18,7 @@ from rich.console import Console, RenderableType
 from rich.panel import Panel
 from rich.segment import Segment
 from rich.style import Style
+from rich.table import Table
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
@@ -55,13 +56,21 @@ class Choice:
     disabled: bool = False
 
 
-Kind = Literal["text", "title", "boxed", "outline", "choices"]
+@dataclass(frozen=True)
+class Pair:
+    """Two texts side by side, each in a rounded box (a draft's YAML beside the active version's)."""
+
+    left: Text
+    right: Text
+
+
+Kind = Literal["text", "title", "boxed", "outline", "choices", "pair"]
 
 
 @dataclass(eq=False)
 class Block:
     """A part of the pane: `text` (wrapped), `title` (one accented line), `boxed` (text in a rounded box),
-    `outline` (an Outline) or `choices` (a sequence of Choice); `gap` blank lines follow it."""
+    `outline` (an Outline), `choices` (a sequence of Choice) or `pair` (a Pair); `gap` blank lines follow it."""
 
     name: str
     content: Any
@@ -145,6 +154,8 @@ class LineDetail(ScrollView, can_focus=True):
             return "\n".join(_walk_labels(content.root))
         if isinstance(content, tuple | list):
             return "\n".join(c.label.plain for c in content)
+        if isinstance(content, Pair):
+            return f"{content.left.plain}\n{content.right.plain}"
         return "" if content is None else str(content)
 
     def plain(self) -> str:
@@ -333,6 +344,13 @@ class LineDetail(ScrollView, can_focus=True):
         elif b.kind == "boxed":
             renderable = Panel(b.content, box=box.ROUNDED, padding=(0, 1),
                                border_style=self.get_component_rich_style("line-detail--box"))
+        elif b.kind == "pair":
+            border = self.get_component_rich_style("line-detail--box")
+            renderable = Table.grid(expand=True)
+            renderable.add_column(ratio=1)
+            renderable.add_column(ratio=1)
+            renderable.add_row(*(Panel(side, box=box.ROUNDED, padding=(0, 1), border_style=border)
+                                 for side in (b.content.left, b.content.right)))
         elif isinstance(renderable, Text):
             renderable = renderable.copy()
             renderable.rstrip()  # a trailing newline is not a blank line of its own
@@ -430,6 +448,9 @@ def _rows(b: Block, width: int) -> int:
         return sum(1 for _ in _walk_shown(b.content.root))
     if b.kind == "choices":
         return len(b.content)
+    if b.kind == "pair":
+        half = max(1, width // 2)
+        return max(_rows(Block(b.name, side, "boxed"), half) for side in (b.content.left, b.content.right))
     plain = b.content.plain if isinstance(b.content, Text) else str(b.content)
     rows = sum(max(1, -(-len(line) // max(1, width - 4))) for line in plain.rstrip("\n").split("\n"))
     return rows + (2 if b.kind == "boxed" else 0)
@@ -465,6 +486,8 @@ def _same(old: object, new: object) -> bool:
         return old == _shape(new.root)
     if isinstance(old, Text) and isinstance(new, Text):
         return old.plain == new.plain and old.spans == new.spans and old.style == new.style
+    if isinstance(old, Pair) and isinstance(new, Pair):
+        return _same(old.left, new.left) and _same(old.right, new.right)
     if isinstance(old, tuple | list) and isinstance(new, tuple | list):
         return len(old) == len(new) and all(
             a.name == b.name and a.disabled == b.disabled and _same(a.label, b.label) for a, b in zip(old, new, strict=True))

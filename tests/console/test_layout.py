@@ -8,6 +8,7 @@ from textual.widgets import Button, Label, Static
 from gatepost.app import GatepostApp
 from gatepost.widgets.assertion_diff import compare_assertions, render_comparison
 from gatepost.widgets.key_bar import KeyFooter, pack
+from gatepost.widgets.line_detail import LineDetail
 from gatepost.widgets.nav_bar import NavBar
 from gatepost.widgets.paged_list import Col, PagedList, fit_columns
 from tests.console_helpers import settle
@@ -210,7 +211,8 @@ async def test_a_manifest_draft_compares_assertions_above_the_yaml(demo_here):
     app = GatepostApp(demo_here, person="ana")
     async with app.run_test(size=(160, 50)) as pilot:
         await open_screen(pilot, "5")  # draft-0020 drops max_words and four more checks of its active v1
-        shown = str(app.screen.query_one("#man-assertions", Static).render())
+        detail = app.screen.query_one(LineDetail)
+        shown = detail.text("assertions")
         assert "Assertions (active v1 → draft)" in shown and "− max_words" in shown and "dropped" in shown
-        top = app.screen.query_one("#man-assertions").region.y
-        assert top < app.screen.query_one("#man-diff").region.y
+        drawn = detail.drawn()
+        assert drawn.index(shown.splitlines()[0]) < drawn.index("Diff (active → draft)")

@@ -169,5 +169,5 @@ async def test_proposals_and_manifests_mark_their_contradicted_rows(db, store_pa
         await settle(pilot)
         assert app.screen.query_one(PagedList).keys == [draft["id"]]
         assert _rows(app)[draft["id"]][0].startswith("⚠")
-        head = str(app.screen.query_one("#man-head", Static).render())
+        head = app.screen.query_one(LineDetail).text("head")
         assert "⚠ contradicted later: approved at 2026-12-01 08:00; run " in head and "failing min_words" in head
