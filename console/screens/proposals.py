@@ -7,7 +7,6 @@ from typing import Any
 
 from rich.text import Text
 from textual.widget import Widget
-from textual.widgets import Static
 
 from gatepost.keymap import bound
 from gatepost.safe import literal, one_line
@@ -16,7 +15,7 @@ from gatepost.screens.list_detail import Filter
 from gatepost.store import proposals as proposals_mod
 from gatepost.store.proposals import gate_status
 from gatepost.widgets.diff_view import unified_diff
-from gatepost.widgets.in_place import put
+from gatepost.widgets.line_detail import Block, LineDetail
 from gatepost.widgets.paged_list import Col, Row
 
 # the first: ⚠ ● → on a narrow column that stays at any width (the status column is the first left out),
@@ -51,21 +50,14 @@ class ProposalsScreen(DecisionScreen):
     EMPTY = "No proposals here. Press f for another status, or import one: gatepost proposal import FILE."
     WORK = Work("proposals", "proposal", {"status": "waiting"}, ("Proposals marked needs changes wait on their author: f shows them; "
                         "new ones come from proposed cases and gatepost proposal import."))
-    DEFAULT_CSS = """
-    ProposalsScreen #proposal-diff { border: round $panel; padding: 0 1; }
-    """
+    DETAIL_SCROLLS = False  # the detail is one LineDetail: it scrolls its own lines
     BINDINGS = [
         bound("c", "open_case", "Open case", "proposals.open_case"),
     ]
 
     def detail_widgets(self) -> Iterator[Widget]:
-        yield Static(id="proposal-head")
-        yield Static(id="proposal-actions")
-        yield Static(id="proposal-gate")
-        yield Static(id="proposal-case")
-        yield Static(id="proposal-marks")
-        yield Static(Text("Before → after", style="bold"), classes="pane-title")
-        yield Static(id="proposal-diff")
+        # one widget drawn line by line, as the Cases detail: seven Statics were laid out again with the screen
+        yield LineDetail(id="proposal-detail")
 
     # --- the list ----------------------------------------------------------------------------
     def fetch_rows(self, db: Any, search: str, offset: int, limit: int) -> tuple[list[Row], int]:
@@ -85,21 +77,18 @@ class ProposalsScreen(DecisionScreen):
         return seq
 
     def render_detail(self, found: dict[str, Any] | None) -> None:
-        widgets = {name: self.query_one(f"#proposal-{name}", Static)
-                   for name in ("head", "actions", "gate", "case", "marks", "diff")}
+        lines = self.query_one("#proposal-detail", LineDetail)
         if found is None:
-            put(widgets["head"], literal("No proposal selected."))
-            for name in ("actions", "gate", "case", "marks", "diff"):
-                put(widgets[name], "")
+            lines.show([Block("head", literal("No proposal selected."))])
             return
-        put(widgets["head"], self._head(found))
-        put(widgets["actions"], self.actions_text())
-        put(widgets["gate"], self._gate(found))
-        put(widgets["case"], self._case(found))
-        put(widgets["marks"], self._marks(found))
-        put(widgets["diff"], unified_diff(found["before_body"], found["after_body"],
-                                            before_name=f"{found['path'] or 'before'} (before)",
-                                            after_name=f"{found['path'] or 'after'} (after)"))
+        diff = unified_diff(found["before_body"], found["after_body"],
+                            before_name=f"{found['path'] or 'before'} (before)",
+                            after_name=f"{found['path'] or 'after'} (after)")
+        blocks = [Block("head", self._head(found)), Block("actions", self.actions_text()),
+                  Block("gate", self._gate(found)), Block("case", self._case(found)),
+                  Block("marks", self._marks(found)), Block("diff-title", Text("Before → after"), "title", gap=0),
+                  Block("diff", diff, "boxed")]
+        lines.show([b for b in blocks if b.kind != "text" or b.content.plain.strip()])  # no case, no marks: no gap
 
     def contradicted(self, db: Any, keys: list[str]) -> set[str]:
         return set(proposals_mod.contradicted_proposal_ids(db, keys))

@@ -342,14 +342,14 @@ class LineDetail(ScrollView, can_focus=True):
             renderable = Text(b.content.plain if isinstance(b.content, Text) else str(b.content),
                               style=self.get_component_rich_style("line-detail--title"), no_wrap=True)
         elif b.kind == "boxed":
-            renderable = Panel(b.content, box=box.ROUNDED, padding=(0, 1),
+            renderable = Panel(_stripped(b.content), box=box.ROUNDED, padding=(0, 1),
                                border_style=self.get_component_rich_style("line-detail--box"))
         elif b.kind == "pair":
             border = self.get_component_rich_style("line-detail--box")
             renderable = Table.grid(expand=True)
             renderable.add_column(ratio=1)
             renderable.add_column(ratio=1)
-            renderable.add_row(*(Panel(side, box=box.ROUNDED, padding=(0, 1), border_style=border)
+            renderable.add_row(*(Panel(_stripped(side), box=box.ROUNDED, padding=(0, 1), border_style=border)
                                  for side in (b.content.left, b.content.right)))
         elif isinstance(renderable, Text):
             renderable = renderable.copy()
@@ -418,6 +418,15 @@ class LineDetail(ScrollView, can_focus=True):
         super().notify_style_update()
         self._drawn.clear()  # the theme or a component style changed: draw every block again
         self._relines()
+
+
+def _stripped(content: Any) -> Any:
+    """A Text without its trailing newline (a diff's, a file's), which would be a blank last line in its box."""
+    if not isinstance(content, Text):
+        return content
+    content = content.copy()
+    content.rstrip()
+    return content
 
 
 def _on_base(strip: Strip, width: int, base: Style) -> Strip:

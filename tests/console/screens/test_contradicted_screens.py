@@ -4,7 +4,7 @@ on its row, in its detail and on the Overview; the design reviewers' queue and a
 import re
 
 import pytest
-from textual.widgets import OptionList, Static, TextArea
+from textual.widgets import OptionList, TextArea
 
 from gatepost.app import GatepostApp
 from gatepost.store import cases, flows, proposals, skills
@@ -161,7 +161,7 @@ async def test_proposals_and_manifests_mark_their_contradicted_rows(db, store_pa
         assert rows[pid][0].startswith("⚠") and not rows[other][0].startswith("⚠")
         app.screen.open_item(pid)
         await settle(pilot)
-        head = str(app.screen.query_one("#proposal-head", Static).render())
+        head = app.screen.query_one(LineDetail).text("head")
         assert "⚠ contradicted later: accepted at 2026-12-01 08:00; the gate came back failed at 18:00" in head
         await pilot.press("5")
         await settle(pilot)

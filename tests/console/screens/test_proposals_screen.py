@@ -1,13 +1,14 @@
 """The Proposals screen, headless: the waiting queue, a proposal's diff, gate and case claims, marking."""
 
 import pytest
-from textual.widgets import Static, TextArea
+from textual.widgets import TextArea
 
 from gatepost.app import GatepostApp
 from gatepost.store.cases import import_case
 from gatepost.store.flows import decide
 from gatepost.store.kernel import add_actor
 from gatepost.store.proposals import GateConfig, gate_proposal, get_proposal, import_proposal
+from gatepost.widgets.line_detail import LineDetail
 from gatepost.widgets.note_dialog import NoteDialog
 from gatepost.widgets.paged_list import PagedList
 from tests.console_helpers import settle
@@ -37,8 +38,9 @@ def store(db, store_path):
     return store_path, {"gated": gated["proposal_id"], "markup": other["proposal_id"], "case": "case:case-0200"}
 
 
-def rendered(app, selector: str) -> str:
-    return str(app.screen.query_one(selector, Static).render())
+def rendered(app, block: str) -> str:
+    """What the detail's block reads (the detail is one LineDetail of blocks)."""
+    return app.screen.query_one(LineDetail).text(block)
 
 
 async def open_proposals(pilot):
@@ -57,14 +59,14 @@ async def test_the_waiting_queue_and_a_proposals_detail(store):
         assert paged.total == 3 and paged.keys[0] == ids["gated"]
         row = [str(c) for c in paged.table.get_row(ids["gated"])]
         assert row[0] == "waiting" and row[1] == "failed" and row[4] == ids["gated"]
-        head = rendered(app, "#proposal-head")
+        head = rendered(app, "head")
         assert "procedures/release.md" in head and "Release Procedure" in head
         assert "confidence 0.91" in head and "Capture the release smoke-test checklist." in head
-        gate = rendered(app, "#proposal-gate")
+        gate = rendered(app, "gate")
         assert "failed" in gate and "passed = false: release steps lack a rollback" in gate
-        diff = rendered(app, "#proposal-diff")
+        diff = rendered(app, "diff")
         assert "+## Purpose" in diff and "-- Run tests" in diff
-        assert "[a] accept" in rendered(app, "#proposal-actions")
+        assert "[a] accept" in rendered(app, "actions")
 
 
 async def test_markup_and_escapes_in_a_proposal_are_shown_literally(store):
@@ -74,10 +76,10 @@ async def test_markup_and_escapes_in_a_proposal_are_shown_literally(store):
         screen = await open_proposals(pilot)
         screen.open_item(ids["markup"])
         await settle(pilot)
-        head = rendered(app, "#proposal-head")
+        head = rendered(app, "head")
         assert "[bold red]Shout[/]" in head and "\x1b" not in head
-        assert "[link=http://evil]click[/link]" in rendered(app, "#proposal-diff")
-        assert "not targeted" in rendered(app, "#proposal-gate")
+        assert "[link=http://evil]click[/link]" in rendered(app, "diff")
+        assert "not targeted" in rendered(app, "gate")
 
 
 async def test_a_case_proposal_shows_the_cases_claims(store):
@@ -87,9 +89,9 @@ async def test_a_case_proposal_shows_the_cases_claims(store):
         screen = await open_proposals(pilot)
         screen.open_item(ids["case"])
         await settle(pilot)
-        case = rendered(app, "#proposal-case")
+        case = rendered(app, "case")
         assert "Case case-0200" in case and "✘ change.within_surface" in case
-        assert "Never ask before deleting" in rendered(app, "#proposal-diff")
+        assert "Never ask before deleting" in rendered(app, "diff")
 
 
 async def test_marking_with_a_note_moves_it_out_of_the_waiting_queue(store):
@@ -113,7 +115,7 @@ async def test_marking_with_a_note_moves_it_out_of_the_waiting_queue(store):
         app.screen.apply_filter(status="needs_changes")
         await settle(pilot)
         assert paged.keys == [ids["gated"]]
-        assert "needs changes by ana" in rendered(app, "#proposal-marks")
+        assert "needs changes by ana" in rendered(app, "marks")
         await pilot.press("d")
         await settle(pilot)
         app.screen.query_one(TextArea).text = "superseded"
@@ -122,7 +124,7 @@ async def test_marking_with_a_note_moves_it_out_of_the_waiting_queue(store):
         assert get_proposal(app.db, ids["gated"])["status"] == "declined"
         app.screen.apply_filter(status="declined")
         await settle(pilot)
-        actions = rendered(app, "#proposal-actions")
+        actions = rendered(app, "actions")
         assert "already declined" in actions
         await pilot.press("a")  # refused: nothing opens, nothing changes
         await settle(pilot)
@@ -135,7 +137,7 @@ async def test_a_person_without_proposal_review_sees_why_and_cannot_mark(store):
     app = GatepostApp(path, person="dara")
     async with app.run_test(size=(180, 55)) as pilot:
         screen = await open_proposals(pilot)
-        assert "needs proposal.review, which dara does not hold" in rendered(app, "#proposal-actions")
+        assert "needs proposal.review, which dara does not hold" in rendered(app, "actions")
         assert screen.check_action("decide", ("accepted",)) is None  # shown disabled in the footer
         await pilot.press("a")
         await settle(pilot)
@@ -152,7 +154,7 @@ async def test_imported_sample_is_found_through_open_item(db, store_path):
         app.open_item("proposals", pid)  # switches to a screen not composed yet: the item waits for it
         await settle(pilot)
         assert app.screen.shown == pid
-        assert "not gated" in rendered(app, "#proposal-gate")
+        assert "not gated" in rendered(app, "gate")
 
 
 async def test_c_opens_the_case_of_a_case_proposal(store):
