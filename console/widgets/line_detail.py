@@ -351,9 +351,8 @@ class LineDetail(ScrollView, can_focus=True):
             renderable.add_column(ratio=1)
             renderable.add_row(*(Panel(_stripped(side), box=box.ROUNDED, padding=(0, 1), border_style=border)
                                  for side in (b.content.left, b.content.right)))
-        elif isinstance(renderable, Text):
-            renderable = renderable.copy()
-            renderable.rstrip()  # a trailing newline is not a blank line of its own
+        else:
+            renderable = _stripped(renderable)  # a trailing newline is not a blank line of its own
         strips = self._text_lines(renderable, width)
         return strips, [None] * len(strips)
 
@@ -421,7 +420,7 @@ class LineDetail(ScrollView, can_focus=True):
 
 
 def _stripped(content: Any) -> Any:
-    """A Text without its trailing newline (a diff's, a file's), which would be a blank last line in its box."""
+    """A Text without its trailing newline (a diff's, a file's): not a blank last line, in a box or out of one."""
     if not isinstance(content, Text):
         return content
     content = content.copy()
