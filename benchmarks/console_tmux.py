@@ -15,7 +15,8 @@ The same is measured, in the same run, on a bare Textual DataTable of 100 rows i
 floor: Textual drawing a moved cursor and nothing else). Issue 15's target: settled within 33 ms.
 
 Without --store, the demo store is built into a temporary folder (`gatepost demo --no-console`). The
-console opens on Cases (key 2) with its default filter; the moves go down its list.
+console opens on Cases (key 2; --screen for another deciding screen) with its default filter; the moves go
+down its list, then back up (the demo's pending drafts are 10: --moves 16 at most on Manifests).
 """
 
 import argparse
@@ -30,6 +31,8 @@ import time
 from pathlib import Path
 
 import gatepost  # noqa: F401  (sets TEXTUAL_FPS as `gatepost console` runs: the bare app gets the same rate)
+
+SCREENS = {"2": "Cases", "4": "Regressions", "5": "Manifests", "6": "Proposals"}  # the deciding screens, by key
 
 BARE_APP = """
 from textual.app import App
@@ -141,8 +144,8 @@ def measure(command: str, ready: str, keys_first: list[str], args: argparse.Name
             term.key(key)
         term.quiet(1000)
         firsts, settles = [], []
-        for _ in range(args.moves):
-            first, settled = term.move("Down", args.quiet)
+        for i in range(args.moves):  # half down the list, half back up: a short list is not run off
+            first, settled = term.move("Down" if i < args.moves // 2 else "Up", args.quiet)
             firsts.append(first)
             settles.append(settled)
         return firsts, settles
@@ -157,6 +160,8 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=30)
     parser.add_argument("--quiet", type=float, default=250.0, help="ms without output that count as settled")
     parser.add_argument("--size", default="160x50")
+    parser.add_argument("--screen", choices=sorted(SCREENS), default="2",
+                        help="the screen's key: " + ", ".join(f"{k} {name}" for k, name in SCREENS.items()))
     args = parser.parse_args()
     args.size = tuple(int(n) for n in args.size.split("x"))
     if shutil.which("tmux") is None:
@@ -171,14 +176,15 @@ def main() -> None:
             subprocess.run([sys.executable, "-m", "gatepost", "demo", "--db", str(store), "--no-console", "-q",
                             "--as", args.person], check=True, env=env)
         gatepost = f"{shlex.quote(sys.executable)} -m gatepost --db {shlex.quote(str(store))} console"
-        ours = measure(gatepost, "Overview", ["2"], args, folder, env)
+        ours = measure(gatepost, "Overview", [args.screen], args, folder, env)
         bare_file = folder / "bare.py"
         bare_file.write_text(BARE_APP, encoding="utf-8")
         bare = measure(f"{shlex.quote(sys.executable)} {shlex.quote(str(bare_file))}", "case-00000", [], args,
                        folder, env)
         print(f"{args.moves} cursor moves in tmux at {args.size[0]}x{args.size[1]} (median, p90 in ms; settled = no "
               f"output for {args.quiet:.0f} ms after):")
-        for name, (firsts, settles) in (("gatepost Cases, detail following", ours), ("bare DataTable", bare)):
+        for name, (firsts, settles) in ((f"gatepost {SCREENS[args.screen]}, detail following", ours),
+                                        ("bare DataTable", bare)):
             p90 = statistics.quantiles(settles, n=10)[-1] if len(settles) > 1 else settles[0]
             print(f"  {name:<36} first output {statistics.median(firsts):6.1f}   settled "
                   f"{statistics.median(settles):6.1f} (p90 {p90:6.1f})")

@@ -4,8 +4,10 @@ lines, updated in place, with only the lines on screen painted.
 Why: a pane of many widgets (Statics, a Tree, a column of Buttons) is laid out again by Textual, with the whole
 screen, whenever one block changes height, and every widget on the screen is painted again. Here a new item
 changes the lines and the virtual height of one widget (set without asking for a layout: a ScrollView scrolls
-its own lines); Textual paints the rows of this widget and nothing else. A layout happens only when the
-scrollbar appears or goes (the content width is kept the same either way by a stable gutter).
+its own lines); Textual paints the rows of this widget and nothing else. The vertical scrollbar is always
+there (`overflow-y: scroll`): shown only when the item did not fit, it came and went between a skill that fits
+and one that does not, and each time Textual laid out the whole screen again (10 layouts in 16 moves on
+Regressions, a move's frame 9 ms).
 """
 
 import sys
@@ -115,7 +117,7 @@ class LineDetail(ScrollView, can_focus=True):
     COMPONENT_CLASSES = {"line-detail--title", "line-detail--guide", "line-detail--choice",
                          "line-detail--choice-disabled", "line-detail--box"}
     DEFAULT_CSS = """
-    LineDetail { height: 1fr; overflow-x: hidden; overflow-y: auto; scrollbar-gutter: stable; }
+    LineDetail { height: 1fr; overflow-x: hidden; overflow-y: scroll; }
     LineDetail > .line-detail--title { color: $accent; text-style: bold; }
     LineDetail > .line-detail--guide { color: $text-muted; }
     LineDetail > .line-detail--choice { background: $surface-lighten-1; text-style: bold; }

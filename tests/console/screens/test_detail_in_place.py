@@ -63,3 +63,30 @@ async def test_moving_to_the_next_item_repaints_only_the_lines_that_differ(demo_
         assert changed <= rows  # every line that reads differently is painted: nothing stale stays
         same = set(range(min(len(before), len(after)))) - changed
         assert not same or same - rows  # and a line that reads the same (a title, a decision) is kept
+
+
+@SCREENS
+async def test_moving_through_items_that_fit_and_items_that_do_not_lays_nothing_out(demo_copy, key, monkeypatch):
+    """The detail's scrollbar came and went between an item that fits the pane and one that does not, and each
+    time the detail asked Textual to lay out the whole screen (10 layouts in 16 moves on Regressions)."""
+    layouts: list[object] = []
+    refresh = LineDetail.refresh
+
+    def counted(self, *args, layout: bool = False, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        if layout:
+            layouts.append(self)
+        return refresh(self, *args, layout=layout, **kwargs)
+
+    monkeypatch.setattr(LineDetail, "refresh", counted)
+    app = GatepostApp(demo_copy, person="ana")
+    async with app.run_test(size=(160, 50)) as pilot:
+        screen, detail = await open_screen(pilot, key)
+        fits = set()
+        layouts.clear()
+        for i in range(16):
+            await pilot.press("down" if i < 8 else "up")
+            await settle(pilot)
+            fits.add(detail.virtual_size.height <= detail.size.height)
+        assert layouts == []
+        if key == "4":
+            assert fits == {True, False}  # the demo's skills: some fit the pane, some do not
