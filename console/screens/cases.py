@@ -2,12 +2,10 @@
 the evidence marked counting / stale / not independent, and only the decisions the person may take."""
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 from rich.text import Text
 from textual import on
-from textual.widget import Widget
 
 from gatepost.keymap import key_for
 from gatepost.safe import literal, one_line
@@ -59,16 +57,12 @@ class CasesScreen(DecisionScreen):
         "6 Proposals holds what was proposed to a person."))
     DESIGN_WORK = Work(cases_mod.DESIGN_QUEUE, "case", {"status": "design_review"}, (
         "Cases waiting on other evidence too are not in it: f shows every open case."))
-    DETAIL_SCROLLS = False  # the detail is one LineDetail: it scrolls its own lines
 
     def __init__(self) -> None:
         super().__init__()
         self._strips: dict[str, tuple[list[str], list[str]]] = {}
 
     # --- layout -------------------------------------------------------------------------
-    def detail_widgets(self) -> Iterator[Widget]:
-        # one widget drawn line by line: a new case repaints its lines and lays nothing out (issue 15)
-        yield LineDetail(id="case-detail")
 
     # --- the list -------------------------------------------------------------------------
     def fetch_rows(self, db: Any, search: str, offset: int, limit: int) -> tuple[list[Row], int]:
@@ -125,7 +119,7 @@ class CasesScreen(DecisionScreen):
         return seq
 
     def render_detail(self, view: dict[str, Any] | None) -> None:
-        detail = self.query_one("#case-detail", LineDetail)
+        detail = self.lines
         if view is None:
             detail.show([Block("head", literal("No case selected."))])
             return
@@ -263,7 +257,7 @@ class CasesScreen(DecisionScreen):
         flows.decide(db, key, name, actor=self.person, note=note, based_on_seq=seen_seq)
         return Done(f"{key}: {name} by {self.person}")
 
-    @on(LineDetail.Chosen, "#case-detail")
+    @on(LineDetail.Chosen)
     def _chosen(self, event: LineDetail.Chosen) -> None:
         """A decision line clicked: the same as its key."""
         self.action_decide(event.choice.name)

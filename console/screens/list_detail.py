@@ -4,8 +4,8 @@ A screen configures it with class attributes and four hooks:
 - NAME (ids: `#NAME-list`, `#NAME-title`, `#NAME-detail`), TITLE, COLUMNS, EMPTY and FILTERS
   (each a `Filter`: shown as a Select and in the list's title, cleared with one key);
 - `fetch_rows(db, search, offset, limit)` and `fetch_detail(db, key)` run in thread workers on
-  the read connection; `detail_widgets()` composes the pane and `render_detail(detail)` updates
-  those widgets in place (Static.update: nothing is remounted when the cursor moves).
+  the read connection; `render_detail(detail)` draws what was read into the pane, one LineDetail
+  (`self.lines`, `#NAME-lines`): blocks redrawn in place, nothing remounted or laid out as the cursor moves.
 
 The item shown has one name everywhere: `shown` (its key) and `detail` (what was read for it).
 The detail follows the cursor after a short idle, so holding a key down does not read every row.
@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.timer import Timer
@@ -30,6 +30,7 @@ from textual.worker import get_current_worker
 from gatepost.keymap import bound, key_for
 from gatepost.safe import literal
 from gatepost.screens.base import GatepostScreen
+from gatepost.widgets.line_detail import LineDetail
 from gatepost.widgets.paged_list import ColumnSpec, PagedList, Row
 
 # Seconds the cursor rests before the detail is read: moves already queued (a burst, a slow frame) are taken
@@ -69,15 +70,12 @@ class ListDetailScreen(GatepostScreen):
     COLUMNS: ClassVar[Sequence[ColumnSpec]] = ()
     EMPTY: ClassVar[str] = "Nothing here yet."
     FILTERS: ClassVar[tuple[Filter, ...]] = ()
-    # False when the detail is one widget that scrolls its own lines (a LineDetail): the pane does not scroll
-    DETAIL_SCROLLS: ClassVar[bool] = True
     BINDINGS = [
         bound("f", "cycle_filter", "Filter", "list.filter"),
         bound("backspace", "clear_filters", "Clear filters", "list.clear", show=False),
     ]
     DEFAULT_CSS = """
     ListDetailScreen .filters Select { width: 1fr; }
-    ListDetailScreen .detail-pane > Static { height: auto; margin-bottom: 1; }
     """
 
     def __init__(self) -> None:
@@ -107,9 +105,6 @@ class ListDetailScreen(GatepostScreen):
         """What the detail worker reads when no item is shown."""
         return None
 
-    def detail_widgets(self) -> Iterator[Widget]:
-        return iter(())
-
     def render_detail(self, detail: Any) -> None:
         raise NotImplementedError
 
@@ -135,9 +130,15 @@ class ListDetailScreen(GatepostScreen):
                 paged.initial_key = self.wanted
                 paged.follow = lambda: self.wanted
                 yield paged
-            pane = VerticalScroll if self.DETAIL_SCROLLS else Vertical
-            with pane(classes="detail-pane", id=f"{self.NAME}-detail"):
-                yield from self.detail_widgets()
+            with Vertical(classes="detail-pane", id=f"{self.NAME}-detail"):
+                # one widget drawn line by line (issue 15): Statics were each laid out again with the screen
+                # on every move, and a move on Regressions or Manifests cost twice one on Cases
+                yield LineDetail(id=f"{self.NAME}-lines")
+
+    @property
+    def lines(self) -> LineDetail:
+        """The detail pane's one widget, which `render_detail` draws the item into."""
+        return self.query_one(f"#{self.NAME}-lines", LineDetail)
 
     @property
     def paged(self) -> PagedList:

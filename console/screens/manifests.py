@@ -1,6 +1,5 @@
 """Manifests: drafts waiting for review, beside the active version, with their evidence and a diff."""
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -9,7 +8,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widget import Widget
 from textual.widgets import Button, Label, TextArea
 
 from gatepost.safe import literal, one_line
@@ -34,7 +32,7 @@ from gatepost.store.skills import (
 from gatepost.store.views import fold_leases
 from gatepost.widgets.assertion_diff import render_comparison
 from gatepost.widgets.diff_view import unified_diff
-from gatepost.widgets.line_detail import Block, LineDetail, Pair
+from gatepost.widgets.line_detail import Block, Pair
 from gatepost.widgets.note_dialog import Dialog
 from gatepost.widgets.paged_list import Col, Row
 
@@ -135,12 +133,7 @@ class ManifestsScreen(DecisionScreen):
     EMPTY = "No drafts here. Press f for another status; drafts come from gatepost bootstrap --skill NAME."
     WORK = Work("drafts", "draft", {"status": "pending"}, "New drafts come from bootstrap and from a flagged mismatch (4 Regressions, m).")
     SCREENSHOT_STEPS = [("edit", ["e"]), ("reject", ["r"])]
-    DETAIL_SCROLLS = False  # the detail is one LineDetail: it scrolls its own lines
 
-    def detail_widgets(self) -> Iterator[Widget]:
-        # one widget drawn line by line, as the Cases detail: seven Statics, each updated and laid out again with
-        # the screen, made a move here twice a move on Cases (29 ms of CPU against 15)
-        yield LineDetail(id="draft-detail")
 
     # --- the list ------------------------------------------------------------------------------
     def fetch_rows(self, db: Any, search: str, offset: int, limit: int) -> tuple[list[Row], int]:
@@ -172,7 +165,7 @@ class ManifestsScreen(DecisionScreen):
         return detail.draft["skill"] if detail else None
 
     def render_detail(self, view: "DraftView | None") -> None:
-        lines = self.query_one("#draft-detail", LineDetail)
+        lines = self.lines
         if view is None:
             lines.show([Block("head", literal("Nothing selected." if not self.wanted else f"No draft {self.wanted}."))])
             return

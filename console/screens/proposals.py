@@ -2,11 +2,9 @@
 title, rationale, confidence, the before/after diff, the scorer gate's results and, for a case, its claims;
 a accept · d decline · n needs changes, each with a note, only for a person holding proposal.review."""
 
-from collections.abc import Iterator
 from typing import Any
 
 from rich.text import Text
-from textual.widget import Widget
 
 from gatepost.keymap import bound
 from gatepost.safe import literal, one_line
@@ -15,7 +13,7 @@ from gatepost.screens.list_detail import Filter
 from gatepost.store import proposals as proposals_mod
 from gatepost.store.proposals import gate_status
 from gatepost.widgets.diff_view import unified_diff
-from gatepost.widgets.line_detail import Block, LineDetail
+from gatepost.widgets.line_detail import Block
 from gatepost.widgets.paged_list import Col, Row
 
 # the first: ⚠ ● → on a narrow column that stays at any width (the status column is the first left out),
@@ -50,14 +48,10 @@ class ProposalsScreen(DecisionScreen):
     EMPTY = "No proposals here. Press f for another status, or import one: gatepost proposal import FILE."
     WORK = Work("proposals", "proposal", {"status": "waiting"}, ("Proposals marked needs changes wait on their author: f shows them; "
                         "new ones come from proposed cases and gatepost proposal import."))
-    DETAIL_SCROLLS = False  # the detail is one LineDetail: it scrolls its own lines
     BINDINGS = [
         bound("c", "open_case", "Open case", "proposals.open_case"),
     ]
 
-    def detail_widgets(self) -> Iterator[Widget]:
-        # one widget drawn line by line, as the Cases detail: seven Statics were laid out again with the screen
-        yield LineDetail(id="proposal-detail")
 
     # --- the list ----------------------------------------------------------------------------
     def fetch_rows(self, db: Any, search: str, offset: int, limit: int) -> tuple[list[Row], int]:
@@ -77,7 +71,7 @@ class ProposalsScreen(DecisionScreen):
         return seq
 
     def render_detail(self, found: dict[str, Any] | None) -> None:
-        lines = self.query_one("#proposal-detail", LineDetail)
+        lines = self.lines
         if found is None:
             lines.show([Block("head", literal("No proposal selected."))])
             return

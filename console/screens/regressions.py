@@ -1,10 +1,8 @@
 """Regressions: installed skills by urgency, each with its history strip, failures, output and triage."""
 
-from collections.abc import Iterator
 from typing import Any
 
 from rich.text import Text
-from textual.widget import Widget
 
 from gatepost.safe import literal, one_line
 from gatepost.screens.decision import Decision, DecisionScreen, Done, Work
@@ -19,7 +17,7 @@ from gatepost.store.skills import (
     skill_detail,
 )
 from gatepost.store.views import worst_first
-from gatepost.widgets.line_detail import Block, LineDetail
+from gatepost.widgets.line_detail import Block
 from gatepost.widgets.paged_list import Col, Row
 
 # the broken streak and the failing count are never cut nor left out; the lesser columns go first. The failing
@@ -65,12 +63,7 @@ class RegressionsScreen(DecisionScreen):
     WORK = Work("regressions", "skill", {"state": "all"}, ("STABLE_FAIL skills are not queued (the manifest may mismatch): f filters by state; "
                         "5 Manifests holds the drafts a mismatch started."))
     SCREENSHOT_STEPS = [("acknowledge", ["a"]), ("mismatch", ["m"])]
-    DETAIL_SCROLLS = False  # the detail is one LineDetail: it scrolls its own lines
 
-    def detail_widgets(self) -> Iterator[Widget]:
-        # one widget drawn line by line, as the Cases detail: seven Statics, each updated and laid out again with
-        # the screen, made a move here twice a move on Cases (29 ms of CPU against 15)
-        yield LineDetail(id="skill-detail")
 
     # --- the list ------------------------------------------------------------------------------
     def fetch_rows(self, db: Any, search: str, offset: int, limit: int) -> tuple[list[Row], int]:
@@ -105,7 +98,7 @@ class RegressionsScreen(DecisionScreen):
         return detail["state"] if detail else None
 
     def render_detail(self, detail: dict[str, Any] | None) -> None:
-        lines = self.query_one("#skill-detail", LineDetail)
+        lines = self.lines
         if detail is None:
             lines.show([Block("head", literal("Nothing selected." if not self.wanted else f"No skill {self.wanted}."))])
             return
