@@ -78,11 +78,10 @@ class ProposalsScreen(DecisionScreen):
         diff = unified_diff(found["before_body"], found["after_body"],
                             before_name=f"{found['path'] or 'before'} (before)",
                             after_name=f"{found['path'] or 'after'} (after)")
-        blocks = [Block("head", self._head(found)), Block("actions", self.actions_text()),
-                  Block("gate", self._gate(found)), Block("case", self._case(found)),
-                  Block("marks", self._marks(found)), Block("diff-title", Text("Before → after"), "title", gap=0),
-                  Block("diff", diff, "boxed")]
-        lines.show([b for b in blocks if b.kind != "text" or b.content.plain.strip()])  # no case, no marks: no gap
+        lines.show([Block("head", self._head(found)), Block("actions", self.actions_text()),
+                    Block("gate", self._gate(found)), Block("case", self._case(found)),
+                    Block("marks", self._marks(found)), Block("diff-title", Text("Before → after"), "title", gap=0),
+                    Block("diff", diff, "boxed")])
 
     def contradicted(self, db: Any, keys: list[str]) -> set[str]:
         return set(proposals_mod.contradicted_proposal_ids(db, keys))

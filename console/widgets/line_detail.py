@@ -139,8 +139,9 @@ class LineDetail(ScrollView, can_focus=True):
 
     # --- what a screen calls ----------------------------------------------------------------------
     def show(self, blocks: Sequence[Block]) -> None:
-        """Draw `blocks`; a block whose content reads the same keeps its lines (they are not wrapped again)."""
-        self._blocks = list(blocks)
+        """Draw `blocks`; a block whose content reads the same keeps its lines (they are not wrapped again). A text
+        block with nothing to say (no marks, no linked case) is left out: it would be a blank line and a gap."""
+        self._blocks = [b for b in blocks if b.kind != "text" or not isinstance(b.content, Text) or b.content.plain.strip()]
         self._relines()
 
     def block(self, name: str) -> Any:
