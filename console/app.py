@@ -142,8 +142,12 @@ class GatepostApp(App[Any]):
         super().notify(message, title=title, severity=severity, markup=False, **kwargs)
 
     def on_unmount(self) -> None:
-        for holder in list(self.lease_holders):
-            holder.release_lease()
+        # The writer's connection is the writer thread's alone: a lease given back from this thread while a
+        # decision is still being written would run inside that decision's transaction. The releases queue
+        # behind every pending write on the writer thread, and shutdown waits for all of them.
+        holders, self.lease_holders = list(self.lease_holders), set()
+        for holder in holders:
+            self.writer.submit(holder.lease_release(), self.db)
         self.writer.shutdown(wait=True)
         self.db.close()
         # a read worker may be inside a query: closing its connection under it crashed Python (a segfault on

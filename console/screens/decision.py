@@ -541,11 +541,17 @@ class DecisionScreen(ListDetailScreen):
         if key:
             leases.release(db, self.WORK.subject, key, self.person)
 
-    def release_lease(self) -> None:
-        """Give back the item this screen holds (the app calls it when it quits, the writer stopped)."""
+    def lease_release(self) -> Callable[[Any], None]:
+        """The act that gives back the item this screen holds, bound here on the UI thread: the app runs it on
+        its writer thread as it quits, after every pending write, where no app context can be read."""
         key, self.queue_key = self.queue_key, None
-        self._release_on(self.gp_app.db, key)
-        self.gp_app.lease_holders.discard(self)
+        subject, person = self.WORK.subject, self.person
+
+        def release(db: Any) -> None:
+            if key:
+                leases.release(db, subject, key, person)
+
+        return release
 
     def _queue_finish(self, *, render: bool = True) -> None:
         key, self.queue_key = self.queue_key, None
