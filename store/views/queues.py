@@ -4,6 +4,7 @@ A queue reads one projection, skips what another person holds a lease on, and
 tells the console where the person stands ("12 of 40").
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,8 +21,14 @@ class QueueSpec:
     name: str
     subject_type: str  # the lease's subject type
     label: str
-    sql: str  # selects keys in work order
+    query: str | Callable[[], str]  # selects keys in work order; a callable is built on first use
     per_person: bool = False  # the sql binds the person (one `?`): each person has their own queue
+
+    @property
+    def sql(self) -> str:
+        """The queue's SQL. The design reviewers' is derived from the protocol, which is parsed only when a
+        queue is first read, never when a command that reads none is imported."""
+        return self.query if isinstance(self.query, str) else self.query()
 
 
 QUEUES: dict[str, QueueSpec] = {
@@ -37,7 +44,7 @@ QUEUES: dict[str, QueueSpec] = {
                              " AND (r.acknowledged_eval_id IS NULL OR r.acknowledged_eval_id != r.last_eval_id)"
                              f" ORDER BY {WORST_FIRST}"),
     DESIGN_QUEUE: QueueSpec(DESIGN_QUEUE, "case", "cases waiting on a design review",
-                            waiting_sql(DEFAULT_PROTOCOL, for_reviewer=True), per_person=True),
+                            lambda: waiting_sql(DEFAULT_PROTOCOL, for_reviewer=True), per_person=True),
 }
 
 
