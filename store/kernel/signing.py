@@ -29,6 +29,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from . import sshsig
 from .errors import InputError, RefusedError
 
 NAMESPACE = "gatepost-decision"
@@ -202,7 +203,20 @@ def sign_message(message: bytes, key: dict[str, Any]) -> str:
 
 
 def verify_message(message: bytes, signature: str, public_key: str) -> str | None:
-    """None when `signature` is `public_key`'s signature of `message` (namespace gatepost-decision), else why not."""
+    """None when `signature` is `public_key`'s signature of `message` (namespace gatepost-decision), else why not.
+
+    Checked in this process (sshsig.py) for Ed25519, ECDSA and RSA keys, with the same answers as `ssh-keygen
+    -Y verify`; any other key type is handed to ssh-keygen.
+    """
+    try:
+        blob = base64.b64decode(public_key.split()[1], validate=True)
+        return sshsig.check(message, signature, blob, NAMESPACE)
+    except (IndexError, binascii.Error, ValueError, LookupError):
+        pass  # a key type checked only by ssh-keygen (or a key it will refuse in its own words)
+    return _verify_with_keygen(message, signature, public_key)
+
+
+def _verify_with_keygen(message: bytes, signature: str, public_key: str) -> str | None:
     keygen = _keygen()
     if keygen is None:
         return "ssh-keygen is not installed, so the signature cannot be checked"
