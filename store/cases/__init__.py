@@ -36,6 +36,8 @@ from .case import (
     short_revision,
     show_json,
     staleness,
+    kept_rival,
+    kept_not_landed_count,
     undecided_notes,
 )
 from .contradicted import KIND_WORDS, Turn, contradiction
@@ -81,6 +83,8 @@ __all__ = [
     "short_revision",
     "show_json",
     "staleness",
+    "kept_rival",
+    "kept_not_landed_count",
     "undecided_notes",
     "DESIGN_QUEUE",
     "design_claims",

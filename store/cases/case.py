@@ -585,6 +585,9 @@ def decide_case(db: Database, case_id: str, outcome: str, *, actor: str | None, 
         stale = staleness(db, case) if outcome == "kept" else None
         if stale:
             raise RefusedError(f"{doing}: refused: {stale}")
+        rival = kept_rival(db, case) if outcome == "kept" else None
+        if rival:
+            raise refusal(doing, "pending", rival)
         evaluation = _evaluate(db, case)
         allowed, why = evaluation.outcome_allowed(outcome, explicit)
         if not allowed:
@@ -633,6 +636,37 @@ def staleness(db: Database, case: dict[str, Any] | str, applied: list[dict[str, 
     if applied:
         return None  # it landed: it is (or was) the current content, not a change waiting on a base
     return loops.base_status(db, case["candidate_path"], case["basis"].get("baseline"), _made_seq(db, case))
+
+
+def kept_rival(db: Database, case: dict[str, Any]) -> str | None:
+    """Why keeping `case` would be a second landing on one base: another case of the same path, kept on the
+    same base and not recorded applied yet (None when there is none).
+
+    Two changes kept on one base cannot both land: whichever lands second would silently undo the first.
+    The first kept waits to be recorded applied; this one is rebased on what it becomes.
+    """
+    path, base = case["candidate_path"], case["basis"].get("baseline")
+    if not path or not base:
+        return None
+    row = db.execute(
+        "SELECT c.id FROM cases c JOIN candidate_revisions r ON r.case_id = c.id AND r.revision = c.current_revision"
+        " WHERE c.candidate_path = ? AND c.outcome = 'kept' AND c.id != ?"
+        " AND json_extract(r.basis, '$.baseline') = ?"
+        " AND NOT EXISTS (SELECT 1 FROM applications a WHERE a.subject_type = 'case' AND a.subject_id = c.id)"
+        " ORDER BY c.id LIMIT 1", [path, case["id"], base]).fetchone()
+    if row is None:
+        return None
+    return (f"case {row[0]} for {path} was kept on the same base ({short(base, 19)}) and is not recorded applied yet "
+            f"(gatepost case applied {row[0]} --ref REF); rebase this one on it once it lands")
+
+
+KEPT_NOT_LANDED = ("outcome = 'kept' AND candidate_path IS NOT NULL AND id NOT IN"
+                   " (SELECT subject_id FROM applications WHERE subject_type = 'case')")
+
+
+def kept_not_landed_count(db: Database) -> int:
+    """How many kept cases were never recorded applied (`case list --kept-not-landed`; the Overview's count)."""
+    return int(db.execute(f"SELECT COUNT(*) FROM cases WHERE {KEPT_NOT_LANDED}").fetchone()[0])
 
 
 def landing(case_id: str) -> Callable[[Database], loops.Landing]:
@@ -877,16 +911,21 @@ def contradicted_case_ids(db: Database, ids: list[str] | None = None) -> list[st
 
 def list_cases(db: Database, *, status: str | None = None, outcome: str | None = None,
                needs_decision: bool | None = None, search: str | None = None, limit: int = 100,
-               offset: int = 0, contradicted: bool = False) -> tuple[list[dict[str, Any]], int]:
+               offset: int = 0, contradicted: bool = False,
+               kept_not_landed: bool = False) -> tuple[list[dict[str, Any]], int]:
     """One page of cases, newest activity first, from the projection's indexed columns; and the total.
 
     `contradicted` keeps the closed cases whose decision later evidence contradicts (status
-    `contradicted` is the same).
+    `contradicted` is the same); `kept_not_landed` the kept cases never recorded applied.
     """
     clauses: list[str] = []
     params: list[Any] = []
     if status == "contradicted":
         status, contradicted = None, True
+    if status == "kept_not_landed":
+        status, kept_not_landed = None, True
+    if kept_not_landed:
+        clauses.append(f"({KEPT_NOT_LANDED})")
     if status == "design_review":
         waiting = waiting_on_design_review(db, DEFAULT_PROTOCOL)
         clause, values = one_of("id", waiting)
