@@ -55,6 +55,7 @@ from . import contradicted as _contradiction
 from .design_review import known_designs, waiting_on_design_review
 
 DEFAULT_PROTOCOL = "eval.gated_change/1"
+LOOP_PATH = "loop-path"  # the rule: a path a registered loop owns belongs to that loop
 AUTHOR_DIMENSION = "different_agent_run"  # the author is never independent of its own work on this
 # Deciding an outcome takes this capability; every other outcome closes the case under case.close.
 OUTCOME_CAPABILITY = {"kept": "loop_change.keep"}
@@ -234,8 +235,11 @@ def _case_id(parsed: dict[str, Any], revision: str) -> str:
 
 
 def import_case(db: Database, path_or_mapping: str | Path | dict[str, Any], *, actor: str | None = None,
-                at: str | None = None) -> str:
+                at: str | None = None, loop: str | None = None) -> str:
     """Store a case file and its evidence: a case is what it was imported as.
+
+    A path a registered loop owns is refused (rule `loop-path`) unless `loop` names that loop (the
+    case comes through `case new --loop`, flows.new_case); the imported event names the loop.
 
     Importing the same id again is a no-op when the file is identical, and bad input otherwise: the
     candidate moves with `gatepost case revise` (a new revision, an event). Each evidence item of the
@@ -258,6 +262,9 @@ def import_case(db: Database, path_or_mapping: str | Path | dict[str, Any], *, a
             raise InputError(f"case {case_id}: already imported with another {', '.join(changed)}; a case is what it "
                              "was imported as (change its candidate with gatepost case revise FILE, record new "
                              "evidence with gatepost case evidence)")
+        outside = loops.outside_registration(db, parsed["candidate_path"], loop)
+        if outside:
+            raise refusal(act.doing, LOOP_PATH, outside)
         for name in {parsed["author"], *(p for ps in parsed["independent"].values() for p in ps)}:
             ensure_producer(db, name)
         db.execute(
@@ -267,7 +274,8 @@ def import_case(db: Database, path_or_mapping: str | Path | dict[str, Any], *, a
              revision, json.dumps(parsed["independent"], ensure_ascii=False), when, when])
         seq = act.event("case.imported", subject_type="case", subject_id=case_id, revision=revision, at=when,
                         payload={"title": parsed["title"], "author": parsed["author"],
-                                 "protocol": parsed["protocol"], "independent": parsed["independent"]})
+                                 "protocol": parsed["protocol"], "independent": parsed["independent"],
+                                 "loop": loop})
         _store_revision(db, case_id, revision, parsed["content"], parsed["basis"], when, seq)
         latest = when
         for item in parsed["evidence"]:
@@ -364,6 +372,10 @@ def revise_candidate(db: Database, case_id: str, *, content: Any = None, basis: 
                               **({"path": p} if (p := case["candidate_path"] if path is _UNSET else path) else {})},
                 "independent": case["independent"] if independent is None else independent}
         parsed = parse_case(data, f"revise {case_id}")
+        link = loops.loop_case(db, case_id)
+        outside = loops.outside_registration(db, parsed["candidate_path"], link["loop"] if link else None)
+        if outside and parsed["candidate_path"] != case["candidate_path"]:
+            raise refusal(doing, LOOP_PATH, outside)
         if parsed["independent"] != case["independent"]:
             for name in {p for ps in parsed["independent"].values() for p in ps}:
                 ensure_producer(db, name)
@@ -462,6 +474,10 @@ def add_evidence(db: Database, case_id: str, *, kind: str, result: str, producer
     with guarded(db, doing, actor=actor, subject=case_subject(case_id), must_be_open=False, lease=False,
                  authority=as_oneself, seen_seq=based_on_seq) as act:
         case = get_case(db, case_id)  # again, inside the write: the candidate may have moved meanwhile
+        link = loops.loop_case(db, case_id)
+        outside = loops.outside_registration(db, case["candidate_path"], link["loop"] if link else None)
+        if outside and case["status"] == "open":
+            raise refusal(doing, LOOP_PATH, outside)
         revision = _resolve_about(db, case_id, kind, about.strip())
         artifact = _artifact_of(case, kind)
         if artifact == "eval_design" and revision not in (designs := known_designs(db, case_id)):
@@ -656,7 +672,7 @@ def kept_rival(db: Database, case: dict[str, Any]) -> str | None:
         " ORDER BY c.id LIMIT 1", [path, case["id"], base]).fetchone()
     if row is None:
         return None
-    return (f"case {row[0]} for {path} was kept on the same base ({short(base, 19)}) and is not recorded applied yet "
+    return (f"case {row[0]} for {path} was kept on the same base ({base[:19] + '…' if len(base) > 19 else base}) and is not recorded applied yet "
             f"(gatepost case applied {row[0]} --ref REF); rebase this one on it once it lands")
 
 
