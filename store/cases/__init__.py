@@ -26,6 +26,8 @@ from .case import (
     evidence_note,
     get_case,
     import_case,
+    kept_not_landed_count,
+    kept_rival,
     list_cases,
     note_undecided,
     parse_case,
@@ -36,8 +38,6 @@ from .case import (
     short_revision,
     show_json,
     staleness,
-    kept_rival,
-    kept_not_landed_count,
     undecided_notes,
 )
 from .contradicted import KIND_WORDS, Turn, contradiction
