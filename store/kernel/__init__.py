@@ -40,6 +40,7 @@ from .clock import (
 from .db import (
     BUSY_TIMEOUT_MS,
     DEFAULT_DB,
+    SYNCHRONOUS,
     one_of,
     open_store,
     read_only_media,
@@ -178,6 +179,7 @@ __all__ = [
     "APPLICATION_ID",
     "Act",
     "BUSY_TIMEOUT_MS",
+    "SYNCHRONOUS",
     "Built",
     "CAPABILITIES",
     "CAPABILITY",

@@ -27,6 +27,10 @@ from .integrity import (
 )
 
 BUSY_TIMEOUT_MS = 30_000
+# Every commit is on disk before the writer is told it landed: in WAL mode FULL syncs the WAL at each commit
+# (NORMAL only at checkpoints, so a power cut could lose acknowledged decisions). Measured in
+# benchmarks/durability.py; docs/reliability.md says what survives what.
+SYNCHRONOUS = "FULL"
 BUSY_ENV = "GATEPOST_BUSY_TIMEOUT"  # seconds a writer waits for another's write lock (default 30)
 
 
@@ -115,7 +119,7 @@ def open_store(path: str | os.PathLike[str], *, create: bool = True, read_only: 
         if not read_only:
             if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                 _retry_busy(lambda: db.enable_wal())
-            db.execute("PRAGMA synchronous = NORMAL")
+            db.execute(f"PRAGMA synchronous = {SYNCHRONOUS}")
             db.execute("PRAGMA wal_autocheckpoint = 10000")  # checkpoint every ~40 MB, not every 4 MB: bulk imports
         remember_file(db, str(path))
         if read_only:
