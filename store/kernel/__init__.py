@@ -47,6 +47,7 @@ from .db import (
     resolve_path,
     schema_version,
     transaction,
+    write_turn,
 )
 from .errors import (
     ConflictError,
@@ -315,5 +316,6 @@ __all__ = [
     "store_file",
     "take",
     "transaction",
+    "write_turn",
     "write_text_atomic",
 ]

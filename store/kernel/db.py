@@ -365,10 +365,7 @@ def transaction(db: Database) -> Iterator[Database]:
         with db.atomic():
             yield db
         return
-    queue = _queue(db)
-    if queue is not None:
-        queue.acquire(busy_timeout_ms() / 1000)
-    try:
+    with write_turn(db):
         _retry_busy(lambda: db.execute("BEGIN IMMEDIATE"))
         try:
             with db.atomic():
@@ -377,6 +374,17 @@ def transaction(db: Database) -> Iterator[Database]:
             db.rollback()
             raise
         db.execute("COMMIT")
+
+
+@contextmanager
+def write_turn(db: Database) -> Iterator[None]:
+    """Hold the store's turn in its write queue (what every transaction does first; a restore holds it while
+    it copies a whole store in, outside any transaction)."""
+    queue = _queue(db)
+    if queue is not None:
+        queue.acquire(busy_timeout_ms() / 1000)
+    try:
+        yield
     finally:
         if queue is not None:
             queue.release()
