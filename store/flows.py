@@ -312,7 +312,7 @@ def new_case(db: Database, loop_name: str, path: str, content: str, *, actor: st
                 "independent": {cases.AUTHOR_DIMENSION: independent}}
         if case_id:
             data["id"] = case_id
-        made = cases.import_case(db, data, actor=actor, at=at)
+        made = cases.import_case(db, data, actor=actor, at=at, loop=loop["name"])
         if loops.loop_case(db, made) is None:
             loops.link_case(db, made, loop["name"], path, base, loop["version"], last_seq(db, "case", made))
         row = cases.get_case(db, made)

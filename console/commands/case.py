@@ -66,17 +66,20 @@ def case_revise(ctx: click.Context, file: str, note: str | None, as_name: str | 
 @click.option("--offset", type=click.IntRange(0), default=0, show_default=True, help="Skip this many cases.")
 @click.option("--contradicted", is_flag=True,
               help="Only closed cases whose decision later evidence contradicts (marked ⚠).")
+@click.option("--kept-not-landed", is_flag=True,
+              help="Only kept cases never recorded applied (gatepost case applied ID --ref REF).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: {total, cases: [...]}.")
 @click.pass_context
 def case_list(ctx: click.Context, status: str | None, outcome: str | None, search: str | None, limit: int,
-              offset: int, contradicted: bool, as_json: bool) -> None:
+              offset: int, contradicted: bool, kept_not_landed: bool, as_json: bool) -> None:
     """List cases, most recently active first: id, revision, claim strip (✔ ✘ ?), status, title.
 
     ⚠ after the status marks a decision later evidence contradicts (case show says how).
     """
     db = open_ctx_store(ctx)
     rows, total = cases_mod.list_cases(db, status=status, outcome=outcome, search=search,
-                                       limit=limit, offset=offset, contradicted=contradicted)
+                                       limit=limit, offset=offset, contradicted=contradicted,
+                                       kept_not_landed=kept_not_landed)
     flagged = set(cases_mod.contradicted_case_ids(db, [r["id"] for r in rows if r["status"] == "closed"]))
     if as_json:
         echo_json({"total": total, "cases": [
@@ -86,7 +89,7 @@ def case_list(ctx: click.Context, status: str | None, outcome: str | None, searc
             for r in rows]})
         return
     if not rows:
-        _say("no cases match" if total or status or outcome or search or contradicted else
+        _say("no cases match" if total or status or outcome or search or contradicted or kept_not_landed else
                    "no cases yet: gatepost case import FILE")
         return
     for r in rows:

@@ -13,6 +13,7 @@ from gatepost.store.kernel import InputError, read_input
 
 # `case wait` exit codes: one per outcome (README "For loops and CI").
 WAIT_EXIT = {"kept": 0, "rejected": 10, "proposed": 11, "inconclusive": 12}
+WAIT_BASE_MOVED = 13  # kept, but the path's current content is no longer what it was made on: do not land it
 WAIT_TIMEOUT = 124
 POLL_SECONDS = 0.2
 
@@ -56,7 +57,9 @@ def case_wait(ctx: click.Context, case_id: str, timeout: float | None, as_json: 
     """Block until case ID is decided; the exit code says the outcome.
 
     \b
-    Exit codes: 0 kept · 10 rejected · 11 proposed · 12 inconclusive
+    Exit codes: 0 kept, safe to land on its base (the path's current content)
+                13 kept, but the base moved: another change landed first; do not land it, rebase
+                10 rejected · 11 proposed · 12 inconclusive
                 124 --timeout passed, still open · 2 no such case
     """
     db = open_ctx_store(ctx)
@@ -76,6 +79,15 @@ def case_wait(ctx: click.Context, case_id: str, timeout: float | None, as_json: 
         last = view["decisions"][-1] if view["decisions"] else {}
         output.line(f"{case_id}: {row['outcome']}" + (f" by {last['actor']} at {last['at']}" if last else "")
                     + (f": {last['note']}" if last.get("note") else ""))
+    base = view["base"]
+    if row["outcome"] == "kept" and base["path"]:
+        if base["stale"]:
+            output.line(f"{case_id}: kept, but the base moved: {base['why']}", err=True)
+            ctx.exit(WAIT_BASE_MOVED)
+        if not as_json:
+            landed = view["applied"][-1]["ref"] if view["applied"] else None
+            output.line(f"{case_id}: already recorded applied at {landed or '—'}" if view["applied"] else
+                        f"{case_id}: kept, safe to land on base {base['current']} ({base['path']})")
     ctx.exit(WAIT_EXIT.get(row["outcome"], 1))
 
 

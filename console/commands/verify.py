@@ -1,10 +1,12 @@
 """`gatepost verify`: is the store's history intact, and do its lists say what its history says?"""
 
+import re
+
 import click
 
 from gatepost import output
 from gatepost.commands._common import open_ctx_store
-from gatepost.store.kernel import restore_triggers
+from gatepost.store.kernel import InputError, restore_triggers
 from gatepost.store.views import verify_store
 
 
@@ -27,6 +29,8 @@ def verify(ctx: click.Context, expect: str | None, as_name: str | None) -> None:
       gatepost --db review.db verify
       gatepost --db review.db verify --expect 3f1c…e9a0
     """
+    if expect is not None and not re.fullmatch(r"[0-9a-fA-F]{64}", expect.strip()):
+        raise InputError(f"--expect: expected a head hash (64 hex digits, as verify printed it), got {expect!r}")
     db = open_ctx_store(ctx)
     try:
         report = verify_store(db, expect=expect)
@@ -40,8 +44,9 @@ def verify(ctx: click.Context, expect: str | None, as_name: str | None) -> None:
             signed = f", {report.signatures} signed decisions" if report.signatures else ""
             output.line(f"verify: intact ({report.events} events{signed}, chain and records agree)")
         else:
-            output.line(f"verify: {len(report.findings)} finding(s); first broken at event "
-                        f"{report.first_broken_seq if report.first_broken_seq is not None else '-'}")
+            first = (f"first broken at event {report.first_broken_seq}" if report.first_broken_seq is not None
+                     else f"no single event is broken (head: event {report.head_seq})")
+            output.line(f"verify: {len(report.findings)} finding(s); {first}")
     finally:
         db.close()
     ctx.exit(0 if report.intact else 1)

@@ -41,7 +41,7 @@ DECISIONS = (
 )
 STATUS = Filter("status", (("open", "open"), ("needs a decision", "needs_decision"),
                            ("waiting on a design review", "design_review"), ("⚠ contradicted later", "contradicted"),
-                           ("closed", "closed")),
+                           ("kept, never landed", "kept_not_landed"), ("closed", "closed")),
                 "any status", default="open")
 OUTCOME = Filter("outcome", (("kept", "kept"), ("rejected", "rejected"), ("proposed", "proposed"),
                              ("inconclusive", "inconclusive")), "any outcome")

@@ -25,6 +25,8 @@ LINES = [
          "proposals", "⚠"),
         ("manifests", "status", "contradicted", "approved drafts contradicted by a later run", "contradicted",
          "drafts", "⚠"),
+        ("cases", "status", "kept_not_landed", "kept changes never recorded applied", "cases", "kept_not_landed",
+         "⇣"),
         ("cases", "status", "open", "open cases", "cases", "open", "○"),
         ("proposals", "status", "waiting", "proposals waiting for a person", "proposals", "waiting", "✉"),
         ("manifests", "status", "pending", "manifest drafts waiting for review", "drafts", "pending", "✎"),

@@ -55,6 +55,7 @@ from . import contradicted as _contradiction
 from .design_review import known_designs, waiting_on_design_review
 
 DEFAULT_PROTOCOL = "eval.gated_change/1"
+LOOP_PATH = "loop-path"  # the rule: a path a registered loop owns belongs to that loop
 AUTHOR_DIMENSION = "different_agent_run"  # the author is never independent of its own work on this
 # Deciding an outcome takes this capability; every other outcome closes the case under case.close.
 OUTCOME_CAPABILITY = {"kept": "loop_change.keep"}
@@ -234,8 +235,11 @@ def _case_id(parsed: dict[str, Any], revision: str) -> str:
 
 
 def import_case(db: Database, path_or_mapping: str | Path | dict[str, Any], *, actor: str | None = None,
-                at: str | None = None) -> str:
+                at: str | None = None, loop: str | None = None) -> str:
     """Store a case file and its evidence: a case is what it was imported as.
+
+    A path a registered loop owns is refused (rule `loop-path`) unless `loop` names that loop (the
+    case comes through `case new --loop`, flows.new_case); the imported event names the loop.
 
     Importing the same id again is a no-op when the file is identical, and bad input otherwise: the
     candidate moves with `gatepost case revise` (a new revision, an event). Each evidence item of the
@@ -258,6 +262,9 @@ def import_case(db: Database, path_or_mapping: str | Path | dict[str, Any], *, a
             raise InputError(f"case {case_id}: already imported with another {', '.join(changed)}; a case is what it "
                              "was imported as (change its candidate with gatepost case revise FILE, record new "
                              "evidence with gatepost case evidence)")
+        outside = loops.outside_registration(db, parsed["candidate_path"], loop)
+        if outside:
+            raise refusal(act.doing, LOOP_PATH, outside)
         for name in {parsed["author"], *(p for ps in parsed["independent"].values() for p in ps)}:
             ensure_producer(db, name)
         db.execute(
@@ -267,7 +274,8 @@ def import_case(db: Database, path_or_mapping: str | Path | dict[str, Any], *, a
              revision, json.dumps(parsed["independent"], ensure_ascii=False), when, when])
         seq = act.event("case.imported", subject_type="case", subject_id=case_id, revision=revision, at=when,
                         payload={"title": parsed["title"], "author": parsed["author"],
-                                 "protocol": parsed["protocol"], "independent": parsed["independent"]})
+                                 "protocol": parsed["protocol"], "independent": parsed["independent"],
+                                 "loop": loop})
         _store_revision(db, case_id, revision, parsed["content"], parsed["basis"], when, seq)
         latest = when
         for item in parsed["evidence"]:
@@ -364,6 +372,10 @@ def revise_candidate(db: Database, case_id: str, *, content: Any = None, basis: 
                               **({"path": p} if (p := case["candidate_path"] if path is _UNSET else path) else {})},
                 "independent": case["independent"] if independent is None else independent}
         parsed = parse_case(data, f"revise {case_id}")
+        link = loops.loop_case(db, case_id)
+        outside = loops.outside_registration(db, parsed["candidate_path"], link["loop"] if link else None)
+        if outside and parsed["candidate_path"] != case["candidate_path"]:
+            raise refusal(doing, LOOP_PATH, outside)
         if parsed["independent"] != case["independent"]:
             for name in {p for ps in parsed["independent"].values() for p in ps}:
                 ensure_producer(db, name)
@@ -462,12 +474,22 @@ def add_evidence(db: Database, case_id: str, *, kind: str, result: str, producer
     with guarded(db, doing, actor=actor, subject=case_subject(case_id), must_be_open=False, lease=False,
                  authority=as_oneself, seen_seq=based_on_seq) as act:
         case = get_case(db, case_id)  # again, inside the write: the candidate may have moved meanwhile
+        link = loops.loop_case(db, case_id)
+        outside = loops.outside_registration(db, case["candidate_path"], link["loop"] if link else None)
+        if outside and case["status"] == "open":
+            raise refusal(doing, LOOP_PATH, outside)
         revision = _resolve_about(db, case_id, kind, about.strip())
         artifact = _artifact_of(case, kind)
         if artifact == "eval_design" and revision not in (designs := known_designs(db, case_id)):
             raise refusal(doing, "design", f"--about {revision} is not a design of {case_id} (its designs: "
                                            f"{', '.join(designs) or 'none'}; current names the basis' design)")
         stored_producer = ensure_producer(db, producer)
+        # the same result from the same producer about the same revision, or a mock record, changes no claim:
+        # the projection needs only its seq and time (what keeps recording linear however long a case runs)
+        same = details is not None and details.get("mock") is True or db.execute(
+            "SELECT 1 FROM evidence WHERE case_id = ? AND kind = ? AND result = ? AND producer = ? AND artifact IS ?"
+            " AND about = ? AND (details IS NULL OR json_extract(details, '$.mock') IS NOT 1) LIMIT 1",
+            [case_id, kind, result, stored_producer, artifact, revision]).fetchone() is not None
         seq = act.event("evidence.added", revision=revision, at=when, actor=recorder[0],
                         payload={"kind": kind, "result": result, "producer": stored_producer,
                                  "artifact": artifact, "recorded_by": recorder[0]})
@@ -477,7 +499,10 @@ def add_evidence(db: Database, case_id: str, *, kind: str, result: str, producer
             [case_id, kind, result, stored_producer, artifact, revision, when,
              json.dumps(details, ensure_ascii=False, sort_keys=True) if details is not None else None, seq,
              recorder[0]])
-        if _reproject:
+        if _reproject and same:
+            db.execute("UPDATE cases SET last_seq = ?, updated_at = MAX(COALESCE(updated_at, ''), ?) WHERE id = ?",
+                       [seq, when, case_id])
+        elif _reproject:
             _project(db, case_id, when)
     return cast(int, cursor.lastrowid)  # the id of the row just inserted
 
@@ -585,6 +610,9 @@ def decide_case(db: Database, case_id: str, outcome: str, *, actor: str | None, 
         stale = staleness(db, case) if outcome == "kept" else None
         if stale:
             raise RefusedError(f"{doing}: refused: {stale}")
+        rival = kept_rival(db, case) if outcome == "kept" else None
+        if rival:
+            raise refusal(doing, "pending", rival)
         evaluation = _evaluate(db, case)
         allowed, why = evaluation.outcome_allowed(outcome, explicit)
         if not allowed:
@@ -633,6 +661,37 @@ def staleness(db: Database, case: dict[str, Any] | str, applied: list[dict[str, 
     if applied:
         return None  # it landed: it is (or was) the current content, not a change waiting on a base
     return loops.base_status(db, case["candidate_path"], case["basis"].get("baseline"), _made_seq(db, case))
+
+
+def kept_rival(db: Database, case: dict[str, Any]) -> str | None:
+    """Why keeping `case` would be a second landing on one base: another case of the same path, kept on the
+    same base and not recorded applied yet (None when there is none).
+
+    Two changes kept on one base cannot both land: whichever lands second would silently undo the first.
+    The first kept waits to be recorded applied; this one is rebased on what it becomes.
+    """
+    path, base = case["candidate_path"], case["basis"].get("baseline")
+    if not path or not base:
+        return None
+    row = db.execute(
+        "SELECT c.id FROM cases c JOIN candidate_revisions r ON r.case_id = c.id AND r.revision = c.current_revision"
+        " WHERE c.candidate_path = ? AND c.outcome = 'kept' AND c.id != ?"
+        " AND json_extract(r.basis, '$.baseline') = ?"
+        " AND NOT EXISTS (SELECT 1 FROM applications a WHERE a.subject_type = 'case' AND a.subject_id = c.id)"
+        " ORDER BY c.id LIMIT 1", [path, case["id"], base]).fetchone()
+    if row is None:
+        return None
+    return (f"case {row[0]} for {path} was kept on the same base ({base[:19] + '…' if len(base) > 19 else base}) and is not recorded applied yet "
+            f"(gatepost case applied {row[0]} --ref REF); rebase this one on it once it lands")
+
+
+KEPT_NOT_LANDED = ("outcome = 'kept' AND candidate_path IS NOT NULL AND id NOT IN"
+                   " (SELECT subject_id FROM applications WHERE subject_type = 'case')")
+
+
+def kept_not_landed_count(db: Database) -> int:
+    """How many kept cases were never recorded applied (`case list --kept-not-landed`; the Overview's count)."""
+    return int(db.execute(f"SELECT COUNT(*) FROM cases WHERE {KEPT_NOT_LANDED}").fetchone()[0])
 
 
 def landing(case_id: str) -> Callable[[Database], loops.Landing]:
@@ -726,13 +785,31 @@ def _evaluate(db: Database, case: dict[str, Any], authority: set[str] | None = N
     return protocol_for(case["protocol"]).evaluate(case_state(db, case, authority))
 
 
+def _distinct_records(db: Database, case_id: str) -> list[Record]:
+    """The case's evidence for its projection: one record per distinct kind, result, producer, artifact and
+    revision (the newest of each), mock records left out.
+
+    What a claim is rests on which results count, never on how often the same one was recorded (an expired
+    record of a group means its newest is expired too), so the claims and the outcomes they allow are the
+    same as from every record; the projection then costs the same on a case's 3,000th record as on its 10th.
+    """
+    rows = db.execute(
+        "SELECT MAX(id), kind, result, producer, artifact, about, MAX(observed_at) FROM evidence"
+        " WHERE case_id = ? AND (details IS NULL OR json_extract(details, '$.mock') IS NOT 1)"
+        " GROUP BY kind, result, producer, artifact, about ORDER BY MAX(id)", [case_id]).fetchall()
+    return [Record(id=str(r[0]), kind=r[1], result=r[2], artifact=r[4], revision=r[5], producer=r[3],
+                   observed_at=r[6], order=r[0]) for r in rows]
+
+
 def _project(db: Database, case_id: str, when: str, evaluation: Evaluation | None = None) -> None:
     """Bring the case's projection columns up to date, inside the caller's transaction. `evaluation`: the
     case's, when the caller has just evaluated it and what it rests on (revisions, evidence) is unchanged
     since, as after a decision (the protocol was evaluated twice for one decision)."""
     case = get_case(db, case_id)
     if evaluation is None:
-        evaluation = _evaluate(db, case)
+        evaluation = protocol_for(case["protocol"]).evaluate(
+            State(revisions=_revisions(case), records=_distinct_records(db, case_id), independent=case["independent"],
+                  authority=set()))
     if case["status"] == "open":
         allowed = [name for name, o in evaluation.outcomes().items() if o["allowed"]]
     else:
@@ -877,16 +954,21 @@ def contradicted_case_ids(db: Database, ids: list[str] | None = None) -> list[st
 
 def list_cases(db: Database, *, status: str | None = None, outcome: str | None = None,
                needs_decision: bool | None = None, search: str | None = None, limit: int = 100,
-               offset: int = 0, contradicted: bool = False) -> tuple[list[dict[str, Any]], int]:
+               offset: int = 0, contradicted: bool = False,
+               kept_not_landed: bool = False) -> tuple[list[dict[str, Any]], int]:
     """One page of cases, newest activity first, from the projection's indexed columns; and the total.
 
     `contradicted` keeps the closed cases whose decision later evidence contradicts (status
-    `contradicted` is the same).
+    `contradicted` is the same); `kept_not_landed` the kept cases never recorded applied.
     """
     clauses: list[str] = []
     params: list[Any] = []
     if status == "contradicted":
         status, contradicted = None, True
+    if status == "kept_not_landed":
+        status, kept_not_landed = None, True
+    if kept_not_landed:
+        clauses.append(f"({KEPT_NOT_LANDED})")
     if status == "design_review":
         waiting = waiting_on_design_review(db, DEFAULT_PROTOCOL)
         clause, values = one_of("id", waiting)

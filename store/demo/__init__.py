@@ -16,6 +16,7 @@ from types import ModuleType
 from sqlite_utils import Database
 
 from gatepost.store.kernel import (
+    SYNCHRONOUS,
     RefusedError,
     StoreError,
     append_event,
@@ -60,17 +61,20 @@ def work_since_built(path: Path) -> dict[str, int]:
 
 
 def _loops_summary(db: Database) -> str:
-    """Each loop's cases as the store holds them: how many, how many kept and recorded applied, how many rest on
-    content that is no longer current (stale: they cannot be kept until rebased)."""
+    """Each loop's cases as the store holds them: how many, how many kept and recorded applied, how many kept and
+    not landed yet, how many rest on content that is no longer current (stale: they cannot be kept until
+    rebased)."""
     parts = []
     names = [name for (name,) in db.execute("SELECT name FROM loops ORDER BY name").fetchall()]
     for name in names:
         rows = db.execute("SELECT c.path, c.base_hash, c.event_seq, EXISTS(SELECT 1 FROM applications a"
-                          " WHERE a.subject_type = 'case' AND a.subject_id = c.case_id)"
-                          " FROM loop_cases c WHERE c.loop = ?", [name]).fetchall()
+                          " WHERE a.subject_type = 'case' AND a.subject_id = c.case_id), k.outcome"
+                          " FROM loop_cases c JOIN cases k ON k.id = c.case_id WHERE c.loop = ?", [name]).fetchall()
         applied = sum(1 for row in rows if row[3])
+        waiting = sum(1 for row in rows if not row[3] and row[4] == "kept")
         stale = sum(1 for row in rows if not row[3] and base_status(db, row[0], row[1], row[2]) is not None)
-        parts.append(f"({name}): {len(rows)} cases, {applied} kept and applied, {stale} stale")
+        parts.append(f"({name}): {len(rows)} cases, {applied} kept and applied, "
+                     + (f"{waiting} kept not landed, " if waiting else "") + f"{stale} stale")
     return f"{len(names)} loop{'' if len(names) == 1 else 's'} " + " · ".join(parts) if names else "no loops"
 
 
@@ -118,6 +122,9 @@ def build_demo(path: str | os.PathLike[str], *, seed: int = 7, person: str, forc
     rng = random.Random(seed)
     parts = _parts()
     db = open_store(path)
+    # a demo store is announced only once built: its thousands of acts need not each wait for the disk;
+    # it is synced once, whole, at the end (and a build cut short is rebuilt, never used)
+    db.execute("PRAGMA synchronous = OFF")
     try:
         with freeze(DEMO_NOW):
             for part in parts:
@@ -131,6 +138,8 @@ def build_demo(path: str | os.PathLike[str], *, seed: int = 7, person: str, forc
         with db.atomic():
             append_event(db, DEMO_MARK, actor=person, subject_type="store", subject_id=str(path.name),
                          payload={"seed": seed})
+        db.execute(f"PRAGMA synchronous = {SYNCHRONOUS}")
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the whole store into the main file, synced
         return store_summary(db)
     finally:
         db.close()

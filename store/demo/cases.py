@@ -123,7 +123,10 @@ def populate(db: Database, rng: random.Random, person: str) -> str:
             reviewer = rng.choice(["ana", person]) if scenario != "reviewer_not_listed" else "ana"
             if reviewer not in listed and scenario != "reviewer_not_listed":
                 listed.append(reviewer)
-            basis = {"baseline": f"b-{rng.randint(6, 8)}", "question_set": f"qs-{rng.randint(2, 4)}",
+            baseline = f"b-{rng.randint(6, 8)}"
+            if scenario in ("closed_kept", "kept_then_regressed"):
+                baseline += f".{made}"  # one landing per base: each kept change rests on a base of its own
+            basis = {"baseline": baseline, "question_set": f"qs-{rng.randint(2, 4)}",
                      "data_revision": f"d-{rng.randint(10, 14)}", "design": "design-2"}
             results = dict(GOOD)
             producers = {kind: checker for kind in GOOD}

@@ -5,7 +5,9 @@ The store's person registers the `skill-writer` loop and records what is current
 `skills/release-notes/SKILL.md`; the loop (run-41) makes a case from a file; its independent evaluator
 (run-53) evaluates it with the loop's registered settings; ana reviews the design and keeps it; the loop
 records where it landed. A second iteration written on the old base is left stale (it says why), and a
-third, made on the new current content, waits for ana.
+third, made on the new current content, waits for ana. A second loop on the same path (`notes-tuner`, run-60)
+makes a case on that same base and ana keeps it: it is kept and not landed yet, so keeping skill-writer's
+third case is refused as `pending` (one landing per base) until it lands.
 """
 
 import random
@@ -23,6 +25,7 @@ from .suites import BASE
 
 ORDER = 40
 LOOP = "skill-writer"
+SECOND_LOOP = "notes-tuner"
 PATH = "skills/release-notes/SKILL.md"
 DESIGN = "design-release-notes-2"
 SUITE_PATH = Path("/srv/loop/task_suites/release-notes-loop/task_suite.yaml")
@@ -41,6 +44,8 @@ SKILL = {
     "v2b": "# Release notes\n- Write release notes in plain language.\n- Keep them under 200 words.\n",
     "v3": "# Release notes\n- Write release notes in plain language.\n- Put breaking changes first.\n"
           "- Link every pull request.\n",
+    "v4": "# Release notes\n- Write release notes in plain language.\n- Put breaking changes first.\n"
+          "- Link each change to its pull request.\n",
 }
 
 
@@ -85,7 +90,7 @@ def _evaluate(db: Database, case_id: str, suite: Suite, loop: dict[str, Any], mo
 def populate(db: Database, rng: random.Random, person: str) -> str:
     suite = _suite()
     clock = BASE + timedelta(days=9, hours=8)
-    settings = {"surface": ["skills/*/SKILL.md"], "paths": ["skills/*/SKILL.md", "_rules/*"],
+    settings = {"surface": [PATH], "paths": [PATH, "_rules/release-notes/*"],
                 "suite_path": str(suite.path), "suite_hash": suite.id, "baseline": loops.BASELINE_CURRENT,
                 "baseline_path": None, "baseline_hash": None, "executor": DemoExecutor.command, "mock": False,
                 "evaluators": ["run-53"], "reviewers": ["ana"], "design": DESIGN, "data_revision": "d-2026-11"}
@@ -121,4 +126,24 @@ def populate(db: Database, rng: random.Random, person: str) -> str:
                            title="Release notes: link every pull request", case_id="case-loop-03", at=_at(clock))
     clock += timedelta(minutes=25)
     _evaluate(db, third["case_id"], suite, loop, clock)
-    return f"1 loop ({LOOP}): 3 cases, {landed} kept and applied, 1 stale"
+    # a second loop on the same path, on the same base: kept first, so the third case waits (pending)
+    clock += timedelta(minutes=5)
+    second = loops.add_loop(db, SECOND_LOOP, dict(settings, paths=[PATH]), actor=person,
+                            note="a second loop tuning the same skill", at=_at(clock))
+    clock += timedelta(minutes=10)
+    fourth = flows.new_case(db, SECOND_LOOP, PATH, SKILL["v4"], actor="run-60",
+                            title="Release notes: link each change (notes-tuner)", case_id="case-loop-04", at=_at(clock))
+    clock += timedelta(minutes=25)
+    _evaluate(db, fourth["case_id"], suite, second, clock)
+    clock += timedelta(minutes=20)
+    cases.add_evidence(db, fourth["case_id"], kind="design_review", result="passed", producer="ana", about=DESIGN,
+                       actor="ana", at=_at(clock))
+    clock += timedelta(minutes=5)
+    view = cases.case_view(db, fourth["case_id"], actor="ana")
+    kept = 0
+    if view["outcomes"]["kept"]["allowed"] and not cases.staleness(db, fourth["case_id"]):
+        flows.decide(db, fourth["case_id"], "kept", actor="ana", note="Links help; land it before the other.",
+                     based_on_seq=view["last_seq"], at=_at(clock))
+        kept = 1
+    return (f"2 loops ({LOOP}, {SECOND_LOOP}) on {PATH}: 4 cases, {landed} kept and applied, "
+            f"{kept} kept not landed, 1 stale")

@@ -40,12 +40,14 @@ from .clock import (
 from .db import (
     BUSY_TIMEOUT_MS,
     DEFAULT_DB,
+    SYNCHRONOUS,
     one_of,
     open_store,
     read_only_media,
     resolve_path,
     schema_version,
     transaction,
+    write_turn,
 )
 from .errors import (
     ConflictError,
@@ -178,6 +180,7 @@ __all__ = [
     "APPLICATION_ID",
     "Act",
     "BUSY_TIMEOUT_MS",
+    "SYNCHRONOUS",
     "Built",
     "CAPABILITIES",
     "CAPABILITY",
@@ -313,5 +316,6 @@ __all__ = [
     "store_file",
     "take",
     "transaction",
+    "write_turn",
     "write_text_atomic",
 ]

@@ -1,9 +1,13 @@
 """Open a gatepost store: a SQLite file through sqlite-utils, in WAL mode, migrated in order."""
 
+import fcntl
 import json
 import os
 import sqlite3
+import sys
+import threading
 import time
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,9 +23,14 @@ from .integrity import (
     mark_read_only,
     recover_hint,
     remember_file,
+    store_file,
 )
 
 BUSY_TIMEOUT_MS = 30_000
+# Every commit is on disk before the writer is told it landed: in WAL mode FULL syncs the WAL at each commit
+# (NORMAL only at checkpoints, so a power cut could lose acknowledged decisions). Measured in
+# benchmarks/durability.py; docs/reliability.md says what survives what.
+SYNCHRONOUS = "FULL"
 BUSY_ENV = "GATEPOST_BUSY_TIMEOUT"  # seconds a writer waits for another's write lock (default 30)
 
 
@@ -110,7 +119,7 @@ def open_store(path: str | os.PathLike[str], *, create: bool = True, read_only: 
         if not read_only:
             if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                 _retry_busy(lambda: db.enable_wal())
-            db.execute("PRAGMA synchronous = NORMAL")
+            db.execute(f"PRAGMA synchronous = {SYNCHRONOUS}")
             db.execute("PRAGMA wal_autocheckpoint = 10000")  # checkpoint every ~40 MB, not every 4 MB: bulk imports
         remember_file(db, str(path))
         if read_only:
@@ -224,23 +233,158 @@ def one_of(column: str, values: Iterable[str | int]) -> tuple[str, list[str]]:
     return f"{column} IN (SELECT value FROM json_each(?))", [json.dumps(list(values))]
 
 
+QUEUE_SUFFIX = "-writers"  # next to the store's -wal and -shm: the writers' queue
+
+
+class WriteQueue:
+    """Writers of one store wait their turn on a lock file (flock), not in SQLite's busy handler.
+
+    SQLite's busy handler has each waiting writer sleep and retry (1 ms, then up to 100 ms a try): a
+    writer that happens to retry at the right instant goes first, and under sustained load some wait
+    past any timeout while others pass them again and again. A writer blocked in flock is woken by the
+    kernel the moment the lock is released, so no turn is lost to a sleep and every waiter races for
+    each turn: nobody is passed over for long (measured: benchmarks/write_load.py). The holder writes
+    its pid, command and start into the file, so a writer that does time out can say who held the lock.
+    Locks held by a process that dies are released by the kernel: a killed writer never blocks the queue.
+    """
+
+    def __init__(self, store_path: str) -> None:
+        self.path = store_path + QUEUE_SUFFIX
+        self.fd: int | None = None
+
+    def _open(self) -> int | None:
+        try:
+            return os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        except OSError:
+            return None  # a folder we cannot write: the store is read-only there anyway; SQLite's lock decides
+
+    def acquire(self, budget_s: float) -> None:
+        """Wait for this store's write turn, at most `budget_s` seconds; StoreError names who held it if known."""
+        fd = self._open()
+        if fd is None:
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if not _wait_in_kernel(fd, budget_s):
+                raise StoreError(self.busy_message(budget_s)) from None
+        except OSError:
+            os.close(fd)
+            return
+        self.fd = fd
+        note = f"{os.getpid()}\t{time.monotonic():.3f}\t{' '.join(sys.argv[:4])[:200]}\n".encode()
+        try:
+            os.pwrite(fd, note, 0)
+            os.ftruncate(fd, len(note))
+        except OSError:
+            pass
+
+    def release(self) -> None:
+        if self.fd is not None:
+            fd, self.fd = self.fd, None
+            os.close(fd)  # closing the only descriptor of the lock releases it
+
+    def busy_message(self, budget_s: float) -> str:
+        store = self.path[: -len(QUEUE_SUFFIX)]
+        try:
+            pid, since, command = Path(self.path).read_text("utf-8").rstrip("\n").split("\t", 2)
+            held = time.monotonic() - float(since)
+            alive = _alive(int(pid))
+        except (OSError, ValueError):
+            alive, pid, held, command = False, "", 0.0, ""
+        if alive and held >= budget_s / 2:
+            return (f"{store}: busy: process {pid} ({command}) has held the store's write lock for {held:.0f} s; "
+                    f"nothing was written; retry")
+        return (f"{store}: busy: the store was busy (other writers queued ahead for {budget_s:g} s); nothing was "
+                "written; retry")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def _wait_in_kernel(fd: int, budget_s: float) -> bool:
+    """Block in flock on `fd` for at most `budget_s` s (a helper thread waits; True once the lock is held).
+
+    flock has no timeout: the helper blocks, and a caller that gives up leaves it to release the lock at once
+    when it finally gets it (then close its descriptor), so an abandoned wait never holds up the queue.
+    """
+    got = threading.Event()
+    gave_up = threading.Lock()
+    state = {"abandoned": False}
+
+    def wait() -> None:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError:
+            return
+        with gave_up:
+            if state["abandoned"]:
+                os.close(fd)
+                return
+            got.set()
+
+    threading.Thread(target=wait, name="gatepost-write-queue", daemon=True).start()
+    if got.wait(budget_s):
+        return True
+    with gave_up:
+        if got.is_set():
+            return True
+        state["abandoned"] = True
+    return False
+
+
+_queues: "weakref.WeakKeyDictionary[Database, WriteQueue]" = weakref.WeakKeyDictionary()
+
+
+def _queue(db: Database) -> WriteQueue | None:
+    if db not in _queues:
+        path = store_file(db)
+        if not path:
+            return None  # an in-memory database has one connection: nothing to queue behind
+        _queues[db] = WriteQueue(path)
+    return _queues[db]
+
+
 @contextmanager
 def transaction(db: Database) -> Iterator[Database]:
-    """One write transaction, taken with BEGIN IMMEDIATE so concurrent writers queue, not fail.
+    """One write transaction: the writer waits its turn in the store's write queue, then BEGIN IMMEDIATE.
 
-    Nested calls become savepoints (sqlite-utils' atomic()). The busy timeout
-    makes a waiting writer wait; a lock still held after it is retried.
+    Nested calls become savepoints (sqlite-utils' atomic()). The queue (WriteQueue) orders the writers
+    of every process; the busy timeout still covers anything that writes outside it (a migration, a
+    checkpoint, another program), and a lock still held after it is retried.
     """
     check_writable(db)
     if db.conn.in_transaction:
         with db.atomic():
             yield db
         return
-    _retry_busy(lambda: db.execute("BEGIN IMMEDIATE"))
+    with write_turn(db):
+        _retry_busy(lambda: db.execute("BEGIN IMMEDIATE"))
+        try:
+            with db.atomic():
+                yield db
+        except BaseException:
+            db.rollback()
+            raise
+        db.execute("COMMIT")
+
+
+@contextmanager
+def write_turn(db: Database) -> Iterator[None]:
+    """Hold the store's turn in its write queue (what every transaction does first; a restore holds it while
+    it copies a whole store in, outside any transaction)."""
+    queue = _queue(db)
+    if queue is not None:
+        queue.acquire(busy_timeout_ms() / 1000)
     try:
-        with db.atomic():
-            yield db
-    except BaseException:
-        db.rollback()
-        raise
-    db.execute("COMMIT")
+        yield
+    finally:
+        if queue is not None:
+            queue.release()

@@ -36,6 +36,8 @@ from .registry import (
     loop_document,
     make_settings,
     may_touch,
+    outside_registration,
+    owners,
     require_admin,
 )
 
@@ -67,6 +69,8 @@ __all__ = [
     "loop_document",
     "make_settings",
     "may_touch",
+    "outside_registration",
+    "owners",
     "record_applied",
     "require_admin",
     "set_current",

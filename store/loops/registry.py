@@ -171,6 +171,28 @@ def may_touch(loop: dict[str, Any], path: str) -> tuple[bool, str]:
     return False, f"{path} matches none of loop {loop['name']}'s paths ({', '.join(loop['paths'])})"
 
 
+def owners(db: Database, path: str) -> list[str]:
+    """The registered loops whose paths include `path`, by name."""
+    return [loop["name"] for loop in list_loops(db) if may_touch(loop, path)[0]]
+
+
+def outside_registration(db: Database, path: str | None, loop_name: str | None) -> str | None:
+    """Why a case on `path` breaks the registry (None when it does not): a path a registered loop owns
+    belongs to that loop, so a case on it comes through `case new --loop` and stays inside that loop's
+    paths; a case of no loop may only be on paths no loop owns."""
+    if not path:
+        return None
+    if loop_name is not None:
+        loop = get_loop(db, loop_name)
+        allowed, why = may_touch(loop, path)
+        return None if allowed else why
+    owned_by = owners(db, path)
+    if not owned_by:
+        return None
+    return (f"{path} belongs to registered loop {', '.join(owned_by)}; a case on it comes through "
+            f"gatepost case new --loop {owned_by[0]}")
+
+
 def inside_surface(loop: dict[str, Any], path: str) -> bool:
     """Whether a path is inside the loop's surface (what it may change by itself)."""
     return within_surface(path, loop["surface"])[0]

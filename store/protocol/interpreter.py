@@ -716,8 +716,9 @@ class Evaluation:
                 reasons = [f"{r.label()}: {'; '.join(self.record_status(r, match, ctx))}" for r in relevant]
                 answer = (UNKNOWN, "none counts: " + " | ".join(reasons), ())
         else:
-            with_ = [r for r in counting if match.result is None or r.result == match.result]
-            without = [r for r in counting if r not in with_]
+            with_, without = [], []  # one pass: a membership test in a list made this quadratic per case
+            for r in counting:
+                (with_ if match.result is None or r.result == match.result else without).append(r)
             if with_ and without:
                 answer = (UNKNOWN, "records disagree: " + "; ".join(r.named() for r in with_) + " vs "
                           + "; ".join(r.named() for r in without), ())

@@ -9,6 +9,7 @@ from .audit import (
     audit_page,
     fold_leases,
 )
+from .backup import Copy, backup_store, check_copy, restore_store
 from .contradicted import contradicted_counts, design_review_count
 from .feed import (
     EVENT_SCHEMA,
@@ -63,6 +64,10 @@ from .work import (
 )
 
 __all__ = [
+    "Copy",
+    "backup_store",
+    "check_copy",
+    "restore_store",
     "contradicted_counts",
     "design_review_count",
     "AuditPage",

@@ -2,6 +2,8 @@
 
 from sqlite_utils import Database
 
+from gatepost.store.cases import kept_not_landed_count
+
 from .contradicted import contradicted_counts, design_review_count
 
 CASE_STATUSES = ("open", "closed")
@@ -24,7 +26,8 @@ def counts(db: Database) -> dict[str, dict[str, int]]:
     return {
         "cases": _group(db, "SELECT status, COUNT(*) FROM cases GROUP BY status", CASE_STATUSES)
         | {"needs_decision": db.execute("SELECT COUNT(*) FROM cases WHERE status = 'open' AND needs_decision = 1")
-           .fetchone()[0], "design_review": design_review_count(db)},
+           .fetchone()[0], "design_review": design_review_count(db),
+                                  "kept_not_landed": kept_not_landed_count(db)},
         "contradicted": contradicted_counts(db),
         "outcomes": _group(db, "SELECT outcome, COUNT(*) FROM cases WHERE outcome IS NOT NULL GROUP BY outcome",
                            OUTCOMES),

@@ -315,7 +315,7 @@ def verify_store(db: Database, *, expect: str | None = None) -> VerifyReport:
     if expect is not None:  # a head kept elsewhere must still be in the chain (the store may have grown since)
         wanted = expect.strip().lower()
         if wanted != report.head_hash and not db.execute("SELECT 1 FROM events WHERE hash = ?", [wanted]).fetchone():
-            _find(report, report.head_seq + 1, f"head: expected {wanted} in the chain, it is not there; the store's "
+            _find(report, None, f"head: expected {wanted} in the chain, it is not there; the store's "
                                                f"head is event {report.head_seq} ({report.head_hash}): the tail "
                                                "was cut or the history rewritten")
     missing = missing_triggers(db)

@@ -146,6 +146,15 @@ def test_a_cut_tail_is_found_with_the_head_kept_elsewhere(store: Path):
     assert verify(store).returncode in (0, 1)  # without --expect a cut tail may look whole
     result = verify(store, "--expect", kept)
     assert result.returncode == 1 and "the tail was cut or the history rewritten" in result.stdout
+    head = result.stdout.split("head: event ")[1].split()[0]
+    assert f"first broken at event {int(head) + 1}" not in result.stdout  # no event past the head is named
+    assert result.stdout.index("the tail was cut") < result.stdout.index("head: event")  # the head after findings
+
+
+def test_an_empty_or_malformed_expected_head_is_bad_input(store: Path):
+    for value in ("", "  ", "abc"):
+        result = verify(store, "--expect", value)
+        assert result.returncode == 2 and "--expect: expected a head hash (64 hex digits" in result.stderr
 
 
 def resign_with_the_demo_key(store: Path, folder: Path) -> None:

@@ -26,7 +26,7 @@ WAIT = 120  # seconds any one process may take on a busy 2-core machine before t
 def _case(db, case_id: str) -> None:
     cases.import_case(db, {
         "protocol": "eval.gated_change/1", "id": case_id, "title": f"Candidate {case_id}", "author": "run-41",
-        "candidate": {"path": "procedures/release.md", "content": f"Use the checklist ({case_id}).",
+        "candidate": {"path": f"procedures/{case_id}.md", "content": f"Use the checklist ({case_id}).",
                       "basis": dict(BASIS)},
         "independent": {"different_agent_run": ["run-52", "ana"]},
         "evidence": [{"kind": k, "result": r, "producer": p, "about": a} for k, r, p, a in GOOD],

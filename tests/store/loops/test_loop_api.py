@@ -273,7 +273,8 @@ def test_the_demo_runs_a_loops_day(tmp_path: Path):
     db = str(tmp_path / "demo.db")
     built = run_gatepost("demo", "--no-console", "--db", db, "-q", "--as", "tester", timeout=180)
     assert built.returncode == 0, built.stderr
-    assert "1 loop (skill-writer): 3 cases, 1 kept and applied, 1 stale" in built.stdout
+    assert ("2 loops (notes-tuner): 1 cases, 0 kept and applied, 1 kept not landed, 0 stale · (skill-writer): 3 cases,"
+            " 1 kept and applied, 1 stale") in built.stdout
     kept = json.loads(run_gatepost("--db", db, "case", "show", "case-loop-01", "--json").stdout)
     assert kept["outcome"] == "kept" and kept["loop"] == "skill-writer" and kept["applied"][0]["ref"] == "e4f5a6b"
     now = json.loads(run_gatepost("--db", db, "current", "skills/release-notes/SKILL.md", "--json").stdout)
@@ -282,4 +283,10 @@ def test_the_demo_runs_a_loops_day(tmp_path: Path):
     assert stale["base"]["stale"] is True and "case case-loop-01, applied at e4f5a6b" in stale["base"]["why"]
     waiting = json.loads(run_gatepost("--db", db, "case", "show", "case-loop-03", "--json").stdout)
     assert waiting["status"] == "open" and waiting["base"]["stale"] is False
+    # a second loop on the same path kept its change on that same base first: this one must wait
+    rival = json.loads(run_gatepost("--db", db, "case", "show", "case-loop-04", "--json").stdout)
+    assert rival["loop"] == "notes-tuner" and rival["outcome"] == "kept" and not rival["applied"]
+    assert rival["candidate"]["basis"]["baseline"] == waiting["candidate"]["basis"]["baseline"]
+    refused = run_gatepost("--db", db, "case", "decide", "case-loop-03", "kept", "--note", "x", "--as", "ana")
+    assert refused.returncode == 3 and "refused: pending: case case-loop-04" in refused.stderr
     assert waiting["claims"]["content.clean"] == "TRUE"
