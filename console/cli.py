@@ -68,7 +68,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 }
 # group name -> [(module, attribute)] of commands added to a group another module owns
 SUBCOMMANDS: dict[str, list[tuple[str, str]]] = {
-    "case": [("gatepost.commands.case_evaluate", "evaluate"), ("gatepost.commands.loop_api", "case_new"),
+    "case": [("gatepost.commands.case_evaluate", "evaluate"), ("gatepost.commands.case_evaluate", "compare"),
+             ("gatepost.commands.loop_api", "case_new"),
              ("gatepost.commands.loop_api", "case_wait"), ("gatepost.commands.loop_api", "case_applied")],
     "proposal": [("gatepost.commands.loop_api", "proposal_applied")],
 }

@@ -3,6 +3,7 @@
 - a case decided `proposed` becomes a proposal through `proposals.add_proposal`, in the decision's
   transaction;
 - `evaluate_case` runs a task suite for a case and records what it shows as the case's evidence;
+  `compare_case` records the same comparisons from runs stored already (any format), by the same rules;
 - `new_case` makes a loop's case from a file (`case new --loop`), its basis and independence from the
   loop's registry; `loop_evaluation` settles an evaluation's settings from that registry.
 
@@ -78,6 +79,45 @@ def _content_text(content: Any) -> str:
     if content is None:
         return ""
     return content if isinstance(content, str) else json.dumps(content, indent=2, ensure_ascii=False, sort_keys=True)
+
+
+def weighed(rule: str, alpha: float, *runs: dict[str, Any]) -> dict[str, Any]:
+    """What a comparison's evidence details carry about the noise of its comparisons (each run summary:
+    run_id, delta, comparison)."""
+    return {"runs": [r["run_id"] for r in runs], "deltas": [r["delta"] for r in runs],
+            "decision_rule": rule, "alpha": alpha,
+            "comparisons": [r["comparison"]["words"] for r in runs],
+            "p_values": [r["comparison"]["p_value"] for r in runs],
+            "intervals": [[r["comparison"]["low"], r["comparison"]["high"]] for r in runs],
+            "inside_noise": [evaluation.inside_noise(r["comparison"]) for r in runs]}
+
+
+def tuning_result(rule: str, first: dict[str, Any], second: dict[str, Any]) -> str | None:
+    """The tuning_comparison two comparisons (the improvement, then its reproduction) make under the rule:
+    strict: the first better (delta > 0) and the second better -> reproduced, the second not ->
+    not_reproduced, the first not -> not_better; significant: the same, each "better" or "worse" only when
+    the exact test decides it; None when that leaves it undecided (nothing is recorded)."""
+    if rule == "strict":
+        if first["delta"] <= 0:
+            return "not_better"
+        return "reproduced" if second["delta"] > 0 else "not_reproduced"
+    one, two = first["comparison"]["decided"], second["comparison"]["decided"]
+    return {("worse", None): "not_better", ("worse", "better"): "not_better",
+            ("worse", "worse"): "not_better", ("better", "better"): "reproduced",
+            ("better", "worse"): "not_reproduced"}.get((one, two))
+
+
+def heldout_result(held: dict[str, Any]) -> str:
+    """Held-out stays strict under both rules: any drop is a regression."""
+    return "held" if held["delta"] >= 0 else "regressed"
+
+
+def undecided_note(alpha: float, *runs: dict[str, Any]) -> str:
+    """Why a tuning_comparison was not recorded under the significant rule, naming each undecided run."""
+    undecided = [f"run {i} {r['run_id']}: {r['comparison']['words']}"
+                 for i, r in enumerate(runs, start=1) if r["comparison"]["decided"] is None]
+    return (f"tuning_comparison not recorded: decision rule significant (\u03b1 = {alpha:g}) and "
+            + "; ".join(undecided))
 
 
 def evaluate_case(
@@ -164,48 +204,76 @@ def evaluate_case(
         report["runs"].append(dict(summary, purpose=purpose, split=split))
         return summary
 
-    def weighed(*runs: dict[str, Any]) -> dict[str, Any]:
-        """What a record's details carry about the noise of its comparisons."""
-        return {"runs": [r["run_id"] for r in runs], "deltas": [r["delta"] for r in runs],
-                "decision_rule": rule, "alpha": alpha,
-                "comparisons": [r["comparison"]["words"] for r in runs],
-                "p_values": [r["comparison"]["p_value"] for r in runs],
-                "intervals": [[r["comparison"]["low"], r["comparison"]["high"]] for r in runs],
-                "inside_noise": [evaluation.inside_noise(r["comparison"]) for r in runs]}
-
     if suite.tasks_in("tuning"):
         first = run("tuning", "tuning-1")
         second = run("tuning", "tuning-2")
-        result: str | None
-        if rule == "strict":
-            if first["delta"] <= 0:
-                result = "not_better"
-            elif second["delta"] > 0:
-                result = "reproduced"
-            else:
-                result = "not_reproduced"
-        else:
-            one, two = first["comparison"]["decided"], second["comparison"]["decided"]
-            result = {("worse", None): "not_better", ("worse", "better"): "not_better",
-                      ("worse", "worse"): "not_better", ("better", "better"): "reproduced",
-                      ("better", "worse"): "not_reproduced"}.get((one, two))
+        result = tuning_result(rule, first, second)
         if result is not None:
-            record("tuning_comparison", result, weighed(first, second))
+            record("tuning_comparison", result, weighed(rule, alpha, first, second))
         else:
-            undecided = [f"run {i} {r['run_id']}: {r['comparison']['words']}"
-                         for i, r in ((1, first), (2, second)) if r["comparison"]["decided"] is None]
-            note = (f"tuning_comparison not recorded: decision rule significant (\u03b1 = {alpha:g}) and "
-                    + "; ".join(undecided))
+            note = undecided_note(alpha, first, second)
             cases.note_undecided(db, case_id, kind="tuning_comparison", producer=producer, note=note,
-                                 details=weighed(first, second), actor=actor, at=moment())
+                                 details=weighed(rule, alpha, first, second), actor=actor, at=moment())
             report["undecided"].append(note)
     else:
         report["skipped"].append("tuning_comparison: the suite has no tuning tasks")
     if suite.tasks_in("heldout"):
         held = run("heldout", "heldout")
-        record("heldout_comparison", "held" if held["delta"] >= 0 else "regressed", weighed(held))
+        record("heldout_comparison", heldout_result(held), weighed(rule, alpha, held))
     else:
         report["skipped"].append("heldout_comparison: the suite has no held-out tasks (split: heldout)")
+    return report
+
+
+COMPARISON_KINDS = {"tuning_comparison": 2, "heldout_comparison": 1}  # how many run pairs each weighs
+
+
+def compare_case(db: Database, case_id: str, *, kind: str, pairs: list[tuple[str, str]], producer: str,
+                 actor: str | None = None, decision_rule: str | None = None, alpha: float | None = None,
+                 at: str | None = None) -> dict[str, Any]:
+    """Record a tuning_comparison or heldout_comparison from stored runs, for a loop whose evaluation ran
+    elsewhere (a JUnit report, an Inspect log, an upstream artifact, gatepost's own runs).
+
+    Each pair is (candidate run, baseline run) of the same tasks, weighed by `evaluation.compare_runs`; the
+    result follows evaluate_case's rules (`tuning_result` over two pairs: the improvement, then its
+    reproduction; `heldout_result` over one), under the same decision rule, and a significant rule that
+    leaves the tuning comparison undecided records nothing and says why on the case.
+    """
+    if kind not in COMPARISON_KINDS:
+        raise InputError(f"--kind: expected one of {', '.join(COMPARISON_KINDS)}, got {kind!r}")
+    if not (producer or "").strip():
+        raise InputError("--producer: expected the name of the run or person that produces this evidence")
+    wanted = COMPARISON_KINDS[kind]
+    if len(pairs) != wanted:
+        raise InputError(f"--candidate/--baseline: a {kind} weighs {wanted} pair{'s' if wanted > 1 else ''} of runs"
+                         + (" (the improvement, then its reproduction)" if wanted > 1 else "")
+                         + f", got {len(pairs)}")
+    try:
+        rule, alpha = evaluation.check_rule(decision_rule, alpha)
+    except ValueError as exc:
+        raise InputError(f"--{exc}") from None
+    producer = producer.strip()
+    case = cases.get_case(db, case_id)
+    if case.get("status") not in (None, "open"):
+        raise RefusedError(f"case {case_id}: compare refused: the case is closed ({case.get('outcome')});"
+                           " a closed case is closed")
+    revision = case["current_revision"]
+    runs = [evaluation.compare_runs(db, candidate, baseline, alpha=alpha) for candidate, baseline in pairs]
+    details = dict(weighed(rule, alpha, *runs), compared=[{"candidate": r["candidate_run"],
+                                                          "baseline": r["baseline_run"]} for r in runs])
+    report: dict[str, Any] = {"case_id": case_id, "revision": revision, "producer": producer, "kind": kind,
+                              "decision_rule": rule, "alpha": alpha, "runs": runs, "evidence": None,
+                              "undecided": None}
+    result = tuning_result(rule, *runs) if kind == "tuning_comparison" else heldout_result(runs[0])
+    if result is None:
+        note = undecided_note(alpha, *runs)
+        cases.note_undecided(db, case_id, kind=kind, producer=producer, note=note, details=details, actor=actor,
+                             at=at)
+        report["undecided"] = note
+        return report
+    evidence_id = cases.add_evidence(db, case_id, kind=kind, result=result, producer=producer, about=revision,
+                                     details=details, actor=actor, at=at)
+    report["evidence"] = {"id": evidence_id, "kind": kind, "result": result, "details": details}
     return report
 
 

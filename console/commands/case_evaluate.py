@@ -19,7 +19,7 @@ from gatepost.commands._common import (
 )
 from gatepost.commands.suite import default_artifact_dir, judge_settings
 from gatepost.store.evaluation import DECISION_RULES, load_suite, make_executor, read_skill
-from gatepost.store.flows import evaluate_case, loop_evaluation
+from gatepost.store.flows import COMPARISON_KINDS, compare_case, evaluate_case, loop_evaluation
 from gatepost.store.kernel import InputError
 
 suite_option = click.option(
@@ -124,4 +124,54 @@ def evaluate(ctx: click.Context, case_id: str, suite_file: str, executor_cmd: st
         ctx.exit(1)
 
 
-SUBCOMMANDS = {"case": [evaluate]}
+@click.command("compare")
+@click.argument("case_id", metavar="ID")
+@click.option("--candidate", "candidates", multiple=True, required=True, metavar="RUN",
+              help="A stored run of the candidate (gatepost suite import-artifact: JUnit XML, Inspect .eval, an "
+                   "evaluator artifact; or a run of suite run). Twice for a tuning_comparison.")
+@click.option("--baseline", "baselines", multiple=True, required=True, metavar="RUN",
+              help="A stored run of the baseline over the same tasks, one per --candidate, in the same order.")
+@click.option("--kind", required=True, type=click.Choice(tuple(COMPARISON_KINDS)),
+              help="tuning_comparison: two pairs, the improvement then its reproduction (reproduced / "
+                   "not_reproduced / not_better); heldout_comparison: one pair (held / regressed).")
+@click.option("--producer", required=True, metavar="NAME",
+              help="Who produces this evidence (the CI job or agent run that ran the evaluation); it counts only "
+                   "if the case lists it as independent.")
+@click.option("--decision-rule", type=click.Choice(DECISION_RULES), default=None,
+              help="strict (the default): a higher pass rate is better; significant: only when the exact test "
+                   "decides it at --alpha. Held-out stays strict.")
+@click.option("--alpha", type=float, default=None, metavar="LEVEL", help="The significant rule's level (0.05).")
+@click.option("--json", "as_json", is_flag=True, help="Print the comparison and the evidence recorded as JSON.")
+@as_option
+@click.pass_context
+def compare(ctx: click.Context, case_id: str, candidates: tuple[str, ...], baselines: tuple[str, ...], kind: str,
+            producer: str, decision_rule: str | None, alpha: float | None, as_json: bool,
+            as_name: str | None) -> None:
+    """Record case ID's comparison from two stored runs of the same tasks, by --producer.
+
+    The same statistics and decision rule as `case evaluate` (a paired delta
+    over the tasks, its interval and exact test), for an evaluation that ran
+    elsewhere: a JUnit report or an Inspect log imported with `suite
+    import-artifact` is evidence the protocol counts like any other.
+    """
+    if len(candidates) != len(baselines):
+        raise InputError(f"--baseline: one per --candidate, in the same order (got {len(candidates)} "
+                         f"candidates, {len(baselines)} baselines)")
+    db = open_ctx_store(ctx)
+    report = compare_case(db, case_id, kind=kind, pairs=list(zip(candidates, baselines, strict=True)),
+                          producer=producer, actor=person(as_name), decision_rule=decision_rule, alpha=alpha)
+    if as_json:
+        echo_json(report)
+        return
+    output.line(f"case {case_id} at {report['revision'][:12]}, {kind} by {producer}:")
+    for r in report["runs"]:
+        output.line(f"  {r['candidate_run']} {r['candidate']['rate']:.4g} vs {r['baseline_run']} "
+                    f"{r['baseline']['rate']:.4g}: delta {r['delta']:+.4g}")
+        output.line(f"    {r['comparison']['words']}")
+    if report["evidence"]:
+        output.line(f"  {kind}: {report['evidence']['result']}")
+    else:
+        output.line(f"  settled nothing: {report['undecided']}")
+
+
+SUBCOMMANDS = {"case": [evaluate, compare]}

@@ -70,7 +70,12 @@ def _fail_on(value: str | None) -> set[str]:
 @click.option("--manifest", "manifest_file", default=None, type=click.Path(dir_okay=False),
               help="aeon's own evals.json ({\"version\", \"skills\"}): judge the newest output matching each "
                    "skill's output_pattern under --root, as aeon does (PASS, FAIL, WARN, NO_OUTPUT, STALE, "
-                   "QUALITY_DEGRADED with aeon's root causes); nothing is stored.")
+                   "QUALITY_DEGRADED with aeon's root causes), store each output as a run and its checks as an "
+                   "eval (needs evidence.record), and print aeon's diff against the previous eval (NEW_FAIL, "
+                   "FIXED, STILL_FAIL, NEW_PASS, NEW_NO_COVERAGE, STABLE). An output is dated by the date in "
+                   "its file name, else its modification time.")
+@click.option("--no-store", "no_store", is_flag=True,
+              help="With --manifest: judge only; store nothing (no store needed, no diff).")
 @click.option("--root", "root", default=".", show_default=True, type=click.Path(file_okay=False),
               help="With --manifest: the folder output_patterns are relative to (aeon's repository root).")
 @click.option("--json", "as_json", is_flag=True,
@@ -86,8 +91,8 @@ def _fail_on(value: str | None) -> set[str]:
                    "expected_cadence is STALE past twice it instead.")
 @as_option
 @click.pass_context
-def eval_cmd(ctx: click.Context, skill: str | None, manifest_file: str | None, root: str, as_json: bool,
-             fail_on: str | None, max_age: str | None, as_name: str | None) -> None:
+def eval_cmd(ctx: click.Context, skill: str | None, manifest_file: str | None, no_store: bool, root: str,
+             as_json: bool, fail_on: str | None, max_age: str | None, as_name: str | None) -> None:
     """Check each skill's latest run against its active manifest and update its regression state.
 
     Every assertion result is stored. A run already evaluated against the
@@ -99,7 +104,8 @@ def eval_cmd(ctx: click.Context, skill: str | None, manifest_file: str | None, r
     if manifest_file is not None:
         parsed = skills.parse_max_age(max_age) if max_age else None  # a given age parses or raises
         window = 14 * 86400 if parsed is None else parsed
-        _eval_aeon(ctx, manifest_file, root, skill=skill, max_age=window / 86400, as_json=as_json, fail_on=fail_on)
+        _eval_aeon(ctx, manifest_file, root, skill=skill, max_age=window / 86400, as_json=as_json, fail_on=fail_on,
+                   store=not no_store, as_name=as_name)
         return
     wanted = _fail_on(fail_on)
     seconds = skills.parse_max_age(max_age)
@@ -122,28 +128,74 @@ def eval_cmd(ctx: click.Context, skill: str | None, manifest_file: str | None, r
 
 
 def _eval_aeon(ctx: click.Context, manifest_file: str, root: str, *, skill: str | None, max_age: float,
-               as_json: bool, fail_on: str | None) -> None:
-    """aeon's dialect: judge files under ROOT by aeon's rules (store/skills/aeon.py)."""
+               as_json: bool, fail_on: str | None, store: bool, as_name: str | None) -> None:
+    """aeon's dialect: judge files under ROOT by aeon's rules (store/skills/aeon.py), store them as runs and
+    evals, and say aeon's diff against the previous eval."""
     wanted = {s.strip().upper() for s in (fail_on or "").split(",") if s.strip()}
-    unknown = sorted(wanted - set(skills.AEON_STATUSES))
+    known = (*skills.AEON_STATUSES, *STATES, *skills.AEON_DIFFS) if store else skills.AEON_STATUSES
+    unknown = sorted(wanted - set(known))
     if unknown:
-        raise click.BadParameter(f"unknown status {unknown[0]}; expected some of {','.join(skills.AEON_STATUSES)}",
+        raise click.BadParameter(f"unknown status {unknown[0]}; expected some of {','.join(dict.fromkeys(known))}",
                                  param_hint="--fail-on")
     specs = skills.read_aeon_manifest(manifest_file)
     results = skills.judge_manifest(specs, root, skill=skill, max_age=timedelta(days=max_age))
+    rows = [r.as_dict() for r in results]
+    if store:
+        db = open_ctx_store(ctx)
+        stored = skills.record_aeon_results(db, results, actor=person(as_name), manifest=manifest_file)
+        for row, kept in zip(rows, stored, strict=True):
+            acknowledged = skills.acknowledged_until(db, row["skill"])
+            row.update({"diff": kept["diff"], "previous_status": kept["previous_status"], "stored": kept["status"],
+                        "run_id": kept["run_id"], "state": kept["state"],
+                        "severity": kept["severity"] if kept["state"] == "NEW_FAIL" else None,
+                        "acknowledged_until": (acknowledged or {}).get("until")})
+        if skill is None:  # a skill aeon judged before and the manifest no longer lists
+            judged = {r.skill for r in results}
+            rows += [{"skill": name, "status": None, "diff": "NEW_NO_COVERAGE"}
+                     for name in skills.aeon_skills(db) if name not in judged]
     if as_json:
-        echo_json([r.as_dict() for r in results])
+        echo_json(rows)
     else:
-        for r in results:
-            words = f" · {r.words} words" if r.words is not None else ""
-            where = f" · {r.output}" if r.output else ""
-            cause = f": {'; '.join(r.root_causes)}" if r.root_causes else ""
-            output.line(f"{r.status} {r.skill}{cause}{words}{where}")
-    hit = [r.skill for r in results if r.status in wanted]
+        for row in rows:
+            output.line(_aeon_line(row))
+        if store:
+            output.line(_aeon_diff_line(rows))
+    hit = [row["skill"] for row in rows
+           if row["status"] in wanted or row.get("diff") in wanted
+           or (row.get("state") in wanted and not row.get("acknowledged_until"))]
     if hit:
         if not as_json:
             output.line(f"--fail-on: {len(hit)} skill(s) in {','.join(sorted(wanted))}: {', '.join(hit)}", err=True)
         ctx.exit(1)
+
+
+def _aeon_line(row: dict[str, Any]) -> str:
+    if row["status"] is None:
+        return f"- {row['skill']}: {row['diff']} (judged before, not in the manifest now)"
+    words = f" · {row['words']} words" if row["words"] is not None else ""
+    where = ""
+    if row["output"]:
+        dated = "its file name" if row["dated_by"] == skills.DATED_BY_NAME else "its modification time"
+        where = f" · {row['output']} (dated {row['output_at'][:10]} by {dated})"
+    cause = f": {'; '.join(row['root_causes'])}" if row["root_causes"] else ""
+    line = f"{row['status']} {row['skill']}{cause}{words}{where}"
+    if "diff" in row:
+        sev = f" ({row['severity']})" if row.get("severity") else ""
+        tail = ", unchanged" if row["stored"] == "unchanged" else ""
+        line += f" · {row['diff']} · state {row['state']}{sev}{tail}"
+    return line
+
+
+def _aeon_diff_line(rows: list[dict[str, Any]]) -> str:
+    """aeon's article line: `**Diff:** N new fail · N fixed · N still failing · N stable`, then any other."""
+    count = {d: sum(1 for r in rows if r.get("diff") == d) for d in skills.AEON_DIFFS}
+    line = (f"Diff: {count['NEW_FAIL']} new fail · {count['FIXED']} fixed · {count['STILL_FAIL']} still failing · "
+            f"{count['STABLE']} stable")
+    if count["NEW_PASS"]:
+        line += f" · {count['NEW_PASS']} new"
+    if count["NEW_NO_COVERAGE"]:
+        line += f" · {count['NEW_NO_COVERAGE']} no longer covered"
+    return line
 
 
 def _json(r: dict[str, Any]) -> dict[str, Any]:

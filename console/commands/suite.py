@@ -28,14 +28,19 @@ from gatepost.commands._common import (
     write_file,
 )
 from gatepost.store.evaluation import (
+    FOREIGN_FORMATS,
     SPLIT_CHOICES,
     JudgeSettings,
+    detect_format,
     evaluate,
     export_artifact,
     flaky_words,
     import_artifacts,
+    import_foreign,
     load_suite,
     make_executor,
+    rate_summary,
+    rate_words,
     read_skill,
     split_command,
     validate_suite,
@@ -189,22 +194,40 @@ def suite_run(ctx: click.Context, suite_file: str, skill_path: str, baseline_pat
 
 @suite.command("import-artifact")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(("auto", "artifact", *FOREIGN_FORMATS)), default="auto",
+              show_default=True,
+              help="artifact: an evaluator artifact JSON; junit: a JUnit XML report; inspect: an Inspect AI .eval "
+                   "log (version 2). auto tells them apart by their first bytes.")
 @as_option
 @click.pass_context
-def suite_import_artifact(ctx: click.Context, files: tuple[str, ...], as_name: str | None) -> None:
-    """Store evaluator artifact JSON FILES (gatepost's or the upstream evaluator's) as evaluation runs.
+def suite_import_artifact(ctx: click.Context, files: tuple[str, ...], fmt: str, as_name: str | None) -> None:
+    """Store FILES as evaluation runs: evaluator artifacts (gatepost's or the upstream evaluator's), JUnit XML
+    reports and Inspect AI logs (each test or sample a task: its result, score and duration).
 
     Each file is its own transaction, in the order given; a file stored before is named, not stored again.
     The first bad file stops the command (exit 2), naming it; the files before it stay stored.
-    From 16 MiB of files in all, a worker process reads them ahead (GATEPOST_READ_AHEAD_BYTES: bytes,
-    or off).
+    From 16 MiB of artifacts in all, a worker process reads them ahead (GATEPOST_READ_AHEAD_BYTES: bytes,
+    or off). A JUnit or Inspect run prints its pass rate with its 95 % interval.
     """
     db = open_ctx_store(ctx, create=True)
     who = person(as_name)
-    for index, (_, run_id, created) in enumerate(import_artifacts(db, files, actor=who)):
-        named = f" ({files[index]})" if len(files) > 1 else ""
-        output.line(f"{'imported' if created else 'already imported'}: {run_id}{named}")
-
+    kinds = [fmt if fmt != "auto" else detect_format(f) for f in files]
+    if all(kind == "artifact" for kind in kinds):
+        for index, (_, run_id, created) in enumerate(import_artifacts(db, files, actor=who)):
+            named = f" ({files[index]})" if len(files) > 1 else ""
+            output.line(f"{'imported' if created else 'already imported'}: {run_id}{named}")
+        return
+    for file, kind in zip(files, kinds, strict=True):  # one at a time, in order, as the artifacts above
+        named = f" ({file})" if len(files) > 1 else ""
+        if kind == "artifact":
+            for _, run_id, created in import_artifacts(db, [file], actor=who):
+                output.line(f"{'imported' if created else 'already imported'}: {run_id}{named}")
+            continue
+        run_id, created, artifact = import_foreign(db, file, kind, actor=who)
+        rate = rate_words(rate_summary(artifact["passed"], artifact["total_tasks"]))
+        noted = "".join(f"; {w}" for w in artifact["warnings"])
+        output.line(f"{'imported' if created else 'already imported'}: {run_id}{named}: {kind}, pass rate "
+                    f"{rate}{noted}")
 
 
 @suite.command("export-artifact")

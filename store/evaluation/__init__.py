@@ -34,6 +34,8 @@ from .executors import (
     run_bounded,
     split_command,
 )
+from .foreign import FORMATS as FOREIGN_FORMATS
+from .foreign import detect_format, import_foreign
 from .guard import (
     RESULTS,
     GuardResult,
@@ -59,6 +61,7 @@ from .noise import (
     sides_of_results,
     summarise,
 )
+from .run_pairs import compare_runs
 from .runner import (
     CACHE_FORMAT,
     CACHE_TTL,
@@ -153,6 +156,10 @@ __all__ = [
     "LEVEL",
     "Pairs",
     "check_rule",
+    "FOREIGN_FORMATS",
+    "compare_runs",
+    "detect_format",
+    "import_foreign",
     "compare",
     "delta_words",
     "flaky_words",

@@ -14,6 +14,7 @@ from .gate import (
     gate_status,
     judge_answer,
     load_gate_config,
+    read_gate_proposals,
     run_gate,
 )
 from .proposal import (
@@ -68,6 +69,7 @@ __all__ = [
     "judge_answer",
     "list_proposals",
     "load_gate_config",
+    "read_gate_proposals",
     "mark_proposal",
     "proposal_id",
     "proposal_request",

@@ -5,7 +5,12 @@ on whitespace and run directly (no shell); a proposal is gated when its path
 equals a target or starts with `target + "/"` (targets default to `_rules`
 and `procedures`, as ai-memory's); command errors, timeouts, invalid JSON, a
 missing or non-boolean `passed`, a non-string `reason`, `passed = false` and a
-score delta below `min_delta` all fail closed, each with its reason.
+score delta below `min_delta` all fail closed, each with its reason. As ai-memory (auto_improve.rs, apply_eval_gate_with_before_bodies
+and run_eval_for_proposal): the delta is `score_after - score_before` in f64, unrounded, against
+`min_delta`; the answer must be valid UTF-8 (serde_json::from_slice); unknown keys of the table are
+ignored (config.rs: "`deny_unknown_fields` is intentionally NOT set"), with a warning here; `enabled =
+true` with an empty command warns and rejects only targeted proposals. A batch gates each proposal on
+its own: one failing closed does not stop the others.
 
 Where an operator runs it (deliberate differences, docs/formats.md): the
 command runs in the config file's folder, so relative paths in it mean what
@@ -34,7 +39,13 @@ from gatepost.store.kernel import (
     transaction,
 )
 
-from .proposal import add_proposal, proposal_request, proposal_subject, validate_proposal
+from .proposal import (
+    add_proposal,
+    proposal_request,
+    proposal_subject,
+    read_proposal_file,
+    validate_proposal,
+)
 
 DEFAULT_TIMEOUT_SECS = 120
 DEFAULT_TARGETS = ("_rules", "procedures")  # ai-memory's default_auto_improve_eval_targets()
@@ -52,6 +63,7 @@ class GateConfig:
     min_delta: float = 0.0
     source: str = ""
     folder: str = ""  # the config file's folder: where the command runs and relative paths resolve
+    warnings: tuple[str, ...] = ()  # what ai-memory accepts but an operator should hear about
 
     def targets_path(self, path: str) -> bool:
         """As ai-memory's eval_targets_path: the path equals a target or lies under it (`target/...`);
@@ -136,9 +148,9 @@ def load_gate_config(path: str | Path) -> GateConfig:
         raise InputError(f"{name}: auto_improve.eval: expected an [auto_improve.eval] table")
     where = f"{name}: auto_improve.eval"
     known = {"enabled", "command", "timeout_secs", "targets", "min_delta"}
-    unknown = sorted(set(table) - known)
-    if unknown:
-        raise InputError(f"{where}.{unknown[0]}: unknown key; expected one of {', '.join(sorted(known))}")
+    # ai-memory's config.rs: "`deny_unknown_fields` is intentionally NOT set" (serde ignores the rest)
+    warnings = [f"{where}.{key}: unknown key, ignored as ai-memory ignores it (known: {', '.join(sorted(known))})"
+                for key in sorted(set(table) - known)]
     enabled = table.get("enabled", False)
     if not isinstance(enabled, bool):
         raise InputError(f"{where}.enabled: expected true or false")
@@ -146,7 +158,9 @@ def load_gate_config(path: str | Path) -> GateConfig:
     if not isinstance(command, str):
         raise InputError(f"{where}.command: expected a string (a command split on whitespace)")
     if enabled and not command.split():
-        raise InputError(f"{where}.command: expected a command when enabled = true")
+        # auto_improve.rs, apply_eval_gate_with_before_bodies: the same warning, then only targeted proposals fail
+        warnings.append(f"{where}.command: auto-improve eval gate enabled without a command; targeted proposals"
+                        " rejected")
     timeout = table.get("timeout_secs", DEFAULT_TIMEOUT_SECS)
     if not _number(timeout) or timeout <= 0:
         raise InputError(f"{where}.timeout_secs: expected a positive number of seconds, got {timeout!r}")
@@ -158,7 +172,7 @@ def load_gate_config(path: str | Path) -> GateConfig:
         raise InputError(f"{where}.min_delta: expected a number, got {min_delta!r}")
     return GateConfig(enabled=enabled, command=" ".join(command.split()), timeout_secs=float(timeout),
                       targets=[t.strip() for t in targets], min_delta=float(min_delta), source=str(path.resolve()),
-                      folder=str(path.resolve().parent))
+                      folder=str(path.resolve().parent), warnings=tuple(warnings))
 
 
 def _bounded_reason(value: Any) -> str | None:
@@ -176,6 +190,8 @@ def run_gate(config: GateConfig, proposal: dict[str, Any]) -> GateOutcome:
     if not config.targets_path(path):
         return GateOutcome("not_targeted", f"{path} matches no target ({', '.join(config.targets) or 'none'}):"
                                            " the scorer was not run")
+    if not config.command.split():
+        return GateOutcome("failed", "command error: eval command is empty")  # run_eval_for_proposal's words
     try:
         argv = split_command(" ".join(config.argv()), option="auto_improve.eval.command")  # exists, runnable
     except InputError as exc:
@@ -194,11 +210,20 @@ def run_gate(config: GateConfig, proposal: dict[str, Any]) -> GateOutcome:
     if result.returncode != 0:
         return GateOutcome("failed", f"command error: {result.failure(config.timeout_secs)}",
                            duration_ms=result.duration_ms)
-    return judge_answer(result.text, config, duration_ms=result.duration_ms)
+    return judge_answer(result.stdout, config, duration_ms=result.duration_ms)
 
 
-def judge_answer(text: str, config: GateConfig, *, duration_ms: int = 0) -> GateOutcome:
+def judge_answer(raw: str | bytes, config: GateConfig, *, duration_ms: int = 0) -> GateOutcome:
     """The gate's reading of a scorer's stdout: passed only for {"passed": true} with enough delta."""
+    if isinstance(raw, bytes):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            # ai-memory parses the bytes with serde_json::from_slice, which rejects invalid UTF-8: fail closed
+            return GateOutcome("failed", f"invalid JSON from the scorer: invalid UTF-8 at byte {exc.start}",
+                               duration_ms=duration_ms)
+    else:
+        text = raw
     try:
         answer = parse_json(text, source="scorer answer")  # strict: a duplicate "passed" fails closed
     except (ValueError, InputError):
@@ -226,10 +251,12 @@ def judge_answer(text: str, config: GateConfig, *, duration_ms: int = 0) -> Gate
     if answer["passed"] is False:
         return GateOutcome("failed", "passed = false" + (f": {reason}" if reason else ""), **common)
     if before is not None and after is not None:
-        delta = round(after - before, 10)
-        if delta < config.min_delta:
-            return GateOutcome("failed", f"insufficient score delta: {after:g} - {before:g} = {delta:g},"
-                                         f" below min_delta {config.min_delta:g}", **common)
+        # auto_improve.rs: `.map(|(before, after)| after - before)` then `value >= eval.min_delta`, in f64 and
+        # unrounded: 0.3 - 0.1 is 0.19999999999999998, below a min_delta of 0.2
+        delta = after - before
+        if not delta >= config.min_delta:
+            return GateOutcome("failed", f"insufficient score delta: {after!r} - {before!r} = {delta!r},"
+                                         f" below min_delta {config.min_delta!r}", **common)
     return GateOutcome("passed", reason or "the scorer passed it", **common)
 
 
@@ -259,6 +286,31 @@ def gate_proposal(db: Database, config: GateConfig, payload: dict[str, Any], *, 
             "targeted": outcome.targeted, "reason": outcome.reason, "score_before": outcome.score_before,
             "score_after": outcome.score_after, "duration_ms": outcome.duration_ms, "command": config.command,
             "min_delta": config.min_delta}
+
+
+JSON_LINES_SUFFIXES = (".jsonl", ".ndjson")
+
+
+def read_gate_proposals(paths: list[str]) -> list[tuple[str, dict[str, Any]]]:
+    """The proposals of a batch, each with where it came from, all checked before any is gated.
+
+    A file named `*.jsonl` or `*.ndjson` holds one proposal per line (blank lines skipped), each
+    named `FILE:LINE`; any other file holds one proposal.
+    """
+    batch: list[tuple[str, dict[str, Any]]] = []
+    for name in paths:
+        if not name.lower().endswith(JSON_LINES_SUFFIXES):
+            batch.append((name, read_proposal_file(name)))
+            continue
+        lines = read_text(name, what="JSON Lines file of proposals").splitlines()
+        before = len(batch)
+        for number, text in enumerate(lines, start=1):
+            if text.strip():
+                where = f"{name}:{number}"
+                batch.append((where, validate_proposal(parse_json(text, source=where), name=where)))
+        if len(batch) == before:
+            raise InputError(f"{name}: no proposals, expected one JSON object per line")
+    return batch
 
 
 def gate_status(row: dict[str, Any]) -> str:

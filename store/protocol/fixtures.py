@@ -10,7 +10,9 @@ a state does not expect is reported as a mismatch, as is a declared obligation,
 action or outcome missing from a section the state expects.
 
 A fixture names its protocol by a path relative to its els root: the parent
-of the nearest folder called `fixtures` above it. Each state may move
+of the nearest folder called `fixtures` above it; a path that is absolute or
+leaves the repository (the nearest folder holding `.git`, else the els root)
+is refused before anything is read, as els refuses it. Each state may move
 revisions (`set_revisions`), decide authority (`add_authority`, granted or
 denied) and add evidence (`add_evidence`), then lists what it `expect`s of
 claims, obligations, actions and (a gatepost extension) outcomes. The
@@ -20,6 +22,7 @@ against. docs/protocol.md lists where gatepost differs from els, and why.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -131,6 +134,30 @@ class _Reader:
         return str(value)
 
 
+def repository_root(root: Path) -> Path:
+    """The repository an els root lies in: the nearest folder holding `.git` at or above it, else the els root."""
+    for folder in (root, *root.parents):
+        if (folder / ".git").exists():
+            return folder
+    return root
+
+
+def _inside_repository(r: _Reader, root: Path, rel: str) -> Path:
+    """The protocol file a fixture names, refused before anything is read when the path is absolute or leaves
+    the repository, by `../` or through a link: els's harness refuses such a fixture ("absolute or leaves the
+    repository"), so a fixture cannot make the replay read a file outside its tree."""
+    repo = repository_root(root)
+    refusal = f"{rel}: absolute or leaves the repository ({repo})"
+    if Path(rel).is_absolute() or rel.startswith(("/", "\\")) or (len(rel) > 1 and rel[1] == ":"):
+        raise r.fail("protocol", refusal)
+    target = root / rel
+    if not Path(os.path.normpath(target)).is_relative_to(repo):
+        raise r.fail("protocol", refusal)
+    if not target.resolve().is_relative_to(repo.resolve()):
+        raise r.fail("protocol", f"{refusal}: a link to {target.resolve()}")
+    return target
+
+
 def replay_fixture(path: str | Path) -> list[Mismatch]:
     """Every expectation of the fixture the interpreter does not meet (empty: the fixture passes)."""
     path = Path(path)
@@ -150,7 +177,7 @@ def replay_fixture(path: str | Path) -> list[Mismatch]:
     if not states:
         raise r.fail("states", "the fixture lists no states")
     root = els_root(path)
-    protocol_file = root / rel
+    protocol_file = _inside_repository(r, root, rel)
     if not protocol_file.is_file():
         raise r.fail("protocol", f"{rel} is not there (no file {protocol_file} under the els root {root}): "
                                  "the fixture cannot be replayed without its protocol")

@@ -5,12 +5,16 @@ What other packages may use is re-exported here; the modules behind it are this 
 
 from .aeon import (
     AEON_SHAPE,
+    DATED_BY_NAME,
     AeonResult,
     AeonSpec,
     is_aeon_manifest,
     judge_manifest,
     read_aeon_manifest,
     wc_words,
+)
+from .aeon import (
+    DIFFS as AEON_DIFFS,
 )
 from .aeon import (
     STATUSES as AEON_STATUSES,
@@ -115,6 +119,7 @@ from .regressions import (
 )
 from .runs import (
     RUN_STATUSES,
+    aeon_skills,
     assertion_changes,
     assertion_grid,
     eval_results,
@@ -124,6 +129,7 @@ from .runs import (
     history,
     latest_run,
     list_skills,
+    record_aeon_results,
     record_run,
     show_states,
     skill_detail,
@@ -143,7 +149,11 @@ __all__ = [
     "regression_subject",
     "draft_subject",
     "AEON_SHAPE",
+    "AEON_DIFFS",
     "AEON_STATUSES",
+    "DATED_BY_NAME",
+    "aeon_skills",
+    "record_aeon_results",
     "AeonResult",
     "AeonSpec",
     "is_aeon_manifest",

@@ -9,7 +9,10 @@ by line as `grep -E` does (run on RE2: linear time, `|` alternatives); `min_word
 Statuses and root causes are aeon's (SKILL.md step 4): NO_OUTPUT > FAIL > STALE > QUALITY_DEGRADED >
 WARN > PASS, with `no_file_match`, `empty_file`, `stale_file`, `word_count`, `missing_pattern:<p>`,
 `forbidden_pattern:<p>`, `numeric_oob:<label>`, `numeric_missing:<label>`, `quality_score:<avg>`.
-This module reads files and runs no SQL.
+An output is dated by the date in its file name (`changelog-2026-05-02.md`, `2026-05-03T06-41-22Z`), as
+aeon's runs date theirs, else by its modification time (which a checkout resets); the result says which.
+`diff` is aeon's step 5, the diff against its prior eval (NEW_FAIL, FIXED, STILL_FAIL, NEW_PASS,
+NEW_NO_COVERAGE, STABLE). This module reads files and runs no SQL.
 """
 
 import json
@@ -26,6 +29,11 @@ from gatepost.store.kernel import now as clock_now
 from gatepost.store.protocol import age_seconds
 
 STATUSES = ("NO_OUTPUT", "FAIL", "STALE", "QUALITY_DEGRADED", "WARN", "PASS")  # precedence, first wins
+FAILING = ("NO_OUTPUT", "FAIL", "QUALITY_DEGRADED")  # SKILL.md step 5: "now FAIL/QUALITY_DEGRADED/NO_OUTPUT"
+DIFFS = ("NEW_FAIL", "FIXED", "STILL_FAIL", "NEW_PASS", "NEW_NO_COVERAGE", "STABLE")
+DATED_BY_NAME, DATED_BY_MTIME = "file name", "modification time"
+# a date in a file name: 2026-05-02, or aeon's dashboard stamp 2026-05-03T06-41-22Z
+_NAME_DATE = re2.compile(r"(\d{4})-(\d{2})-(\d{2})(?:T(\d{2})[-:](\d{2})[-:](\d{2})Z?)?")
 DEFAULT_MAX_AGE = timedelta(days=14)  # aeon's fall-back cadence when a skill's cron is unknown
 QUALITY_FLOOR = 2.5  # memory/skill-health/<skill>.json avg_score under this: QUALITY_DEGRADED
 SPEC_KEYS = {"output_pattern", "min_words", "required_patterns", "forbidden_patterns", "numeric_checks",
@@ -62,9 +70,20 @@ class AeonSpec:
     expected_cadence: timedelta | None = None  # how often the skill runs: STALE past twice it (aeon's rule)
 
 
+@dataclass(frozen=True)
+class Check:
+    """One check aeon makes of an output, as an assertion result gatepost can store (`passed` is False only
+    for what makes the status failing: a WARN, STALE or note passes, with its message)."""
+
+    assertion: str
+    passed: bool
+    message: str
+
+
 @dataclass
 class AeonResult:
-    """What aeon would report for one skill: status, root causes, words, the output file judged."""
+    """What aeon would report for one skill: status, root causes, words, the output file judged and when it
+    was written (`dated_by`: from its file name, or its modification time), and each check made."""
 
     skill: str
     status: str
@@ -72,15 +91,50 @@ class AeonResult:
     words: int | None = None
     output: str | None = None
     numbers: dict[str, float] = field(default_factory=dict)
+    output_at: datetime | None = None
+    dated_by: str | None = None
+    checks: list[Check] = field(default_factory=list)
+    content: bytes | None = None  # the output judged, to store as the skill's run
 
     @property
     def root_cause(self) -> str | None:
         return self.root_causes[0] if self.root_causes else None
 
+    @property
+    def failing(self) -> bool:
+        return self.status in FAILING
+
     def as_dict(self) -> dict[str, Any]:
         return {"skill": self.skill, "status": self.status, "root_cause": self.root_cause,
                 "root_causes": list(self.root_causes), "words": self.words, "output": self.output,
-                "numbers": dict(self.numbers)}
+                "numbers": dict(self.numbers),
+                "output_at": self.output_at.strftime("%Y-%m-%dT%H:%M:%SZ") if self.output_at else None,
+                "dated_by": self.dated_by}
+
+
+def output_date(path: Path) -> tuple[datetime, str]:
+    """When an output was written: the date in its file name, as aeon's runs date outputs (a checkout resets
+    modification times), else its modification time; and which of the two it is."""
+    for match in _NAME_DATE.finditer(path.name):
+        year, month, day, hour, minute, second = (int(g) if g else 0 for g in match.groups())
+        try:
+            return datetime(year, month, day, hour, minute, second, tzinfo=UTC), DATED_BY_NAME
+        except ValueError:
+            continue  # 2026-13-45 is no date: look further, else the modification time
+    return datetime.fromtimestamp(path.stat().st_mtime, UTC), DATED_BY_MTIME
+
+
+def diff(was: str | None, now: str | None) -> str:
+    """aeon's diff of one skill against its prior eval (SKILL.md step 5), from the two statuses (None: the
+    skill was not in that eval). A failing status is NO_OUTPUT, FAIL or QUALITY_DEGRADED; any other is
+    passing, so FAIL -> WARN is FIXED and PASS -> STALE is STABLE (aeon names neither case)."""
+    if now is None:
+        return "NEW_NO_COVERAGE"
+    if was is None:
+        return "NEW_PASS"  # "wasn't in prior (newly added to evals.json)"; a first run: every result NEW_*
+    if was in FAILING:
+        return "STILL_FAIL" if now in FAILING else "FIXED"
+    return "NEW_FAIL" if now in FAILING else "STABLE"
 
 
 def _ere(pattern: str, where: str) -> Any:
@@ -205,40 +259,59 @@ def judge_skill(spec: AeonSpec, root: Path, *, now: datetime | None = None,
     """
     output = latest_output(root, spec.output_pattern)
     if output is None:
-        return AeonResult(spec.skill, "NO_OUTPUT", ["no_file_match"])
+        return AeonResult(spec.skill, "NO_OUTPUT", ["no_file_match"],
+                          checks=[Check("output_file", False, f"no_file_match: no file matches {spec.output_pattern}")])
     rel = str(output.relative_to(root))
+    written, dated_by = output_date(output)
     data = output.read_bytes()
+    found = Check("output_file", True, rel)
     if not data:
-        return AeonResult(spec.skill, "FAIL", ["empty_file"], 0, rel)
+        return AeonResult(spec.skill, "FAIL", ["empty_file"], 0, rel, output_at=written, dated_by=dated_by,
+                          checks=[found, Check("not_empty", False, "empty_file: the output is 0 bytes")], content=data)
     text = data.decode("utf-8", "replace")
-    result = AeonResult(spec.skill, "PASS", [], wc_words(data), rel)
+    result = AeonResult(spec.skill, "PASS", [], wc_words(data), rel, output_at=written, dated_by=dated_by,
+                        checks=[found], content=data)
+    checks = result.checks
     statuses = set()
     now = now or clock_now()
     window = 2 * spec.expected_cadence if spec.expected_cadence else max_age
-    if now - datetime.fromtimestamp(output.stat().st_mtime, UTC) > window:
+    if now - written > window:
         statuses.add("STALE")
         result.root_causes.append("stale_file")
-    if result.words is not None and result.words < spec.min_words:
-        statuses.add("FAIL")
-        result.root_causes.append("word_count")
+    if spec.min_words:
+        enough = result.words is not None and result.words >= spec.min_words
+        checks.append(Check("min_words", enough, f"{result.words} words, at least {spec.min_words}"))
+        if not enough:
+            statuses.add("FAIL")
+            result.root_causes.append("word_count")
     for pattern in spec.required_patterns:
-        if _ere(pattern, spec.skill).search(text) is None:
+        missing = _ere(pattern, spec.skill).search(text) is None
+        checks.append(Check(f"required_pattern:{pattern}", not missing, "missing" if missing else "found"))
+        if missing:
             statuses.add("FAIL")
             result.root_causes.append(f"missing_pattern:{pattern}")
     for pattern in spec.forbidden_patterns:
-        if _ere(pattern, spec.skill).search(text) is not None:
+        hit = _ere(pattern, spec.skill).search(text)
+        checks.append(Check(f"forbidden_pattern:{pattern}", hit is None,
+                            f"found: {hit.group(0)[:80]!r}" if hit is not None else "absent"))
+        if hit is not None:
             statuses.add("FAIL")
             result.root_causes.append(f"forbidden_pattern:{pattern}")
     for check in spec.numeric_checks:
         match = _ere(check.pattern, spec.skill).search(text)
         value = _number(match) if match is not None else None
+        name = f"numeric:{check.label}"
         if value is None:
             if not check.skip_if_not_found:
                 statuses.add("WARN")
                 result.root_causes.append(f"numeric_missing:{check.label}")
+                checks.append(Check(name, True, f"WARN numeric_missing: no match of {check.pattern}"))
             continue
         result.numbers[check.label] = value
-        if (check.low is not None and value < check.low) or (check.high is not None and value > check.high):
+        inside = not ((check.low is not None and value < check.low) or (check.high is not None and value > check.high))
+        checks.append(Check(name, inside, f"{value:g} in [{check.low}, {check.high}]" if inside
+                            else f"numeric_oob: {value:g} outside [{check.low}, {check.high}]"))
+        if not inside:
             statuses.add("FAIL")
             result.root_causes.append(f"numeric_oob:{check.label}")
     health = root / "memory" / "skill-health" / f"{spec.skill}.json"
@@ -247,9 +320,11 @@ def judge_skill(spec: AeonSpec, root: Path, *, now: datetime | None = None,
             score = json.loads(health.read_text(encoding="utf-8")).get("avg_score")
         except (OSError, ValueError, AttributeError):
             score = None
-        if isinstance(score, (int, float)) and not isinstance(score, bool) and score < QUALITY_FLOOR:
-            statuses.add("QUALITY_DEGRADED")
-            result.root_causes.append(f"quality_score:{score}")
+        if isinstance(score, (int, float)) and not isinstance(score, bool):
+            checks.append(Check("quality_score", score >= QUALITY_FLOOR, f"avg_score {score}, at least {QUALITY_FLOOR}"))
+            if score < QUALITY_FLOOR:
+                statuses.add("QUALITY_DEGRADED")
+                result.root_causes.append(f"quality_score:{score}")
     result.status = next((s for s in STATUSES if s in statuses), "PASS")
     return result
 
@@ -266,6 +341,7 @@ def judge_manifest(specs: list[AeonSpec], root: str | Path, *, skill: str | None
     return [judge_skill(s, folder, now=now, max_age=max_age) for s in chosen]
 
 
-__all__ = ["AEON_SHAPE", "BANKRBOT_SHAPE", "DEFAULT_MAX_AGE", "STATUSES", "AeonResult", "AeonSpec", "NumericCheck",
-           "is_aeon_manifest", "judge_manifest", "judge_skill", "latest_output", "parse_aeon_manifest",
+__all__ = ["AEON_SHAPE", "BANKRBOT_SHAPE", "DATED_BY_MTIME", "DATED_BY_NAME", "DEFAULT_MAX_AGE", "DIFFS", "FAILING",
+           "STATUSES", "AeonResult", "AeonSpec", "Check", "NumericCheck", "diff", "is_aeon_manifest",
+           "judge_manifest", "judge_skill", "latest_output", "output_date", "parse_aeon_manifest",
            "read_aeon_manifest", "wc_words"]

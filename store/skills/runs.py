@@ -8,6 +8,7 @@ evaluated again from the streaks it started from, so it never counts twice.
 A run recorded with status `error` fails its eval (assertion `run_status`).
 """
 
+import hashlib
 import json
 import re
 import sqlite3
@@ -24,8 +25,11 @@ from gatepost.store.kernel import (
     observed_at,
     one_of,
 )
+from gatepost.store.kernel import now as clock_now
 
 from . import regressions
+from .aeon import AeonResult
+from .aeon import diff as aeon_diff
 from .assertions import Result, check_skill_name, run_checks, word_count
 from .manifests import active_version, ensure_skill
 from .regressions import Transition, next_state
@@ -33,7 +37,7 @@ from .regressions import Transition, next_state
 RUN_STATUSES = ("ok", "error")
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:#/-]{0,119}$")
 
-__all__ = ["ensure_skill", "record_run", "evaluate", "list_skills", "skill_detail", "history", "show_states",
+__all__ = ["ensure_skill", "record_run", "evaluate", "record_aeon_results", "aeon_skills", "list_skills", "skill_detail", "history", "show_states",
            "assertion_changes", "assertion_grid"]
 
 
@@ -61,14 +65,18 @@ def record_run(db: Database, skill: str, output: str, *, actor: str, run_id: str
                 run_id = f"{skill}-{number:04d}"
         elif db.execute("SELECT 1 FROM skill_runs WHERE id = ?", [run_id]).fetchone():
             raise InputError(f"--run-id: a run {run_id!r} is already recorded; runs are never replaced")
-        words = word_count(output)
-        # the run first, naming its event's seq; the event then seals it (kernel records.py)
-        db.execute("INSERT INTO skill_runs (id, skill, at, status, output, word_count, producer, recorded_at,"
-                   " event_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                   [run_id, skill, when, status, output, words, act.actor, now_iso(), act.next_seq()])
-        act.event("skill.run_recorded", subject_type="skill", subject_id=skill, seal=True,
-                  payload={"run_id": run_id, "status": status, "at": when, "word_count": words})
+        _insert_run(act, skill, output, run_id=run_id, at=when, status=status)
     return cast(dict[str, Any], get_run(db, run_id))  # the run was just recorded
+
+
+def _insert_run(act: Act, skill: str, output: str, *, run_id: str, at: str, status: str) -> None:
+    """The run, naming its event's seq; the event then seals it (kernel records.py). Inside the act."""
+    words = word_count(output)
+    act.db.execute("INSERT INTO skill_runs (id, skill, at, status, output, word_count, producer, recorded_at,"
+                   " event_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   [run_id, skill, at, status, output, words, act.actor, now_iso(), act.next_seq()])
+    act.event("skill.run_recorded", subject_type="skill", subject_id=skill, seal=True,
+              payload={"run_id": run_id, "status": status, "at": at, "word_count": words})
 
 
 def get_run(db: Database, run_id: str) -> dict[str, Any] | None:
@@ -108,8 +116,11 @@ def _evaluate_one(act: Act, skill: str) -> dict[str, Any]:
     state = regressions.get_state(db, skill)
     base = {"skill": skill, "evaluated": False}
     if manifest is None:
-        return {**base, "status": "no_manifest", "state": state["state"] if state else None,
-                "why": f"{skill} has no active manifest (gatepost bootstrap --skill {skill})"}
+        last = _last_eval(db, skill)
+        why = (f"{skill} is judged by aeon's evals.json (gatepost skills eval --manifest FILE --root DIR)"
+               if last and last["manifest_version_id"] is None else
+               f"{skill} has no active manifest (gatepost bootstrap --skill {skill})")
+        return {**base, "status": "no_manifest", "state": state["state"] if state else None, "why": why}
     run = latest_run(db, skill)
     if run is None:
         return {**base, "status": "no_runs", "state": state["state"] if state else None,
@@ -130,26 +141,36 @@ def _evaluate_one(act: Act, skill: str) -> dict[str, Any]:
     results = run_checks(manifest["assertions"], run["output"])
     if run["status"] == "error":
         results.insert(0, Result("run_status", False, "the run ended in error"))
+    written = _write_eval(act, skill, run, manifest["id"], results, fails, passes,
+                          payload={"manifest_version": manifest["version"]})
+    return {**base, **written, "manifest_version": manifest["version"]}
+
+
+def _write_eval(act: Act, skill: str, run: dict[str, Any] | None, manifest_version_id: int | None,
+                results: list[Result], fails: int, passes: int, *, payload: dict[str, Any]) -> dict[str, Any]:
+    """Record one eval of a skill (its event, the eval, every assertion result) and move its regression state
+    from the streaks it starts from; inside the act's transaction."""
+    db = act.db
+    run_id = run["id"] if run else None
     passed = all(r.passed for r in results)
     step: Transition = next_state(fails, passes, passed)
     at = now_iso()
     failing = [r.assertion for r in results if not r.passed]
-    seq = act.event("skill.evaluated", payload={"run_id": run["id"], "manifest_version": manifest["version"],
-                                                "passed": passed, "state": step.state, "severity": step.severity,
-                                                "failing": failing})
+    seq = act.event("skill.evaluated", subject_type="skill", subject_id=skill,
+                    payload={"run_id": run_id, **payload, "passed": passed, "state": step.state,
+                             "severity": step.severity, "failing": failing})
     eval_id = db.execute(
         "INSERT INTO skill_evals (skill, run_id, manifest_version_id, passed, state, severity, fail_streak,"
         " pass_streak, broken_streak, base_fail_streak, base_pass_streak, at, event_seq)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [skill, run["id"], manifest["id"], int(passed), step.state, step.severity, step.fail_streak,
+        [skill, run_id, manifest_version_id, int(passed), step.state, step.severity, step.fail_streak,
          step.pass_streak, step.broken_streak, fails, passes, at, seq]).lastrowid
     db.conn.executemany(
         "INSERT INTO assertion_results (eval_id, skill, run_id, assertion, passed, message) VALUES (?, ?, ?, ?, ?, ?)",
-        [(eval_id, skill, run["id"], r.assertion, int(r.passed), r.message) for r in results])
-    regressions.write_state(db, skill, step, last_run=run["at"], last_run_id=run["id"], last_eval_id=eval_id,
-                            failing=failing)
-    return {**base, "evaluated": True, "status": "evaluated", "run_id": run["id"],
-            "manifest_version": manifest["version"], "passed": passed,
+        [(eval_id, skill, run_id, r.assertion, int(r.passed), r.message) for r in results])
+    regressions.write_state(db, skill, step, last_run=run["at"] if run else None, last_run_id=run_id,
+                            last_eval_id=eval_id, failing=failing)
+    return {"evaluated": True, "status": "evaluated", "run_id": run_id, "passed": passed,
             "assertions": [{"assertion": r.assertion, "passed": r.passed, "message": r.message} for r in results],
             "state": step.state, "severity": step.severity, "fail_streak": step.fail_streak,
             "pass_streak": step.pass_streak, "broken_streak": step.broken_streak}
@@ -167,6 +188,80 @@ def evaluate(db: Database, *, actor: str, skill: str | None = None) -> list[dict
         with guarded(db, f"evaluate {name}", actor=actor, known=False, subject=item_subject("skill", name),
                      must_be_open=False, lease=False) as act:
             out.append(_evaluate_one(act, name))
+    return out
+
+
+def _aeon_run_id(skill: str, result: AeonResult) -> str:
+    """A run of aeon's output is the file and its bytes: judging the same output again records nothing new."""
+    digest = hashlib.sha256(f"{result.output}\0".encode() + (result.content or b"")).hexdigest()
+    return f"{skill}:{digest[:16]}"
+
+
+def _previous_aeon_status(db: Database, last: dict[str, Any] | None) -> str | None:
+    """The status aeon gave at the skill's last eval (a stored eval of the other dialect: PASS or FAIL)."""
+    if last is None:
+        return None
+    row = db.execute("SELECT payload FROM events WHERE seq = ?", [last["event_seq"]]).fetchone()
+    payload = json.loads(row[0]) if row and row[0] else {}
+    status = payload.get("aeon_status") if isinstance(payload, dict) else None
+    return status if isinstance(status, str) else ("PASS" if last["passed"] else "FAIL")
+
+
+def aeon_skills(db: Database) -> list[str]:
+    """Skills that have an eval of aeon's dialect stored (for aeon's NEW_NO_COVERAGE)."""
+    return [r[0] for r in db.execute(
+        "SELECT DISTINCT subject_id FROM events WHERE kind = 'skill.evaluated' AND subject_type = 'skill'"
+        " AND json_extract(payload, '$.dialect') = 'aeon' ORDER BY subject_id").fetchall()]
+
+
+def record_aeon_results(db: Database, results: list[AeonResult], *, actor: str, manifest: str) -> list[dict[str, Any]]:
+    """Store what aeon's dialect judged as runs and evals, as `skills record` + `skills eval` store them.
+
+    Per skill, one act (evidence.record): the output judged becomes a run (dated as aeon dates it; the same
+    file with the same bytes is the same run), and aeon's checks become its eval's assertion results,
+    failing where aeon's status is NO_OUTPUT, FAIL or QUALITY_DEGRADED. Judging the same output with the
+    same results again changes nothing (`unchanged`); the regression state and severity move as for any
+    eval. Each result says aeon's diff against the skill's previous eval (`diff`).
+    """
+    out = []
+    for result in results:
+        skill = result.skill
+        with guarded(db, f"record aeon's eval of {skill}", actor=actor, capability="evidence.record") as act:
+            ensure_skill(db, skill)
+            run: dict[str, Any] | None = None
+            if result.output is not None:
+                new_id = _aeon_run_id(skill, result)
+                run = get_run(db, new_id)
+                if run is None:
+                    at = (result.output_at or clock_now()).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+                    _insert_run(act, skill, (result.content or b"").decode("utf-8", "replace"), run_id=new_id,
+                                at=at, status="ok")
+                    run = get_run(db, new_id)
+            checks = [Result(c.assertion, c.passed, c.message) for c in result.checks]
+            last = _last_eval(db, skill)
+            state = regressions.get_state(db, skill)
+            was = _previous_aeon_status(db, last)
+            base = {"skill": skill, "diff": aeon_diff(was, result.status), "previous_status": was,
+                    "manifest": manifest}
+            run_id = run["id"] if run else None
+            same = [{"assertion": r.assertion, "passed": r.passed, "message": r.message} for r in checks]
+            if last and last["run_id"] == run_id and last["manifest_version_id"] is None \
+                    and eval_results(db, last["id"]) == same:
+                out.append({**base, "evaluated": False, "status": "unchanged", "run_id": run_id,
+                            "passed": bool(last["passed"]), "assertions": same,
+                            "state": state["state"] if state else last["state"],
+                            "severity": state["severity"] if state else last["severity"]})
+                continue
+            if last and last["run_id"] == run_id:
+                fails, passes = last["base_fail_streak"] or 0, last["base_pass_streak"] or 0
+            elif state:
+                fails, passes = state["fail_streak"] or 0, state["pass_streak"] or 0
+            else:
+                fails = passes = 0
+            written = _write_eval(act, skill, run, None, checks, fails, passes,
+                                  payload={"dialect": "aeon", "manifest": manifest, "aeon_status": result.status,
+                                           "root_causes": list(result.root_causes)})
+            out.append({**base, **written})
     return out
 
 

@@ -34,6 +34,8 @@ HELPERS = {
     "store/skills/manifests.py::_add_version": "a manifest version of import_manifest / approve_draft",
     "store/skills/manifests.py::_set_status": "a draft's status inside approve / reject / edit",
     "store/skills/regressions.py::write_state": "the regression-state projection of an evaluation or a state import",
+    "store/skills/runs.py::_insert_run": "a skill run of record_run / record_aeon_results, inside their act",
+    "store/skills/runs.py::_write_eval": "one skill's eval, from evaluate's act (_evaluate_one) and record_aeon_results'",
     "store/skills/runs.py::_evaluate_one": "one skill's evaluation, the body of evaluate's act",
     "store/evaluation/runs.py::record_suite": "the suite text a stored run points at, inside store_run's act",
     "store/loops/current.py::_land": "the landing record and current_content of record_applied / set_current",

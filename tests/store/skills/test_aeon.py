@@ -21,9 +21,9 @@ RUN = AEON / "aeonfun-aeon" / "c31d240ff146c1c63e1f2ce939ed40fe90215307"
 MANIFESTS = sorted(AEON.glob("*/*/skills/skill-evals/evals.json"))
 
 
-def _gatepost(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+def _gatepost(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "gatepost", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=120)
+                          timeout=120, env={**os.environ, **(env or {})})
 
 
 def _aeons_table() -> dict[str, dict[str, str]]:
@@ -41,7 +41,8 @@ def _aeons_table() -> dict[str, dict[str, str]]:
 
 @pytest.fixture
 def aeon_root(tmp_path: Path) -> Path:
-    """aeon's repository at the run: the manifest in force and the outputs it judged (fresh copies)."""
+    """aeon's repository at the run: the manifest in force and the outputs it judged (fresh copies, dated by
+    their file names: the run is replayed at its own time, 2026-05-03T06:41:22Z)."""
     root = tmp_path / "aeon"
     for rel in ("skills/skill-evals/evals.json", "memory/logs/2026-05-02.md", *(
             str(p.relative_to(RUN)) for p in (RUN / "articles").glob("*.md"))):
@@ -53,7 +54,7 @@ def aeon_root(tmp_path: Path) -> Path:
 def test_aeons_run_of_2026_05_03_is_replayed_verdict_for_verdict(aeon_root: Path, tmp_path: Path):
     done = _gatepost("--db", str(tmp_path / "r.db"), "skills", "eval", "--manifest",
                      str(aeon_root / "skills" / "skill-evals" / "evals.json"), "--root", str(aeon_root), "--json",
-                     cwd=tmp_path)
+                     "--no-store", cwd=tmp_path, env={"GATEPOST_FROZEN_CLOCK": "2026-05-03T06:41:22Z"})
     assert done.returncode == 0, done.stderr
     ours = {r["skill"]: r for r in json.loads(done.stdout)}
     theirs = _aeons_table()
