@@ -716,7 +716,8 @@ class Evaluation:
                 reasons = [f"{r.label()}: {'; '.join(self.record_status(r, match, ctx))}" for r in relevant]
                 answer = (UNKNOWN, "none counts: " + " | ".join(reasons), ())
         else:
-            with_, without = [], []  # one pass: a membership test in a list made this quadratic per case
+            with_: list[Record] = []  # one pass: a membership test in a list made this quadratic per case
+            without: list[Record] = []
             for r in counting:
                 (with_ if match.result is None or r.result == match.result else without).append(r)
             if with_ and without:
