@@ -315,8 +315,8 @@ def test_evals_state(harness, data):
 def test_gate_config(harness, data):
     doc, must_fail = data.draw(mutated(
         GATE, typed=["auto_improve", "auto_improve.eval", "auto_improve.eval.*", "auto_improve.eval.targets.*"],
-        required=["auto_improve", "auto_improve.eval", "auto_improve.eval.command"],
-        strict=["auto_improve.eval"],
+        # ai-memory ignores unknown keys and takes an enabled gate without a command (a warning): neither fails
+        required=["auto_improve", "auto_improve.eval"], strict=[],
         nullable=["auto_improve", "auto_improve.eval", "auto_improve.eval.*", "auto_improve.eval.targets.*"],
         extra=VALUES.filter(lambda v: v is not None)))  # TOML has no null: a key set to None is left out
     if not must_fail:  # a valid config would run the scorer and record a gate result: only refused ones here
