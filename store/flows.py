@@ -138,6 +138,7 @@ def evaluate_case(
     at: str | None = None,
     decision_rule: str | None = None,
     alpha: float | None = None,
+    ran_with: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Run candidate.evaluate for a case and record each result as evidence about its current revision.
 
@@ -185,7 +186,7 @@ def evaluate_case(
 
     def record(kind: str, result: str, details: dict[str, Any]) -> None:
         details = dict(details, suite=str(suite.path), suite_id=suite.id, executor=executor.identity,
-                       mock=executor.mock)
+                       mock=executor.mock, **({"ran_with": ran_with} if ran_with else {}))
         evidence_id = cases.add_evidence(db, case_id, kind=kind, result=result, producer=producer, about=revision,
                                          details=details, actor=actor, at=moment())
         report["evidence"].append({"id": evidence_id, "kind": kind, "result": result, "details": details})
@@ -392,13 +393,17 @@ def new_case(db: Database, loop_name: str, path: str, content: str, *, actor: st
 
 def loop_evaluation(db: Database, case_id: str, *, suite: str | None = None, surface: list[str] | None = None,
                     executor: str | None = None, mock: bool = False, baseline: str | None = None,
-                    actor: str | None = None) -> dict[str, Any] | None:
+                    judge_command: str | None = None, actor: str | None = None) -> dict[str, Any] | None:
     """The settings of an evaluation of a loop's case, from the loop's registry; None for a case of no loop.
 
     The suite file is checked against the case's basis (`question_set`) and the baseline against its
     `baseline` (the content the candidate was made on): a mismatch is refused, never evaluated. Settings
     asked for that differ from the registry are refused unless `actor` may change the loop (then audited).
-    Returns {loop, suite (a Suite), surface, executor, mock, baseline_text, baseline_path, overridden}.
+    What runs must be what was registered: the suite and its fixtures, the files the executor's and the
+    judge's commands name inside the loop's root, by hash; a file changed, gone or new since is refused
+    (rule `registered`) until an administrator registers the new version. Returns {loop, suite (a Suite),
+    surface, executor, mock, judge_command, baseline_text, baseline_path, overridden, ran_with}; `ran_with`
+    (the loop, its version and the hashes of the files) goes into every record the evaluation makes.
     """
     link = loops.loop_case(db, case_id)
     if link is None:
@@ -410,7 +415,19 @@ def loop_evaluation(db: Database, case_id: str, *, suite: str | None = None, sur
     if executor or mock:
         asked["executor"] = executor or None
         asked["mock"] = bool(mock)
-    loaded = load_suite(suite or loop["suite_path"])
+    if judge_command:
+        asked["judge_command"] = " ".join(judge_command.split())
+    root = Path(loop["root"]) if loop.get("root") else None
+    registered = [key for key, _what in loops.RAN_WITH
+                  if not {"suite_files": suite, "executor_files": executor or mock,
+                          "judge_files": judge_command}[key]]
+    changed = loops.drift(loop, tuple(registered))
+    if changed:
+        more = f" (and {len(changed) - 1} more)" if len(changed) > 1 else ""
+        raise RefusedError(f"{doing}: refused: registered: {changed[0]}{more}; what runs is what was registered: "
+                           f"an administrator registers the new version (gatepost loop add {loop['name']} …)")
+    assert root is not None  # drift() refuses a loop registered without a root
+    loaded = load_suite(suite or root / loop["suite_path"])
     if suite:
         asked["suite_hash"] = loaded.id
     base_path = None
@@ -435,9 +452,16 @@ def loop_evaluation(db: Database, case_id: str, *, suite: str | None = None, sur
             raise RefusedError(f"{doing}: refused: basis: the baseline ({loops.text_hash(base_text)[:19]}…) is not "
                                f"the content the case was made on ({case['basis'].get('baseline')})")
     overridden = loops.check_override(db, loop, asked, actor=actor, case_id=case_id)  # refused, or audited
+    command = asked.get("executor", loop["executor"])
+    judge = asked.get("judge_command", loop.get("judge_command"))
+    ran_with = {"loop": loop["name"], "version": loop["version"],
+                "suite_files": loops.suite_files(Path(loaded.path), root),
+                "executor_files": loops.command_files(command, root),
+                "judge_files": loops.command_files(judge, root)}
     return {"loop": loop["name"], "suite": loaded, "surface": asked["surface"] or loop["surface"],
-            "executor": asked.get("executor", loop["executor"]), "mock": asked.get("mock", loop["mock"]),
-            "baseline_text": base_text, "baseline_path": base_path, "overridden": overridden}
+            "executor": loops.absolute_command(command, root), "mock": asked.get("mock", loop["mock"]),
+            "judge_command": loops.absolute_command(judge, root), "baseline_text": base_text,
+            "baseline_path": base_path, "overridden": overridden, "ran_with": ran_with}
 
 
 def record_case_applied(db: Database, case_id: str, *, ref: str | None, actor: str | None,

@@ -77,11 +77,14 @@ def evaluate(ctx: click.Context, case_id: str, suite_file: str, executor_cmd: st
     db = open_ctx_store(ctx)
     who = person(as_name)
     registered = loop_evaluation(db, case_id, suite=suite_file, surface=list(surface) or None,
-                                 executor=executor_cmd, mock=mock, baseline=baseline_path, actor=who)
+                                 executor=executor_cmd, mock=mock, baseline=baseline_path,
+                                 judge_command=judge_command, actor=who)
+    ran_with = None
     if registered is not None:  # a loop's case: its settings come from the loop's registry
         loaded, surface = registered["suite"], tuple(registered["surface"])
         executor_cmd, mock = registered["executor"], registered["mock"]
         base_path, base_text = registered["baseline_path"], registered["baseline_text"]
+        judge_command, ran_with = registered["judge_command"], registered["ran_with"]
     else:
         if not suite_file:
             raise InputError("--suite: missing (expected the task suite YAML; a loop's case takes its loop's)")
@@ -96,7 +99,7 @@ def evaluate(ctx: click.Context, case_id: str, suite_file: str, executor_cmd: st
                                producer=producer, surface=list(surface), baseline_text=base_text,
                                baseline_path=base_path, judges=settings, pass_k=pass_k, cache_dir=cache_dir,
                                artifact_dir=default_artifact_dir(ctx), actor=who,
-                               decision_rule=decision_rule, alpha=alpha)
+                               decision_rule=decision_rule, alpha=alpha, ran_with=ran_with)
     if registered is not None:
         report["loop"], report["overridden"] = registered["loop"], registered["overridden"]
     leaks = [(task, text) for e in report["evidence"] if e["kind"] == "guard_check" and e["result"] == "leaked"

@@ -36,6 +36,10 @@ def loop() -> None:
 @click.option("--executor", "executor_cmd", default=None, metavar="'CMD'",
               help="The AI under test every evaluation uses (argv, no shell).")
 @click.option("--mock", is_flag=True, help="Evaluations use gatepost's built-in deterministic executor.")
+@click.option("--judge-command", default=None, metavar="'CMD'",
+              help="The rubric judge every evaluation uses (argv, no shell); its files are registered by hash.")
+@click.option("--root", default=None, type=click.Path(file_okay=False, exists=True), metavar="DIR",
+              help="The project folder every registered path is relative to (default: the working folder).")
 @click.option("--evaluator", "evaluators", multiple=True, required=True, metavar="RUN",
               help="An independent evaluator run (producer) whose evidence counts (repeat).")
 @click.option("--reviewer", "reviewers", multiple=True, metavar="PERSON",
@@ -49,13 +53,20 @@ def loop() -> None:
 @as_option
 @click.pass_context
 def loop_add(ctx: click.Context, name: str, surface: tuple[str, ...], paths: tuple[str, ...], suite_file: str,
-             baseline: str, executor_cmd: str | None, mock: bool, evaluators: tuple[str, ...],
+             baseline: str, executor_cmd: str | None, mock: bool, judge_command: str | None, root: str | None,
+             evaluators: tuple[str, ...],
              reviewers: tuple[str, ...], design: str | None, data_revision: str, note: str | None, as_json: bool,
              as_name: str | None) -> None:
-    """Register loop NAME, or a new version of its settings (needs store.admin; refused: exit 3)."""
+    """Register loop NAME, or a new version of its settings (needs store.admin; refused: exit 3).
+
+    What runs is registered by file hash: the suite and its fixtures/, the files the --executor and
+    --judge-command commands name inside --root. An evaluation whose files differ is refused (exit 3)
+    until the loop is registered again with them.
+    """
     settings = loops.make_settings(suite=suite_file, surface=surface, paths=paths, baseline=baseline,
                                    executor=executor_cmd, mock=mock, evaluators=evaluators, reviewers=reviewers,
-                                   design=design, data_revision=data_revision, name=loops.check_loop_name(name))
+                                   design=design, data_revision=data_revision, name=loops.check_loop_name(name),
+                                   root=root, judge_command=judge_command)
     found = loops.add_loop(open_ctx_store(ctx), name, settings, actor=person(as_name), note=note)
     if as_json:
         echo_json(found)
@@ -93,12 +104,19 @@ def loop_show(ctx: click.Context, name: str, as_json: bool) -> None:
     output.line(f"loop {found['name']} v{found['version']} (since {found['created_at']}, changed {found['updated_at']})")
     for key in ("surface", "paths", "evaluators", "reviewers"):
         output.line(f"{key}: {' '.join(found[key]) or '—'}")
+    if found.get("root"):
+        output.line(f"root: {found['root']}")
     output.line(f"suite: {found['suite_path']} (sha256:{found['suite_hash']})")
     baseline = found["baseline"] if found["baseline"] == loops.BASELINE_CURRENT else \
         f"{found['baseline_path']} ({found['baseline_hash']})"
     output.line(f"baseline: {baseline}")
     output.line(f"executor: {'mock (built-in)' if found['mock'] else found['executor']}")
+    if found.get("judge_command"):
+        output.line(f"judge: {found['judge_command']}")
     output.line(f"design: {found['design']} · data revision: {found['data_revision']}")
+    for key, what in loops.RAN_WITH:
+        for path, digest in sorted((found.get(key) or {}).items()):
+            output.line(f"registered {what} file: {path} {digest}")
 
 
 @click.command("current")

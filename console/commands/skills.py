@@ -52,11 +52,14 @@ def _read_text(path: str) -> str:
     return read_input(path, what="run output")  # '-' is stdin, with a file's size, UTF-8 and NUL checks
 
 
+UNCOVERED = "UNCOVERED"  # a skill with no manifest: nothing checks it, which CI may fail on
+
+
 def _fail_on(value: str | None) -> set[str]:
     if not value:
         return set()
     states = {s.strip().upper() for s in value.split(",") if s.strip()}
-    known = (*STATES, skills.STALE)
+    known = (*STATES, skills.STALE, UNCOVERED)
     unknown = sorted(states - set(known))
     if unknown:
         raise click.BadParameter(f"unknown state {unknown[0]}; expected some of {','.join(known)}",
@@ -81,10 +84,10 @@ def _fail_on(value: str | None) -> set[str]:
 @click.option("--json", "as_json", is_flag=True,
               help="Print JSON: per skill, each assertion's pass/fail/message and the new state.")
 @click.option("--fail-on", "fail_on", default=None, metavar="STATES",
-              help="Comma-separated states, e.g. NEW_FAIL,CHRONIC: exit 1 when any skill checked (evaluated now, "
-                   "or unchanged since its last eval) is in one of them (for CI); STALE counts skills older than "
-                   "--max-age. A failure acknowledged --until a later date is left out. Without it, eval exits 0 "
-                   "whatever the states.")
+              help="Comma-separated states, e.g. NEW_FAIL,STABLE_FAIL,CHRONIC,STALE,UNCOVERED: exit 1 when any skill "
+                   "checked (evaluated now, or unchanged since its last eval) is in one of them (for CI); STALE "
+                   "counts skills older than --max-age, UNCOVERED skills with no manifest. A failure acknowledged "
+                   "(until its expiry) is left out. Without it, eval exits 0 whatever the states.")
 @click.option("--max-age", "max_age", default=None, metavar="AGE",
               help="A skill whose newest output is older than AGE (15m, 36h, 2d) is STALE, whatever its state. "
                    "With --manifest the default is aeon's fall-back cadence, 14d; a skill whose entry has "
@@ -120,7 +123,8 @@ def eval_cmd(ctx: click.Context, skill: str | None, manifest_file: str | None, n
         _print(results)
     hit = [r["skill"] for r in results
            if (r.get("state") in wanted and r["status"] in ("evaluated", "unchanged") and not r["acknowledged"])
-           or (skills.STALE in wanted and r["stale"])]
+           or (skills.STALE in wanted and r["stale"])
+           or (UNCOVERED in wanted and r["status"] == "no_manifest")]
     if hit:
         if not as_json:
             output.line(f"--fail-on: {len(hit)} skill(s) in {','.join(sorted(wanted))}: {', '.join(hit)}", err=True)
@@ -263,7 +267,8 @@ def show(ctx: click.Context, skill: str | None, state: str | None, as_json: bool
 @click.argument("skill")
 @click.option("--note", required=True, help="What you saw and what happens next (required).")
 @click.option("--until", default=None, metavar="DATE",
-              help="Until when (ISO date or time, UTC): `skills eval --fail-on` leaves this failure out until then.")
+              help="Until when (ISO date or time, UTC): `skills eval --fail-on` leaves this failure out until then "
+                   "(default: 7 days from now, as an acknowledgement made in the console).")
 @as_option
 @click.pass_context
 def acknowledge(ctx: click.Context, skill: str, note: str, until: str | None, as_name: str | None) -> None:

@@ -17,6 +17,7 @@ from sqlite_utils import Database
 
 from gatepost.store.kernel import (
     ADMIN,
+    CAPABILITY,
     Act,
     InputError,
     RefusedError,
@@ -25,13 +26,15 @@ from gatepost.store.kernel import (
     now_iso,
     observed_at,
     refusal,
+    same_actor,
 )
 from gatepost.store.protocol import canonical_json
 
 HASH_PREFIX = "sha256:"
 CURRENT_SCHEMA = "gatepost.current/1"
-# Who may record that a change landed: whoever keeps cases, reviews proposals, records evidence, or runs the store.
-APPLY_CAPABILITIES = ("evidence.record", "loop_change.keep", "proposal.review", "store.admin")
+# Who may record that a change landed: its own author (a loop's run lands what it wrote, and needs no capability
+# for it), or whoever keeps cases, reviews proposals, or runs the store.
+APPLY_CAPABILITIES = ("loop_change.keep", "proposal.review", "store.admin")
 
 
 def content_text(content: Any) -> str:
@@ -140,8 +143,9 @@ def record_applied(db: Database, subject_type: str, subject_id: str, landing: Ca
     """Record where a kept case or an accepted proposal landed (`case applied`, `proposal applied`): it becomes
     the current content of its path.
 
-    One guarded act with the checks both share, in this order: who acts holds one of APPLY_CAPABILITIES; the
-    subject exists (its author may record where its own change landed); it is in the state that lands
+    One guarded act with the checks both share, in this order: who acts is known; the subject exists; who
+    acts is its author (recording where its own change landed) or holds one of APPLY_CAPABILITIES; it is in
+    the state that lands
     (rule `approved`), names a path, was not recorded applied before (rule `applied`) and rests on the
     current content (rule `stale`).
     """
@@ -156,6 +160,10 @@ def record_applied(db: Database, subject_type: str, subject_id: str, landing: Ca
 
     def may_land(db: Database, who: dict[str, Any] | None, subject: Subject | None) -> None:
         land = found[0]
+        if who is not None and not (subject is not None and subject.author and same_actor(subject.author, who["name"])) \
+                and not set(APPLY_CAPABILITIES) & set(who["capabilities"]):
+            raise refusal(doing, CAPABILITY, f"{who['name']} is not the {land.subject.noun}'s author and holds none of "
+                                             f"{', '.join(APPLY_CAPABILITIES)}")
         if land.state != land.lands_in:
             article = "an" if land.lands_in[:1] in "aeiou" else "a"
             raise refusal(doing, "approved", f"the {land.subject.noun} is {land.state}; only {article} "
@@ -168,8 +176,7 @@ def record_applied(db: Database, subject_type: str, subject_id: str, landing: Ca
         if stale:
             raise RefusedError(f"{doing}: refused: {stale}")
 
-    with guarded(db, doing, actor=actor, capability=APPLY_CAPABILITIES if actor is not None else None,
-                 subject=load, must_be_open=False, lease=False, self_dealing=False, authority=may_land) as act:
+    with guarded(db, doing, actor=actor, subject=load, must_be_open=False, lease=False, self_dealing=False, authority=may_land) as act:
         land = found[0]
         text = land.content if content is None else content
         if text is None:

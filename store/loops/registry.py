@@ -11,7 +11,9 @@ audited event.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -36,7 +38,10 @@ BASELINE_CURRENT = "current"
 LOOP_SCHEMA = "gatepost.loop/1"
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 SETTING_KEYS = ("surface", "paths", "suite_path", "suite_hash", "baseline", "baseline_path", "baseline_hash",
-                "executor", "mock", "evaluators", "reviewers", "design", "data_revision")
+                "executor", "mock", "evaluators", "reviewers", "design", "data_revision", "root", "suite_files",
+                "executor_files", "judge_command", "judge_files")
+# what runs, by file: (the setting holding {path under the root: sha256}, what it is called in a refusal)
+RAN_WITH = (("suite_files", "suite"), ("executor_files", "executor"), ("judge_files", "judge"))
 
 
 def check_loop_name(name: str) -> str:
@@ -71,12 +76,104 @@ def _globs(values: list[str] | tuple[str, ...], option: str) -> list[str]:
     return out
 
 
+def file_hash(path: Path) -> str:
+    """`sha256:` and the hex sha256 of a file's bytes (what `sha256sum FILE` prints)."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return "sha256:" + digest.hexdigest()
+
+
+def _inside(root: Path, value: str) -> Path | None:
+    """The file `value` names, if it is a file inside `root` (relative to the root, or absolute)."""
+    candidate = Path(value) if Path(value).is_absolute() else root / value
+    try:
+        resolved = candidate.resolve()
+    except (OSError, RuntimeError):
+        return None
+    return resolved if resolved.is_file() and resolved.is_relative_to(root) else None
+
+
+def command_files(command: str | None, root: Path) -> dict[str, str]:
+    """The files inside the root a command names (its script, and any argument or --opt=VALUE that is a file
+    there), by path under the root and hash: editing any of them changes what runs."""
+    out: dict[str, str] = {}
+    for token in (command or "").split():
+        value = token.split("=", 1)[1] if token.startswith("-") and "=" in token else token
+        found = _inside(root, value)
+        if found is not None:
+            out[found.relative_to(root).as_posix()] = file_hash(found)
+    return out
+
+
+def suite_files(suite_path: Path, root: Path) -> dict[str, str]:
+    """The suite file and every file of its fixtures/ folder, by path under the root and hash."""
+    files = [suite_path.resolve()]
+    fixtures = suite_path.resolve().parent / "fixtures"
+    if fixtures.is_dir():
+        files += sorted(p.resolve() for p in fixtures.rglob("*") if p.is_file())
+    return {f.relative_to(root).as_posix(): file_hash(f) for f in files if f.is_relative_to(root)}
+
+
+def absolute_command(command: str | None, root: Path) -> str | None:
+    """The command with every file it names inside the root made absolute: it runs the same files whatever
+    the evaluator's working folder."""
+    if not command:
+        return command
+    words = []
+    for token in command.split():
+        found = _inside(root, token)
+        words.append(str(found) if found is not None else token)
+    return " ".join(words)
+
+
+def drift(loop: dict[str, Any], settings: tuple[str, ...] = ("suite_files", "executor_files", "judge_files")) -> list[str]:
+    """How the files that run differ from what the loop registered: one line per file changed, gone or new."""
+    if not loop.get("root"):
+        return [f"loop {loop['name']} v{loop['version']} was registered without the hashes of what runs"]
+    root = Path(loop["root"])
+    now = {"suite_files": suite_files(root / loop["suite_path"], root) if (root / loop["suite_path"]).is_file()
+           else {}, "executor_files": command_files(loop.get("executor"), root),
+           "judge_files": command_files(loop.get("judge_command"), root)}
+    lines = []
+    for key, what in RAN_WITH:
+        if key not in settings:
+            continue
+        registered, current = loop.get(key) or {}, now[key]
+        for path in sorted(set(registered) | set(current)):
+            was, is_ = registered.get(path), current.get(path)
+            if was == is_:
+                continue
+            if is_ is None:
+                lines.append(f"{what} file {path} is gone (registered {was})")
+            elif was is None:
+                lines.append(f"{what} file {path} is new since loop {loop['name']} v{loop['version']} was registered")
+            else:
+                lines.append(f"{what} file {path} is {is_[:19]}…, but loop {loop['name']} v{loop['version']} "
+                             f"registered {was[:19]}…")
+    return lines
+
+
 def make_settings(*, suite: str, surface: list[str] | tuple[str, ...], paths: list[str] | tuple[str, ...] = (),
                   baseline: str = BASELINE_CURRENT, executor: str | None = None, mock: bool = False,
                   evaluators: list[str] | tuple[str, ...] = (), reviewers: list[str] | tuple[str, ...] = (),
-                  design: str | None = None, data_revision: str = "unversioned", name: str = "loop") -> dict[str, Any]:
-    """Check and gather a loop's settings; the suite and a baseline file are read and stored by content hash."""
+                  design: str | None = None, data_revision: str = "unversioned", name: str = "loop",
+                  root: str | None = None, judge_command: str | None = None) -> dict[str, Any]:
+    """Check and gather a loop's settings; the suite and a baseline file are read and stored by content hash.
+
+    What runs is registered by file: the suite with its fixtures, the files the executor's command names
+    inside the root, and the judge command's; paths are stored relative to `root` (default: the working
+    folder), the one folder they all resolve against.
+    """
+    base = Path(root or os.getcwd()).resolve()
+    if not base.is_dir():
+        raise InputError(f"--root: {root}: expected the project folder the loop's files are under")
     loaded = load_suite(suite)
+    suite_at = Path(loaded.path).resolve()
+    if not suite_at.is_relative_to(base):
+        raise InputError(f"--suite: {suite_at} is outside the loop's root {base} (--root): registered paths are "
+                         "relative to it")
     surface_globs = _globs(surface, "--surface")
     if not surface_globs:
         raise InputError("--surface: expected at least one glob of the paths the loop may change by itself")
@@ -93,8 +190,11 @@ def make_settings(*, suite: str, surface: list[str] | tuple[str, ...], paths: li
         raise InputError("--evaluator: expected at least one independent evaluator run (a producer other than the loop)")
     design = (design or "").strip() or f"{name}-design@{loaded.id[:12]}"
     data_revision = (data_revision or "").strip() or "unversioned"
-    return {"surface": surface_globs, "paths": path_globs, "suite_path": str(Path(loaded.path).resolve()),
-            "suite_hash": loaded.id, "baseline": BASELINE_CURRENT if baseline == BASELINE_CURRENT else "file",
+    judge_command = " ".join((judge_command or "").split()) or None
+    return {"root": str(base), "surface": surface_globs, "paths": path_globs,
+            "suite_path": suite_at.relative_to(base).as_posix(), "suite_files": suite_files(suite_at, base),
+            "executor_files": command_files(executor, base), "judge_command": judge_command,
+            "judge_files": command_files(judge_command, base), "suite_hash": loaded.id, "baseline": BASELINE_CURRENT if baseline == BASELINE_CURRENT else "file",
             "baseline_path": baseline_path, "baseline_hash": baseline_hash, "executor": executor or None,
             "mock": bool(mock), "evaluators": evaluator_names, "reviewers": reviewer_names, "design": design,
             "data_revision": data_revision}

@@ -15,6 +15,7 @@ import json
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from sqlite_utils import Database
@@ -26,6 +27,7 @@ from gatepost.store.kernel import (
     Subject,
     append_event,
     guarded,
+    now,
     now_iso,
     parse_iso,
     transaction,
@@ -214,13 +216,18 @@ def _triage(db: Database, doing: str, skill: str, actor: str | None, note: str, 
 NOTE_HINT = {True: "what you saw, what happens next", False: "why the manifest looks wrong"}
 
 
+ACK_DAYS = 7  # how long an acknowledgement quiets CI when it names no date
+
+
 def acknowledge(db: Database, skill: str, *, actor: str, note: str, expected_seq: int | None = None,
                 until: str | None = None) -> int:
     """A person has seen this failure and owns it: an event with their note (regression.triage).
 
-    With `until` (an ISO date or time), CI's `--fail-on` leaves the failure out until then.
+    CI's `--fail-on` leaves the failure out until `until` (an ISO date or time), by default ACK_DAYS from
+    now: the console and the CLI acknowledge through here, with the same expiry and the same effect on CI.
     """
-    until = parse_iso(until, field="--until") if until else None
+    until = parse_iso(until, field="--until") if until else \
+        (now() + timedelta(days=ACK_DAYS)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     with _triage(db, f"acknowledge {skill}", skill, actor, note, expected_seq, failing_only=True) as act:
         state = act.subject.row if act.subject and act.subject.row else {}
         seq = act.event("regression.acknowledged", note=note.strip(),

@@ -175,10 +175,10 @@ def test_evaluation_settings_come_from_the_loop_and_overrides_are_refused_or_aud
     assert json.loads(allowed.stdout)["overridden"] == ["surface"]
     audit = [json.loads(x) for x in gp("events", "--kind", "loop.overridden", "--json").stdout.splitlines()]
     assert audit[0]["actor"] == "admin" and audit[0]["payload"]["settings"] == {"surface": ["skills/**"]}
-    # a suite edited after the loop registered it no longer matches the case's basis
+    # a suite edited after the loop registered it is not what was registered (nor the case's basis)
     day["suite"].write_text(text, "utf-8")
     changed = gp("case", "evaluate", case_id, "--producer", "run-52", "--as", "run-52")
-    assert changed.returncode == 3 and "refused: basis: the suite" in changed.stderr
+    assert changed.returncode == 3 and "refused: registered: suite file suite.yaml is sha256:" in changed.stderr
 
 
 def test_case_new_checks_the_loops_paths_and_independence(day):

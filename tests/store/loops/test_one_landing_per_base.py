@@ -4,7 +4,7 @@ recorded applied, and is then stale; kept changes that never landed are listed."
 import pytest
 
 from gatepost.store import cases, flows
-from gatepost.store.kernel import RefusedError
+from gatepost.store.kernel import RefusedError, get_actor
 from gatepost.store.views import counts
 from tests.store.kernel.test_leases_decisions import BASIS, GOOD, store  # noqa: F401 (the fixture used here)
 
@@ -36,3 +36,6 @@ def test_a_second_keep_on_the_same_base_is_pending_until_the_first_lands_then_st
                                            "was recorded applied after this candidate was made"):
         flows.decide(store, "case-2", "kept", actor="ana", note="holds too")
     flows.decide(store, "case-2", "inconclusive", actor="ana", note="rebase it")  # other outcomes are not landings
+    # the loop's run records where its own change landed with no capability of its own (no evidence.record)
+    assert get_actor(store, "run-41")["capabilities"] == []
+    assert flows.record_case_applied(store, "case-3", ref="r2", actor="run-41")["recorded"]

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from gatepost.store.kernel import add_actor
-from gatepost.store.skills import import_manifest, record_run
+from gatepost.store.skills import acknowledge, acknowledged_until, import_manifest, record_run
 from tests.conftest import run_gatepost
 from tests.evaluator_helpers import contains_task, executor, write_suite
 
@@ -95,3 +95,30 @@ def test_help_documents_the_exit_codes():
     assert "--fail-on-regression" in run_help and "status 1" in run_help
     report_help = run_gatepost("report", "regressions", "--help").stdout
     assert "changed since the previous report" in report_help
+
+
+def test_the_documented_fail_on_catches_stable_fail_and_uncovered_skills(skill_store, store_path):
+    documented = "NEW_FAIL,STABLE_FAIL,CHRONIC,STALE,UNCOVERED"
+    assert eval_with(skill_store, store_path, GOOD, 1, documented).returncode == 0
+    assert eval_with(skill_store, store_path, BAD, 2, documented).returncode == 1  # NEW_FAIL
+    stable = [eval_with(skill_store, store_path, BAD, day, documented) for day in (3, 4)]
+    assert [r.returncode for r in stable] == [1, 1] and "STABLE_FAIL" in stable[0].stdout
+    # a skill with runs but no manifest: nothing checks it, and CI can fail on that
+    record_run(skill_store, "unchecked", "some output", actor="ci-nightly", at="2026-06-04T03:00:00Z")
+    uncovered = gatepost(store_path, "skills", "eval", "--fail-on", "UNCOVERED", "--as", "ci-nightly")
+    assert uncovered.returncode == 1 and "unchecked" in uncovered.stderr and "digest" not in uncovered.stderr
+
+
+def test_an_acknowledgement_quiets_ci_for_the_same_time_from_the_console_and_the_cli(skill_store, store_path):
+    for day in (1, 2, 3):
+        eval_with(skill_store, store_path, GOOD if day == 1 else BAD, day)
+    # the console acknowledges through the store with no date; the CLI with none either: the same default expiry
+    acknowledge(skill_store, "digest", actor="bruno", note="seen in the console")
+    console = acknowledged_until(skill_store, "digest")
+    assert console is not None and console["until"] > "2026-"
+    assert gatepost(store_path, "skills", "eval", "--fail-on", "STABLE_FAIL", "--as", "ci-nightly").returncode == 0
+    cli = gatepost(store_path, "skills", "acknowledge", "digest", "--note", "seen in the CLI", "--as", "bruno")
+    assert cli.returncode == 0, cli.stderr
+    from_cli = acknowledged_until(skill_store, "digest")
+    assert from_cli is not None and from_cli["until"][:10] == console["until"][:10]
+    assert gatepost(store_path, "skills", "eval", "--fail-on", "STABLE_FAIL", "--as", "ci-nightly").returncode == 0
