@@ -158,6 +158,7 @@ def record_applied(db: Database, subject_type: str, subject_id: str, landing: Ca
                                              f"{land.lands_in} {land.subject.noun} lands{land.instead}")
         if not land.path:
             raise InputError(f"{doing}: {land.path_field}: missing (the {land.subject.noun} names no path to land on)")
+        check_path(land.path, f"{doing}: {land.path_field}")  # a change lands inside the repository or nowhere
         if applications_of(db, subject_type, subject_id):
             raise refusal(doing, "applied", "already recorded applied")
         stale = land.stale()
