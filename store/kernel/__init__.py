@@ -153,6 +153,7 @@ from .signing import (
     keys_of,
     parse_public_key,
     set_signing_key,
+    sign_rotation,
     signature_findings,
 )
 from .signing import available as signing_available
@@ -318,6 +319,7 @@ __all__ = [
     "seqs_with_records",
     "stored_score",
     "set_signing_key",
+    "sign_rotation",
     "signature_findings",
     "signing_available",
     "store_file",

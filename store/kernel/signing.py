@@ -238,6 +238,19 @@ def _verify_with_keygen(message: bytes, signature: str, public_key: str, *, name
     return None if result.returncode == 0 else _why(result)
 
 
+def sign_rotation(key_file: str | os.PathLike[str], new_fingerprint: str) -> str:
+    """The rotation statement `ssh-keygen -Y sign -n gatepost-key-rotation -f KEY_FILE` makes over the new key's
+    fingerprint (what a person runs by hand; the demo, in-process); raises ValueError(why)."""
+    keygen = _keygen()
+    if keygen is None:
+        raise ValueError("ssh-keygen is not installed, so nothing can be signed")
+    result = _run([keygen, "-Y", "sign", "-n", ROTATION_NAMESPACE, "-f", os.fspath(key_file)],
+                  new_fingerprint.encode("ascii"))
+    if result.returncode != 0 or b"BEGIN SSH SIGNATURE" not in result.stdout:
+        raise ValueError(f"{os.fspath(key_file)} could not sign the rotation: {_why(result)}")
+    return result.stdout.decode("ascii", "replace")
+
+
 def rotation_why_not(statement: str, new_fingerprint: str, current_public_key: str) -> str | None:
     """None when `statement` is the current key's signature of the new key's fingerprint (namespace
     gatepost-key-rotation; the fingerprint as `ssh-keygen -l` prints it, a final newline allowed), else why not."""

@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from gatepost.store.cases import import_case
-from gatepost.store.demo import DEMO_NOW
-from gatepost.store.demo import build_demo
+from gatepost.store.demo import DEMO_NOW, build_demo
 from gatepost.store.kernel import (
     add_actor,
     freeze,

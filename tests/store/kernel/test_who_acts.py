@@ -16,8 +16,8 @@ import pytest
 import yaml
 
 from gatepost.store import cases
-from gatepost.store.kernel import RefusedError, add_actor, leases, open_store, os_user, repo_path
 from gatepost.store.kernel import InputError as KernelInputError
+from gatepost.store.kernel import RefusedError, add_actor, leases, open_store, os_user, repo_path
 from tests.conftest import run_gatepost
 
 BASIS = {"baseline": "b-7", "question_set": "qs-3", "data_revision": "d-12", "design": "design-2"}
