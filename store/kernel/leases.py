@@ -19,9 +19,10 @@ DEFAULT_TTL = timedelta(minutes=15)
 # The items people work (what can be leased): each by its table and key (the kernel's schema owns both).
 ITEMS = {"case": ("cases", "id"), "proposal": ("proposals", "id"), "draft": ("manifest_drafts", "id"),
             "skill": ("skills", "name")}
-# Holding an item keeps everyone else from deciding it: only who could decide it may hold it (any one of these).
+# Holding an item keeps everyone else from deciding it: only who could decide it may hold it (any one of these;
+# a case's design reviewers work it from their own queue).
 LEASE_CAPABILITIES: dict[str, tuple[str, ...]] = {
-    "case": ("loop_change.keep", "case.close"), "proposal": ("proposal.review",), "draft": ("manifest.review",),
+    "case": ("loop_change.keep", "case.close", "eval_design.review"), "proposal": ("proposal.review",), "draft": ("manifest.review",),
     "skill": ("regression.triage",)}
 
 

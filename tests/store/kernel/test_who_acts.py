@@ -209,10 +209,11 @@ def test_the_environment_neither_outlasts_a_lease_nor_stamps_events(store: Path,
 
 def test_a_lease_needs_a_capability_the_items_decisions_need(store: Path, files: Path):
     assert gp(store, "case", "import", str(case_file(files)), "--as", "loop-a").returncode == 0
+    assert gp(store, "actors", "add", "dara", "--as", ME).returncode == 0  # browses, decides nothing
     db = open_store(store)
     before = db.execute("SELECT COUNT(*) FROM events").fetchone()[0]
-    with pytest.raises(RefusedError, match="take case case-0042: refused: capability: erin holds none of"):
-        leases.take(db, "case", "case-0042", "erin", now=datetime(2099, 1, 1, tzinfo=UTC))
+    with pytest.raises(RefusedError, match="take case case-0042: refused: capability: dara holds none of"):
+        leases.take(db, "case", "case-0042", "dara", now=datetime(2099, 1, 1, tzinfo=UTC))
     with pytest.raises(RefusedError, match="refused: identity: mallory is not a known actor"):
         leases.take(db, "case", "case-0042", "mallory")
     assert db.execute("SELECT COUNT(*) FROM events").fetchone()[0] == before
