@@ -111,22 +111,31 @@ def actors_bind(ctx: click.Context, name: str, os_user_name: str, note: str | No
 @actors.command("key")
 @click.argument("name")
 @click.argument("key_file", metavar="FILE", type=click.Path(dir_okay=False))
+@click.option("--rotation", "rotation_file", metavar="SIG", type=click.Path(dir_okay=False), default=None,
+              help="Replacing NAME's key: the current key's signature of the new key's fingerprint "
+                   "(printf %s SHA256:… | ssh-keygen -Y sign -n gatepost-key-rotation -f CURRENT_KEY).")
 @note_option
 @as_option
 @click.pass_context
-def actors_key(ctx: click.Context, name: str, key_file: str, note: str | None, as_name: str | None) -> None:
+def actors_key(ctx: click.Context, name: str, key_file: str, rotation_file: str | None, note: str | None,
+               as_name: str | None) -> None:
     """Register NAME's SSH public key (FILE, e.g. ~/.ssh/id_ed25519.pub): NAME's decisions are then signed.
 
     Who may: a holder of store.admin, or NAME themselves when bound to an OS user (actors bind) and
-    holding no key yet. Replacing a key needs store.admin. From then on each decision NAME makes is
-    signed with `ssh-keygen -Y sign` (gatepost --key FILE, $GATEPOST_SIGNING_KEY or ssh-agent) and
-    refused when it cannot be; `gatepost verify` checks every signature.
+    holding no key yet. Replacing a key takes the key it replaces (--rotation SIG, signed with it) or
+    another holder of store.admin; `gatepost verify` lists every replacement. From then on each decision
+    NAME makes is signed with `ssh-keygen -Y sign` (gatepost --key FILE, $GATEPOST_SIGNING_KEY or
+    ssh-agent) and refused when it cannot be; `gatepost verify` checks every signature.
     """
     text = read_text(key_file, what="public key file")
+    rotation = read_text(rotation_file, what="rotation statement") if rotation_file else None
     db = open_ctx_store(ctx)
-    actor = actors_mod.register_key(db, name, text, by=person(as_name), where=key_file, note=note)
-    output.line(f"{actor['name']}: key {actor['key']['fingerprint']} ({actor['key']['key_type']}) registered; "
-                "their decisions are signed from now on")
+    actor = actors_mod.register_key(db, name, text, by=person(as_name), where=key_file, note=note,
+                                    rotation=rotation)
+    replaced = actor.get("replaced")
+    output.line(f"{actor['name']}: key {actor['key']['fingerprint']} ({actor['key']['key_type']}) registered"
+                + (f", replacing {replaced['fingerprint']} ({actor['rotation']})" if replaced else "")
+                + "; their decisions are signed from now on")
 
 
 @actors.command("list")

@@ -36,6 +36,8 @@ def verify(ctx: click.Context, expect: str | None, as_name: str | None) -> None:
         report = verify_store(db, expect=expect)
         for finding in report.findings:
             output.line(finding)
+        for line in report.key_replacements:
+            output.line(line)
         restored = restore_triggers(db, actor=as_name) if report.findings else []
         if restored:
             output.line(f"triggers: recreated {len(restored)} append-only triggers; writes are accepted again")

@@ -24,6 +24,7 @@ from gatepost.store.kernel import (
     InputError,
     RefusedError,
     Subject,
+    acts_as_admin,
     capabilities_of,
     check_name,
     ensure_producer,
@@ -34,6 +35,7 @@ from gatepost.store.kernel import (
     one_of,
     parse_iso,
     refusal,
+    repo_path,
     same_actor,
 )
 from gatepost.store.protocol import (
@@ -62,6 +64,8 @@ OUTCOME_CAPABILITY = {"kept": "loop_change.keep"}
 CLOSE_CAPABILITY = "case.close"
 DESIGN_REVIEW_KIND = "design_review"
 DESIGN_REVIEW_CAPABILITY = "eval_design.review"
+AUTHORSHIP = "authorship"  # the rule a refused import or revision by someone else than the author names
+DECIDER = "decider"  # the rule a decision by whom the evidence came from names
 CASE_KEYS = {"protocol", "id", "title", "author", "candidate", "independent", "evidence"}
 CANDIDATE_KEYS = {"path", "content", "basis"}
 EVIDENCE_KEYS = {"kind", "result", "producer", "about", "at", "observed_at", "details"}
@@ -112,8 +116,8 @@ def parse_case(data: Any, source: str = "case") -> dict[str, Any]:
     if unknown:
         raise fail(f"candidate.{unknown[0]}", f"unknown field (expected {', '.join(sorted(CANDIDATE_KEYS))})")
     path = candidate.get("path")
-    if path is not None and not _is_text(path):
-        raise fail("candidate.path", "expected a string")
+    if path is not None:
+        path = repo_path(path, f"{source}: candidate.path")
     if "content" not in candidate or candidate["content"] is None:
         raise fail("candidate.content", "missing (expected the changed text (a string) or configuration (a mapping))")
     content = candidate["content"]
@@ -130,7 +134,7 @@ def parse_case(data: Any, source: str = "case") -> dict[str, Any]:
         evidence.append(_parse_evidence_item(item, protocol, f"evidence[{i}]", fail, source))
     return {
         "protocol": protocol.key, "id": case_id, "title": data["title"].strip(), "author": author,
-        "candidate_path": path.strip() if path else None, "content": content, "basis": basis,
+        "candidate_path": path, "content": content, "basis": basis,
         "independent": independent, "evidence": evidence,
     }
 
@@ -247,9 +251,15 @@ def import_case(db: Database, path_or_mapping: str | Path | dict[str, Any], *, a
     """
     parsed = _read(path_or_mapping)
     when = observed_at(at) or now_iso()
-    revision = candidate_revision(parsed["content"], parsed["basis"])
+    revision = candidate_revision(parsed["content"], parsed["basis"], parsed["candidate_path"])
     case_id = _case_id(parsed, revision)
-    with guarded(db, f"import case {case_id}", actor=actor, known=False) as act:
+    doing = f"import case {case_id}"
+    on_behalf: list[str] = []  # the importer, when an administrator imports someone else's case
+
+    def authorship(db: Database, who: dict[str, Any] | None, subject: Subject | None) -> None:
+        on_behalf.extend(_for_author(db, who, actor, parsed["author"], doing=doing, act="imports"))
+
+    with guarded(db, doing, actor=actor, known=False, authority=authorship) as act:
         existing = _case_row(db, case_id)
         if existing is not None:
             _check_reimport(existing, parsed, case_id)
@@ -275,7 +285,8 @@ def import_case(db: Database, path_or_mapping: str | Path | dict[str, Any], *, a
         seq = act.event("case.imported", subject_type="case", subject_id=case_id, revision=revision, at=when,
                         payload={"title": parsed["title"], "author": parsed["author"],
                                  "protocol": parsed["protocol"], "independent": parsed["independent"],
-                                 "loop": loop})
+                                 "loop": loop, "path": parsed["candidate_path"],
+                                 **({"on_behalf_of": parsed["author"]} if on_behalf else {})})
         _store_revision(db, case_id, revision, parsed["content"], parsed["basis"], when, seq)
         latest = when
         for item in parsed["evidence"]:
@@ -286,6 +297,21 @@ def import_case(db: Database, path_or_mapping: str | Path | dict[str, Any], *, a
             latest = max(latest, item["at"] or when)
         _project(db, case_id, latest)
     return case_id
+
+
+def _for_author(db: Database, who: dict[str, Any] | None, actor: str | None, author: str, *, doing: str,
+                act: str) -> list[str]:
+    """The authorship rule of importing and revising a case: who acts is its author, or a holder of store.admin
+    acting on the author's behalf (returned, for the event to name both). An in-process caller passes."""
+    if actor is None:
+        return []
+    name = who["name"] if who else check_name(actor, field="--as")
+    if same_actor(name, author):
+        return []
+    if acts_as_admin(db, who):
+        return [name]
+    raise refusal(doing, AUTHORSHIP, f"{name} {act} a case whose author is {author}; the importer is the author "
+                                     "(only a holder of store.admin acts on an author's behalf)")
 
 
 def _evidence_keys(db: Database, case_id: str) -> list[tuple[Any, ...]]:
@@ -342,16 +368,19 @@ def revise_candidate(db: Database, case_id: str, *, content: Any = None, basis: 
                      actor: str | None = None, at: str | None = None, title: str | None = None,
                      path: Any = _UNSET, independent: dict[str, list[str]] | None = None,
                      note: str | None = None) -> str:
-    """Move an open case's candidate (its content or any basis field): a new revision and its event.
+    """Move an open case's candidate (its content, any basis field or its path): a new revision and its event.
 
-    Changing the `independent:` list of a case that already has evidence needs store.admin and is an
-    audited event of its own (`case.independence_changed`, in the case's history). Returns the revision.
+    Only the case's author revises it, or a holder of store.admin on the author's behalf (the event names
+    both; rule `authorship`). Changing the `independent:` list of a case that already has evidence needs
+    store.admin and is an audited event of its own (`case.independence_changed`, in the case's history). Returns the revision.
     """
     when = observed_at(at) or now_iso()
     doing = f"revise {case_id}"
+    on_behalf: list[str] = []
 
     def independence(db: Database, who: dict[str, Any] | None, subject: Subject | None) -> None:
         assert subject is not None and subject.row is not None
+        on_behalf.extend(_for_author(db, who, actor, subject.row["author"], doing=doing, act="revises"))
         if independent is None or independent == subject.row["independent"] or actor is None:
             return
         has_evidence = db.execute("SELECT 1 FROM evidence WHERE case_id = ?", [case_id]).fetchone()
@@ -381,12 +410,13 @@ def revise_candidate(db: Database, case_id: str, *, content: Any = None, basis: 
                 ensure_producer(db, name)
             act.event("case.independence_changed", note=(note or "").strip() or None, at=when,
                       payload={"from": case["independent"], "to": parsed["independent"]})
-        revision = candidate_revision(parsed["content"], parsed["basis"])
+        revision = candidate_revision(parsed["content"], parsed["basis"], parsed["candidate_path"])
         if revision != case["current_revision"] or parsed["independent"] != case["independent"] \
                 or parsed["title"] != case["title"] or parsed["candidate_path"] != case["candidate_path"]:
             seq = act.event("case.revised", revision=revision, at=when, note=(note or "").strip() or None,
                             payload={"previous_revision": case["current_revision"], "basis": parsed["basis"],
-                                     "independent": parsed["independent"]})
+                                     "independent": parsed["independent"], "path": parsed["candidate_path"],
+                                     **({"on_behalf_of": case["author"]} if on_behalf else {})})
             db.execute("UPDATE cases SET current_revision = ?, independent = ?, title = ?, candidate_path = ?"
                        " WHERE id = ?", [revision, json.dumps(parsed["independent"], ensure_ascii=False),
                                          parsed["title"], parsed["candidate_path"], case_id])
@@ -599,8 +629,9 @@ def decide_case(db: Database, case_id: str, outcome: str, *, actor: str | None, 
         raise InputError(f"outcome: expected one of {', '.join(protocol.outcomes)}, got {outcome!r}")
     capability = OUTCOME_CAPABILITY.get(outcome, CLOSE_CAPABILITY)
     doing = f"decide {case_id} {outcome}"
+    evaluated: list[Evaluation] = []
     with guarded(db, doing, actor=actor, capability=capability, subject=case_subject(case_id),
-                 seen_seq=based_on_seq) as act:
+                 seen_seq=based_on_seq, authority=_decider_rule(doing, evaluated)) as act:
         assert act.subject is not None and act.subject.row is not None
         case = act.subject.row
         explicit = explicit_decisions(protocol, outcome)
@@ -613,7 +644,7 @@ def decide_case(db: Database, case_id: str, outcome: str, *, actor: str | None, 
         rival = kept_rival(db, case) if outcome == "kept" else None
         if rival:
             raise refusal(doing, "pending", rival)
-        evaluation = _evaluate(db, case)
+        evaluation = evaluated[0] if evaluated else _evaluate(db, case)
         allowed, why = evaluation.outcome_allowed(outcome, explicit)
         if not allowed:
             rule = _rule_text(protocol, outcome)
@@ -629,6 +660,35 @@ def decide_case(db: Database, case_id: str, outcome: str, *, actor: str | None, 
         db.execute("UPDATE cases SET status = 'closed', outcome = ? WHERE id = ?", [outcome, case_id])
         _project(db, case_id, when, evaluation)  # a decision adds no evidence: the claims are the same
     return cast(int, cursor.lastrowid)  # the id of the row just inserted
+
+
+def _decider_rule(doing: str, evaluated: list[Evaluation]) -> Callable[[Database, dict[str, Any] | None, Subject | None],
+                                                                          None]:
+    """Deciding is for people, never for whom the evidence came from: a producer never decides, nor does the
+    producer of a record that counts on the case now (rule `decider`). Who only recorded a record for its
+    producer (evidence.record_for, a pasted CI result) vouches for the copy, not the result. The case's
+    evaluation is left in `evaluated` for the decision (it is evaluated once)."""
+
+    def check(db: Database, who: dict[str, Any] | None, subject: Subject | None) -> None:
+        if who is None or subject is None or subject.row is None:
+            return
+        if who.get("kind") == "producer":
+            raise refusal(doing, DECIDER, f"{who['name']} is a producer; deciding is a person's")
+        if subject.row["status"] != "open":
+            return  # the open rule says why; the evaluation below is for an open case only
+        rows = _records(db, subject.id)
+        evaluation = protocol_for(subject.row["protocol"]).evaluate(case_state(db, subject.row, rows=rows))
+        evaluated.append(evaluation)
+        counting = {item["record"].id for item in evaluation.records() if item["status"] == "counting"}
+        for row in rows:
+            if str(row["id"]) not in counting:
+                continue
+            if same_actor(who["name"], row["producer"]):
+                raise refusal(doing, DECIDER, f"{who['name']} produced evidence #{row['id']} ({row['kind']} "
+                                              f"{row['result']}) that counts on this case; it is decided by "
+                                              "someone whose evidence it does not weigh")
+
+    return check
 
 
 def decide(db: Database, case_id: str, outcome: str, *, actor: str | None, note: str | None = None,

@@ -131,7 +131,7 @@ def build_demo(path: str | os.PathLike[str], *, seed: int = 7, person: str, forc
                 if not getattr(part, "LIVE", False):
                     part.populate(db, rng, person)  # its own summary: the store is counted below
         # live parts (colleagues holding items for the next 15 minutes) happen at the real now, so the console
-        # opened on the demo shows them held; a frozen GATEPOST_FROZEN_CLOCK still gives the same bytes
+        # opened on the demo shows them held; under freeze() they too carry the frozen time
         for part in parts:
             if getattr(part, "LIVE", False):
                 part.populate(db, rng, person)  # its own summary: the store is counted below

@@ -11,8 +11,8 @@ ORDER = 0
 PEOPLE = {
     "ana": ("loop_change.keep", "eval_design.review", "case.close", "proposal.review"),
     "bruno": ("manifest.review", "regression.triage", "case.close"),
-    "chen": ("proposal.review", "regression.triage"),
-    "dara": (),  # can browse, cannot decide
+    "chen": ("proposal.review", "regression.triage", "eval_design.review"),
+    "dara": ("eval_design.review",),  # reviews evaluation designs (evidence), decides nothing
 }
 PRODUCERS = ["run-41", "run-52", "run-53", "run-60", "run-61", "ci-nightly", "ci-pr"]
 

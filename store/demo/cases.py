@@ -76,6 +76,7 @@ class _Evidence(TypedDict):
     at: str
 
 
+DESIGN_REVIEWERS = ["chen", "dara"]
 GOOD = {"guard_check": "clean", "design_review": "passed", "tuning_comparison": "reproduced",
         "heldout_comparison": "held"}
 
@@ -120,7 +121,8 @@ def populate(db: Database, rng: random.Random, person: str) -> str:
             author = rng.choice(AUTHORS)
             checker = rng.choice(CHECKERS)
             listed = sorted({checker, "run-52", "ana"} - ({"ana"} if scenario == "reviewer_not_listed" else set()))
-            reviewer = rng.choice(["ana", person]) if scenario != "reviewer_not_listed" else "ana"
+            # designs are reviewed by colleagues who decide nothing here: whose evidence counts never decides
+            reviewer = rng.choice(DESIGN_REVIEWERS) if scenario != "reviewer_not_listed" else "ana"
             if reviewer not in listed and scenario != "reviewer_not_listed":
                 listed.append(reviewer)
             baseline = f"b-{rng.randint(6, 8)}"

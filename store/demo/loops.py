@@ -93,7 +93,7 @@ def populate(db: Database, rng: random.Random, person: str) -> str:
     settings = {"surface": [PATH], "paths": [PATH, "_rules/release-notes/*"],
                 "suite_path": str(suite.path), "suite_hash": suite.id, "baseline": loops.BASELINE_CURRENT,
                 "baseline_path": None, "baseline_hash": None, "executor": DemoExecutor.command, "mock": False,
-                "evaluators": ["run-53"], "reviewers": ["ana"], "design": DESIGN, "data_revision": "d-2026-11"}
+                "evaluators": ["run-53"], "reviewers": ["dara"], "design": DESIGN, "data_revision": "d-2026-11"}
     loop = loops.add_loop(db, LOOP, settings, actor=person, note="the release-notes loop", at=_at(clock))
     clock += timedelta(minutes=5)
     loops.set_current(db, PATH, SKILL["v1"], ref="a1b2c3d", actor=person, at=_at(clock))
@@ -108,8 +108,8 @@ def populate(db: Database, rng: random.Random, person: str) -> str:
     clock += timedelta(minutes=30)
     _evaluate(db, first["case_id"], suite, loop, clock)
     clock += timedelta(minutes=40)
-    cases.add_evidence(db, first["case_id"], kind="design_review", result="passed", producer="ana", about=DESIGN,
-                       actor="ana", at=_at(clock))
+    cases.add_evidence(db, first["case_id"], kind="design_review", result="passed", producer="dara", about=DESIGN,
+                       actor="dara", at=_at(clock))  # the loop's design reviewer; ana, who decides, records nothing
     clock += timedelta(minutes=10)
     view = cases.case_view(db, first["case_id"], actor="ana")
     outcome = "kept" if view["outcomes"]["kept"]["allowed"] else "inconclusive"

@@ -7,6 +7,7 @@ What other packages may use is re-exported here; the modules behind it are this 
 from .actors import (
     ADMIN,
     CAPABILITIES,
+    DECIDING,
     KINDS,
     NEVER_FOR_PRODUCERS,
     PERSON_CAPABILITIES,
@@ -16,6 +17,7 @@ from .actors import (
     ensure_producer,
     get_actor,
     grant,
+    key_replacements,
     list_actors,
     make_admin,
     register_key,
@@ -30,7 +32,6 @@ from .chain import (
     head,
 )
 from .clock import (
-    FROZEN_ENV,
     freeze,
     is_frozen,
     now,
@@ -90,6 +91,7 @@ from .guarded import (
     SELF_DEALING,
     Act,
     Subject,
+    acts_as_admin,
     capabilities_held,
     check_name,
     find_actor,
@@ -123,6 +125,7 @@ from .leases import (
     release,
     take,
 )
+from .paths import MAX_PATH_CHARS, repo_path
 from .records import (
     RECORDS_KEY,
     SEAL_KIND,
@@ -150,6 +153,7 @@ from .signing import (
     keys_of,
     parse_public_key,
     set_signing_key,
+    sign_rotation,
     signature_findings,
 )
 from .signing import available as signing_available
@@ -195,7 +199,6 @@ __all__ = [
     "FLAG_FLAKY",
     "FLAG_WAS_KNOWN",
     "FLAG_WAS_PASSED",
-    "FROZEN_ENV",
     "GENESIS",
     "GatepostError",
     "IDENTITY",
@@ -208,6 +211,8 @@ __all__ = [
     "MAX_YAML_ALIASES",
     "MIGRATION_SET",
     "NEVER_FOR_PRODUCERS",
+    "DECIDING",
+    "key_replacements",
     "OPEN",
     "PERSON_CAPABILITIES",
     "RECORDS_KEY",
@@ -236,6 +241,7 @@ __all__ = [
     "chain_hash",
     "check_before_first_write",
     "check_free",
+    "acts_as_admin",
     "check_name",
     "computed_order",
     "count_events",
@@ -282,6 +288,8 @@ __all__ = [
     "one_of",
     "open_store",
     "os_user",
+    "repo_path",
+    "MAX_PATH_CHARS",
     "parse_iso",
     "parse_json",
     "parse_public_key",
@@ -311,6 +319,7 @@ __all__ = [
     "seqs_with_records",
     "stored_score",
     "set_signing_key",
+    "sign_rotation",
     "signature_findings",
     "signing_available",
     "store_file",

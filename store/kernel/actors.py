@@ -5,6 +5,7 @@ Who may change authority: an actor holding `store.admin` (the store's first one 
 Every add, grant, revoke and binding goes through the guarded pipeline and is an audited event.
 """
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -17,17 +18,20 @@ from .guarded import (
     IDENTITY,
     Act,
     Subject,
+    acts_as_admin,
     capabilities_held,
     check_name,
     find_actor,
     guarded,
     has_admin,
     refusal,
+    same_actor,
 )
-from .signing import keys_of, parse_public_key
+from .signing import ROTATION_NAMESPACE, key_at, keys_of, parse_public_key, rotation_why_not
 
 KINDS = ("person", "producer")
 ADMIN = "store.admin"
+ROTATION = "rotation"  # the rule a refused key replacement names
 
 # Every capability gatepost knows, and what it lets an actor do.
 CAPABILITIES: dict[str, str] = {
@@ -43,8 +47,11 @@ CAPABILITIES: dict[str, str] = {
     ADMIN: "add actors, grant and revoke capabilities, bind actors to OS users, register and change loops, "
            "record applied content (never a loop's)",
 }
+# The capabilities that decide: a person's, never a producer's (whose evidence a decision weighs).
+DECIDING = frozenset({"loop_change.keep", "case.close", "proposal.review", "manifest.review", "regression.triage",
+                      "loop_change.apply_outside_surface"})
 # What a loop (a producer) may never hold.
-NEVER_FOR_PRODUCERS = frozenset({"loop_change.apply_outside_surface", ADMIN})
+NEVER_FOR_PRODUCERS = DECIDING | {ADMIN}
 # Every capability a person may hold: what `gatepost demo` gives the person who runs it.
 PERSON_CAPABILITIES = tuple(sorted(CAPABILITIES))
 
@@ -61,8 +68,9 @@ def _check_caps(name: str, kind: str, capabilities: tuple[str, ...] | list[str])
         if cap not in CAPABILITIES:
             raise InputError(f"--capability: unknown capability {cap!r}; known: {', '.join(CAPABILITIES)}")
         if kind == "producer" and cap in NEVER_FOR_PRODUCERS:
+            why = "a deciding capability" if cap in DECIDING else "the store's administration"
             raise RefusedError(f"grant {cap} to {name}: refused: capability: {cap} is never granted to a loop "
-                               f"(producer {name})")
+                               f"(producer {name}): {why} is a person's")
 
 
 def _admin_rule(doing: str, by: str | None) -> Callable[[Database, dict[str, Any] | None, Subject | None], None]:
@@ -170,28 +178,55 @@ def bind(db: Database, name: str, os_user: str | None, *, by: str | None, note: 
 
 
 def register_key(db: Database, name: str, key_text: str, *, by: str | None, where: str = "public key",
-                 note: str | None = None) -> dict[str, Any]:
+                 note: str | None = None, rotation: str | None = None) -> dict[str, Any]:
     """Register NAME's SSH public key: from then on each of their decisions is signed with it (signing.py).
 
-    Who may: a holder of store.admin (for anyone, and to replace a key), or the person themselves
-    when bound to an OS user (the binding proves who runs the command) and holding no key yet; an
-    unbound name can be typed by anyone, so it cannot vouch for its own key.
+    Who may register a first key: a holder of store.admin, or the person themselves when bound to an OS user
+    (the binding proves who runs the command); an unbound name can be typed by anyone, so it cannot vouch
+    for its own key. Replacing a key takes the key it replaces: `rotation`, the current key's signature
+    of the new key's fingerprint (`ssh-keygen -Y sign -n gatepost-key-rotation`), or a *different*
+    administrator's act (rule `rotation`): a process running as NAME without NAME's private key cannot
+    swap in a key of its own. Every replacement is an `actor.key_added` event with `replaces` naming the
+    key it replaced and `rotation` how (`signed` or `administrator`), listed by `gatepost verify`.
     """
     key = parse_public_key(key_text, where=where)
     doing = f"register a key for {name}"
+    replaced: list[dict[str, Any]] = []  # the key being replaced, read inside the act
+    how: list[str] = []
 
     def may(db: Database, who: dict[str, Any] | None, subject: Subject | None) -> None:
         row = subject.row if subject and subject.row else {}
-        if by is None or not has_admin(db) or (who is not None and ADMIN in who["capabilities"]):
-            return  # an in-process caller; a fresh store (anyone may, as for every act on actors); an admin
-        if who is None or who["name"] != row.get("name"):
-            raise refusal(doing, CAPABILITY, f"{who['name'] if who else by} does not hold {ADMIN}; only an "
-                                             f"administrator, or {row.get('name')} themselves, registers their key")
-        if not row.get("os_user"):
-            raise refusal(doing, IDENTITY, f"{row['name']} is not bound to an OS user, so anyone could type the name; "
-                                           f"a holder of {ADMIN} registers the key (or binds {row['name']} first)")
-        if keys_of(db, row["name"]):
-            raise refusal(doing, CAPABILITY, f"{row['name']} already has a key; replacing it needs {ADMIN}")
+        current = key_at(db, row.get("name"), 1 << 62)
+        if current is not None:
+            replaced.append(current)
+        if by is not None and has_admin(db) and not (who is not None and ADMIN in who["capabilities"]):
+            if who is None or who["name"] != row.get("name"):
+                raise refusal(doing, CAPABILITY, f"{who['name'] if who else by} does not hold {ADMIN}; only an "
+                                                 f"administrator, or {row.get('name')} themselves, registers their key")
+            if not row.get("os_user"):
+                raise refusal(doing, IDENTITY, f"{row['name']} is not bound to an OS user, so anyone could type "
+                                               f"the name; a holder of {ADMIN} registers the key (or binds "
+                                               f"{row['name']} first)")
+        if current is None:
+            return
+        if current["fingerprint"] == key["fingerprint"]:
+            raise InputError(f"{where}: is {row['name']}'s registered key already ({key['fingerprint']})")
+        if rotation is not None:
+            why = rotation_why_not(rotation, key["fingerprint"], current["public_key"])
+            if why is not None:
+                raise refusal(doing, ROTATION, f"the rotation statement is not {row['name']}'s current key "
+                                               f"{current['fingerprint']} signing {key['fingerprint']} "
+                                               f"(namespace {ROTATION_NAMESPACE}): {why}")
+            how.append("signed")
+        elif by is None:
+            how.append("in-process")  # the demo builder, a migration: no CLI or console path passes None
+        elif acts_as_admin(db, who) and not same_actor(by, row.get("name")):
+            how.append("administrator")
+        else:
+            raise refusal(doing, ROTATION, f"{row['name']} already has the key {current['fingerprint']}; replacing "
+                                           "it takes a statement signed with that key (--rotation FILE: ssh-keygen "
+                                           f"-Y sign -n {ROTATION_NAMESPACE} over the new key's fingerprint) or "
+                                           f"another holder of {ADMIN}")
 
     with guarded(db, doing, actor=by, known=has_admin(db),
                  subject=_actor_subject(_check_name(name)), authority=may, lease=False) as act:
@@ -200,10 +235,27 @@ def register_key(db: Database, name: str, key_text: str, *, by: str | None, wher
         db.execute("INSERT INTO actor_keys (actor, key_type, public_key, comment, fingerprint, added_by, at, event_seq)"
                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [row["name"], key["key_type"], key["public_key"],
                                                         key["comment"], key["fingerprint"], act.actor, now_iso(), seq])
-        act.event("actor.key_added", subject_type="actor", subject_id=row["name"], note=note,
-                  payload={"key_type": key["key_type"], "public_key": key["public_key"],
-                           "fingerprint": key["fingerprint"], "replaces": bool(keys_of(db, row["name"])[:-1])})
-    return {**(get_actor(db, row["name"]) or {}), "key": key}
+        payload: dict[str, Any] = {"key_type": key["key_type"], "public_key": key["public_key"],
+                                   "fingerprint": key["fingerprint"], "replaces": bool(replaced)}
+        if replaced:
+            payload.update({"replaced_fingerprint": replaced[0]["fingerprint"], "rotation": how[0]})
+            if how[0] == "signed" and rotation is not None:
+                payload["rotation_statement"] = rotation
+        act.event("actor.key_added", subject_type="actor", subject_id=row["name"], note=note, payload=payload)
+    return {**(get_actor(db, row["name"]) or {}), "key": key, "replaced": replaced[0] if replaced else None,
+            "rotation": how[0] if how else None}
+
+
+def key_replacements(db: Database) -> list[dict[str, Any]]:
+    """Every replacement of a registered key, oldest first: whose, from which fingerprint to which, by whom, how."""
+    out = []
+    for seq, at, actor, subject, payload in db.execute(
+            "SELECT seq, at, actor, subject_id, payload FROM events WHERE kind = 'actor.key_added'"
+            " AND json_extract(payload, '$.replaces') = 1 ORDER BY seq").fetchall():
+        said = json.loads(payload) if payload else {}
+        out.append({"seq": seq, "at": at, "actor": subject, "by": actor, "fingerprint": said.get("fingerprint"),
+                    "replaced": said.get("replaced_fingerprint"), "rotation": said.get("rotation") or "unstated"})
+    return out
 
 
 def make_admin(db: Database, name: str, *, by: str | None = None) -> dict[str, Any]:

@@ -1,22 +1,20 @@
 """One notion of time for the store: UTC, ISO 8601, microsecond precision, from one place.
 
-`now()` is the only "now" of store and console (record times, lease expiry). It can be
-frozen, so the demo, the screenshots and tests give the same bytes whenever they run:
-- `freeze("2026-12-01T09:00:00Z")` as a context manager (tests, `gatepost screenshots`);
-- the environment variable GATEPOST_FROZEN_CLOCK=2026-12-01T09:00:00Z (a whole process and
-  the consoles it starts, e.g. `gatepost serve`'s sessions).
+`now()` is the only "now" of store and console (record times, lease expiry). In-process callers
+freeze it with `freeze("2026-12-01T09:00:00Z")`, a context manager (tests, the demo builder,
+`gatepost screenshots`), so they give the same bytes whenever they run. Nothing outside the process
+moves it: no environment variable sets the clock of an installed gatepost, since a caller who could
+would stamp decisions with any time and outlast another person's lease.
 Order is never taken from these times (the store's sequence orders records); a frozen
 clock only makes every record carry the same time.
 """
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 
 from .errors import InputError
 
-FROZEN_ENV = "GATEPOST_FROZEN_CLOCK"
 ISO_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 
 _frozen: list[datetime] = []  # a stack: freeze() nests
@@ -32,9 +30,6 @@ def now() -> datetime:
     """The current time (UTC, aware), or the frozen one."""
     if _frozen:
         return _frozen[-1]
-    env = os.environ.get(FROZEN_ENV)
-    if env:
-        return _moment(env, field=FROZEN_ENV)
     return datetime.now(UTC)
 
 
@@ -44,8 +39,8 @@ def now_iso() -> str:
 
 
 def is_frozen() -> bool:
-    """True when `now()` is frozen (by freeze() or GATEPOST_FROZEN_CLOCK)."""
-    return bool(_frozen) or bool(os.environ.get(FROZEN_ENV))
+    """True when `now()` is frozen (by freeze(), in this process)."""
+    return bool(_frozen)
 
 
 @contextmanager

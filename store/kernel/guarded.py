@@ -22,8 +22,8 @@ CLI or console path passes None, and such an act still passes every rule but ide
 
 from __future__ import annotations
 
-import getpass
 import os
+import pwd
 import unicodedata
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -47,7 +47,7 @@ OPEN = "open"
 LEASE = "lease"
 SEEN_SEQ = "seen-seq"
 # Characters a name may never hold: zero-width and bidi controls look like nothing on a screen.
-_INVISIBLE = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e\u061c\u200e\u200f"
+INVISIBLE = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e\u061c\u200e\u200f"
                        "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 FUTURE_SLACK = timedelta(minutes=5)  # an --at this far past the store clock is refused
 
@@ -64,7 +64,7 @@ def check_name(name: Any, *, field: str = "actor name") -> str:
         raise InputError(f"{field}: expected a name, got {name!r}")
     text = unicodedata.normalize("NFC", name.strip())
     for ch in text:
-        if ch in _INVISIBLE or unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
+        if ch in INVISIBLE or unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
             raise InputError(f"{field}: {text!r} holds the invisible or control character U+{ord(ch):04X}; "
                              "expected printable text")
     return text
@@ -73,7 +73,7 @@ def check_name(name: Any, *, field: str = "actor name") -> str:
 def name_key(name: str | None) -> str:
     """What two names are compared by: NFKC, invisible characters dropped, case-folded."""
     text = unicodedata.normalize("NFKC", name or "")
-    text = "".join(ch for ch in text if ch not in _INVISIBLE and unicodedata.category(ch) not in ("Cc", "Cf"))
+    text = "".join(ch for ch in text if ch not in INVISIBLE and unicodedata.category(ch) not in ("Cc", "Cf"))
     return text.strip().casefold()
 
 
@@ -84,11 +84,16 @@ def same_actor(a: str | None, b: str | None) -> bool:
 
 # --- identity and capability -------------------------------------------------------------------
 def os_user() -> str:
-    """The OS user this process runs as."""
+    """The OS user this process runs as: the OS's word (its effective uid), never the environment's.
+
+    LOGNAME, USER and getpass read variables any caller sets; a binding checked against them binds nothing.
+    A uid with no password entry is named by its number.
+    """
+    uid = os.geteuid()
     try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return str(os.getuid()) if hasattr(os, "getuid") else ""
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return str(uid)
 
 
 def find_actor(db: Database, name: str) -> dict[str, Any] | None:
@@ -142,6 +147,12 @@ def require(db: Database, name: str | None, capability: str, *, doing: str) -> d
 def has_admin(db: Database) -> bool:
     """Whether the store has an administrator (someone holding store.admin)."""
     return db.execute("SELECT 1 FROM capabilities WHERE capability = 'store.admin' LIMIT 1").fetchone() is not None
+
+
+def acts_as_admin(db: Database, who: dict[str, Any] | None) -> bool:
+    """Whether an identified actor may act on someone else's behalf: they hold store.admin, or the store has no
+    administrator yet (a fresh store, where anyone may grant themselves anything, as for every act on actors)."""
+    return not has_admin(db) or (who is not None and "store.admin" in who["capabilities"])
 
 
 # --- time -------------------------------------------------------------------------------------------

@@ -19,6 +19,11 @@ DEFAULT_TTL = timedelta(minutes=15)
 # The items people work (what can be leased): each by its table and key (the kernel's schema owns both).
 ITEMS = {"case": ("cases", "id"), "proposal": ("proposals", "id"), "draft": ("manifest_drafts", "id"),
             "skill": ("skills", "name")}
+# Holding an item keeps everyone else from deciding it: only who could decide it may hold it (any one of these;
+# a case's design reviewers work it from their own queue).
+LEASE_CAPABILITIES: dict[str, tuple[str, ...]] = {
+    "case": ("loop_change.keep", "case.close", "eval_design.review"), "proposal": ("proposal.review",), "draft": ("manifest.review",),
+    "skill": ("regression.triage",)}
 
 
 def _now() -> datetime:
@@ -61,10 +66,13 @@ def check_free(db: Database, subject_type: str, subject_id: str, person: str, *,
 
 def take(db: Database, subject_type: str, subject_id: str, person: str, *,
          ttl: timedelta = DEFAULT_TTL, now: datetime | None = None) -> dict[str, Any]:
-    """Take or renew a lease for `person`, through the guarded pipeline: a printable name (no capability:
-    holding an item decides nothing), the item exists, nobody else holds it unexpired (rule lease)."""
+    """Take or renew a lease for `person`, through the guarded pipeline: a known actor holding a capability the
+    item's decisions need (a lease keeps everyone else from deciding it), the item exists, nobody else holds it
+    unexpired (rule lease). `now` is for in-process callers (tests); the CLI and console take the store clock."""
     moment = now or _now()
-    with guarded(db, f"take {subject_type} {subject_id}", actor=person, known=False,
+    item_subject(subject_type, subject_id)  # an unknown item type is bad input before anything else
+    with guarded(db, f"take {subject_type} {subject_id}", actor=person,
+                 capability=LEASE_CAPABILITIES[subject_type],
                  subject=item_subject(subject_type, subject_id), must_be_open=False, self_dealing=False,
                  lease_at=_iso(moment)) as act:
         current = holder(db, subject_type, subject_id, now=moment)

@@ -33,6 +33,9 @@ from . import sshsig
 from .errors import InputError, RefusedError
 
 NAMESPACE = "gatepost-decision"
+# A key is replaced by its owner with a statement signed by the key it replaces: the new key's fingerprint,
+# signed in its own namespace (a decision's signature never passes for a rotation, nor one for the other).
+ROTATION_NAMESPACE = "gatepost-key-rotation"
 SIGNATURE = "signature"  # the rule a refusal names
 SIGNED_WITH = "signed_with"  # the payload key naming the fingerprint of the key a decision is signed with
 KEY_ENV = "GATEPOST_SIGNING_KEY"
@@ -202,21 +205,21 @@ def sign_message(message: bytes, key: dict[str, Any]) -> str:
     return result.stdout.decode("ascii", "replace")
 
 
-def verify_message(message: bytes, signature: str, public_key: str) -> str | None:
-    """None when `signature` is `public_key`'s signature of `message` (namespace gatepost-decision), else why not.
+def verify_message(message: bytes, signature: str, public_key: str, *, namespace: str = NAMESPACE) -> str | None:
+    """None when `signature` is `public_key`'s signature of `message` (in `namespace`), else why not.
 
     Checked in this process (sshsig.py) for Ed25519, ECDSA and RSA keys, with the same answers as `ssh-keygen
     -Y verify`; any other key type is handed to ssh-keygen.
     """
     try:
         blob = base64.b64decode(public_key.split()[1], validate=True)
-        return sshsig.check(message, signature, blob, NAMESPACE)
+        return sshsig.check(message, signature, blob, namespace)
     except (IndexError, binascii.Error, ValueError, LookupError):
         pass  # a key type checked only by ssh-keygen (or a key it will refuse in its own words)
-    return _verify_with_keygen(message, signature, public_key)
+    return _verify_with_keygen(message, signature, public_key, namespace=namespace)
 
 
-def _verify_with_keygen(message: bytes, signature: str, public_key: str) -> str | None:
+def _verify_with_keygen(message: bytes, signature: str, public_key: str, *, namespace: str = NAMESPACE) -> str | None:
     keygen = _keygen()
     if keygen is None:
         return "ssh-keygen is not installed, so the signature cannot be checked"
@@ -226,13 +229,37 @@ def _verify_with_keygen(message: bytes, signature: str, public_key: str) -> str 
         sig = Path(tmp) / "decision.sig"
         sig.write_text(signature, encoding="ascii", errors="replace")
         try:
-            result = _run([keygen, "-Y", "verify", "-f", str(allowed), "-I", PRINCIPAL, "-n", NAMESPACE,
+            result = _run([keygen, "-Y", "verify", "-f", str(allowed), "-I", PRINCIPAL, "-n", namespace,
                            "-s", str(sig)], message)
         except subprocess.TimeoutExpired:
             return "ssh-keygen did not answer"
         except OSError as exc:
             return f"ssh-keygen could not run ({exc.strerror})"
     return None if result.returncode == 0 else _why(result)
+
+
+def sign_rotation(key_file: str | os.PathLike[str], new_fingerprint: str) -> str:
+    """The rotation statement `ssh-keygen -Y sign -n gatepost-key-rotation -f KEY_FILE` makes over the new key's
+    fingerprint (what a person runs by hand; the demo, in-process); raises ValueError(why)."""
+    keygen = _keygen()
+    if keygen is None:
+        raise ValueError("ssh-keygen is not installed, so nothing can be signed")
+    result = _run([keygen, "-Y", "sign", "-n", ROTATION_NAMESPACE, "-f", os.fspath(key_file)],
+                  new_fingerprint.encode("ascii"))
+    if result.returncode != 0 or b"BEGIN SSH SIGNATURE" not in result.stdout:
+        raise ValueError(f"{os.fspath(key_file)} could not sign the rotation: {_why(result)}")
+    return result.stdout.decode("ascii", "replace")
+
+
+def rotation_why_not(statement: str, new_fingerprint: str, current_public_key: str) -> str | None:
+    """None when `statement` is the current key's signature of the new key's fingerprint (namespace
+    gatepost-key-rotation; the fingerprint as `ssh-keygen -l` prints it, a final newline allowed), else why not."""
+    message = new_fingerprint.encode("ascii")
+    why = verify_message(message, statement, current_public_key, namespace=ROTATION_NAMESPACE)
+    if why is not None and verify_message(message + b"\n", statement, current_public_key,
+                                          namespace=ROTATION_NAMESPACE) is None:
+        return None
+    return why
 
 
 def message_for(event_hash: str) -> bytes:

@@ -26,6 +26,7 @@ from gatepost.store.kernel import (
     now_iso,
     observed_at,
     refusal,
+    repo_path,
     same_actor,
 )
 from gatepost.store.protocol import canonical_json
@@ -53,13 +54,8 @@ EMPTY_HASH = text_hash("")
 
 
 def check_path(path: str, option: str = "PATH") -> str:
-    """A project path: relative, '/'-separated, no '..'."""
-    normal = (path or "").strip().replace("\\", "/")
-    while normal.startswith("./"):
-        normal = normal[2:]
-    if not normal or normal.startswith("/") or ".." in normal.split("/"):
-        raise InputError(f"{option}: expected a path relative to the project (no leading '/', no '..'), got {path!r}")
-    return normal
+    """A repository path (kernel.repo_path: relative, normalised, no '..', no drive, printable), else bad input."""
+    return repo_path(path, option)
 
 
 def current_of(db: Database, path: str) -> dict[str, Any] | None:
@@ -170,6 +166,7 @@ def record_applied(db: Database, subject_type: str, subject_id: str, landing: Ca
                                              f"{land.lands_in} {land.subject.noun} lands{land.instead}")
         if not land.path:
             raise InputError(f"{doing}: {land.path_field}: missing (the {land.subject.noun} names no path to land on)")
+        check_path(land.path, f"{doing}: {land.path_field}")  # a change lands inside the repository or nowhere
         if applications_of(db, subject_type, subject_id):
             raise refusal(doing, "applied", "already recorded applied")
         stale = land.stale()
@@ -181,7 +178,8 @@ def record_applied(db: Database, subject_type: str, subject_id: str, landing: Ca
         text = land.content if content is None else content
         if text is None:
             raise InputError(f"{doing}: --content-file: required {land.content_why}")
-        return _land(act, subject_type, subject_id, check_path(land.path or "", "path"), text, ref=ref, when=when)
+        return _land(act, subject_type, subject_id, check_path(land.path or "", f"{doing}: {land.path_field}"), text,
+                     ref=ref, when=when)
 
 
 def set_current(db: Database, path: str, text: str, *, ref: str | None, actor: str | None,

@@ -30,6 +30,7 @@ from gatepost.store.kernel import (
     parse_json,
     read_text,
     refusal,
+    repo_path,
     transaction,
 )
 
@@ -59,7 +60,8 @@ def validate_proposal(data: Any, *, name: str = "proposal") -> dict[str, Any]:
             raise InputError(f"{name}: {key}: expected a{' non-empty' if nonempty else ''} string")
         return value
 
-    path = text("path", required=True, nonempty=True)
+    text("path", required=True, nonempty=True)
+    path = repo_path(data["path"], f"{name}: path")
     operation = data.get("operation")
     if operation not in OPERATIONS:
         raise InputError(f"{name}: operation: expected create or update, got {operation!r}")

@@ -17,13 +17,14 @@ def content_hash(value: Any) -> str:
     return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
 
 
-def candidate_revision(content: Any, basis: dict[str, Any]) -> str:
-    """The revision of a candidate: its content hashed together with its basis.
+def candidate_revision(content: Any, basis: dict[str, Any], path: str | None = None) -> str:
+    """The revision of a candidate: its content hashed together with its basis and the path it changes.
 
-    Moving any basis field (baseline, question set, data revision, design)
-    makes a new revision, so evidence about the old one no longer counts.
+    Moving any basis field (baseline, question set, data revision, design) or the path makes a new
+    revision, so evidence about the old one no longer counts: a change checked for one file says nothing
+    about another. A candidate with no path hashes `{basis, content}` alone, as before paths counted.
     """
-    return content_hash({"basis": dict(basis), "content": content})
+    return content_hash({"basis": dict(basis), "content": content, **({"path": path} if path else {})})
 
 
 def short(revision: str | None, width: int = 7) -> str:

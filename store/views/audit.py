@@ -59,6 +59,10 @@ def outcome_of(payload: str | None, kind: str = "") -> str:
             data = None
     if not isinstance(data, dict):
         data = {}
+    if kind == "actor.key_added" and data.get("replaces") is True:  # every replaced key stands out on the list
+        return f"key replaced ({data.get('rotation') or 'unstated'})"
+    if data.get("on_behalf_of"):  # an administrator acted for someone else: both are named
+        return f"for {data['on_behalf_of']}"
     found = next((str(data[f]) for f in (*OUTCOME_FIELDS, *RESULT_FIELDS) if isinstance(data.get(f), str)), "")
     mark = KIND_MARKS.get(kind, "")
     return f"{mark} {found}".strip() if mark else found

@@ -28,6 +28,7 @@ from gatepost.store.kernel import (
     canonical_event,
     chain_hash,
     counted_figures,
+    key_replacements,
     missing_triggers,
     order_differences,
     records_digest,
@@ -51,6 +52,7 @@ class VerifyReport:
     head_hash: str = GENESIS
     findings: list[str] = field(default_factory=list)
     first_broken_seq: int | None = None
+    key_replacements: list[str] = field(default_factory=list)  # every replaced key, one line each (not findings)
 
     @property
     def intact(self) -> bool:
@@ -327,4 +329,14 @@ def verify_store(db: Database, *, expect: str | None = None) -> VerifyReport:
         if table in tables:
             check(db, report)
     _references(db, report)
+    if "events" in tables:
+        report.key_replacements = [
+            f"key: event {r['seq']}: {r['actor']}'s key {r['replaced']} replaced by {r['fingerprint']} "
+            f"({ROTATION_WORDS.get(r['rotation'], r['rotation'])}{'' if r['by'] == r['actor'] else ', by ' + str(r['by'])})"
+            for r in key_replacements(db)]
     return report
+
+
+# How a key replacement was vouched for, in the line `gatepost verify` prints.
+ROTATION_WORDS = {"signed": "rotation signed with the replaced key", "administrator": "by another administrator",
+                  "in-process": "by an in-process caller", "unstated": "before rotations were recorded"}

@@ -22,7 +22,7 @@ from tests.console_helpers import settle
 from tests.fixtures.skills.store_builder import build
 
 BASIS = {"baseline": "b-7", "question_set": "qs-3", "data_revision": "d-12", "design": "design-2"}
-GOOD = [("guard_check", "clean", "run-52", "current"), ("design_review", "passed", "ana", "design-2"),
+GOOD = [("guard_check", "clean", "run-52", "current"), ("design_review", "passed", "erin", "design-2"),
         ("tuning_comparison", "reproduced", "run-52", "current"), ("heldout_comparison", "held", "run-52", "current")]
 REVIEWER = ["loop_change.keep", "eval_design.review", "case.close", "manifest.review", "regression.triage", "evidence.record_for",
             "proposal.review"]
@@ -31,11 +31,12 @@ REVIEWER = ["loop_change.keep", "eval_design.review", "case.close", "manifest.re
 @pytest.fixture
 def store(db, store_path):
     add_actor(db, "ana", "person", REVIEWER)
+    add_actor(db, "erin", "person", ["eval_design.review"])  # reviews the design; whose evidence counts never decides
     for n in (1, 2, 3):
         cases.import_case(db, {
             "id": f"case-{n}", "title": f"Candidate {n}", "author": "run-41",
             "candidate": {"path": "procedures/release.md", "content": f"Step {n}.", "basis": BASIS},
-            "independent": {"different_agent_run": ["run-52", "ana"]},
+            "independent": {"different_agent_run": ["run-52", "ana", "erin"]},
             "evidence": [{"kind": k, "result": r, "producer": p, "about": a} for k, r, p, a in GOOD],
         }, actor="ana")
     return store_path

@@ -1,8 +1,8 @@
 """The CLI as a user meets it: help, init, actors, exit codes."""
 
-import getpass
 import json
 
+from gatepost.store.kernel import os_user
 from tests.conftest import run_gatepost
 
 
@@ -27,7 +27,7 @@ def test_init_then_actors(cli, store_path):
     assert result.exit_code == 0, result.output
     cli("actors", "add", "run-52", "--kind", "producer")
     listed = json.loads(cli("actors", "list", "--json").output)
-    admin = getpass.getuser()  # issue 12: `gatepost init` names the OS user the store's administrator
+    admin = os_user()  # issue 12: `gatepost init` names the OS user the store's administrator
     assert {a["name"]: a["capabilities"] for a in listed} == {
         "ana": ["case.close", "loop_change.keep"], "run-52": [], admin: ["store.admin"]}
     assert {a["name"]: a["kind"] for a in listed}["run-52"] == "producer"

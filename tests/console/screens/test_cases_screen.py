@@ -14,7 +14,7 @@ from gatepost.widgets.paged_list import PagedList
 from tests.console_helpers import settle
 
 CASES = Path(__file__).resolve().parents[2] / "fixtures/cases"
-GOOD = [("guard_check", "clean", "run-52", "current"), ("design_review", "passed", "ana", "design-2"),
+GOOD = [("guard_check", "clean", "run-52", "current"), ("design_review", "passed", "erin", "design-2"),
         ("tuning_comparison", "reproduced", "run-52", "current"),
         ("heldout_comparison", "held", "run-52", "current")]
 
@@ -22,7 +22,9 @@ GOOD = [("guard_check", "clean", "run-52", "current"), ("design_review", "passed
 @pytest.fixture
 def store(db, store_path):
     add_actor(db, "ana", "person", ["loop_change.keep", "eval_design.review", "case.close", "evidence.record_for"])
+    add_actor(db, "erin", "person", ["eval_design.review"])  # reviews the design; whose evidence counts never decides
     add_actor(db, "dara", "person", [])
+    add_actor(db, "bruno", "person", ["case.close"])  # ana reviewed case-0042's design: bruno closes it
     cases.import_case(db, CASES / "case-0042.yaml", actor="ana")  # held-out evidence is the author's own
     cases.import_case(db, CASES / "outside.yaml", actor="ana")
     cases.import_case(db, {
@@ -30,7 +32,7 @@ def store(db, store_path):
         "candidate": {"path": "config/tools.yaml", "content": {"max_tool_calls": 12},
                       "basis": {"baseline": "b-7", "question_set": "qs-3", "data_revision": "d-12",
                                 "design": "design-2"}},
-        "independent": {"different_agent_run": ["run-52", "ana"]},
+        "independent": {"different_agent_run": ["run-52", "ana", "erin"]},
         "evidence": [{"kind": k, "result": r, "producer": p, "about": a} for k, r, p, a in GOOD],
     }, actor="ana")
     return store_path
@@ -178,7 +180,7 @@ async def test_a_refused_write_is_shown_with_its_rule_and_writes_nothing(store):
 
 
 async def test_inconclusive_asks_for_a_reason(store):
-    app = GatepostApp(store, person="ana")
+    app = GatepostApp(store, person="bruno")
     async with app.run_test(size=(160, 50)) as pilot:
         await open_cases(pilot, "case-0042")
         await pilot.press("i")
@@ -188,7 +190,7 @@ async def test_inconclusive_asks_for_a_reason(store):
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert app.screen.detail["outcome"] == "inconclusive"
-        assert "inconclusive by ana" in text_of(app, "#case-history")
+        assert "inconclusive by bruno" in text_of(app, "#case-history")
 
 
 async def test_overview_and_palette_open_the_screen_filtered_or_on_one_case(store):

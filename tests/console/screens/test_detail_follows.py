@@ -18,7 +18,7 @@ from gatepost.widgets.queue_bar import QueueBar
 from tests.console_helpers import settle
 
 BASIS = {"baseline": "b-7", "question_set": "qs-3", "data_revision": "d-12", "design": "design-2"}
-GOOD = [("guard_check", "clean", "run-52", "current"), ("design_review", "passed", "ana", "design-2"),
+GOOD = [("guard_check", "clean", "run-52", "current"), ("design_review", "passed", "erin", "design-2"),
         ("tuning_comparison", "reproduced", "run-52", "current"), ("heldout_comparison", "held", "run-52", "current")]
 REVIEWER = ["loop_change.keep", "eval_design.review", "case.close", "evidence.record_for"]
 
@@ -26,12 +26,13 @@ REVIEWER = ["loop_change.keep", "eval_design.review", "case.close", "evidence.re
 @pytest.fixture
 def store(db, store_path):
     add_actor(db, "ana", "person", REVIEWER)
+    add_actor(db, "erin", "person", ["eval_design.review"])  # reviews the design; whose evidence counts never decides
     for i in range(6):
         evidence = GOOD[: 1 + i % 4]  # claim trees of different shapes from one row to the next
         cases.import_case(db, {
             "id": f"case-{i}", "title": f"Candidate number {i}", "author": "run-41",
             "candidate": {"path": f"procedures/p{i}.md", "content": f"Step {i}.", "basis": BASIS},
-            "independent": {"different_agent_run": ["run-52", "ana"]},
+            "independent": {"different_agent_run": ["run-52", "ana", "erin"]},
             "evidence": [{"kind": k, "result": r, "producer": p, "about": a} for k, r, p, a in evidence],
         }, actor="ana")
     return store_path

@@ -16,7 +16,7 @@ from tests.console_helpers import settle
 from tests.fixtures.skills.store_builder import build
 
 BASIS = {"baseline": "b-7", "question_set": "qs-3", "data_revision": "d-12", "design": "design-2"}
-GOOD = [("guard_check", "clean", "run-52", "current"), ("design_review", "passed", "ana", "design-2"),
+GOOD = [("guard_check", "clean", "run-52", "current"), ("design_review", "passed", "erin", "design-2"),
         ("tuning_comparison", "reproduced", "run-52", "current"), ("heldout_comparison", "held", "run-52", "current")]
 REVIEWER = ["loop_change.keep", "eval_design.review", "case.close", "manifest.review", "regression.triage",
             "proposal.review", "evidence.record_for"]
@@ -27,7 +27,7 @@ def _case(db, case_id: str, evidence=GOOD) -> None:
     cases.import_case(db, {
         "id": case_id, "title": f"Candidate {case_id}", "author": "run-41",
         "candidate": {"path": "procedures/release.md", "content": f"Step for {case_id}.", "basis": BASIS},
-        "independent": {"different_agent_run": ["run-52", "ana"]},
+        "independent": {"different_agent_run": ["run-52", "ana", "erin"]},
         "evidence": [{"kind": k, "result": r, "producer": p, "about": a} for k, r, p, a in evidence],
     }, actor="ana")
 
@@ -36,6 +36,7 @@ def _case(db, case_id: str, evidence=GOOD) -> None:
 def store(db, store_path):
     build(db)  # skills: token-movers NEW_FAIL; paper-pick STABLE_FAIL; hn-digest PASS with one pending draft
     add_actor(db, "ana", "person", REVIEWER)
+    add_actor(db, "erin", "person", ["eval_design.review"])  # reviews the design; whose evidence counts never decides
     add_actor(db, "chen", "person", REVIEWER)
     for case_id in CASE_IDS:
         _case(db, case_id)

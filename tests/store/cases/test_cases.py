@@ -29,15 +29,16 @@ def people(db):
     add_actor(db, "ana", "person", ["loop_change.keep", "eval_design.review", "case.close", "evidence.record_for"])
     add_actor(db, "bruno", "person", ["case.close"])
     add_actor(db, "dara", "person", [])
+    add_actor(db, "erin", "person", ["eval_design.review"])  # reviews designs; whose evidence counts never decides
     return db
 
 
-def new_case(db, case_id="c-1", evidence=(), independent=("run-52", "ana"), content="Use the checklist."):
+def new_case(db, case_id="c-1", evidence=(), independent=("run-52", "ana", "erin"), content="Use the checklist."):
     return cases.import_case(db, {
         "protocol": "eval.gated_change/1", "id": case_id, "title": f"Candidate {case_id}", "author": "run-41",
         "candidate": {"path": "procedures/release.md", "content": content, "basis": dict(BASIS)},
         "independent": {"different_agent_run": list(independent)},
-        "evidence": [{"kind": k, "result": r, "producer": "ana" if k == "design_review" else "run-52",
+        "evidence": [{"kind": k, "result": r, "producer": "erin" if k == "design_review" else "run-52",
                       "about": "design-2" if k == "design_review" else "current"} for k, r in evidence],
     }, actor="ana")
 
@@ -52,7 +53,7 @@ def test_import_the_design_example(people):
     case_id = cases.import_case(people, CASES / "case-0042.yaml", actor="ana")
     case = cases.get_case(people, case_id)
     assert case_id == "case-0042" and case["status"] == "open" and case["outcome"] is None
-    assert case["current_revision"] == candidate_revision(case["content"], BASIS)
+    assert case["current_revision"] == candidate_revision(case["content"], BASIS, "procedures/release.md")
     assert case["basis"] == BASIS and case["independent"] == {"different_agent_run": ["run-52", "ana"]}
     view = cases.case_view(people, case_id, actor="ana")
     assert view["claims"]["heldout.not_regressed"] == "UNKNOWN"  # run-41 wrote it and checked it
@@ -206,7 +207,7 @@ def test_reject_needs_every_claim_decided_and_within_surface(people):
                                            "is UNKNOWN; content.clean is UNKNOWN"):
         cases.decide(people, "c-1", "rejected", actor="bruno", note="regressed")
     for kind, result in GOOD[:3]:
-        cases.add_evidence(people, "c-1", kind=kind, result=result, producer="ana" if kind == "design_review"
+        cases.add_evidence(people, "c-1", kind=kind, result=result, producer="erin" if kind == "design_review"
                            else "run-52", about="design-2" if kind == "design_review" else "current")
     assert cases.get_case(people, "c-1")["needs_decision"] == 1
     cases.decide(people, "c-1", "rejected", actor="bruno", note="held-out split regressed")
@@ -314,15 +315,20 @@ def test_cli_import_show_evidence_decide(people, cli):
                                               "why": "blocked: change.supported is UNKNOWN"}
     assert data["actions"]["design.review"]["status"] == "admissible"
     assert data["outcomes"]["kept"] == {"allowed": False, "why": "change.supported is UNKNOWN"}
-    refused = cli("case", "decide", "case-0042", "kept", "--as", "ana")
+    # ana reviewed the design in the file: whose evidence counts never decides; bruno does
+    refused = cli("case", "decide", "case-0042", "kept", "--as", "ana", "--note", "mine")
+    assert refused.exit_code == 3 and "refused: decider: ana produced evidence #2 (design_review passed)" \
+        in refused.output
+    add_actor(people, "bruno", "person", ["loop_change.keep"])
+    refused = cli("case", "decide", "case-0042", "kept", "--as", "bruno")
     assert refused.exit_code == 3 and "change.supported is UNKNOWN" in refused.output
     added = cli("case", "evidence", "case-0042", "--kind", "heldout_comparison", "--result", "held",
                 "--producer", "run-52", "--as", "ana")
     assert added.exit_code == 0 and "✔✔✔✔✔✔ ✔" in added.output
     text = cli("case", "show", "case-0042", "--as", "dara").output
     assert "approval-required  change.keep" in text and "1 not independent" in text
-    ok = cli("case", "decide", "case-0042", "kept", "--as", "ana", "--note", "all hold")
-    assert ok.exit_code == 0 and "kept by ana" in ok.output
+    ok = cli("case", "decide", "case-0042", "kept", "--as", "bruno", "--note", "all hold")
+    assert ok.exit_code == 0 and "kept by bruno" in ok.output
     listed = json.loads(cli("case", "list", "--status", "closed", "--json").output)
     assert listed["total"] == 1 and listed["cases"][0]["outcome"] == "kept"
 

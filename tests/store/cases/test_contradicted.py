@@ -20,6 +20,7 @@ def people(db):
                                     "proposal.review", "loop_change.apply_outside_surface"])
     add_actor(db, "bruno", "person", ["manifest.review"])
     add_actor(db, "run-52", "producer", ["evidence.record"])
+    add_actor(db, "erin", "person", ["eval_design.review"])  # reviews designs; whose evidence counts never decides
     return db
 
 
@@ -27,8 +28,8 @@ def new_case(db, case_id="c-1", evidence=GOOD, at="2026-12-01T07:00:00Z"):
     return cases.import_case(db, {
         "protocol": "eval.gated_change/1", "id": case_id, "title": f"Candidate {case_id}", "author": "run-41",
         "candidate": {"path": "procedures/release.md", "content": "Use the checklist.", "basis": dict(BASIS)},
-        "independent": {"different_agent_run": ["run-52", "ana"]},
-        "evidence": [{"kind": k, "result": r, "producer": "ana" if k == "design_review" else "run-52",
+        "independent": {"different_agent_run": ["run-52", "ana", "erin"]},
+        "evidence": [{"kind": k, "result": r, "producer": "erin" if k == "design_review" else "run-52",
                       "about": "design-2" if k == "design_review" else "current"} for k, r in evidence],
     }, actor="ana", at=at)
 

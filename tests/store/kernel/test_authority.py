@@ -70,7 +70,7 @@ def store(tmp_path: Path) -> Path:
 def test_init_names_the_administrator_and_only_it_grants(store: Path):
     listed = {a["name"]: a["capabilities"] for a in json.loads(gp(store, "actors", "list", "--json").stdout)}
     assert "store.admin" in listed[ME]
-    refused(gp(store, "actors", "add", "run-41", "--kind", "producer", "--capability", "loop_change.keep",
+    refused(gp(store, "actors", "add", "run-41", "--kind", "producer", "--capability", "evidence.record_for",
                "--as", "run-41"), 3, "refused: capability: run-41 does not hold store.admin")
     refused(gp(store, "actors", "add", "mallory", "--capability", "loop_change.keep", "--as", "mallory"), 3,
             "mallory is not a known actor")
@@ -105,10 +105,12 @@ def test_the_author_never_decides_nor_records_evidence_on_its_own_case(store: Pa
     assert gp(store, "case", "import", str(case_file(tmp_path)), "--as", "run-41").returncode == 0
     refused(gp(store, "case", "evidence", "case-0042", "--kind", "guard_check", "--result", "clean",
                "--producer", "run-52", "--as", "run-41"), 3, "refused: self-dealing: run-41")
-    assert gp(store, "actors", "grant", "run-41", "loop_change.keep", "--as", ME).returncode == 0
-    refused(gp(store, "case", "decide", "case-0042", "kept", "--as", "run-41", "--note", "mine"), 3,
-            "decide case-0042 kept: refused: self-dealing: run-41 is the case's author")
-    refused(gp(store, "case", "decide", "case-0042", "kept", "--as", "RUN-41", "--note", "mine"), 3,
+    # a producer never holds a deciding capability; a person who wrote a change never decides it either
+    assert gp(store, "case", "import", str(case_file(tmp_path, "case-0043", author="ana", independent=("run-52",))),
+              "--as", "ana").returncode == 0
+    refused(gp(store, "case", "decide", "case-0043", "kept", "--as", "ana", "--note", "mine"), 3,
+            "decide case-0043 kept: refused: self-dealing: ana is the case's author")
+    refused(gp(store, "case", "decide", "case-0043", "kept", "--as", "ANA", "--note", "mine"), 3,
             "self-dealing")
 
 

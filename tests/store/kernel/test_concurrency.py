@@ -18,7 +18,7 @@ from gatepost.store.kernel import add_actor, last_seq, open_store
 ROOT = Path(__file__).resolve().parents[3]
 WORKER = Path(__file__).resolve().parents[2] / "fixtures" / "reliability" / "worker.py"
 BASIS = {"baseline": "b-7", "question_set": "qs-3", "data_revision": "d-12", "design": "design-2"}
-GOOD = [("guard_check", "clean", "run-52", "current"), ("design_review", "passed", "ana", "design-2"),
+GOOD = [("guard_check", "clean", "run-52", "current"), ("design_review", "passed", "erin", "design-2"),
         ("tuning_comparison", "reproduced", "run-52", "current"), ("heldout_comparison", "held", "run-52", "current")]
 WAIT = 120  # seconds any one process may take on a busy 2-core machine before the test gives up
 
@@ -28,7 +28,7 @@ def _case(db, case_id: str) -> None:
         "protocol": "eval.gated_change/1", "id": case_id, "title": f"Candidate {case_id}", "author": "run-41",
         "candidate": {"path": f"procedures/{case_id}.md", "content": f"Use the checklist ({case_id}).",
                       "basis": dict(BASIS)},
-        "independent": {"different_agent_run": ["run-52", "ana"]},
+        "independent": {"different_agent_run": ["run-52", "ana", "erin"]},
         "evidence": [{"kind": k, "result": r, "producer": p, "about": a} for k, r, p, a in GOOD],
     }, actor="ana")
 
@@ -77,6 +77,7 @@ def store(tmp_path: Path) -> Path:
     db = open_store(path)
     add_actor(db, "ana", "person", ["loop_change.keep", "eval_design.review", "case.close", "evidence.record_for"])
     add_actor(db, "chen", "person", ["loop_change.keep", "case.close"])
+    add_actor(db, "erin", "person", ["eval_design.review"])  # reviews the design; whose evidence counts never decides
     for i in range(8):
         add_actor(db, f"p-{i}", "producer", ["evidence.record"])
     db.close()

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from gatepost.store.cases import import_case
-from gatepost.store.kernel import ConflictError, leases, list_events
+from gatepost.store.kernel import ConflictError, RefusedError, add_actor, leases, list_events
 from gatepost.store.proposals import add_proposal
 from gatepost.store.skills import create_draft
 
@@ -16,7 +16,12 @@ BASIS = {"baseline": "b-1", "question_set": "q-1", "data_revision": "d-1", "desi
 
 @pytest.fixture
 def db(db):
-    """A store holding the items the tests lease: a lease is taken only on an item that exists."""
+    """A store holding the items the tests lease: a lease is taken only on an item that exists, by who could
+    decide it."""
+    everything = ["case.close", "proposal.review", "manifest.review", "regression.triage"]
+    add_actor(db, "ana", "person", everything)
+    add_actor(db, "bruno", "person", everything)
+    add_actor(db, "dara", "person", [])
     for case_id in ("case-1", "c-1", "c-2", "case-9"):
         import_case(db, {"id": case_id, "title": f"Case {case_id}", "author": "run-41",
                          "candidate": {"path": "procedures/a.md", "content": case_id, "basis": BASIS}},
@@ -56,6 +61,17 @@ def test_release_frees_the_item_and_only_the_holder_can(db):
     assert leases.release(db, "draft", d1, "ana")
     assert leases.holder(db, "draft", d1) is None
     leases.check_free(db, "draft", d1, "bruno")
+
+
+def test_only_who_could_decide_an_item_takes_its_lease(db):
+    """A lease keeps everyone else from deciding the item: holding one needs a capability its decisions need."""
+    before = len(list_events(db))
+    with pytest.raises(RefusedError, match="take case case-1: refused: capability: dara holds none of "
+                                           "loop_change.keep, case.close"):
+        leases.take(db, "case", "case-1", "dara", now=datetime(2099, 1, 1, tzinfo=UTC))
+    with pytest.raises(RefusedError, match="take proposal p-1: refused: identity: mallory is not a known actor"):
+        leases.take(db, "proposal", "p-1", "mallory")
+    assert len(list_events(db)) == before and leases.holder(db, "case", "case-1") is None
 
 
 def test_held_by_others_lists_what_a_queue_skips(db):

@@ -19,7 +19,7 @@ from gatepost.store.skills import (
 from tests.fixtures.skills.store_builder import build
 
 BASIS = {"baseline": "b-7", "question_set": "qs-3", "data_revision": "d-12", "design": "design-2"}
-GOOD = [("guard_check", "clean", "run-52", "current"), ("design_review", "passed", "ana", "design-2"),
+GOOD = [("guard_check", "clean", "run-52", "current"), ("design_review", "passed", "erin", "design-2"),
         ("tuning_comparison", "reproduced", "run-52", "current"), ("heldout_comparison", "held", "run-52", "current")]
 REVIEWER = ["loop_change.keep", "eval_design.review", "case.close", "manifest.review", "regression.triage",
             "proposal.review", "evidence.record_for"]
@@ -34,10 +34,11 @@ def store(db):
     build(db)  # bruno reviews skills; token-movers is NEW_FAIL, paper-pick STABLE_FAIL, one hn-digest draft
     add_actor(db, "ana", "person", REVIEWER)
     add_actor(db, "chen", "person", REVIEWER)
+    add_actor(db, "erin", "person", ["eval_design.review"])  # reviews the design; whose evidence counts never decides
     cases.import_case(db, {
         "id": "case-1", "title": "Smoke checks", "author": "run-41",
         "candidate": {"path": "procedures/release.md", "content": "Run the smoke checks.", "basis": BASIS},
-        "independent": {"different_agent_run": ["run-52", "ana"]},
+        "independent": {"different_agent_run": ["run-52", "ana", "erin"]},
         "evidence": [{"kind": k, "result": r, "producer": p, "about": a} for k, r, p, a in GOOD],
     }, actor="ana")
     return db

@@ -5,7 +5,6 @@ decision that cannot be signed with that key is refused and writes nothing; `gat
 checks every stored signature against the key registered when the decision was made.
 """
 
-import getpass
 import os
 import shutil
 import sqlite3
@@ -14,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from gatepost.store.kernel import os_user
 from tests.conftest import run_gatepost
 from tests.store.kernel.test_audit_chain import sql
 
@@ -187,11 +187,19 @@ def test_a_signature_by_another_key_or_a_deleted_one_is_found_by_verify(store: P
 def test_a_replaced_key_leaves_older_signatures_valid(store: Path, tmp_path: Path):
     _signed(store, tmp_path)
     newer = keygen(tmp_path, "ana-2026")
-    assert gp(store, "actors", "key", "ana", f"{newer}.pub", "--as", "ana").returncode == 0
+    # ana replaces her own key with a statement signed by the key it replaces
+    fp = subprocess.run(["ssh-keygen", "-l", "-f", f"{newer}.pub"], capture_output=True, text=True).stdout.split()[1]
+    statement = subprocess.run(["ssh-keygen", "-Y", "sign", "-n", "gatepost-key-rotation", "-f",
+                                str(tmp_path / "ana")], input=fp, capture_output=True, text=True, check=True).stdout
+    (tmp_path / "rotation.sig").write_text(statement)
+    replaced = gp(store, "actors", "key", "ana", f"{newer}.pub", "--rotation", str(tmp_path / "rotation.sig"),
+                  "--as", "ana")
+    assert replaced.returncode == 0, replaced.stderr
     result = gp(store, "--key", str(newer), *decisions(store)["proposal mark"], "--as", "ana")
     assert result.returncode == 0, result.stderr
     check = gp(store, "verify")
     assert check.returncode == 0, check.stdout
+    assert "ana's key" in check.stdout and "rotation signed with the replaced key" in check.stdout
 
 
 def test_who_may_register_a_key(store: Path, tmp_path: Path):
@@ -203,11 +211,11 @@ def test_who_may_register_a_key(store: Path, tmp_path: Path):
     other = gp(store, "actors", "key", "ana", f"{key}.pub", "--as", "bruno")
     assert other.returncode == 3 and "refused: capability: bruno does not hold store.admin" in other.stderr
     # bound to this OS user, the person registers their first key themselves; replacing it needs an admin
-    assert gp(store, "actors", "bind", "bruno", "--os-user", getpass.getuser(), "--as", "ana").returncode == 0
+    assert gp(store, "actors", "bind", "bruno", "--os-user", os_user(), "--as", "ana").returncode == 0
     first = gp(store, "actors", "key", "bruno", f"{key}.pub", "--as", "bruno")
     assert first.returncode == 0, first.stderr
     again = gp(store, "actors", "key", "bruno", f"{keygen(tmp_path, 'bruno2')}.pub", "--as", "bruno")
-    assert again.returncode == 3 and "bruno already has a key; replacing it needs store.admin" in again.stderr
+    assert again.returncode == 3 and "refused: rotation: bruno already has the key" in again.stderr
     kind, actor = one(store, "SELECT kind, actor FROM events ORDER BY seq DESC LIMIT 1")
     assert (kind, actor) == ("actor.key_added", "bruno")
 

@@ -57,11 +57,13 @@ def day(tmp_path: Path) -> dict:
                  ["actors", "grant", "admin", "evidence.record_for", "--as", "admin"],
                  ["actors", "add", "ana", "--capability", "loop_change.keep", "--capability", "case.close",
                   "--capability", "eval_design.review", "--capability", "proposal.review", "--as", "admin"],
+                 # erin reviews the design: whose evidence counts on a case never decides it
+                 ["actors", "add", "erin", "--capability", "eval_design.review", "--as", "admin"],
                  ["actors", "add", "run-41", "--kind", "producer", "--capability", "evidence.record", "--as", "admin"],
                  ["actors", "add", "run-52", "--kind", "producer", "--capability", "evidence.record", "--as", "admin"],
                  ["current", PATH, "--set", "base.md", "--ref", "v0", "--as", "admin"],
                  ["loop", "add", "writer", "--surface", "skills/*/SKILL.md", "--suite", str(suite),
-                  "--executor", f"{sys.executable} {executor}", "--evaluator", "run-52", "--reviewer", "ana",
+                  "--executor", f"{sys.executable} {executor}", "--evaluator", "run-52", "--reviewer", "ana", "--reviewer", "erin",
                   "--design", "design-rn-1", "--as", "admin"]):
         done = gp(*args)
         assert done.returncode == 0, (args, done.stderr)
@@ -74,8 +76,8 @@ def _json(done: subprocess.CompletedProcess) -> dict:
 
 
 def _review_and_keep(gp, case_id: str) -> subprocess.CompletedProcess:
-    assert gp("case", "evidence", case_id, "--kind", "design_review", "--result", "passed", "--producer", "ana",
-              "--about", "design-rn-1", "--as", "ana").returncode == 0
+    assert gp("case", "evidence", case_id, "--kind", "design_review", "--result", "passed", "--producer", "erin",
+              "--about", "design-rn-1", "--as", "erin").returncode == 0
     shown = _json(gp("case", "show", case_id, "--json", "--as", "ana"))
     return gp("case", "decide", case_id, "kept", "--seq", str(shown["last_seq"]), "--note", "good", "--as", "ana")
 
@@ -113,7 +115,7 @@ def test_a_loops_day_loop_evaluator_reviewer_and_ci_as_separate_processes(day):
     doc = json.loads(out)
     assert doc["schema"] == "gatepost.case/1" and doc["status"] == "closed" and doc["outcome"] == "kept"
     assert doc["decisions"][0]["actor"] == "ana" and doc["candidate"]["content"] == BETTER_SKILL
-    assert {e["producer"] for e in doc["evidence"]} == {"run-52", "ana"}
+    assert {e["producer"] for e in doc["evidence"]} == {"run-52", "erin"}
     assert any(e["runs"] for e in doc["evidence"] if e["kind"] == "tuning_comparison")
     # the loop applies it and says where: it is now current
     assert gp("case", "applied", case_id, "--ref", "abc123", "--as", "run-41").returncode == 0
@@ -194,7 +196,7 @@ def test_case_new_checks_the_loops_paths_and_independence(day):
     assert unknown.returncode == 2 and "loop nope: no such loop" in unknown.stderr
     doc = _json(gp("case", "show", _json(gp("case", "new", "--loop", "writer", "--path", PATH, "--content-file",
                                           "better.md", "--json", "--as", "run-41"))["case_id"], "--json"))
-    assert doc["independent"] == {"different_agent_run": ["run-52", "ana"]} and doc["loop"] == "writer"
+    assert doc["independent"] == {"different_agent_run": ["run-52", "ana", "erin"]} and doc["loop"] == "writer"
 
 
 def test_proposals_on_the_same_base_cannot_both_be_accepted_and_applied_marks_current(day):
