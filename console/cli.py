@@ -37,7 +37,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "events": ("gatepost.commands.loop_api", "events",
                "The audit log as a feed: events after --since SEQ, oldest first, one page (--limit)."),
     "gate": ("gatepost.commands.gate", "gate",
-             "Run the scorer gate on a proposal and record the proposal (if new) and the gate result."),
+             "Run the scorer gate on each proposal and record the proposal (if new) and its gate result."),
     "init": ("gatepost.commands.base", "init",
              "Create an empty store (or migrate an existing one) at the --db location, and name its administrator."),
     "loop": ("gatepost.commands.loop", "loop",

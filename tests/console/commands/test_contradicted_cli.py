@@ -15,7 +15,7 @@ def test_case_list_contradicted_and_case_show_say_what_later_evidence_changed(tm
     add_actor(db, "run-52", "producer", ["evidence.record"])
     with freeze("2026-12-01T08:00:00Z"):
         new_case(db, "c-1")
-        new_case(db, "c-2")
+        new_case(db, "c-2", path="procedures/deploy.md")  # another path: both may be kept on one base
         flows.decide(db, "c-1", "kept", actor="ana", note="every keep claim holds")
         flows.decide(db, "c-2", "kept", actor="ana", note="every keep claim holds")
     with freeze("2026-12-01T18:00:00Z"):

@@ -24,10 +24,10 @@ def people(db):
     return db
 
 
-def new_case(db, case_id="c-1", evidence=GOOD, at="2026-12-01T07:00:00Z"):
+def new_case(db, case_id="c-1", evidence=GOOD, at="2026-12-01T07:00:00Z", path="procedures/release.md"):
     return cases.import_case(db, {
         "protocol": "eval.gated_change/1", "id": case_id, "title": f"Candidate {case_id}", "author": "run-41",
-        "candidate": {"path": "procedures/release.md", "content": "Use the checklist.", "basis": dict(BASIS)},
+        "candidate": {"path": path, "content": "Use the checklist.", "basis": dict(BASIS)},
         "independent": {"different_agent_run": ["run-52", "ana", "erin"]},
         "evidence": [{"kind": k, "result": r, "producer": "erin" if k == "design_review" else "run-52",
                       "about": "design-2" if k == "design_review" else "current"} for k, r in evidence],

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from sqlite_utils import Database
 
-from gatepost.store.demo.signed import DEMO_PRIVATE_KEY
+from gatepost.store.demo.signed import DEMO_NEW_PRIVATE_KEY
 from gatepost.store.kernel import GENESIS, canonical_event, chain_hash, migrations, open_store
 from gatepost.store.kernel import append_event as append
 from tests.conftest import run_gatepost
@@ -158,9 +158,9 @@ def test_an_empty_or_malformed_expected_head_is_bad_input(store: Path):
 
 
 def resign_with_the_demo_key(store: Path, folder: Path) -> None:
-    """Sign every signed decision's (new) event hash again with the demo signer's published key."""
+    """Sign every signed decision's (new) event hash again with the demo signer's published (current) key."""
     key = folder / "demo-key"
-    key.write_text(DEMO_PRIVATE_KEY)
+    key.write_text(DEMO_NEW_PRIVATE_KEY)  # the key chen signs with since her rotation
     key.chmod(0o600)
     conn = sqlite3.connect(store)
     remade = []
