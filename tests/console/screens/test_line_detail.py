@@ -15,11 +15,12 @@ from tests.console_helpers import settle
 @pytest.fixture
 def store(db, store_path):
     add_actor(db, "ana", "person", REVIEWER)
+    add_actor(db, "erin", "person", ["eval_design.review"])  # reviews the design; whose evidence counts never decides
     for i, evidence in enumerate((GOOD, GOOD[:1])):  # case-0 can be kept; case-1 cannot
         cases.import_case(db, {
             "id": f"case-{i}", "title": f"Candidate {i}", "author": "run-41",
             "candidate": {"path": f"procedures/p{i}.md", "content": f"Step {i}.", "basis": BASIS},
-            "independent": {"different_agent_run": ["run-52", "ana"]},
+            "independent": {"different_agent_run": ["run-52", "ana", "erin"]},
             "evidence": [{"kind": k, "result": r, "producer": p, "about": a} for k, r, p, a in evidence],
         }, actor="ana")
     return store_path

@@ -13,7 +13,7 @@ def _case(db, case_id: str, content: str, path: str = "procedures/release.md") -
     cases.import_case(db, {
         "id": case_id, "title": case_id, "author": "run-41",
         "candidate": {"path": path, "content": content, "basis": BASIS},
-        "independent": {"different_agent_run": ["run-52", "ana"]},
+        "independent": {"different_agent_run": ["run-52", "ana", "erin"]},
         "evidence": [{"kind": k, "result": r, "producer": p, "about": a} for k, r, p, a in GOOD],
     }, actor="ana")
 

@@ -30,13 +30,13 @@ def test_a_registered_path_takes_cases_only_from_its_loop(store):  # noqa: F811
     with pytest.raises(RefusedError, match=r"^import case case-x: refused: loop-path: skills/notes/SKILL.md belongs "
                                            r"to registered loop notes; a case on it comes through gatepost case new "
                                            r"--loop notes$"):
-        cases.import_case(store, _file("case-x", evidence=True), actor="ana")
+        cases.import_case(store, _file("case-x", evidence=True), actor="run-41")
     assert cases.list_cases(store, search="case-x")[1] == 0
     # the case imported before the registration cannot gather evidence on the loop's path
     with pytest.raises(RefusedError, match=r"^record evidence on case-early: refused: loop-path: "):
         cases.add_evidence(store, "case-early", kind="guard_check", result="clean", actor="run-52")
     # nor can a case move onto it by revision
-    cases.import_case(store, _file("case-other", path="procedures/other.md"), actor="ana")
+    cases.import_case(store, _file("case-other", path="procedures/other.md"), actor="run-41")
     with pytest.raises(RefusedError, match=r"^revise case-other: refused: loop-path: "):
         cases.revise_candidate(store, "case-other", path=PATH, actor="run-41")
     # through the loop: allowed, the imported event names the loop, and the loop's case stays in its paths
