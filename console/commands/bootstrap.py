@@ -44,6 +44,8 @@ def bootstrap(ctx: click.Context, skill: str, sample: int, as_json: bool, as_nam
     output.block(draft["yaml"].rstrip())
     for text in bootstrap_mod.failure_lines(failures):
         output.line(f"warning: {text}")
+    for text in bootstrap_mod.review_notes(db, skill, draft["assertions"], hand_written=False):
+        output.line(f"warning: {text}")
     output.line(f"next: gatepost manifest approve {draft['id']} --as NAME  |  "
                f"gatepost manifest reject {draft['id']} --as NAME --note …")
 

@@ -55,13 +55,16 @@ from .bootstrapping import (
     REFUSAL_MARKERS,
     SAMPLE_SIZE,
     bootstrap,
+    draft_review_lines,
     failure_lines,
     left_out_words,
     percentile,
     propose,
     refusal_markers,
+    review_notes,
     sample_failures,
     sample_runs,
+    style_words,
 )
 from .contradicted import contradicted_draft_ids, contradicted_drafts, draft_contradiction
 from .coverage import (
@@ -174,6 +177,9 @@ __all__ = [
     "REFUSAL_MARKERS",
     "left_out_words",
     "refusal_markers",
+    "draft_review_lines",
+    "review_notes",
+    "style_words",
     "DRAFT_STATUSES",
     "FAILING_STATES",
     "HEADING_SHARE",

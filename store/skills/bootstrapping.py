@@ -17,6 +17,7 @@ It is never approved automatically.
 """
 
 import math
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -231,4 +232,41 @@ def failure_lines(failures: list[dict[str, Any]]) -> list[str]:
     for f in failures:
         newest = " (the newest run: the next eval fails at once, NEW_FAIL)" if f["newest"] else ""
         lines.append(f"would fail sampled run {f['run_id']}{newest} on {f['assertion']}: {f['message']}")
+    return lines
+
+
+# --- what a reviewer is told beside a manifest --------------------------------------------------
+# Single words a forbidden list may rightly hold: placeholders an output should never carry.
+PLACEHOLDER_WORDS = frozenset({"lorem", "ipsum", "todo", "fixme", "tbd", "xxx", "placeholder", "undefined", "null",
+                               "nan", "none"})
+_STYLE_WORD = re.compile(r"^[A-Za-z][a-z]+(?:['-][a-z]+)*$")
+
+
+def style_words(assertions: dict[str, Any]) -> list[str]:
+    """Forbidden patterns that are one ordinary word (`exciting`, `consider`): a choice of style, not a refusal
+    or hallucination marker (those are phrases: "I cannot", "as an AI"). A placeholder word is not flagged."""
+    return [p for p in assertions.get("forbidden_patterns") or []
+            if _STYLE_WORD.match(p.strip()) and p.strip().casefold() not in PLACEHOLDER_WORDS]
+
+
+def review_notes(db: Database, skill: str, assertions: dict[str, Any], *, hand_written: bool) -> list[str]:
+    """What a reviewer should know of a manifest: written by hand for a skill with no run recorded it is
+    speculative (the seed: bootstrap before writing speculatively); a style word it forbids is flagged."""
+    notes = []
+    if hand_written and db.execute("SELECT 1 FROM skill_runs WHERE skill = ? LIMIT 1", [skill]).fetchone() is None:
+        notes.append(f"speculative: no run of {skill} is recorded, so these assertions observe nothing yet: "
+                     f"bootstrap before writing speculatively (gatepost bootstrap --skill {skill} once it has runs)")
+    for word in style_words(assertions):
+        notes.append(f"forbidden_patterns: {word!r} is an ordinary word of style, not a refusal or a hallucination "
+                     "marker: keep the list tight, do not lint stylistic choices")
+    return notes
+
+
+def draft_review_lines(db: Database, draft: dict[str, Any]) -> list[str]:
+    """Everything a draft's reviewer is warned of: sampled runs it would fail, runs bootstrap left out and why,
+    and the review notes (an edited draft is written by hand)."""
+    evidence = draft.get("evidence") or {}
+    lines = failure_lines(sample_failures(db, draft))
+    lines += [f"left out of the sample: {text}" for text in left_out_words(evidence.get("left_out") or [])]
+    lines += review_notes(db, draft["skill"], draft.get("assertions") or {}, hand_written=draft.get("origin") == "edit")
     return lines

@@ -170,3 +170,26 @@ def test_runs_failing_the_active_manifest_and_family_refusals_are_left_out(peopl
     assert whys["token-movers-0006"].startswith("fails the active manifest v1: min_words:")
     assert "not financial advice" in assertions["forbidden_patterns"]
     assert evidence["checked_against"] == 1
+
+
+def test_review_marks_a_speculative_manifest_and_flags_words_of_style(people, cli, tmp_path):
+    """The seed's rules: bootstrap before writing speculatively; keep the forbidden list to refusals."""
+    manifest = tmp_path / "m.yaml"
+    manifest.write_text("weekly-outlook:\n  min_words: 300\n  forbidden_patterns: [exciting, consider, as an AI, TODO]\n"
+                        "hn-digest:\n  min_words: 10\n  forbidden_patterns: [I cannot]\n")
+    _runs(people, "hn-digest", [_doc(40, "Top stories")])
+    imported = cli("manifest", "import", str(manifest), "--as", "bruno")
+    assert imported.exit_code == 0, imported.output
+    lines = imported.output.splitlines()
+    assert "  warning: speculative: no run of weekly-outlook is recorded" in "\n".join(lines)
+    assert "bootstrap before writing speculatively" in imported.output
+    assert "'exciting' is an ordinary word of style" in imported.output
+    assert "'consider' is an ordinary word of style" in imported.output
+    assert "'as an AI'" not in imported.output and "'TODO'" not in imported.output  # a marker, a placeholder
+    assert "no run of hn-digest" not in imported.output  # it has runs: observed, not speculative
+    shown = cli("manifest", "show", "weekly-outlook")
+    assert "warning: speculative" in shown.output
+    # once the skill has a run, the manifest is no longer speculative; the style words stay flagged
+    _runs(people, "weekly-outlook", [_doc(400, "OUTLOOK")], start=20)
+    shown = cli("manifest", "show", "weekly-outlook")
+    assert "speculative" not in shown.output and "'exciting' is an ordinary word of style" in shown.output
