@@ -77,7 +77,7 @@ class Suite:
         tuning, heldout = len(self.tasks_in("tuning")), len(self.tasks_in("heldout"))
         warnings = []
         if tuning and not can_detect(tuning, self.must_detect, self.alpha):
-            warnings.append(f"{detect_words(tuning, self.alpha, what='tuning tasks')}, above the suite's floor "
+            warnings.append(f"{detect_words(tuning, self.alpha, what='tuning tasks')}, coarser than the suite's floor "
                             f"(must_detect: {pp(self.must_detect, sign=False)} pp): under the "
                             f"{self.decision_rule} rule " + ("a smaller change is kept on noise"
                                                              if self.decision_rule == "strict" else
