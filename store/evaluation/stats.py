@@ -246,7 +246,7 @@ def delta_words(comparison: dict[str, Any]) -> str:
     if comparison["decided"] == "worse":
         return f"{head} — worse beyond the noise at \u03b1 = {comparison['alpha']:g}"
     if mde is None:
-        tail = f"{n} tasks cannot decide any change at \u03b1 = {comparison['alpha']:g}"
+        tail = f"{n} task{'s' if n != 1 else ''} cannot decide any change at \u03b1 = {comparison['alpha']:g}"
     elif abs(comparison["delta"]) < mde:
         tail = f"{n} tasks detect only \u00b1{pp(mde, sign=False)} pp"
     else:
