@@ -99,7 +99,8 @@ def populate(db: Database, rng: random.Random, person: str) -> str:
     settings = {"surface": [PATH], "paths": [PATH, "_rules/release-notes/*"],
                 "suite_path": str(suite.path), "suite_hash": suite.id, "baseline": loops.BASELINE_CURRENT,
                 "baseline_path": None, "baseline_hash": None, "executor": DemoExecutor.command, "mock": False,
-                "evaluators": ["run-53"], "reviewers": ["dara"], "design": DESIGN, "data_revision": "d-2026-11"}
+                "evaluators": ["run-53"], "reviewers": ["dara"], "design": DESIGN, "data_revision": "d-2026-11",
+                "decision_rule": suite.decision_rule}
     loop = loops.add_loop(db, LOOP, settings, actor=person, note="the release-notes loop", at=_at(clock))
     clock += timedelta(minutes=5)
     loops.set_current(db, PATH, SKILL["v1"], ref="a1b2c3d", actor=person, at=_at(clock))
