@@ -143,8 +143,8 @@ def populate(db: Database, rng: random.Random, person: str) -> str:
     clock += timedelta(minutes=25)
     _evaluate(db, fourth["case_id"], suite, second, clock)
     clock += timedelta(minutes=20)
-    cases.add_evidence(db, fourth["case_id"], kind="design_review", result="passed", producer="ana", about=DESIGN,
-                       actor="ana", at=_at(clock))
+    cases.add_evidence(db, fourth["case_id"], kind="design_review", result="passed", producer="dara", about=DESIGN,
+                       actor="dara", at=_at(clock))
     clock += timedelta(minutes=5)
     view = cases.case_view(db, fourth["case_id"], actor="ana")
     kept = 0
