@@ -85,7 +85,7 @@ def weighed(rule: str, alpha: float, *runs: dict[str, Any]) -> dict[str, Any]:
     """What a comparison's evidence details carry about the noise of its comparisons (each run summary:
     run_id, delta, comparison)."""
     return {"runs": [r["run_id"] for r in runs], "deltas": [r["delta"] for r in runs],
-            "decision_rule": rule, "alpha": alpha,
+            "decision_rule": rule, "alpha": alpha, "decided_by": evaluation.rule_words(rule, alpha),
             "comparisons": [r["comparison"]["words"] for r in runs],
             "p_values": [r["comparison"]["p_value"] for r in runs],
             "intervals": [[r["comparison"]["low"], r["comparison"]["high"]] for r in runs],
@@ -107,9 +107,16 @@ def tuning_result(rule: str, first: dict[str, Any], second: dict[str, Any]) -> s
             ("better", "worse"): "not_reproduced"}.get((one, two))
 
 
-def heldout_result(held: dict[str, Any]) -> str:
-    """Held-out stays strict under both rules: any drop is a regression."""
-    return "held" if held["delta"] >= 0 else "regressed"
+def heldout_result(rule: str, alpha: float, held: dict[str, Any],
+                   max_regression: float = evaluation.MAX_REGRESSION) -> str | None:
+    """The heldout_comparison one comparison makes under the rule. strict: any drop is a regression.
+    significant: a held-out set that can detect a drop of `max_regression` at alpha records any drop as
+    regressed (noise never hides a regression) and a tie or better as held; one that cannot records only a
+    drop the exact test decides, else None (nothing is recorded: it cannot tell)."""
+    plain = "held" if held["delta"] >= 0 else "regressed"
+    if rule == "strict" or held["comparison"]["decided"] == "worse":
+        return plain
+    return plain if evaluation.can_detect(held["comparison"]["tasks"], max_regression, alpha) else None
 
 
 def undecided_note(alpha: float, *runs: dict[str, Any]) -> str:
@@ -118,6 +125,15 @@ def undecided_note(alpha: float, *runs: dict[str, Any]) -> str:
                  for i, r in enumerate(runs, start=1) if r["comparison"]["decided"] is None]
     return (f"tuning_comparison not recorded: decision rule significant (\u03b1 = {alpha:g}) and "
             + "; ".join(undecided))
+
+
+def heldout_note(alpha: float, held: dict[str, Any], max_regression: float) -> str:
+    """Why a heldout_comparison was not recorded under the significant rule: too few held-out tasks."""
+    tasks = held["comparison"]["tasks"]
+    return (f"heldout_comparison not recorded: decision rule significant (\u03b1 = {alpha:g}) and run "
+            f"{held['run_id']}: {held['comparison']['words']}; too few tasks to tell: "
+            f"{evaluation.detect_words(tasks, alpha, what='held-out tasks')}, not a regression of "
+            f"{evaluation.pp(max_regression, sign=False)} pp (the suite's max_regression)")
 
 
 def evaluate_case(
@@ -148,13 +164,16 @@ def evaluate_case(
     candidate not below the baseline -> held, else regressed. A split the
     suite does not have records nothing (and says so).
 
-    "Better" depends on the decision rule (the suite's `decision_rule`, or the
-    argument): `strict` (the default, the seed's) is a strictly higher pass
-    rate; under `significant` a comparison counts only when the exact sign
-    test decides it at alpha, and when either tuning comparison is undecided
-    no tuning_comparison is recorded: the case says which comparison was
-    undecided and by how much, and tuning.improved stays UNKNOWN. Held-out
-    stays strict under both rules: any drop is a regression (docs/statistics.md).
+    "Better" depends on the decision rule (the argument, else the suite's
+    `decision_rule`): under `significant` (the default) a comparison counts
+    only when the exact sign test decides it at alpha; when a tuning
+    comparison is undecided no tuning_comparison is recorded (the case says
+    which and by how much) and tuning.improved stays UNKNOWN. A held-out set
+    too small to detect a drop of the suite's max_regression at alpha records
+    nothing either, unless the drop it shows is decided; one large enough
+    records any drop as regressed. Under `strict` (a registered, visible
+    choice: "noise may pass") better is a strictly higher pass rate and any
+    held-out drop is a regression (docs/statistics.md).
     """
     if not (producer or "").strip():
         raise InputError("--producer: expected the name of the run or person that produces this evidence")
@@ -220,7 +239,14 @@ def evaluate_case(
         report["skipped"].append("tuning_comparison: the suite has no tuning tasks")
     if suite.tasks_in("heldout"):
         held = run("heldout", "heldout")
-        record("heldout_comparison", heldout_result(held), weighed(rule, alpha, held))
+        outcome = heldout_result(rule, alpha, held, suite.max_regression)
+        if outcome is not None:
+            record("heldout_comparison", outcome, dict(weighed(rule, alpha, held), max_regression=suite.max_regression))
+        else:
+            note = heldout_note(alpha, held, suite.max_regression)
+            cases.note_undecided(db, case_id, kind="heldout_comparison", producer=producer, note=note,
+                                 details=weighed(rule, alpha, held), actor=actor, at=moment())
+            report["undecided"].append(note)
     else:
         report["skipped"].append("heldout_comparison: the suite has no held-out tasks (split: heldout)")
     return report
@@ -231,14 +257,15 @@ COMPARISON_KINDS = {"tuning_comparison": 2, "heldout_comparison": 1}  # how many
 
 def compare_case(db: Database, case_id: str, *, kind: str, pairs: list[tuple[str, str]], producer: str,
                  actor: str | None = None, decision_rule: str | None = None, alpha: float | None = None,
-                 at: str | None = None) -> dict[str, Any]:
+                 at: str | None = None, max_regression: float = evaluation.MAX_REGRESSION) -> dict[str, Any]:
     """Record a tuning_comparison or heldout_comparison from stored runs, for a loop whose evaluation ran
     elsewhere (a JUnit report, an Inspect log, an upstream artifact, gatepost's own runs).
 
     Each pair is (candidate run, baseline run) of the same tasks, weighed by `evaluation.compare_runs`; the
     result follows evaluate_case's rules (`tuning_result` over two pairs: the improvement, then its
-    reproduction; `heldout_result` over one), under the same decision rule, and a significant rule that
-    leaves the tuning comparison undecided records nothing and says why on the case.
+    reproduction; `heldout_result` over one, with the held-out drop `max_regression` it must be able to
+    see), under the same decision rule, and a significant rule that leaves a comparison undecided records
+    nothing and says why on the case.
     """
     if kind not in COMPARISON_KINDS:
         raise InputError(f"--kind: expected one of {', '.join(COMPARISON_KINDS)}, got {kind!r}")
@@ -265,9 +292,11 @@ def compare_case(db: Database, case_id: str, *, kind: str, pairs: list[tuple[str
     report: dict[str, Any] = {"case_id": case_id, "revision": revision, "producer": producer, "kind": kind,
                               "decision_rule": rule, "alpha": alpha, "runs": runs, "evidence": None,
                               "undecided": None}
-    result = tuning_result(rule, *runs) if kind == "tuning_comparison" else heldout_result(runs[0])
+    result = (tuning_result(rule, *runs) if kind == "tuning_comparison"
+              else heldout_result(rule, alpha, runs[0], max_regression))
     if result is None:
-        note = undecided_note(alpha, *runs)
+        note = (undecided_note(alpha, *runs) if kind == "tuning_comparison"
+                else heldout_note(alpha, runs[0], max_regression))
         cases.note_undecided(db, case_id, kind=kind, producer=producer, note=note, details=details, actor=actor,
                              at=at)
         report["undecided"] = note
@@ -393,7 +422,8 @@ def new_case(db: Database, loop_name: str, path: str, content: str, *, actor: st
 
 def loop_evaluation(db: Database, case_id: str, *, suite: str | None = None, surface: list[str] | None = None,
                     executor: str | None = None, mock: bool = False, baseline: str | None = None,
-                    judge_command: str | None = None, actor: str | None = None) -> dict[str, Any] | None:
+                    judge_command: str | None = None, actor: str | None = None,
+                    decision_rule: str | None = None) -> dict[str, Any] | None:
     """The settings of an evaluation of a loop's case, from the loop's registry; None for a case of no loop.
 
     The suite file is checked against the case's basis (`question_set`) and the baseline against its
@@ -402,8 +432,10 @@ def loop_evaluation(db: Database, case_id: str, *, suite: str | None = None, sur
     What runs must be what was registered: the suite and its fixtures, the files the executor's and the
     judge's commands name inside the loop's root, by hash; a file changed, gone or new since is refused
     (rule `registered`) until an administrator registers the new version. Returns {loop, suite (a Suite),
-    surface, executor, mock, judge_command, baseline_text, baseline_path, overridden, ran_with}; `ran_with`
-    (the loop, its version and the hashes of the files) goes into every record the evaluation makes.
+    surface, executor, mock, judge_command, baseline_text, baseline_path, overridden, ran_with, decision_rule};
+    `ran_with` (the loop, its version and the hashes of the files) goes into every record the evaluation
+    makes. The decision rule is the loop's registered one (a loop registered before it was recorded: its
+    suite's), and asking for another is an override like any other setting.
     """
     link = loops.loop_case(db, case_id)
     if link is None:
@@ -451,7 +483,11 @@ def loop_evaluation(db: Database, case_id: str, *, suite: str | None = None, sur
         if loops.text_hash(base_text) != case["basis"].get("baseline"):
             raise RefusedError(f"{doing}: refused: basis: the baseline ({loops.text_hash(base_text)[:19]}…) is not "
                                f"the content the case was made on ({case['basis'].get('baseline')})")
-    overridden = loops.check_override(db, loop, asked, actor=actor, case_id=case_id)  # refused, or audited
+    registered_rule = loop.get("decision_rule") or loaded.decision_rule
+    if decision_rule:
+        asked["decision_rule"] = decision_rule
+    overridden = loops.check_override(db, dict(loop, decision_rule=registered_rule), asked, actor=actor,
+                                      case_id=case_id)  # refused, or audited
     command = asked.get("executor", loop["executor"])
     judge = asked.get("judge_command", loop.get("judge_command"))
     ran_with = {"loop": loop["name"], "version": loop["version"],
@@ -461,7 +497,8 @@ def loop_evaluation(db: Database, case_id: str, *, suite: str | None = None, sur
     return {"loop": loop["name"], "suite": loaded, "surface": asked["surface"] or loop["surface"],
             "executor": loops.absolute_command(command, root), "mock": asked.get("mock", loop["mock"]),
             "judge_command": loops.absolute_command(judge, root), "baseline_text": base_text,
-            "baseline_path": base_path, "overridden": overridden, "ran_with": ran_with}
+            "baseline_path": base_path, "overridden": overridden, "ran_with": ran_with,
+            "decision_rule": decision_rule or registered_rule}
 
 
 def record_case_applied(db: Database, case_id: str, *, ref: str | None, actor: str | None,

@@ -20,9 +20,11 @@ def bootstrap(ctx: click.Context, skill: str, sample: int, as_json: bool, as_nam
     \b
     min_words          p25 of the sampled word counts (linear interpolation, rounded down)
     required_patterns  headings present in at least 80% of the sampled runs
-    forbidden_patterns a short default list of refusals and hedging filler
-                       (minus any the sample itself contains)
-    Fewer successful runs than --sample: refused (exit 3), nothing stored.
+    forbidden_patterns the default refusal markers and the skill family's own
+                       (always), and hedging filler the sample does not hold
+    A successful run is recorded ok, is no refusal (holds no refusal marker)
+    and passes the active manifest, if any; each newer run left out is
+    listed with why. Fewer than --sample: refused (exit 3), nothing stored.
     Review it with `gatepost manifest show DRAFT_ID`, then approve or reject it.
     """
     db = open_ctx_store(ctx)
@@ -35,10 +37,14 @@ def bootstrap(ctx: click.Context, skill: str, sample: int, as_json: bool, as_nam
     ev = draft["evidence"]
     output.line(f"draft {draft['id']} for {skill} (pending review; never active until approved)")
     output.line(f"sampled {', '.join(r['id'] for r in ev['runs'])}")
+    for text in bootstrap_mod.left_out_words(ev.get("left_out") or []):
+        output.line(f"left out {text}")
     output.line(f"word counts {ev['word_counts']} -> p25 {ev['min_words']['value']:g} -> min_words "
                f"{draft['assertions']['min_words']}")
     output.block(draft["yaml"].rstrip())
     for text in bootstrap_mod.failure_lines(failures):
+        output.line(f"warning: {text}")
+    for text in bootstrap_mod.review_notes(db, skill, draft["assertions"], hand_written=False):
         output.line(f"warning: {text}")
     output.line(f"next: gatepost manifest approve {draft['id']} --as NAME  |  "
                f"gatepost manifest reject {draft['id']} --as NAME --note …")

@@ -18,9 +18,19 @@ from gatepost.commands._common import (
     quiet_option,
 )
 from gatepost.commands.suite import default_artifact_dir, judge_settings
-from gatepost.store.evaluation import DECISION_RULES, load_suite, make_executor, read_skill
+from gatepost.store.evaluation import (
+    DECISION_RULES,
+    MAX_REGRESSION,
+    load_suite,
+    make_executor,
+    read_skill,
+    rule_words,
+)
 from gatepost.store.flows import COMPARISON_KINDS, compare_case, evaluate_case, loop_evaluation
 from gatepost.store.kernel import InputError
+
+MOCK_NOTE = ("mock: this evidence is stored and never counts (gatepost's built-in mock, not a real AI); "
+             "evaluate with --executor for evidence that counts")
 
 suite_option = click.option(
     "--suite", "suite_file", default=None, type=click.Path(dir_okay=False),
@@ -43,8 +53,8 @@ suite_option = click.option(
 @pass_k_option
 @cache_dir_option
 @click.option("--decision-rule", type=click.Choice(DECISION_RULES), default=None,
-              help="strict: a higher pass rate is better, a tie passes (the default, or the suite's "
-                   "decision_rule); significant: a comparison counts only when decided at --alpha.")
+              help="significant (the default, or the suite's decision_rule): a comparison counts only when "
+                   "decided at --alpha; strict: a higher pass rate is better, a tie passes (noise may pass).")
 @click.option("--alpha", type=float, default=None, metavar="LEVEL",
               help="The level of the significant rule (default: the suite's alpha, else 0.05).")
 @click.option("--json", "as_json", is_flag=True, help="Print the evidence recorded and the runs as JSON.")
@@ -60,9 +70,11 @@ def evaluate(ctx: click.Context, case_id: str, suite_file: str, executor_cmd: st
     Records a guard_check (outside / leaked / clean), a tuning_comparison from
     two tuning runs (reproduced / not_reproduced / not_better) and a
     heldout_comparison from one held-out run (held / regressed), each about
-    the case's current revision. Under --decision-rule significant a tuning
-    comparison the exact test does not decide records nothing (the case says
-    why); see docs/statistics.md. The case's candidate content is the skill
+    the case's current revision. Under the default decision rule
+    (significant) a tuning comparison the exact test does not decide, or a
+    held-out set too small to detect the suite's max_regression, records
+    nothing (the case says why); see docs/statistics.md. With --mock the
+    evidence is stored and never counts. The case's candidate content is the skill
     under test. Every run is stored and its artifact written to evaluations/.
 
     A loop's case (case new --loop) takes its suite, surface, executor and
@@ -78,13 +90,15 @@ def evaluate(ctx: click.Context, case_id: str, suite_file: str, executor_cmd: st
     who = person(as_name)
     registered = loop_evaluation(db, case_id, suite=suite_file, surface=list(surface) or None,
                                  executor=executor_cmd, mock=mock, baseline=baseline_path,
-                                 judge_command=judge_command, actor=who)
+                                 judge_command=judge_command, actor=who,
+                                 decision_rule=decision_rule)
     ran_with = None
     if registered is not None:  # a loop's case: its settings come from the loop's registry
         loaded, surface = registered["suite"], tuple(registered["surface"])
         executor_cmd, mock = registered["executor"], registered["mock"]
         base_path, base_text = registered["baseline_path"], registered["baseline_text"]
         judge_command, ran_with = registered["judge_command"], registered["ran_with"]
+        decision_rule = registered["decision_rule"]
     else:
         if not suite_file:
             raise InputError("--suite: missing (expected the task suite YAML; a loop's case takes its loop's)")
@@ -102,6 +116,8 @@ def evaluate(ctx: click.Context, case_id: str, suite_file: str, executor_cmd: st
                                decision_rule=decision_rule, alpha=alpha, ran_with=ran_with)
     if registered is not None:
         report["loop"], report["overridden"] = registered["loop"], registered["overridden"]
+    if executor.mock:
+        report["mock"] = MOCK_NOTE
     leaks = [(task, text) for e in report["evidence"] if e["kind"] == "guard_check" and e["result"] == "leaked"
              for text, tasks in sorted((e["details"].get("tasks") or {}).items()) for task in tasks]
     if as_json:
@@ -109,7 +125,11 @@ def evaluate(ctx: click.Context, case_id: str, suite_file: str, executor_cmd: st
         if leaks:
             ctx.exit(1)
         return
-    output.line(f"case {case_id} at {report['revision'][:12]}, evidence by {producer}:")
+    output.line(f"case {case_id} at {report['revision'][:12]}, evidence by {producer} "
+                f"(decision rule {report['decision_rule']}: "
+                f"{rule_words(report['decision_rule'], report['alpha'])}):")
+    if executor.mock:
+        output.line(f"  {MOCK_NOTE}")
     for e in report["evidence"]:
         output.line(f"  {e['kind']}: {e['result']}" + (f"  ({e['details']['why']})" if e["details"].get("why") else ""))
     for r in report["runs"]:
@@ -141,14 +161,17 @@ def evaluate(ctx: click.Context, case_id: str, suite_file: str, executor_cmd: st
               help="Who produces this evidence (the CI job or agent run that ran the evaluation); it counts only "
                    "if the case lists it as independent.")
 @click.option("--decision-rule", type=click.Choice(DECISION_RULES), default=None,
-              help="strict (the default): a higher pass rate is better; significant: only when the exact test "
-                   "decides it at --alpha. Held-out stays strict.")
+              help="significant (the default): better or worse only when the exact test decides it at --alpha, a "
+                   "held-out drop only where the tasks can see --max-regression; strict: noise may pass.")
 @click.option("--alpha", type=float, default=None, metavar="LEVEL", help="The significant rule's level (0.05).")
+@click.option("--max-regression", type=click.FloatRange(0, 1, min_open=True), default=MAX_REGRESSION,
+              show_default=True, metavar="FRACTION",
+              help="The held-out drop the held-out runs must be able to detect before held counts (0.1 = 10 pp).")
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison and the evidence recorded as JSON.")
 @as_option
 @click.pass_context
 def compare(ctx: click.Context, case_id: str, candidates: tuple[str, ...], baselines: tuple[str, ...], kind: str,
-            producer: str, decision_rule: str | None, alpha: float | None, as_json: bool,
+            producer: str, decision_rule: str | None, alpha: float | None, max_regression: float, as_json: bool,
             as_name: str | None) -> None:
     """Record case ID's comparison from two stored runs of the same tasks, by --producer.
 
@@ -162,7 +185,8 @@ def compare(ctx: click.Context, case_id: str, candidates: tuple[str, ...], basel
                          f"candidates, {len(baselines)} baselines)")
     db = open_ctx_store(ctx)
     report = compare_case(db, case_id, kind=kind, pairs=list(zip(candidates, baselines, strict=True)),
-                          producer=producer, actor=person(as_name), decision_rule=decision_rule, alpha=alpha)
+                          producer=producer, actor=person(as_name), decision_rule=decision_rule, alpha=alpha,
+                          max_regression=max_regression)
     if as_json:
         echo_json(report)
         return

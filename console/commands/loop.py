@@ -1,10 +1,13 @@
 """`gatepost loop`: register loops and their settings; `gatepost current`: what is current per path."""
 
+from pathlib import Path
+
 import click
 
 from gatepost import output
 from gatepost.commands._common import as_option, echo_json, open_ctx_store, person
 from gatepost.store import loops
+from gatepost.store.evaluation import DECISION_RULES, load_suite, rule_words
 from gatepost.store.kernel import read_input
 
 
@@ -48,6 +51,9 @@ def loop() -> None:
               help="The evaluation design label cases are made on (default: NAME-design@<suite hash>).")
 @click.option("--data-revision", default="unversioned", show_default=True, metavar="LABEL",
               help="The data revision cases are made on (case new may name another).")
+@click.option("--decision-rule", type=click.Choice(DECISION_RULES), default=None,
+              help="How its comparisons are decided (default: the suite's decision_rule, else significant); "
+                   "strict lets noise pass. Changing it is a new version of the loop (store.admin).")
 @click.option("--note", default=None, help="Why (kept with the event).")
 @click.option("--json", "as_json", is_flag=True, help="Print the loop as JSON (schema gatepost.loop/1).")
 @as_option
@@ -55,24 +61,31 @@ def loop() -> None:
 def loop_add(ctx: click.Context, name: str, surface: tuple[str, ...], paths: tuple[str, ...], suite_file: str,
              baseline: str, executor_cmd: str | None, mock: bool, judge_command: str | None, root: str | None,
              evaluators: tuple[str, ...],
-             reviewers: tuple[str, ...], design: str | None, data_revision: str, note: str | None, as_json: bool,
-             as_name: str | None) -> None:
+             reviewers: tuple[str, ...], design: str | None, data_revision: str, decision_rule: str | None,
+             note: str | None, as_json: bool, as_name: str | None) -> None:
     """Register loop NAME, or a new version of its settings (needs store.admin; refused: exit 3).
 
     What runs is registered by file hash: the suite and its fixtures/, the files the --executor and
     --judge-command commands name inside --root. An evaluation whose files differ is refused (exit 3)
-    until the loop is registered again with them.
+    until the loop is registered again with them. Says what the suite can decide at its alpha (the
+    smallest change its tuning tasks decide, whether its held-out tasks can see a regression of its
+    max_regression) and warns below the suite's floor.
     """
     settings = loops.make_settings(suite=suite_file, surface=surface, paths=paths, baseline=baseline,
                                    executor=executor_cmd, mock=mock, evaluators=evaluators, reviewers=reviewers,
                                    design=design, data_revision=data_revision, name=loops.check_loop_name(name),
-                                   root=root, judge_command=judge_command)
+                                   root=root, judge_command=judge_command, decision_rule=decision_rule)
     found = loops.add_loop(open_ctx_store(ctx), name, settings, actor=person(as_name), note=note)
+    power = load_suite(Path(found["root"]) / found["suite_path"]).power()
     if as_json:
-        echo_json(found)
+        echo_json({**found, "power": power})
         return
     output.line(f"loop {found['name']} v{found['version']}: surface {' '.join(found['surface'])} · suite "
                 f"sha256:{found['suite_hash'][:12]} · evaluators {' '.join(found['evaluators'])}")
+    output.line(f"decision rule: {rule_words(found['decision_rule'], power['alpha'])} · "
+                f"{power['tuning']['words']} · {power['heldout']['words']}")
+    for warning in power["warnings"]:
+        output.line(f"warning: {warning}")
 
 
 @loop.command("list")
@@ -117,6 +130,9 @@ def loop_show(ctx: click.Context, name: str, as_json: bool) -> None:
     for key, what in loops.RAN_WITH:
         for path, digest in sorted((found.get(key) or {}).items()):
             output.line(f"registered {what} file: {path} {digest}")
+    if found.get("decision_rule"):
+        output.line(f"decision rule: {found['decision_rule']}"
+                    + (" (noise may pass)" if found["decision_rule"] == "strict" else ""))
 
 
 @click.command("current")

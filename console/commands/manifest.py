@@ -5,7 +5,13 @@ import click
 from gatepost import output
 from gatepost.commands._common import as_option, echo_json, open_ctx_store, person, person_acts
 from gatepost.store.kernel import InputError, read_text
-from gatepost.store.skills import failure_lines, manifests, sample_failures
+from gatepost.store.skills import (
+    draft_review_lines,
+    failure_lines,
+    manifests,
+    review_notes,
+    sample_failures,
+)
 
 
 @click.group("manifest")
@@ -25,12 +31,15 @@ def manifest_group() -> None:
 @click.pass_context
 def import_cmd(ctx: click.Context, file: str, as_name: str | None) -> None:
     """Record FILE's assertions as the active manifest version of each skill in it (manifest.review)."""
-    results = manifests.import_manifest(open_ctx_store(ctx), file, actor=person(as_name))
+    db = open_ctx_store(ctx)
+    results = manifests.import_manifest(db, file, actor=person(as_name))
     for v in results:
         if v["unchanged"]:
             output.line(f"{v['skill']}: unchanged (v{v['version']} already has these assertions)")
         else:
             output.line(f"{v['skill']}: v{v['version']} active ({len(v['assertions'])} assertions)")
+        for note in review_notes(db, v["skill"], v["assertions"], hand_written=True):
+            output.line(f"  warning: {note}")
 
 
 @manifest_group.command("approve")
@@ -107,21 +116,25 @@ def show(ctx: click.Context, target: str, as_json: bool) -> None:
     if draft:
         failures = sample_failures(db, draft)
         if as_json:
-            echo_json({**draft, "history": manifests.draft_history(db, target), "would_fail": failures})
+            echo_json({**draft, "history": manifests.draft_history(db, target), "would_fail": failures,
+                       "review": draft_review_lines(db, draft)})
             return
         output.line(f"{draft['id']} · {draft['skill']} · {draft['status']} · {draft['origin']} by {draft['author']}")
         output.block(draft["yaml"].rstrip())
-        for text in failure_lines(failures):
+        for text in draft_review_lines(db, draft):
             output.line(f"warning: {text}")
         return
     version = manifests.active_version(db, target)
     if version is None:
         raise InputError(f"{target}: neither a draft id nor a skill with an active manifest")
+    notes = review_notes(db, target, version["assertions"], hand_written=version["source"] == "import")
     if as_json:
-        echo_json(version)
+        echo_json({**version, "review": notes})
         return
     output.line(f"{target} v{version['version']} · {version['source']} by {version['author']} · {version['created_at']}")
     output.block(version["yaml"].rstrip())
+    for note in notes:
+        output.line(f"warning: {note}")
 
 
 @manifest_group.command("versions")

@@ -56,7 +56,11 @@ def suite() -> None:
 @suite.command("validate")
 @click.argument("file", type=click.Path(dir_okay=False))
 def suite_validate(file: str) -> None:
-    """Check the suite FILE by the evaluator's load-time rules; print every problem (exit 2 if any)."""
+    """Check the suite FILE by the evaluator's load-time rules; print every problem (exit 2 if any).
+
+    A valid suite is told what it can decide at its alpha: the smallest change its tuning tasks decide
+    and whether its held-out tasks can see a regression of its max_regression, with a warning below the
+    floor it sets (must_detect, max_regression; docs/statistics.md)."""
     errors = validate_suite(file)
     if errors:
         for error in errors:
@@ -67,6 +71,10 @@ def suite_validate(file: str) -> None:
     splits = {s: len(loaded.tasks_in(s)) for s in ("tuning", "heldout")}
     output.line(f"{Path(file).name}: valid (skill {loaded.skill_id}, {len(loaded.tasks)} tasks: "
                f"{splits['tuning']} tuning, {splits['heldout']} held-out)")
+    power = loaded.power()
+    output.line(f"decision rule {power['decision_rule']}: {power['tuning']['words']}; {power['heldout']['words']}")
+    for warning in power["warnings"]:
+        output.line(f"warning: {warning}")
 
 
 def judge_settings(judge_command: str | None, mock: bool) -> JudgeSettings:

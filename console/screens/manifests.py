@@ -21,13 +21,11 @@ from gatepost.store.skills import (
     approve_draft,
     draft_history,
     edit_draft,
-    failure_lines,
     get_draft,
     get_version,
     list_drafts,
     parse_draft_yaml,
     reject_draft,
-    sample_failures,
 )
 from gatepost.store.views import fold_leases
 from gatepost.widgets.assertion_diff import render_comparison
@@ -53,7 +51,7 @@ class DraftView:
     active: dict[str, Any] | None
     based: dict[str, Any] | None
     history: list[dict[str, Any]]
-    failures: list[str]  # the sampled runs the draft would fail, and on which assertion
+    failures: list[str]  # what the reviewer is warned of: runs it would fail, runs left out, review notes
     contradicted: dict[str, Any] | None = None  # a later run failing what the approved draft's sample passed
 
 
@@ -156,7 +154,7 @@ class ManifestsScreen(DecisionScreen):
         active = active_version(db, draft["skill"])
         based = get_version(db, draft["based_on_version_id"]) if draft["based_on_version_id"] else None
         return DraftView(draft, active, based, draft_history(db, draft["id"]),
-                         failure_lines(sample_failures(db, draft)), skills_mod.draft_contradiction(db, draft))
+                         skills_mod.draft_review_lines(db, draft), skills_mod.draft_contradiction(db, draft))
 
     def contradicted(self, db: Any, keys: list[str]) -> set[str]:
         return set(skills_mod.contradicted_draft_ids(db, keys))

@@ -594,8 +594,9 @@ def noise_warnings(evidence: list[dict[str, Any]]) -> list[str]:
             if flag is True and isinstance(said, str):
                 run = f" run {i + 1}" if len(flags) > 1 else ""
                 decides = f" ({', '.join(e['decides'])})" if e.get("decides") else ""
-                lines.append(f"#{e['id']} {e['kind']} {e['result']}{decides} rests on a delta inside the noise:"
-                             f"{run} {said}")
+                rule = f" ({details['decided_by']})" if isinstance(details.get("decided_by"), str) else ""
+                lines.append(f"#{e['id']} {e['kind']} {e['result']}{decides} rests on a delta inside the noise"
+                             f"{rule}:{run} {said}")
     return lines
 
 
@@ -1085,12 +1086,15 @@ def claim_strip(protocol_ref: str, claims: dict[str, str]) -> str:
 
 
 def evidence_note(item: dict[str, Any]) -> str:
-    """`counting`, `stale: about revision …`, `not independent: producer … not independent on …`."""
+    """`counting`, `stale: about revision …`, `not independent: producer … not independent on …`; a comparison
+    the evaluator recorded adds the rule that decided it (`counting: strict: noise may pass`)."""
     status: str = item["status"]
     why: str = item["why"]
-    if why == status or why.startswith(status):
-        return why
-    return f"{status}: {why}"
+    text = why if why == status or why.startswith(status) else f"{status}: {why}"
+    rule = (item.get("details") or {}).get("decided_by")
+    if not isinstance(rule, str) or not rule:
+        return text
+    return f"{text}: {rule}" if text == status else f"{text}; {rule}"
 
 
 def short_revision(revision: str | None, width: int = 6) -> str:

@@ -29,15 +29,20 @@ SECOND_LOOP = "notes-tuner"
 PATH = "skills/release-notes/SKILL.md"
 DESIGN = "design-release-notes-2"
 SUITE_PATH = Path("/srv/loop/task_suites/release-notes-loop/task_suite.yaml")
-# (task id, split, prompt, expected answer, the skill word that makes the demo's AI give it)
+# (task id, split, prompt, expected answer, the skill word that makes the demo's AI give it). Enough tasks for
+# the default decision rule to decide: a rule that wins 6 of 6 tuning tasks is decided at alpha 0.05
+# (p = 0.031), and 12 held-out tasks can detect the suite's max_regression of 50 pp.
+RELEASES = [f"2.{minor}" for minor in range(4, 10)]
 TASKS = [
-    ("rl-breaking", "tuning", "Write the notes of release 2.4, which renames the config file",
-     "renamed config file listed first", "breaking"),
-    ("rl-links", "tuning", "Write the notes of release 2.5 (12 pull requests)", "each change with its PR", "link"),
+    *((f"rl-breaking-{r}", "tuning", f"Write the notes of release {r}, which renames a config key",
+       "renamed config key listed first", "breaking") for r in RELEASES),
+    *((f"rl-links-{r}", "tuning", f"Write the notes of release {r} (12 pull requests)", "each change with its PR",
+       "link") for r in RELEASES),
     ("rl-plain", "tuning", "Write the notes of release 2.6 for operators", "plain words for operators", "plain"),
-    ("rl-empty", "heldout", "Release 2.7 has no user-facing change: write its notes", "nothing changed for users",
-     "plain"),
+    *((f"rl-empty-{r}", "heldout", f"Release {r}.1 has no user-facing change: write its notes",
+       "nothing changed for users", "plain") for r in [*RELEASES, *(f"3.{minor}" for minor in range(6))]),
 ]
+MAX_REGRESSION = 0.5
 SKILL = {
     "v1": "# Release notes\n- Write release notes in plain language.\n",
     "v2": "# Release notes\n- Write release notes in plain language.\n- Put breaking changes first.\n",
@@ -68,7 +73,8 @@ class DemoExecutor:
 def _suite() -> Suite:
     tasks = [{"id": tid, "prompt": prompt, "judge": {"type": "contains", "expected": [expected]},
               **({"split": split} if split != "tuning" else {})} for tid, split, prompt, expected, _w in TASKS]
-    text = yaml.safe_dump({"skill_id": "release-notes", "version": "1.0", "tasks": tasks}, sort_keys=False)
+    text = yaml.safe_dump({"skill_id": "release-notes", "version": "1.0", "max_regression": MAX_REGRESSION,
+                           "tasks": tasks}, sort_keys=False)
     suite, errors = parse_suite(text, path=SUITE_PATH)
     if errors or suite is None:
         raise ValueError(f"demo loop suite: {errors[0]}")
@@ -93,7 +99,8 @@ def populate(db: Database, rng: random.Random, person: str) -> str:
     settings = {"surface": [PATH], "paths": [PATH, "_rules/release-notes/*"],
                 "suite_path": str(suite.path), "suite_hash": suite.id, "baseline": loops.BASELINE_CURRENT,
                 "baseline_path": None, "baseline_hash": None, "executor": DemoExecutor.command, "mock": False,
-                "evaluators": ["run-53"], "reviewers": ["dara"], "design": DESIGN, "data_revision": "d-2026-11"}
+                "evaluators": ["run-53"], "reviewers": ["dara"], "design": DESIGN, "data_revision": "d-2026-11",
+                "decision_rule": suite.decision_rule}
     loop = loops.add_loop(db, LOOP, settings, actor=person, note="the release-notes loop", at=_at(clock))
     clock += timedelta(minutes=5)
     loops.set_current(db, PATH, SKILL["v1"], ref="a1b2c3d", actor=person, at=_at(clock))

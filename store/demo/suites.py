@@ -393,9 +393,12 @@ def _populate_case_evaluations(db: Database, rng: random.Random) -> int:
                                     "data_revision": "d-2026-11", "design": f"design-{skill}-1"}},
             "independent": {"different_agent_run": ["run-53", "ana"]},
         }, actor="run-41", at=at)
+        # these suites are too small for the default rule to decide anything (the noise part shows that); under
+        # the strict rule, a visible choice the case names, each result the evaluator records is shown (mock
+        # evidence never counts under either rule)
         evaluate_case(db, case_id, suites[skill], executor=MockExecutor(), producer="run-53",
                       surface=["skills/*"], baseline_text=_skill_text(skill, base),
-                      baseline_path=f"skills/{skill}/SKILL.md@{base}", at=at)
+                      baseline_path=f"skills/{skill}/SKILL.md@{base}", at=at, decision_rule="strict")
     return len(CASE_EVALUATIONS)
 
 

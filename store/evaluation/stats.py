@@ -24,7 +24,9 @@ from typing import Any
 LEVEL = 0.95
 ALPHA = 0.05
 DECISION_RULES = ("strict", "significant")
-DEFAULT_RULE = "strict"
+DEFAULT_RULE = "significant"  # a comparison counts only when the data decide it; strict is a visible choice
+MAX_REGRESSION = 0.10  # the held-out drop a suite must be able to detect before "held" can count
+MUST_DETECT = 0.5  # the change a tuning split should be able to decide; `suite validate` warns above it
 EXACT_SIGN_TEST_MAX = 20_000  # differing tasks summed exactly in integers (~0.08 s at the limit)
 
 
@@ -244,7 +246,7 @@ def delta_words(comparison: dict[str, Any]) -> str:
     if comparison["decided"] == "worse":
         return f"{head} — worse beyond the noise at \u03b1 = {comparison['alpha']:g}"
     if mde is None:
-        tail = f"{n} tasks cannot decide any change at \u03b1 = {comparison['alpha']:g}"
+        tail = f"{n} task{'s' if n != 1 else ''} cannot decide any change at \u03b1 = {comparison['alpha']:g}"
     elif abs(comparison["delta"]) < mde:
         tail = f"{n} tasks detect only \u00b1{pp(mde, sign=False)} pp"
     else:
@@ -262,7 +264,7 @@ def inside_noise(comparison: dict[str, Any]) -> bool:
 
 
 def check_rule(rule: str | None, alpha: float | None) -> tuple[str, float]:
-    """A decision rule and its level, checked; (strict, 0.05) when not given."""
+    """A decision rule and its level, checked; (significant, 0.05) when not given."""
     rule = rule or DEFAULT_RULE
     if rule not in DECISION_RULES:
         raise ValueError(f"decision_rule: expected one of {', '.join(DECISION_RULES)}, got {rule!r}")
@@ -270,3 +272,25 @@ def check_rule(rule: str | None, alpha: float | None) -> tuple[str, float]:
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         raise ValueError(f"alpha: expected a number between 0 and 1 (e.g. 0.05), got {alpha!r}")
     return rule, float(alpha)
+
+
+def rule_words(rule: str, alpha: float) -> str:
+    """How a comparison was decided, as a case shows it beside the record."""
+    if rule == "strict":
+        return "strict: noise may pass"
+    return f"significant at \u03b1 = {alpha:g}"
+
+
+def detect_words(tasks: int, alpha: float = ALPHA, *, what: str = "tasks") -> str:
+    """'7 tuning tasks detect only ±86 pp' or '3 tuning tasks cannot decide any change at α = 0.05'."""
+    mde = minimum_detectable(tasks, alpha)
+    if mde is None:
+        what = what.removesuffix("s") if tasks == 1 else what
+        return f"{tasks} {what} cannot decide any change at \u03b1 = {alpha:g}"
+    return f"{tasks} {what} detect only \u00b1{pp(mde, sign=False)} pp at \u03b1 = {alpha:g}"
+
+
+def can_detect(tasks: int, change: float, alpha: float = ALPHA) -> bool:
+    """Whether `tasks` paired tasks can decide a change of `change` (a fraction) at alpha."""
+    mde = minimum_detectable(tasks, alpha)
+    return mde is not None and mde <= change + 1e-9

@@ -12,7 +12,16 @@ from typing import Any, TypeGuard, cast
 
 from gatepost.store.kernel import InputError, parse_yaml, read_text
 
-from .stats import DECISION_RULES
+from .stats import (
+    ALPHA,
+    DECISION_RULES,
+    DEFAULT_RULE,
+    MAX_REGRESSION,
+    MUST_DETECT,
+    can_detect,
+    detect_words,
+    pp,
+)
 
 SUITE_VERSION = "1.0"
 JUDGE_TYPES = ("contains", "pytest", "llm-rubric")
@@ -48,8 +57,10 @@ class Suite:
     path: Path
     text: str
     tasks: tuple[Task, ...] = field(default_factory=tuple)
-    decision_rule: str = "strict"  # strict (a tie passes) | significant (decided at alpha): docs/statistics.md
-    alpha: float = 0.05
+    decision_rule: str = DEFAULT_RULE  # significant (decided at alpha) | strict (a tie passes): docs/statistics.md
+    alpha: float = ALPHA
+    max_regression: float = MAX_REGRESSION  # the held-out drop the suite must detect before "held" counts
+    must_detect: float = MUST_DETECT  # the tuning change the suite should decide; validate warns otherwise
     guard_allow: tuple[str, ...] = ()  # expected answers a candidate may legitimately contain (the guard skips them)
 
     @property
@@ -59,6 +70,28 @@ class Suite:
     def tasks_in(self, split: str) -> list[Task]:
         """The tasks of one split, or every task for `all`."""
         return [t for t in self.tasks if split == "all" or t.split == split]
+
+    def power(self) -> dict[str, Any]:
+        """What the suite can decide at its alpha, before it runs: per split the smallest change its tasks
+        decide, in words, and the warnings `suite validate` and `loop add` print (docs/statistics.md)."""
+        tuning, heldout = len(self.tasks_in("tuning")), len(self.tasks_in("heldout"))
+        warnings = []
+        if tuning and not can_detect(tuning, self.must_detect, self.alpha):
+            warnings.append(f"{detect_words(tuning, self.alpha, what='tuning tasks')}, coarser than the suite's floor "
+                            f"(must_detect: {pp(self.must_detect, sign=False)} pp): under the "
+                            f"{self.decision_rule} rule " + ("a smaller change is kept on noise"
+                                                             if self.decision_rule == "strict" else
+                                                             "a smaller change leaves tuning.improved UNKNOWN"))
+        if heldout and not can_detect(heldout, self.max_regression, self.alpha):
+            warnings.append(f"{detect_words(heldout, self.alpha, what='held-out tasks')}, so a regression of "
+                            f"{pp(self.max_regression, sign=False)} pp (max_regression) goes unseen: "
+                            + ("a drop counts as regressed, a tie or better as held" if self.decision_rule == "strict"
+                               else "heldout.not_regressed stays UNKNOWN unless a regression is decided"))
+        return {"decision_rule": self.decision_rule, "alpha": self.alpha, "max_regression": self.max_regression,
+                "must_detect": self.must_detect,
+                "tuning": {"tasks": tuning, "words": detect_words(tuning, self.alpha, what="tuning tasks")},
+                "heldout": {"tasks": heldout, "words": detect_words(heldout, self.alpha, what="held-out tasks")},
+                "warnings": warnings}
 
     def expected_answers(self) -> list[str]:
         """Every `contains` expected string of the suite (the guard check looks for them)."""
@@ -217,11 +250,19 @@ def parse_suite(text: str, *, path: Path) -> tuple[Suite | None, list[str]]:
     if version != SUITE_VERSION or not isinstance(version, str):
         hint = " (quote it: version: \"1.0\")" if version == 1.0 else ""
         errors.append(f"{name}: version: expected the string \"1.0\", got {version!r}{hint}")
-    rule, alpha = data.get("decision_rule", "strict"), data.get("alpha", 0.05)
+    rule, alpha = data.get("decision_rule", DEFAULT_RULE), data.get("alpha", ALPHA)
     if rule not in DECISION_RULES:
         errors.append(f"{name}: decision_rule: expected one of {', '.join(DECISION_RULES)}, got {rule!r}")
     if not _is_number(alpha) or not 0 < alpha < 1:
         errors.append(f"{name}: alpha: expected a number between 0 and 1 (e.g. 0.05), got {alpha!r}")
+    max_regression = data.get("max_regression", MAX_REGRESSION)
+    if not _is_number(max_regression) or not 0 < max_regression <= 1:
+        errors.append(f"{name}: max_regression: expected the held-out drop to detect, a fraction between 0 and 1 "
+                      f"(0.1 is 10 pp), got {max_regression!r}")
+    must_detect = data.get("must_detect", MUST_DETECT)
+    if not _is_number(must_detect) or not 0 < must_detect <= 1:
+        errors.append(f"{name}: must_detect: expected the tuning change to decide, a fraction between 0 and 1 "
+                      f"(0.5 is 50 pp), got {must_detect!r}")
     raw_tasks = data.get("tasks")
     tasks: list[Task] = []
     if not isinstance(raw_tasks, list) or not raw_tasks:
@@ -238,7 +279,8 @@ def parse_suite(text: str, *, path: Path) -> tuple[Suite | None, list[str]]:
     suite_id = hashlib.sha256(text.encode("utf-8")).hexdigest()
     # no problem was found, so skill_id is a non-empty string and version the string "1.0"
     return Suite(id=suite_id, skill_id=cast(str, skill_id), version=cast(str, version), path=path.resolve(), text=text,
-                 tasks=tuple(tasks), decision_rule=rule, alpha=float(alpha), guard_allow=allow), []
+                 tasks=tuple(tasks), decision_rule=rule, alpha=float(alpha), max_regression=float(max_regression),
+                 must_detect=float(must_detect), guard_allow=allow), []
 
 
 def read_suite_text(path: str | Path) -> tuple[Path, str]:

@@ -20,7 +20,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from gatepost.store.evaluation import load_suite, read_skill, within_surface
+from gatepost.store.evaluation import DECISION_RULES, load_suite, read_skill, within_surface
 from gatepost.store.kernel import (
     InputError,
     RefusedError,
@@ -39,7 +39,7 @@ LOOP_SCHEMA = "gatepost.loop/1"
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 SETTING_KEYS = ("surface", "paths", "suite_path", "suite_hash", "baseline", "baseline_path", "baseline_hash",
                 "executor", "mock", "evaluators", "reviewers", "design", "data_revision", "root", "suite_files",
-                "executor_files", "judge_command", "judge_files")
+                "executor_files", "judge_command", "judge_files", "decision_rule")
 # what runs, by file: (the setting holding {path under the root: sha256}, what it is called in a refusal)
 RAN_WITH = (("suite_files", "suite"), ("executor_files", "executor"), ("judge_files", "judge"))
 
@@ -159,13 +159,17 @@ def make_settings(*, suite: str, surface: list[str] | tuple[str, ...], paths: li
                   baseline: str = BASELINE_CURRENT, executor: str | None = None, mock: bool = False,
                   evaluators: list[str] | tuple[str, ...] = (), reviewers: list[str] | tuple[str, ...] = (),
                   design: str | None = None, data_revision: str = "unversioned", name: str = "loop",
-                  root: str | None = None, judge_command: str | None = None) -> dict[str, Any]:
+                  root: str | None = None, judge_command: str | None = None,
+                  decision_rule: str | None = None) -> dict[str, Any]:
     """Check and gather a loop's settings; the suite and a baseline file are read and stored by content hash.
 
+    The decision rule is the one asked for, else the suite's: recorded either way, so the registry shows it.
     What runs is registered by file: the suite with its fixtures, the files the executor's command names
     inside the root, and the judge command's; paths are stored relative to `root` (default: the working
     folder), the one folder they all resolve against.
     """
+    if decision_rule is not None and decision_rule not in DECISION_RULES:
+        raise InputError(f"--decision-rule: expected one of {', '.join(DECISION_RULES)}, got {decision_rule!r}")
     base = Path(root or os.getcwd()).resolve()
     if not base.is_dir():
         raise InputError(f"--root: {root}: expected the project folder the loop's files are under")
@@ -197,7 +201,7 @@ def make_settings(*, suite: str, surface: list[str] | tuple[str, ...], paths: li
             "judge_files": command_files(judge_command, base), "suite_hash": loaded.id, "baseline": BASELINE_CURRENT if baseline == BASELINE_CURRENT else "file",
             "baseline_path": baseline_path, "baseline_hash": baseline_hash, "executor": executor or None,
             "mock": bool(mock), "evaluators": evaluator_names, "reviewers": reviewer_names, "design": design,
-            "data_revision": data_revision}
+            "data_revision": data_revision, "decision_rule": decision_rule or loaded.decision_rule}
 
 
 def add_loop(db: Database, name: str, settings: dict[str, Any], *, actor: str | None, note: str | None = None,
@@ -222,9 +226,12 @@ def add_loop(db: Database, name: str, settings: dict[str, Any], *, actor: str | 
         if existing and existing["settings"] == settings:
             return get_loop(db, name)
         kind = "loop.changed" if existing else "loop.added"
+        payload: dict[str, Any] = {"version": version, "settings": settings, "capability": ADMIN_CAPABILITY}
+        before = existing["settings"].get("decision_rule") if existing else None
+        if existing and settings.get("decision_rule") != before:  # a store.admin act, named in the audit
+            payload["decision_rule_changed"] = {"from": before, "to": settings.get("decision_rule")}
         seq = act.event(kind, subject_type="loop", subject_id=name, note=note, at=when,
-                        revision=settings["suite_hash"],
-                        payload={"version": version, "settings": settings, "capability": ADMIN_CAPABILITY})
+                        revision=settings["suite_hash"], payload=payload)
         text = json.dumps(settings, ensure_ascii=False, sort_keys=True)
         db.table("loop_versions").insert({"name": name, "version": version, "settings": text, "actor": act.actor,
                                     "at": when, "event_seq": seq})

@@ -48,15 +48,23 @@ from .assertions import (
 )
 from .bootstrapping import (
     DEFAULT_FORBIDDEN,
+    FAMILY_REFUSALS,
+    FILLER,
     HEADING_SHARE,
     MIN_SAMPLE,
+    REFUSAL_MARKERS,
     SAMPLE_SIZE,
     bootstrap,
+    draft_review_lines,
     failure_lines,
+    left_out_words,
     percentile,
     propose,
+    refusal_markers,
+    review_notes,
     sample_failures,
     sample_runs,
+    style_words,
 )
 from .contradicted import contradicted_draft_ids, contradicted_drafts, draft_contradiction
 from .coverage import (
@@ -164,6 +172,14 @@ __all__ = [
     "CUSTOM_CHECKS",
     "CustomCheck",
     "DEFAULT_FORBIDDEN",
+    "FAMILY_REFUSALS",
+    "FILLER",
+    "REFUSAL_MARKERS",
+    "left_out_words",
+    "refusal_markers",
+    "draft_review_lines",
+    "review_notes",
+    "style_words",
     "DRAFT_STATUSES",
     "FAILING_STATES",
     "HEADING_SHARE",

@@ -164,8 +164,10 @@ def test_case_evaluate_records_guard_tuning_and_heldout_evidence(cli, store_path
     _case(db, content="Answer with the tier, e.g. 'the tier is HIGH' for accuracy 0.9; never guess.")
     db.close()
     suite = _case_suite(tmp_path)
+    # 2 tuning tasks and 1 held-out decide nothing at alpha 0.05: only the strict rule records them
     result = cli("case", "evaluate", "case-7", "--suite", str(suite), "--executor", executor("follow"),
-                 "--producer", "run-52", "--surface", "skills/*", "--json", "--as", "run-52")
+                 "--producer", "run-52", "--surface", "skills/*", "--json", "--as", "run-52",
+                 "--decision-rule", "strict")
     assert result.exit_code == 1, result.output  # a leaked guard is a check that found what it looks for
     report = json.loads(result.output)
     kinds = {e["kind"]: e["result"] for e in report["evidence"]}
@@ -190,9 +192,10 @@ def test_case_evaluate_not_better_regressed_and_outside(cli, store_path: Path, t
     baseline = tmp_path / "baseline.md"
     baseline.write_text("the tier is high; the tier is low")
     result = cli("case", "evaluate", "case-8", "--suite", str(suite), "--executor", executor("follow"),
-                 "--producer", "run-52", "--surface", "skills/*", "--baseline", str(baseline), "--as", "run-52")
+                 "--producer", "run-52", "--surface", "skills/*", "--baseline", str(baseline), "--as", "run-52",
+                 "--decision-rule", "strict")
     assert result.exit_code == 0, result.output
-    assert "guard_check: outside" in result.output
+    assert "guard_check: outside" in result.output and "(decision rule strict: strict: noise may pass)" in result.output
     assert "tuning_comparison: not_better" in result.output and "heldout_comparison: regressed" in result.output
 
 

@@ -67,7 +67,8 @@ def test_words_for_a_noisy_and_a_decided_delta():
 
 
 def test_rule_checks():
-    assert stats.check_rule(None, None) == ("strict", 0.05)
+    assert stats.check_rule(None, None) == ("significant", 0.05)
+    assert stats.check_rule("strict", None) == ("strict", 0.05)
     assert stats.check_rule("significant", 0.1) == ("significant", 0.1)
     with pytest.raises(ValueError, match="decision_rule"):
         stats.check_rule("lenient", None)

@@ -285,8 +285,8 @@ async def test_cases_screen_warns_when_a_claim_rests_on_noise_and_says_what_sett
     base = _skill(tmp_path / "base.md", WORDS[:3])
     common = ["--suite", str(suite), "--executor", executor("follow"), "--producer", "run-52",
               "--surface", "skills/*", "--baseline", str(base), "--as", "run-52"]
-    assert cli("case", "evaluate", "case-30", *common).exit_code == 0
-    assert cli("case", "evaluate", "case-31", *common, "--decision-rule", "significant").exit_code == 0
+    assert cli("case", "evaluate", "case-30", *common, "--decision-rule", "strict").exit_code == 0
+    assert cli("case", "evaluate", "case-31", *common).exit_code == 0  # the default rule: significant
     app = GatepostApp(store_path, person="ana")
     async with app.run_test(size=(200, 60)) as pilot:
         await pilot.press("2")
@@ -296,7 +296,8 @@ async def test_cases_screen_warns_when_a_claim_rests_on_noise_and_says_what_sett
         await settle(pilot)
         shown = _pane_text(screen)
         assert "tuning_comparison reproduced (" in shown
-        assert "rests on a delta inside the noise: run 1 +14 pp (95 % CI" in shown
+        assert "rests on a delta inside the noise (strict: noise may pass): run 1 +14 pp (95 % CI" in shown
+        assert "(strict: noise may pass)" in shown  # beside the record: which rule decided it
         screen.open_item("case-31")
         await settle(pilot)
         shown = _pane_text(screen)
