@@ -54,7 +54,7 @@ def aeon_root(tmp_path: Path) -> Path:
 def test_aeons_run_of_2026_05_03_is_replayed_verdict_for_verdict(aeon_root: Path, tmp_path: Path):
     done = _gatepost("--db", str(tmp_path / "r.db"), "skills", "eval", "--manifest",
                      str(aeon_root / "skills" / "skill-evals" / "evals.json"), "--root", str(aeon_root), "--json",
-                     "--no-store", cwd=tmp_path, env={"GATEPOST_FROZEN_CLOCK": "2026-05-03T06:41:22Z"})
+                     "--no-store", "--as-of", "2026-05-03T06:41:22Z", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     ours = {r["skill"]: r for r in json.loads(done.stdout)}
     theirs = _aeons_table()
