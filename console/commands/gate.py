@@ -38,10 +38,10 @@ def gate(ctx: click.Context, config_file: str, proposal_files: tuple[str, ...], 
     """
     config = load_gate_config(config_file)
     batch = read_gate_proposals(list(proposal_files))
-    for warning in config.warnings:
-        output.line(f"gatepost: warning: {warning}", err=True)
     if any(config.targets_path(proposal["path"]) for _, proposal in batch):
         config.check_scorer()  # a broken setup is the operator's error (exit 2), never a recorded rejection
+    for warning in config.warnings:  # after the refusals: a refused gate says one line
+        output.line(f"gatepost: warning: {warning}", err=True)
     db = open_ctx_store(ctx, create=True)
     failed = 0
     for source, proposal in batch:

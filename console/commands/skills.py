@@ -1,6 +1,6 @@
 """`gatepost skills`: record runs of installed skills, evaluate them, show their regression states."""
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import click
@@ -8,7 +8,7 @@ import click
 from gatepost import output
 from gatepost.commands._common import as_option, echo_json, open_ctx_store, person, person_acts
 from gatepost.store import skills
-from gatepost.store.kernel import read_input
+from gatepost.store.kernel import InputError, parse_iso, read_input
 from gatepost.store.skills import regressions
 
 STATES = regressions.STATES
@@ -92,10 +92,13 @@ def _fail_on(value: str | None) -> set[str]:
               help="A skill whose newest output is older than AGE (15m, 36h, 2d) is STALE, whatever its state. "
                    "With --manifest the default is aeon's fall-back cadence, 14d; a skill whose entry has "
                    "expected_cadence is STALE past twice it instead.")
+@click.option("--as-of", "as_of", default=None, metavar="TIME",
+              help="With --manifest: judge the outputs' age as of TIME (ISO 8601, default now), to replay a past "
+                   "run of aeon's. It moves no record's time.")
 @as_option
 @click.pass_context
 def eval_cmd(ctx: click.Context, skill: str | None, manifest_file: str | None, no_store: bool, root: str,
-             as_json: bool, fail_on: str | None, max_age: str | None, as_name: str | None) -> None:
+             as_json: bool, fail_on: str | None, max_age: str | None, as_of: str | None, as_name: str | None) -> None:
     """Check each skill's latest run against its active manifest and update its regression state.
 
     Every assertion result is stored. A run already evaluated against the
@@ -108,8 +111,10 @@ def eval_cmd(ctx: click.Context, skill: str | None, manifest_file: str | None, n
         parsed = skills.parse_max_age(max_age) if max_age else None  # a given age parses or raises
         window = 14 * 86400 if parsed is None else parsed
         _eval_aeon(ctx, manifest_file, root, skill=skill, max_age=window / 86400, as_json=as_json, fail_on=fail_on,
-                   store=not no_store, as_name=as_name)
+                   store=not no_store, as_name=as_name, as_of=as_of)
         return
+    if as_of is not None:
+        raise InputError("--as-of: only with --manifest (aeon's outputs are judged as of a time; stored runs are not)")
     wanted = _fail_on(fail_on)
     seconds = skills.parse_max_age(max_age)
     db = open_ctx_store(ctx)
@@ -132,7 +137,7 @@ def eval_cmd(ctx: click.Context, skill: str | None, manifest_file: str | None, n
 
 
 def _eval_aeon(ctx: click.Context, manifest_file: str, root: str, *, skill: str | None, max_age: float,
-               as_json: bool, fail_on: str | None, store: bool, as_name: str | None) -> None:
+               as_json: bool, fail_on: str | None, store: bool, as_name: str | None, as_of: str | None) -> None:
     """aeon's dialect: judge files under ROOT by aeon's rules (store/skills/aeon.py), store them as runs and
     evals, and say aeon's diff against the previous eval."""
     wanted = {s.strip().upper() for s in (fail_on or "").split(",") if s.strip()}
@@ -142,7 +147,8 @@ def _eval_aeon(ctx: click.Context, manifest_file: str, root: str, *, skill: str 
         raise click.BadParameter(f"unknown status {unknown[0]}; expected some of {','.join(dict.fromkeys(known))}",
                                  param_hint="--fail-on")
     specs = skills.read_aeon_manifest(manifest_file)
-    results = skills.judge_manifest(specs, root, skill=skill, max_age=timedelta(days=max_age))
+    when = datetime.fromisoformat(parse_iso(as_of, field="--as-of").replace("Z", "+00:00")) if as_of else None
+    results = skills.judge_manifest(specs, root, skill=skill, max_age=timedelta(days=max_age), now=when)
     rows = [r.as_dict() for r in results]
     if store:
         db = open_ctx_store(ctx)

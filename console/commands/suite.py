@@ -28,9 +28,12 @@ from gatepost.commands._common import (
     write_file,
 )
 from gatepost.store.evaluation import (
+    DEFAULT_EVAL_THRESHOLD,
     FOREIGN_FORMATS,
     SPLIT_CHOICES,
     JudgeSettings,
+    baseline_skill,
+    candidate_skill,
     detect_format,
     evaluate,
     export_artifact,
@@ -39,9 +42,12 @@ from gatepost.store.evaluation import (
     import_foreign,
     load_suite,
     make_executor,
+    pipeline_fields,
     rate_summary,
     rate_words,
+    read_ranking,
     read_skill,
+    record_unrun,
     split_command,
     validate_suite,
 )
@@ -142,8 +148,14 @@ def _our_artifact(path: Path) -> bool:
 
 @suite.command("run")
 @suite_option
-@click.option("--skill", "skill_path", required=True, type=click.Path(),
-              help="The candidate skill: a SKILL.md file or a folder holding one.")
+@click.option("--skill", "skill_path", default=None, type=click.Path(),
+              help="The candidate skill: a SKILL.md file or a folder holding one (or --input and --candidate-id).")
+@click.option("--input", "ranking_file", default=None, type=click.Path(dir_okay=False),
+              help="Pipeline mode, as upstream's evaluate.py: the discriminator's ranking artifact JSON; the "
+                   "candidate is --candidate-id in its scored_candidates, the baseline its target's SKILL.md.")
+@click.option("--candidate-id", default=None, metavar="ID", help="Pipeline mode: the candidate to evaluate.")
+@click.option("--eval-threshold", type=float, default=DEFAULT_EVAL_THRESHOLD, show_default=True,
+              help="Pipeline mode: a candidate scored below this is not run; the artifact says verdict skipped.")
 @baseline_option
 @executor_option
 @mock_option
@@ -166,7 +178,8 @@ def _our_artifact(path: Path) -> bool:
 @quiet_option
 @as_option
 @click.pass_context
-def suite_run(ctx: click.Context, suite_file: str, skill_path: str, baseline_path: str | None,
+def suite_run(ctx: click.Context, suite_file: str, skill_path: str | None, ranking_file: str | None,
+              candidate_id: str | None, eval_threshold: float, baseline_path: str | None,
               executor_cmd: str | None, mock: bool, judge_command: str | None, pass_k: int, split: str,
               cache_dir: str | None, out_file: str | None, force: bool, as_json: bool, every_attempt: bool,
               fail_on_regression: bool, quiet: bool, as_name: str | None) -> None:
@@ -175,14 +188,49 @@ def suite_run(ctx: click.Context, suite_file: str, skill_path: str, baseline_pat
     Prints the pass rates, the delta (candidate - baseline) and the verdict
     (pass when delta >= 0), task by task. Exit 0 unless --fail-on-regression
     and the verdict is fail (exit 1); bad input exits 2.
+
+    Pipeline mode (--input ranking.json --candidate-id ID), as upstream's
+    evaluate.py: a candidate scored below --eval-threshold is not run (verdict
+    skipped, exit 0); one with no skill text to run is verdict error (exit 1);
+    the artifact carries the ranking's run id, lane and target.
     """
     if out_file is not None:
         out_file = str(check_target(out_file, store=store_path(ctx), force=force, ours=_our_artifact))  # before the runs, not after
+    if (ranking_file is None) == (skill_path is None) or (ranking_file is None) != (candidate_id is None):
+        raise InputError("--skill: expected the candidate skill, or --input RANKING and --candidate-id ID (pipeline "
+                         "mode), not both")
     loaded = load_suite(suite_file)
     executor = make_executor(executor_cmd, mock=mock)
     settings = judge_settings(judge_command, mock)
-    cand_path, cand_text = read_skill(skill_path, option="--skill")
-    base_path, base_text = read_skill(baseline_path, option="--baseline") if baseline_path else (None, "")
+    fields = None
+    if ranking_file is not None:
+        assert candidate_id is not None
+        picked = read_ranking(ranking_file, candidate_id)
+        found = candidate_skill(picked)
+        if picked["score"] < eval_threshold or found is None:
+            verdict = "skipped" if picked["score"] < eval_threshold else "error"
+            reason = (f"score {picked['score']} < threshold {eval_threshold}" if verdict == "skipped" else
+                      f"Cannot find SKILL.md content for candidate or at {picked['target'].get('path', '')}")
+            db = open_ctx_store(ctx, create=True)
+            artifact = record_unrun(db, loaded, picked, verdict=verdict, reason=reason, output=out_file,
+                                    artifact_dir=default_artifact_dir(ctx), actor=person(as_name))
+            if as_json:
+                echo_json(artifact)
+            else:
+                output.line(f"run {artifact['run_id']}: candidate {candidate_id}: {verdict}: {reason}")
+                output.line(f"artifact: {artifact['truth_anchor']}")
+            if verdict == "error":
+                ctx.exit(1)
+            return
+        cand_path, cand_text = found
+        base_path, base_text = baseline_skill(picked) or (None, "")
+        if baseline_path:
+            base_path, base_text = read_skill(baseline_path, option="--baseline")
+        fields = pipeline_fields(picked)
+    else:
+        assert skill_path is not None
+        cand_path, cand_text = read_skill(skill_path, option="--skill")
+        base_path, base_text = read_skill(baseline_path, option="--baseline") if baseline_path else (None, "")
     db = open_ctx_store(ctx, create=True)
     total = None if cache_dir or every_attempt else 2 * len(loaded.tasks_in(split))
     with output.Progress("suite run", total, quiet=quiet) as progress:
@@ -190,7 +238,7 @@ def suite_run(ctx: click.Context, suite_file: str, skill_path: str, baseline_pat
         artifact = evaluate(db, loaded, candidate_text=cand_text, candidate_path=cand_path, baseline_text=base_text,
                             baseline_path=base_path, executor=ReportingExecutor(executor, progress), judges=settings,
                             pass_k=pass_k, split=split, cache_dir=cache_dir, output=out_file, actor=person(as_name),
-                            artifact_dir=default_artifact_dir(ctx), every_attempt=every_attempt)
+                            artifact_dir=default_artifact_dir(ctx), every_attempt=every_attempt, fields=fields)
     if as_json:
         echo_json(artifact)
     else:

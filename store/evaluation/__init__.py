@@ -61,6 +61,14 @@ from .noise import (
     sides_of_results,
     summarise,
 )
+from .pipeline import (
+    DEFAULT_EVAL_THRESHOLD,
+    baseline_skill,
+    candidate_skill,
+    pipeline_fields,
+    read_ranking,
+    record_unrun,
+)
 from .run_pairs import compare_runs
 from .runner import (
     CACHE_FORMAT,
@@ -168,6 +176,12 @@ __all__ = [
     "can_detect",
     "check_rule",
     "FOREIGN_FORMATS",
+    "DEFAULT_EVAL_THRESHOLD",
+    "baseline_skill",
+    "candidate_skill",
+    "pipeline_fields",
+    "read_ranking",
+    "record_unrun",
     "compare_runs",
     "detect_format",
     "import_foreign",

@@ -608,7 +608,7 @@ def upstream_artifact(artifact: dict[str, Any]) -> dict[str, Any]:
             evaluation["baseline_health"] = health
         if artifact.get("evaluation_reason"):
             evaluation["reason"] = artifact["evaluation_reason"]
-        if artifact.get("warnings"):
+        if artifact.get("warnings") and artifact.get("shape") != "upstream-skipped":  # upstream's skip/error: none
             evaluation["warnings"] = list(artifact["warnings"])
         out.update({"candidate_id": artifact.get("candidate_id") or artifact.get("skill_id"),
                     "task_suite": artifact.get("task_suite") or artifact.get("suite"),
@@ -619,8 +619,9 @@ def upstream_artifact(artifact: dict[str, Any]) -> dict[str, Any]:
             out["candidate_results"] = candidate
             out["baseline_results"] = None if baseline is None else [_upstream_result(r) for r in baseline]
         out["warnings"] = list(artifact.get("warnings") or [])
-        out["next_step"] = "gate_decision"
-        out["next_owner"] = "gate"
+        # upstream's _build_artifact: an error aborts to a person; skipped, pass and fail go to the gate
+        out["next_step"] = "abort" if artifact["verdict"] == "error" else "gate_decision"
+        out["next_owner"] = "human" if artifact["verdict"] == "error" else "gate"
     for key, value in artifact.items():  # gatepost's own fields, beside upstream's (upstream ignores them)
         if key not in out and key not in ("candidate_results", "baseline_results", "shape"):
             out[key] = value

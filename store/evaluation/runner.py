@@ -172,8 +172,12 @@ def evaluate(
     at: str | None = None,
     every_attempt: bool = False,
     alpha: float | None = None,
+    fields: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Run the suite for a candidate and its baseline, store the run, return the artifact (with run_id).
+
+    `fields` are added to the artifact as they are (the pipeline mode's ranking run id, lane, candidate id
+    and score: pipeline.pipeline_fields).
 
     The artifact is written to `output`, else to `artifact_dir/<run_id>.json`, else not written
     (truth_anchor null); it is stored with the run either way. Its `statistics` say how much the
@@ -267,6 +271,7 @@ def evaluate(
         "started_at": started,
         "finished_at": finished,
         "truth_anchor": None,
+        **(fields or {}),
     }
     if output is None and artifact_dir is not None:
         output = Path(artifact_dir) / f"{run_id}.json"

@@ -255,8 +255,10 @@ def judge_answer(raw: str | bytes, config: GateConfig, *, duration_ms: int = 0) 
         # unrounded: 0.3 - 0.1 is 0.19999999999999998, below a min_delta of 0.2
         delta = after - before
         if not delta >= config.min_delta:
-            return GateOutcome("failed", f"insufficient score delta: {after!r} - {before!r} = {delta!r},"
-                                         f" below min_delta {config.min_delta!r}", **common)
+            # the short form unless it would read as enough (0.25 for 0.24999999999999994): then every digit
+            shown = f"{delta:g}" if float(f"{delta:g}") < config.min_delta else repr(delta)
+            return GateOutcome("failed", f"insufficient score delta: {after:g} - {before:g} = {shown},"
+                                         f" below min_delta {config.min_delta:g}", **common)
     return GateOutcome("passed", reason or "the scorer passed it", **common)
 
 

@@ -10,7 +10,12 @@ from xml.etree import ElementTree
 import pytest
 
 from gatepost.store import cases
-from gatepost.store.evaluation import import_foreign, run_statistics
+from gatepost.store.evaluation import (
+    export_artifact,
+    import_artifact,
+    import_foreign,
+    run_statistics,
+)
 from gatepost.store.kernel import add_actor
 from tests.conftest import run_gatepost
 
@@ -43,7 +48,7 @@ def test_a_junit_report_imports_each_test_with_its_result_score_and_duration(db)
     assert import_foreign(db, AFTER)[1] is False  # the same bytes: stored once
 
 
-def test_an_inspect_log_imports_each_sample_with_its_epochs_as_attempts(db):
+def test_an_inspect_log_imports_each_sample_with_its_epochs_as_attempts(db, tmp_path: Path):
     base, _, artifact = import_foreign(db, BASE)
     assert (artifact["format"], artifact["scorer"], artifact["epochs"]) == ("inspect", "includes", 2)
     assert (artifact["passed"], artifact["total_tasks"]) == (4, 8)
@@ -54,6 +59,10 @@ def test_an_inspect_log_imports_each_sample_with_its_epochs_as_attempts(db):
     assert rows["q7"][:2] == ("0,1", "0.0,1.0") and rows["q8"][0] == "0,0"
     assert "includes: 'I': I am not sure." in rows["q8"][3]
     assert int(rows["q1"][2].split(",")[0]) > 0
+    exported = tmp_path / "exported.json"  # written back as upstream's standalone artifact, read again as one
+    exported.write_text(json.dumps(export_artifact(db, cand)))
+    again = import_artifact(db, exported)[0]
+    assert _rows(db, again).keys() == rows.keys() and run_statistics(db, again)["candidate"]["passed"] == 7
     json_run, created, same = import_foreign(db, FOREIGN / "inspect-release-baseline.json")
     assert created and json_run != base and _rows(db, json_run) == _rows(db, base)  # the JSON form, the same log
 

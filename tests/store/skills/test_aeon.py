@@ -15,7 +15,6 @@ import pytest
 
 from gatepost.store.kernel import InputError
 from gatepost.store.skills import judge_manifest, parse_manifest, read_aeon_manifest, wc_words
-from tests.conftest import run_gatepost_at
 
 AEON = Path(__file__).resolve().parents[2] / "fixtures" / "reference" / "upstream" / "aeon"
 RUN = AEON / "aeonfun-aeon" / "c31d240ff146c1c63e1f2ce939ed40fe90215307"
@@ -53,9 +52,9 @@ def aeon_root(tmp_path: Path) -> Path:
 
 
 def test_aeons_run_of_2026_05_03_is_replayed_verdict_for_verdict(aeon_root: Path, tmp_path: Path):
-    done = run_gatepost_at("2026-05-03T06:41:22Z", "--db", str(tmp_path / "r.db"), "skills", "eval", "--manifest",
-                           str(aeon_root / "skills" / "skill-evals" / "evals.json"), "--root", str(aeon_root), "--json",
-                           "--no-store", cwd=tmp_path)
+    done = _gatepost("--db", str(tmp_path / "r.db"), "skills", "eval", "--manifest",
+                     str(aeon_root / "skills" / "skill-evals" / "evals.json"), "--root", str(aeon_root), "--json",
+                     "--no-store", "--as-of", "2026-05-03T06:41:22Z", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     ours = {r["skill"]: r for r in json.loads(done.stdout)}
     theirs = _aeons_table()

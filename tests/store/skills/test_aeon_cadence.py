@@ -5,7 +5,7 @@ import json
 import os
 import time
 
-from tests.conftest import run_gatepost, run_gatepost_at
+from tests.conftest import run_gatepost
 
 
 def _root(tmp_path):
@@ -33,16 +33,16 @@ AT = "2026-12-01T09:00:00Z"  # the outputs are dated 2026-11-28 by their names
 
 def test_a_skill_older_than_twice_its_cadence_is_stale_and_the_others_keep_the_fallback(tmp_path):
     root = _root(tmp_path)
-    done = run_gatepost_at(AT, "skills", "eval", "--manifest", _manifest(tmp_path, "1d"), "--root", str(root), "--json",
-                        "--no-store")
+    done = run_gatepost("skills", "eval", "--manifest", _manifest(tmp_path, "1d"), "--root", str(root), "--json",
+                        "--no-store", "--as-of", AT)
     assert done.returncode == 0, done.stderr
     status = {r["skill"]: (r["status"], r["root_causes"]) for r in json.loads(done.stdout)}
     assert status == {"daily": ("STALE", ["stale_file"]), "weekly": ("PASS", [])}
-    relaxed = run_gatepost_at(AT, "skills", "eval", "--manifest", _manifest(tmp_path, "2d"), "--root", str(root), "--json",
-                           "--no-store")
+    relaxed = run_gatepost("skills", "eval", "--manifest", _manifest(tmp_path, "2d"), "--root", str(root), "--json",
+                           "--no-store", "--as-of", AT)
     assert {r["skill"]: r["status"] for r in json.loads(relaxed.stdout)} == {"daily": "PASS", "weekly": "PASS"}
-    failing = run_gatepost_at(AT, "skills", "eval", "--manifest", _manifest(tmp_path, "1d"), "--root", str(root),
-                           "--fail-on", "STALE", "--no-store")
+    failing = run_gatepost("skills", "eval", "--manifest", _manifest(tmp_path, "1d"), "--root", str(root),
+                           "--fail-on", "STALE", "--no-store", "--as-of", AT)
     assert failing.returncode == 1 and "STALE daily: stale_file" in failing.stdout
 
 

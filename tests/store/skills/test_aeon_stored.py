@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_gatepost, run_gatepost_at
+from tests.conftest import run_gatepost
 
 AEON = Path(__file__).resolve().parents[2] / "fixtures" / "reference" / "upstream" / "aeon"
 RUN = AEON / "aeonfun-aeon" / "c31d240ff146c1c63e1f2ce939ed40fe90215307"
@@ -64,9 +64,9 @@ def _after(root: Path) -> None:
         shutil.copy(RUN / rel, root / rel)
 
 
-def _eval(db: list[str], root: Path, at: str, *args: str):
-    return run_gatepost_at(at, *db, "skills", "eval", "--manifest", str(MANIFEST), "--root", str(root), "--as",
-                           "aeon-ci", *args)
+def _eval(db: list[str], root: Path, as_of: str, *args: str):
+    return run_gatepost(*db, "skills", "eval", "--manifest", str(MANIFEST), "--root", str(root), "--as", "aeon-ci",
+                        "--as-of", as_of, *args)
 
 
 def test_aeons_diff_and_the_stored_states_follow_its_two_runs(store: list[str], tmp_path: Path):
@@ -121,15 +121,15 @@ def test_an_output_is_dated_by_its_file_name_else_its_modification_time(store: l
     manifest.write_text(json.dumps({"version": "1", "skills": {
         "changelog": spec, "notes": {"output_pattern": "articles/notes.md"}}}))
     (root / "articles" / "notes.md").write_text("no date in this name\n")
-    done = run_gatepost_at(AT_RUN, *store, "skills", "eval", "--manifest", str(manifest), "--root", str(root), "--as",
-                           "aeon-ci")
+    done = run_gatepost(*store, "skills", "eval", "--manifest", str(manifest), "--root", str(root), "--as",
+                        "aeon-ci", "--as-of", AT_RUN)
     assert done.returncode == 0, done.stderr
     lines = dict(line.split(" ", 2)[1:] for line in done.stdout.splitlines()[:-1])
     assert done.stdout.startswith("STALE changelog: stale_file")  # 73 days old by its name, fresh by mtime
     assert "(dated 2026-02-19 by its file name)" in lines["changelog:"]
     assert "(dated 2026-" in lines["notes"] and "by its modification time" in lines["notes"]
-    judged = json.loads(run_gatepost_at(AT_RUN, *store, "skills", "eval", "--manifest", str(manifest), "--root",
-                                        str(root), "--no-store", "--json").stdout)
+    judged = json.loads(run_gatepost(*store, "skills", "eval", "--manifest", str(manifest), "--root", str(root),
+                                     "--no-store", "--json", "--as-of", AT_RUN).stdout)
     assert [(r["output_at"], r["dated_by"]) for r in judged][0] == ("2026-02-19T00:00:00Z", "file name")
 
 
@@ -137,7 +137,7 @@ def test_storing_needs_evidence_record(store: list[str], tmp_path: Path):
     root = tmp_path / "aeon"
     _before(root)
     assert run_gatepost(*store, "actors", "add", "bob", "--as", "ana").returncode == 0
-    done = run_gatepost_at(BEFORE, *store, "skills", "eval", "--manifest", str(MANIFEST), "--root", str(root),
-                           "--as", "bob")
+    done = run_gatepost(*store, "skills", "eval", "--manifest", str(MANIFEST), "--root", str(root), "--as", "bob",
+                        "--as-of", BEFORE)
     assert done.returncode == 3 and "refused" in done.stderr
     assert json.loads(run_gatepost(*store, "skills", "show", "--json").stdout) == []
