@@ -1,6 +1,5 @@
 """Shared test helpers: a fresh store file per test, and the gatepost CLI as a user runs it."""
 
-import contextlib
 import os
 import shutil
 import subprocess
@@ -48,16 +47,6 @@ def run_gatepost(*args: str, cwd: Path | None = None, env: dict | None = None,
     full_env = {**os.environ, **(env or {})}
     return subprocess.run([sys.executable, "-m", "gatepost", *args], cwd=cwd, env=full_env,
                           capture_output=True, text=True, timeout=timeout)
-
-
-def run_gatepost_at(at: str, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    """The `gatepost` CLI in this process with the store clock frozen at `at` (kernel.clock.freeze), for what
-    depends on the date (a skill's age, its cadence): no environment variable moves an installed gatepost's
-    clock, so a subprocess cannot be given one."""
-    runner = CliRunner()
-    with contextlib.chdir(cwd or Path.cwd()), freeze(at):
-        result = runner.invoke(main, list(args), catch_exceptions=False)
-    return subprocess.CompletedProcess(list(args), result.exit_code, result.stdout, result.stderr)
 
 
 @pytest.fixture(scope="session")
