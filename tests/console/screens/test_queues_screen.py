@@ -26,7 +26,7 @@ CASE_IDS = ["case-1", "case-2", "case-3"]
 def _case(db, case_id: str, evidence=GOOD) -> None:
     cases.import_case(db, {
         "id": case_id, "title": f"Candidate {case_id}", "author": "run-41",
-        "candidate": {"path": "procedures/release.md", "content": f"Step for {case_id}.", "basis": BASIS},
+        "candidate": {"path": f"procedures/{case_id}.md", "content": f"Step for {case_id}.", "basis": BASIS},
         "independent": {"different_agent_run": ["run-52", "ana", "erin"]},
         "evidence": [{"kind": k, "result": r, "producer": p, "about": a} for k, r, p, a in evidence],
     }, actor="ana")

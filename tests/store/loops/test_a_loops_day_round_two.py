@@ -21,7 +21,8 @@ def test_two_loops_on_one_file_never_both_land(day):  # noqa: F811
     gp, tmp, db = day["gp"], day["tmp"], day["db"]
     shown = _json(gp("loop", "show", "writer", "--json"))
     assert gp("loop", "add", "tuner", "--surface", PATH, "--suite", str(day["suite"]), "--executor", shown["executor"],
-              "--evaluator", "run-52", "--reviewer", "ana", "--design", "design-rn-1", "--as", "admin").returncode == 0
+              "--evaluator", "run-52", "--reviewer", "ana", "--reviewer", "erin", "--design", "design-rn-1",
+              "--as", "admin").returncode == 0
     # each loop's run makes a case on the same base, in its own process
     makers = [subprocess.Popen([sys.executable, "-m", "gatepost", "--db", db, "case", "new", "--loop", loop,
                                 "--path", PATH, "--content-file", file, "--json", "--as", run], cwd=tmp,
@@ -42,7 +43,7 @@ def test_two_loops_on_one_file_never_both_land(day):  # noqa: F811
         assert backup.wait(timeout=120) == 0, backup.stderr.read() if backup.stderr else ""
         for case_id in (first, second):
             assert gp("case", "evidence", case_id, "--kind", "design_review", "--result", "passed", "--producer",
-                      "ana", "--about", "design-rn-1", "--as", "ana").returncode == 0
+                      "erin", "--about", "design-rn-1", "--as", "erin").returncode == 0
         assert gp("case", "decide", first, "kept", "--note", "good", "--as", "ana").returncode == 0
         pending = gp("case", "decide", second, "kept", "--note", "good too", "--as", "ana")
         assert pending.returncode == 3
@@ -72,8 +73,8 @@ def test_two_loops_on_one_file_never_both_land(day):  # noqa: F811
     third = _json(gp("case", "new", "--loop", "writer", "--path", other, "--content-file", "better.md", "--json",
                      "--as", "run-41"))["case_id"]
     assert gp("case", "evaluate", third, "--producer", "run-52", "--as", "run-52").returncode == 0
-    assert gp("case", "evidence", third, "--kind", "design_review", "--result", "passed", "--producer", "ana",
-              "--about", "design-rn-1", "--as", "ana").returncode == 0
+    assert gp("case", "evidence", third, "--kind", "design_review", "--result", "passed", "--producer", "erin",
+              "--about", "design-rn-1", "--as", "erin").returncode == 0
     kept = gp("case", "decide", third, "kept", "--note", "fine", "--as", "ana")
     assert kept.returncode == 0, kept.stderr
     assert gp("current", other, "--set", "base.md", "--ref", "hotfix", "--as", "admin").returncode == 0

@@ -19,12 +19,12 @@ SETTINGS = {"surface": [PATH], "paths": [PATH, "_rules/notes/*"], "suite_path": 
 def _file(case_id: str, path: str = PATH, evidence: bool = False) -> dict:
     return {"id": case_id, "title": case_id, "author": "run-41",
             "candidate": {"path": path, "content": "Say less.", "basis": BASIS},
-            "independent": {"different_agent_run": ["run-52", "ana"]},
+            "independent": {"different_agent_run": ["run-52", "ana", "erin"]},
             "evidence": [{"kind": k, "result": r, "producer": p, "about": a} for k, r, p, a in GOOD] if evidence else []}
 
 
 def test_a_registered_path_takes_cases_only_from_its_loop(store):  # noqa: F811
-    cases.import_case(store, _file("case-early"), actor="ana")  # before any loop owned the path
+    cases.import_case(store, _file("case-early"), actor="run-41")  # before any loop owned the path
     add_actor(store, "admin", "person", ["store.admin"])
     loops.add_loop(store, "notes", SETTINGS, actor="admin")
     with pytest.raises(RefusedError, match=r"^import case case-x: refused: loop-path: skills/notes/SKILL.md belongs "
