@@ -127,7 +127,7 @@ async def test_a_person_without_manifest_review_cannot_decide(db, store_path):
     app = GatepostApp(store_path, person="dara")
     async with app.run_test(size=(160, 60)) as pilot:
         screen = await _manifests(app, pilot)
-        assert "dara does not hold manifest.review" in _text(screen, "actions")
+        assert "dara holds none of manifest.review: browsing only" in _text(screen, "actions")
         for key in ("a", "r", "e"):
             await pilot.press(key)
             await settle(pilot)
