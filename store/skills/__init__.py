@@ -120,6 +120,7 @@ from .regressions import (
 )
 from .runs import (
     RUN_STATUSES,
+    WORST_FIRST,
     aeon_skills,
     assertion_changes,
     assertion_grid,
@@ -137,6 +138,7 @@ from .runs import (
 )
 
 __all__ = [
+    "WORST_FIRST",
     "contradicted_draft_ids",
     "contradicted_drafts",
     "draft_contradiction",
