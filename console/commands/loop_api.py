@@ -145,8 +145,9 @@ def proposal_applied(ctx: click.Context, proposal_id: str, ref: str, content_fil
 @click.pass_context
 def events(ctx: click.Context, since: int | None, limit: int, kind: str | None, subject: str | None,
            last: int | None, no_leases: bool, follow: bool, timeout: float | None, as_json: bool) -> None:
-    """The audit log as a feed: events after --since SEQ, oldest first, one page (--limit); --last N the newest N.
-    A text line says what each decision was (kept, accepted, approved …)."""
+    """The audit log as a feed: events after --since SEQ, oldest first, one page (--limit).
+
+    --last N gives the newest N; a text line says what each decision was (kept, accepted, approved …)."""
     subject_type = subject_id = None
     if subject:
         subject_type, _, subject_id = subject.partition(":")
