@@ -47,7 +47,9 @@ async def test_slash_is_not_offered_where_there_is_nothing_to_search(demo_copy):
         assert overview.check_action("search", ()) is False
         await pilot.press("question_mark")
         await settle(pilot)
-        assert "Search" not in {label for _key, label, _on in app.screen.rows}
+        labels = {label for _key, label, _on in app.screen.rows}
+        assert "Search" not in labels
+        assert not {"Scroll Left", "Scroll Right", "Page Left", "Page Right"} & labels  # nothing sideways here
         await pilot.press("escape")
         await settle(pilot)
         cases = await _at(pilot, "2")
