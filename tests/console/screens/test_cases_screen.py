@@ -74,9 +74,9 @@ async def test_a_case_shows_candidate_claims_with_why_and_evidence_status(store)
         assert "Evidence (3 counting, 1 not independent, 0 stale)" in evidence
         assert "# Release" in text_of(app, "#case-content")
         keep = decision_line(screen, "kept")
-        assert keep.disabled and "protocol: kept refused by outcomes.kept.requires" in str(keep.label)
-        assert "change.supported is UNKNOWN" in str(keep.label)
-        assert not decision_line(screen, "inconclusive").disabled
+        # the store's first refusal: ana's design review counts on this case, so she does not decide it
+        assert keep.disabled and "decider: ana produced evidence" in str(keep.label)
+        assert decision_line(screen, "inconclusive").disabled  # every decision: the same decider rule
         tree = screen.query_one(LineDetail).block("tree")
         labels = [str(node.label) for node in tree.root.children]
         assert any(label.startswith("? change.supported") for label in labels)
@@ -142,11 +142,10 @@ async def test_a_decision_not_allowed_is_not_offered_and_says_why(store):
         await settle(pilot)
         assert type(app.screen).__name__ == "CasesScreen"  # no dialog
         messages = [n.message for n in app._notifications]
-        assert any(m.startswith("keep: protocol: kept refused") and "change.supported is UNKNOWN" in m
-                   for m in messages)
+        assert any(m.startswith("keep: decider: ana produced evidence") for m in messages)
         await pilot.press("r")
         await settle(pilot)
-        assert any(m.startswith("reject: protocol: rejected refused") and "change.supported is UNKNOWN" in m
+        assert any(m.startswith("reject: decider: ana produced evidence")
                    for m in [n.message for n in app._notifications])
 
 
