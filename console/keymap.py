@@ -66,6 +66,12 @@ def key_for(app: App[Any], binding_id: str, default: str) -> str:
     return show_key(keymap.get(binding_id, default))
 
 
+def keys_for(app: App[Any], binding_id: str, default: str) -> list[str]:
+    """Every key bound to `binding_id` now (the keymap's, else `default`), as Textual names them."""
+    keymap = getattr(app, "_keymap", {}) or {}
+    return [k.strip() for k in str(keymap.get(binding_id, default)).split(",") if k.strip()]
+
+
 def bound(key: str, action: str, description: str, binding_id: str, *, show: bool = True,
           key_display: str | None = None, priority: bool = False) -> Binding:
     """A Binding with an id, so the keymap can rebind it."""

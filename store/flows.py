@@ -2,6 +2,8 @@
 
 - a case decided `proposed` becomes a proposal through `proposals.add_proposal`, in the decision's
   transaction;
+- `decide_on` is every decision a person takes on an item (a case, a proposal, a draft, a skill), and `may`
+  answers "what may this person do to this item now, and if not, why" by rehearsing those same acts;
 - `evaluate_case` runs a task suite for a case and records what it shows as the case's evidence;
   `compare_case` records the same comparisons from runs stored already (any format), by the same rules;
 - `new_case` makes a loop's case from a file (`case new --loop`), its basis and independence from the
@@ -30,10 +32,12 @@ from gatepost.store.evaluation import (
 from gatepost.store.kernel import (
     CAPABILITY,
     IDENTITY,
+    OPEN,
     SELF_DEALING,
     InputError,
     RefusedError,
     Subject,
+    Verdict,
     capabilities_held,
     check_name,
     find_actor,
@@ -43,6 +47,7 @@ from gatepost.store.kernel import (
     observed_at,
     read_text,
     refusal,
+    rehearse,
     same_actor,
     transaction,
 )
@@ -505,3 +510,95 @@ def record_case_applied(db: Database, case_id: str, *, ref: str | None, actor: s
                         at: str | None = None) -> dict[str, Any]:
     """`case applied`: where a kept case landed (cases.record_applied)."""
     return cases.record_applied(db, case_id, ref=ref, actor=actor, at=at)
+
+
+# --- the decisions a person takes on an item, and may I --------------------------------------------
+DESIGN_RESULTS = {"design_passed": "passed", "design_failed": "failed"}
+REHEARSAL_NOTE = "a rehearsal: may this be decided now"  # the note a rehearsed act carries (never written)
+
+
+def _decide_case(name: str) -> Callable[..., Any]:
+    def act(db: Database, key: str, *, actor: str | None, note: str | None, seen_seq: int | None) -> Any:
+        return decide(db, key, name, actor=actor, note=note, based_on_seq=seen_seq)
+    return act
+
+
+def _design_review(name: str) -> Callable[..., Any]:
+    result = DESIGN_RESULTS[name]
+
+    def act(db: Database, key: str, *, actor: str | None, note: str | None, seen_seq: int | None) -> Any:
+        # a person's design review is evidence for a case still to be decided: once closed nothing waits on it
+        with transaction(db):
+            case = cases.get_case(db, key)
+            if case["status"] != "open":
+                raise refusal(f"record design_review {result} on {key}", OPEN,
+                              f"the case is closed ({case['outcome']}); a design review no longer decides it")
+            return cases.add_evidence(db, key, kind=cases.DESIGN_REVIEW_KIND, result=result, about="current",
+                                      actor=actor, details={"note": note} if note else None,
+                                      based_on_seq=seen_seq)
+    return act
+
+
+def _mark(status: str) -> Callable[..., Any]:
+    def act(db: Database, key: str, *, actor: str | None, note: str | None, seen_seq: int | None) -> Any:
+        return proposals.mark_proposal(db, key, status, actor=actor, note=note or "", expected_seq=seen_seq)
+    return act
+
+
+def _approve(db: Database, key: str, *, actor: str, note: str | None, seen_seq: int | None) -> Any:
+    return skills.approve_draft(db, key, actor=actor, note=note or None, expected_seq=seen_seq)
+
+
+def _reject(db: Database, key: str, *, actor: str, note: str | None, seen_seq: int | None) -> Any:
+    return skills.reject_draft(db, key, actor=actor, note=note or "", expected_seq=seen_seq)
+
+
+def _edit(db: Database, key: str, *, actor: str, note: str | None, seen_seq: int | None) -> Any:
+    """The note is the edited YAML; a rehearsal (no YAML yet) asks what the edit meets before it is read."""
+    if note is REHEARSAL_NOTE:
+        skills.check_edit(db, key, actor=actor, expected_seq=seen_seq)
+        return None
+    return skills.edit_draft(db, key, note or "", actor=actor, expected_seq=seen_seq)
+
+
+def _acknowledge(db: Database, key: str, *, actor: str, note: str | None, seen_seq: int | None) -> Any:
+    return skills.acknowledge(db, key, actor=actor, note=note or "", expected_seq=seen_seq)
+
+
+def _mismatch(db: Database, key: str, *, actor: str, note: str | None, seen_seq: int | None) -> Any:
+    return skills.flag_mismatch(db, key, actor=actor, note=note or "", expected_seq=seen_seq)
+
+
+# subject type → decision name → the act. The console's decisions are these, by the same names.
+DECISIONS: dict[str, dict[str, Callable[..., Any]]] = {
+    "case": {**{o: _decide_case(o) for o in ("kept", "rejected", "proposed", "inconclusive")},
+             **{d: _design_review(d) for d in DESIGN_RESULTS}},
+    "proposal": {s: _mark(s) for s in ("accepted", "declined", "needs_changes")},
+    "draft": {"approve": _approve, "reject": _reject, "edit": _edit},
+    "skill": {"acknowledge": _acknowledge, "mismatch": _mismatch},
+}
+
+
+def _act(subject: str, name: str) -> Callable[..., Any]:
+    try:
+        return DECISIONS[subject][name]
+    except KeyError:
+        raise InputError(f"decision: expected one of {', '.join(DECISIONS.get(subject, {})) or 'none'} "
+                         f"on a {subject}, got {name!r}") from None
+
+
+def decide_on(db: Database, subject: str, name: str, key: str, *, actor: str | None, note: str | None,
+              seen_seq: int | None = None) -> Any:
+    """Take decision `name` on item `key` of `subject` type, as `actor`, on the item as seen at `seen_seq`:
+    the act's own guarded pipeline decides; returns what the act returns."""
+    return _act(subject, name)(db, key, actor=actor, note=note, seen_seq=seen_seq)
+
+
+def may(db: Database, subject: str, key: str, *, actor: str | None, seen_seq: int | None = None,
+        names: list[str] | None = None) -> dict[str, Verdict]:
+    """What `actor` may decide on `key` now, and if not, why: each decision (or those `names`) rehearsed, its
+    act run for real through every rule and rolled back (guarded.rehearse), so the answer is the act's own."""
+    acts = {name: _act(subject, name) for name in (names if names is not None else list(DECISIONS[subject]))}
+    return {name: rehearse(db, lambda d, act=act: act(d, key, actor=actor, note=REHEARSAL_NOTE,  # type: ignore[misc]
+                                                       seen_seq=seen_seq))
+            for name, act in acts.items()}

@@ -1,6 +1,7 @@
 """The loop's and CI's side of gatepost: make a case from files, wait for its decision, follow the events,
 record where a change landed. Every `--json` document names its schema."""
 
+import json
 import time
 
 import click
@@ -132,15 +133,21 @@ def proposal_applied(ctx: click.Context, proposal_id: str, ref: str, content_fil
               help="At most this many events (a page); ask again --since the last seq for more.")
 @click.option("--kind", default=None, metavar="KIND", help="Only this kind (e.g. case.decided; `case.*` a prefix).")
 @click.option("--subject", default=None, metavar="TYPE[:ID]", help="Only events about this subject (case:case-0042).")
+@click.option("--last", "last", type=click.IntRange(1, 10_000), default=None, metavar="N",
+              help="The newest N events (after --since, if given), oldest first.")
+@click.option("--no-leases", "no_leases", is_flag=True,
+              help="Leave out lease events (taken, renewed, released as people open items).")
 @click.option("--follow", is_flag=True, help="Keep waiting for new events (until --timeout).")
 @click.option("--timeout", type=click.FloatRange(min=0), default=None, metavar="SECONDS",
               help="With --follow: stop after this many seconds.")
 @click.option("--json", "as_json", is_flag=True,
               help="JSON Lines: one event a line (schema gatepost.event/1), canonical JSON.")
 @click.pass_context
-def events(ctx: click.Context, since: int | None, limit: int, kind: str | None, subject: str | None, follow: bool,
-           timeout: float | None, as_json: bool) -> None:
-    """The audit log as a feed: events after --since SEQ, oldest first, one page (--limit)."""
+def events(ctx: click.Context, since: int | None, limit: int, kind: str | None, subject: str | None,
+           last: int | None, no_leases: bool, follow: bool, timeout: float | None, as_json: bool) -> None:
+    """The audit log as a feed: events after --since SEQ, oldest first, one page (--limit).
+
+    --last N gives the newest N; a text line says what each decision was (kept, accepted, approved …)."""
     subject_type = subject_id = None
     if subject:
         subject_type, _, subject_id = subject.partition(":")
@@ -149,15 +156,20 @@ def events(ctx: click.Context, since: int | None, limit: int, kind: str | None, 
     db = open_ctx_store(ctx)
     cursor = since or 0
     deadline = None if timeout is None else time.monotonic() + timeout
+    newest = last is not None
     while True:
-        page = views.events_since(db, cursor, limit=limit, kind=kind, subject_type=subject_type,
-                                  subject_id=subject_id or None)
+        page = views.events_since(db, cursor, limit=last if newest and last else limit, kind=kind,
+                                  subject_type=subject_type, subject_id=subject_id or None, last=newest,
+                                  leases=not no_leases)
+        newest = False  # following on from the newest: what comes after, in order
         for event in page:
             if as_json:
                 output.json_line(event)
             else:
-                output.line(f"#{event['seq']} {event['at']} {event['kind']} {event['subject_type']}:"
-                            f"{event['subject_id']} by {event['actor'] or '—'}"
+                outcome = views.outcome_of(json.dumps(event["payload"]) if event["payload"] else None, event["kind"])
+                output.line(f"#{event['seq']} {event['at']} {event['kind']}"
+                            + (f" → {outcome}" if outcome else "")
+                            + f" {event['subject_type']}:{event['subject_id']} by {event['actor'] or '—'}"
                             + (f": {event['note']}" if event["note"] else ""))
             cursor = event["seq"]
         if not follow:

@@ -37,6 +37,7 @@ class AuditScreen(GatepostScreen):
         self.kind: str | None = None
         self.leases = False  # lease events (taken, renewed, released on every open) are folded away
         self.leases_hidden = 0
+        self._choices: dict[str, list[str]] = {}  # the actors and kinds the filters offer now
 
     def body(self) -> ComposeResult:
         with Vertical():
@@ -51,6 +52,20 @@ class AuditScreen(GatepostScreen):
         self.set_focus(self.query_one(PagedList).table)  # at once (see ListDetailScreen.on_mount)
         self._read_choices()
 
+    def on_screen_resume(self) -> None:
+        self.refresh_if_changed()  # what was decided, imported or leased since it was last shown
+
+    def refresh_data(self) -> None:
+        """The store changed: the newest events come in at the top, and the actors and kinds they bring. A
+        cursor on the newest event stays on the newest; one further down stays on its event."""
+        paged = self.query_one(PagedList)
+        newest = paged.page_offset == 0 and paged.table.cursor_row <= 0
+        self._read_choices()
+        if newest:
+            paged.reload(cursor=0)
+        else:
+            paged.reload(keep_key=paged.current_key)
+
     @work(thread=True, exclusive=True, group="choices")
     def _read_choices(self) -> None:
         with self.gp_app.reading() as db:
@@ -58,8 +73,16 @@ class AuditScreen(GatepostScreen):
         self.app.call_from_thread(self._set_choices, actors, kinds)
 
     def _set_choices(self, actors: list[str], kinds: list[str]) -> None:
-        self.query_one("#audit-actor", Select).set_options([(literal(a), a) for a in actors])
-        self.query_one("#audit-kind", Select).set_options([(literal(k), k) for k in kinds])
+        for name, values in (("actor", actors), ("kind", kinds)):
+            if self._choices.get(name) == values:
+                continue  # the same choices: the one chosen stays as it is
+            self._choices[name] = values
+            select = self.query_one(f"#audit-{name}", Select)
+            chosen = select.value
+            with self.prevent(Select.Changed):
+                select.set_options([(literal(v), v) for v in values])
+                if chosen in values:
+                    select.value = chosen
 
     def _fetch(self, db: Any, search: str, offset: int, limit: int) -> tuple[list[Row], int]:
         page = audit_page(db, actor=self.actor, kind=self.kind, search=search or None, leases=self.leases,

@@ -211,6 +211,11 @@ class GatepostScreen(Screen[Any]):
     def can(self, capability: str) -> bool:
         return capability in self.gp_app.capabilities
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "search":  # `/` only where there is a list to search: not in help, not answered "nothing"
+            return bool(self.query(PagedList))
+        return True
+
     def action_search(self) -> None:
         lists = list(self.query(PagedList))
         focused = next((p for p in lists if p.has_focus_within), None)

@@ -12,7 +12,6 @@ from gatepost.safe import literal, one_line
 from gatepost.screens.decision import Decision, DecisionScreen, Done, Work, decided_line
 from gatepost.screens.list_detail import Filter
 from gatepost.store import cases as cases_mod
-from gatepost.store import flows
 from gatepost.store.kernel import GatepostError
 from gatepost.store.protocol import protocol_for, short
 from gatepost.widgets.case_claims import EVIDENCE_STYLE, claim_outline, claim_strip, symbol
@@ -50,6 +49,7 @@ OUTCOME = Filter("outcome", (("kept", "kept"), ("rejected", "rejected"), ("propo
 class CasesScreen(DecisionScreen):
     """k keep · r reject · p propose · i inconclusive — each only when the protocol and your authority allow it."""
 
+    NOUN = "case"
     NAME, TITLE, COLUMNS, FILTERS, DECISIONS = "cases", "Cases", COLUMNS, (STATUS, OUTCOME), DECISIONS
     EMPTY = "No cases here. Press f for another status, or import one: gatepost case import FILE."
     WORK = CASE_WORK = Work("cases", "case", {"status": "needs_decision"}, (
@@ -137,7 +137,7 @@ class CasesScreen(DecisionScreen):
             Block("tree", claim_outline(view), "outline"),
             Block("evidence", self._evidence(view)),
             Block("decisions-title", Text("Decisions"), "title", gap=0),
-            Block("decisions", tuple(choices), "choices"),
+            Block("decisions", self.browsing_text()) if self.browsing_only() else Block("decisions", tuple(choices), "choices"),
             Block("history", self._history(view)),
             Block("content-title", Text("Candidate content"), "title", gap=0),
             Block("content", literal(shown), "boxed"),
@@ -226,35 +226,17 @@ class CasesScreen(DecisionScreen):
             text.append(f"you decide as {self.person}", style="dim")
         return text
 
-    def legal(self, name: str) -> tuple[bool, str]:
-        """Whether the person may take this decision now, and if not, why."""
+    def allowed_note(self, name: str) -> str:
+        """What an allowed decision rests on: the protocol's why, or what a design review records."""
         view = self.detail
-        if view is None:
-            return False, "no case selected"
         if name in DESIGN_RESULTS:
-            if view["status"] != "open":
-                return False, f"the case is closed ({view['outcome']})"
-            if not self.can(DESIGN):
-                return False, f"needs {DESIGN}, which {self.person} does not hold"
-            return True, f"records design_review {DESIGN_RESULTS[name]} about {view['candidate']['basis'].get('design')}"
+            return f"records design_review {DESIGN_RESULTS[name]} about {view['candidate']['basis'].get('design')}"
         rule = view["outcomes"].get(name)
-        if rule is None:
-            return False, f"{view['protocol']} has no outcome {name}"
-        if not rule["allowed"]:
-            return False, f"blocked: {rule['why']}"
-        capability = self.decision(name).capability
-        if not self.can(capability):
-            return False, f"needs {capability}, which {self.person} does not hold"
-        return True, rule["why"]
+        return str(rule["why"]) if rule else ""
 
-    def perform(self, db: Any, name: str, key: str, note: str, seen_seq: int | None) -> Done:
-        if name in DESIGN_RESULTS:  # evidence about the design the person saw: refused if the case moved since
-            result = DESIGN_RESULTS[name]
-            cases_mod.add_evidence(db, key, kind=cases_mod.DESIGN_REVIEW_KIND, result=result, about="current",
-                                   actor=self.person, details={"note": note} if note else None,
-                                   based_on_seq=seen_seq)
-            return Done(f"{key}: design review {result} by {self.person}")
-        flows.decide(db, key, name, actor=self.person, note=note, based_on_seq=seen_seq)
+    def done(self, name: str, key: str, result: Any) -> Done:
+        if name in DESIGN_RESULTS:
+            return Done(f"{key}: design review {DESIGN_RESULTS[name]} by {self.person}")
         return Done(f"{key}: {name} by {self.person}")
 
     @on(LineDetail.Chosen)

@@ -3,9 +3,10 @@
 The four deciding screens (Cases, Proposals, Manifests, Regressions) configure it:
 - DECISIONS: each `Decision` (its name, key, label, what the dialog asks, the capability it needs);
   the bindings, the footer, `?`, the action lines and the dialog are all made from it;
-- `legal(name)`: may the person take it on the item shown, and if not why (a short reason);
+- whether the person may take it on the item shown, and if not why, is the store's answer
+  (`flows.may`: the act itself rehearsed and rolled back, read with the item); `legal(name)` says it;
 - `perform(db, name, key, note, seen_seq)`: the write, run on the app's one writer thread through
-  the store's guarded functions; returns a `Done` (the toast, and the item to follow if the
+  the same act (`flows.decide_on`); returns a `Done` (the toast, and the item to follow if the
   decision made a new one, as an edit makes a new draft);
 - WORK (a `Work`: the queue, the lease's subject type, its filter, the hint once empty) for
   working the list as a queue: `w` takes the first item with a lease, a
@@ -17,15 +18,24 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen
 from textual.widget import Widget
 
-from gatepost.keymap import bound, key_for
+from gatepost.keymap import bound, key_for, keys_for
 from gatepost.safe import literal, one_line
 from gatepost.screens.list_detail import ListDetailScreen
-from gatepost.store.flows import mark_seen
-from gatepost.store.kernel import ConflictError, GatepostError, last_seq, leases, transaction
+from gatepost.store.flows import decide_on, mark_seen, may
+from gatepost.store.kernel import (
+    UNCHECKED,
+    ConflictError,
+    GatepostError,
+    Verdict,
+    last_seq,
+    leases,
+    transaction,
+)
 from gatepost.store.views import (
     QUEUES,
     QueueState,
@@ -89,6 +99,7 @@ class ItemRead:
     queue: QueueState | None = field(default=None)
     changed: str | None = None  # what changed since this person last opened it
     assigned: dict[str, Any] | None = None  # who it is assigned to, by whom
+    verdicts: dict[str, Verdict] = field(default_factory=dict)  # the store's "may I" for each decision
 
 
 def decided_line(what: str, actor: str | None, at: str, note: str | None, extra: str = "") -> Text:
@@ -126,6 +137,7 @@ class DecisionScreen(ListDetailScreen):
         self.queue_key: str | None = None  # the item the person works now (and holds a lease on)
         self.queue_done = 0  # decisions taken since the queue was started
         self.queue_skipped: list[str] = []  # skipped this session: they come back last
+        self.queue_lap: list[str] = []  # skipped since the queue came round to its first item: the position
         self._queue_ended: Text | None = None
         self._queue_refused: Text | None = None  # why the queue could not be worked (a read-only store)
         self._queue_timer: Any = None
@@ -133,21 +145,56 @@ class DecisionScreen(ListDetailScreen):
         self._marked_seen: dict[str, bool] = {}
         self._unmark: set[str] = set()  # rows opened with ● whose read receipt is written: it goes when left
         self.looked = Text()
+        self.verdicts: dict[str, Verdict] = {}  # the store's answer for the item shown, by decision
         self._queue_cache: tuple[int, str, QueueState] | None = None  # (change_seq, queue, the queue then)
 
     # --- what a screen provides -----------------------------------------------------------------
+    NOUN: ClassVar[str] = "item"  # "no item selected"
+
+    def allowed_note(self, name: str) -> str:
+        """What an allowed decision does, beside its key (a screen may say; nothing by default)."""
+        return ""
+
     def legal(self, name: str) -> tuple[bool, str]:
-        raise NotImplementedError
+        """Whether the person may take `name` on the item shown, and if not why: the store's answer, read with
+        the item (`flows.may` rehearsed the act itself), so what is enabled is what the store accepts."""
+        if self.detail is None or self.shown is None:
+            return False, f"no {self.NOUN} selected"
+        verdict = self.verdicts.get(name)
+        if verdict is None:
+            return False, "not checked yet"
+        if verdict.allowed:
+            return True, self.allowed_note(name) if verdict.rule != UNCHECKED else verdict.why
+        return False, f"{verdict.rule}: {verdict.why}" if verdict.rule else verdict.why
 
     def perform(self, db: Any, name: str, key: str, note: str, seen_seq: int | None) -> Done:
-        raise NotImplementedError
+        return self.done(name, key, decide_on(db, self.WORK.subject, name, key, actor=self.person, note=note,
+                                              seen_seq=seen_seq))
 
-    def dialog(self, decision: Decision, key: str) -> ModalScreen[Any]:
-        """The dialog that asks for the note (a screen may offer another, as the draft editor)."""
+    def done(self, name: str, key: str, result: Any) -> Done:
+        """What a decision taken says (the act returned `result`)."""
+        return Done(f"{key}: {self.decision(name).label} by {self.person}")
+
+    def dialog(self, decision: Decision, key: str, *, note: str = "", refused: str = "") -> ModalScreen[Any]:
+        """The dialog that asks for the note (a screen may offer another, as the draft editor); `note` is what
+        the person typed before `refused` came back."""
         what = self.title_of(self.detail)
         title = f"{decision.label.capitalize()} {key}?" + (f"  ({one_line(what, 40)})" if what else "")
         return NoteDialog(title, decision.prompt, required=decision.required,
-                          confirm_label=(decision.confirm or decision.label).capitalize())
+                          confirm_label=(decision.confirm or decision.label).capitalize(), initial=note,
+                          refused=refused)
+
+    async def _refused(self, decision: Decision, key: str, note: str, why: str) -> None:
+        """A decision refused after the note was typed (someone acted meanwhile): the item is read again, and
+        the dialog comes back with the note and the refusal, to decide again on what is there now or cancel."""
+        self.reload_list()
+        self.show(key)
+        await self.detail_settled.wait()
+        if self.shown != key:
+            self.notify(f"{key} is gone from the store: your note was not written:\n{note}", severity="error",
+                        timeout=30)
+            return
+        self._ask(decision, key, self.seen_seq, note=note, refused=why)
 
     def title_of(self, detail: Any) -> str | None:
         """The shown item's title, quoted in the dialog."""
@@ -169,9 +216,11 @@ class DecisionScreen(ListDetailScreen):
         if detail is None:
             return None
         kind = self.WORK.subject
-        return ItemRead(detail, self.seq_of(db, key, detail), leases.holder(db, kind, key),
-                        self._queue_now(db),
-                        changes_since_seen(db, self.person, kind, [key]).get(key), assignment_of(db, kind, key))
+        seq = self.seq_of(db, key, detail)
+        return ItemRead(detail, seq, leases.holder(db, kind, key), self._queue_now(db),
+                        changes_since_seen(db, self.person, kind, [key]).get(key), assignment_of(db, kind, key),
+                        may(db, kind, key, actor=self.person, seen_seq=seq,
+                            names=[d.name for d in self.DECISIONS]))
 
     def contradicted(self, db: Any, keys: list[str]) -> set[str]:
         """The keys of a page whose decision later evidence contradicts (⚠ on their rows); none by default."""
@@ -263,6 +312,7 @@ class DecisionScreen(ListDetailScreen):
             return
         read: ItemRead | None = detail
         self.seen_seq = read.seen_seq if read else None
+        self.verdicts = read.verdicts if read else {}
         self.holder = read.holder if read else None
         self.looked = self._looked(key, read) if key and read else Text()
         if read and read.queue is not None:
@@ -275,19 +325,42 @@ class DecisionScreen(ListDetailScreen):
     def capable(self, decision: Decision) -> bool:
         return self.can(decision.capability)
 
+    def browsing_only(self) -> bool:
+        """The person holds none of the capabilities this screen's decisions need: they browse."""
+        return not any(self.capable(d) for d in self.DECISIONS)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "decide" and parameters:
-            # shown disabled when the person can never take it; otherwise pressed, it says why not
-            return True if self.capable(self.decision(str(parameters[0]))) else None
-        return True
+            # enabled exactly when the store accepts it now; hidden from a person who only browses. A disabled
+            # key pressed says why (on_key)
+            if self.browsing_only():
+                return False
+            return True if self.legal(str(parameters[0]))[0] else None
+        return super().check_action(action, parameters)
+
+    def decision_keys(self) -> dict[str, str]:
+        """Each key that takes a decision (as the keymap binds it), and the decision's name."""
+        return {key: d.name for d in self.DECISIONS for key in keys_for(self.app, f"{self.NAME}.{d.name}", d.key)}
+
+    def on_key(self, event: events.Key) -> None:
+        """A decision's key pressed while it is disabled (or hidden: browsing only) says why, instead of nothing."""
+        name = self.decision_keys().get(event.key) or self.decision_keys().get(event.character or "")
+        if name is None or self.check_action("decide", (name,)):
+            return
+        event.stop()
+        event.prevent_default()
+        self.action_decide(name)
+
+    def browsing_text(self) -> Text:
+        """What a person who only browses is told instead of the decisions they cannot take."""
+        return literal(f"{self.person} holds none of {', '.join(self._queue_capabilities())}: browsing only, "
+                       "no decisions here\n", style="dim")
 
     def actions_text(self) -> Text:
-        """One line a decision: its key and label, and why not when it cannot be taken now."""
+        """One line a decision: its key and label, and why not (the store's refusal) when it cannot be taken now."""
+        if self.browsing_only():
+            return self.browsing_text()
         text = Text()
-        missing = sorted({d.capability for d in self.DECISIONS if not self.capable(d)})
-        for cap in missing:
-            text.append_text(literal(f"you do not hold {cap}: {self.person} does not hold {cap}, "
-                                     "so you browse without deciding\n", style="dim"))
         for d in self.DECISIONS:
             allowed, why = self.legal(d.name)
             text.append(f"[{key_for(self.app, f'{self.NAME}.{d.name}', d.key)}] {d.label}",
@@ -299,25 +372,33 @@ class DecisionScreen(ListDetailScreen):
 
     def action_decide(self, name: str) -> None:
         decision = self.decision(name)
+        if self.browsing_only():
+            self.notify(f"{self.person} holds none of {', '.join(self._queue_capabilities())}: browsing only, "
+                        "no decisions here.", title="Browsing only", severity="warning")
+            return
         allowed, why = self.legal(name)
         if not allowed:
             self.notify(f"{decision.label}: {why}", title="Not allowed", severity="warning")
             return
         key, seq = self.shown, self.seen_seq
         assert key is not None  # legal() says no item is shown otherwise
+        self._ask(decision, key, seq)
 
-        def done(note: str | None) -> None:
-            if note is not None:
-                self.run_worker(self._decide(decision, key, note, seq), group="decide")
+    def _ask(self, decision: Decision, key: str, seq: int | None, *, note: str = "", refused: str = "") -> None:
+        """The decision's dialog; a note typed before a refusal comes back in it, with the refusal."""
 
-        self.app.push_screen(self.dialog(decision, key), done)
+        def done(typed: str | None) -> None:
+            if typed is not None:
+                self.run_worker(self._decide(decision, key, typed, seq), group="decide")
+
+        self.app.push_screen(self.dialog(decision, key, note=note, refused=refused), done)
 
     async def _decide(self, decision: Decision, key: str, note: str, seq: int | None) -> None:
         try:
             done: Done = await self.gp_app.write(self.perform, decision.name, key, note, seq)
         except GatepostError as exc:
             self.notify(str(exc), title="Refused", severity="error", timeout=10)
-            self.refresh_data()  # show what changed under the person
+            await self._refused(decision, key, note, str(exc))
             return
         self.notify(done.message, title="Decided", severity=done.severity)
         if done.follow:
@@ -326,12 +407,15 @@ class DecisionScreen(ListDetailScreen):
                 await self._queue_go(None, prefer=done.follow, release=True)
             return
         self.render_title()
-        self.paged.reload(keep_key=key, quiet=True)  # the decided item stays shown until the person moves
         if self.queue_active and key == self.queue_key:
             self.queue_done += 1
+            self.paged.reload(quiet=True)  # the cursor stays on the item shown: the next one, once the queue took it
             await self._queue_go(key, release=True)  # shows the next item: the decided one is not read again
             if self.wanted != key:
                 return
+        # the decided item stays shown while it is still on the list; one that left it (the filter no longer
+        # holds it) gives its row to the next, which the cursor and the detail then show alike
+        self.paged.reload(keep_key=key, quiet=True, keep_row=True)
         self.show(key)  # the decided item in its new state (the queue ended, stopped or was not worked)
 
     # --- the queue ------------------------------------------------------------------------------
@@ -352,8 +436,9 @@ class DecisionScreen(ListDetailScreen):
         held = f" · {len(qs.held)} held by others" if qs.held else ""
         text = Text()
         if self.queue_active and self.queue_key:
-            order = self._session_order(qs)
-            position = order.index(self.queue_key) + 1 if self.queue_key in order else 1
+            # a skip moves on as a decision does: the item after it is one further; once every item left was
+            # skipped the first comes back, and the count starts again from it
+            position = min(len([k for k in self.queue_lap if k in qs.keys]) + 1, max(len(qs.keys), 1))
             text.append("▶ Queue", style="bold")
             text.append_text(literal(f" · {self.queue_label}: {self.queue_done + position} of "
                                      f"{self.queue_done + max(len(qs.keys), position)}"))
@@ -393,10 +478,6 @@ class DecisionScreen(ListDetailScreen):
                                         style="dim"))
         bar.show(progress=text, holding=holding)
 
-    def _session_order(self, qs: QueueState) -> list[str]:
-        """The queue as worked this session: skipped items last, in the order they were skipped."""
-        return [k for k in qs.keys if k not in self.queue_skipped] + [k for k in self.queue_skipped if k in qs.keys]
-
     def _queue_capabilities(self) -> list[str]:
         """The capabilities any of which lets a person work this screen's queue (one per decision)."""
         return sorted({d.capability for d in self.DECISIONS})
@@ -415,7 +496,7 @@ class DecisionScreen(ListDetailScreen):
         """Start (or restart) working the queue from its first item."""
         if not self._may_work():
             return
-        self.queue_active, self.queue_done, self.queue_skipped = True, 0, []
+        self.queue_active, self.queue_done, self.queue_skipped, self.queue_lap = True, 0, [], []
         self._queue_refused = None
         if self.WORK.filter:
             self.apply_filter(**self.WORK.filter)
@@ -431,6 +512,7 @@ class DecisionScreen(ListDetailScreen):
             return
         skipped = self.queue_key
         self.queue_skipped = [k for k in self.queue_skipped if k != skipped] + [skipped]
+        self.queue_lap.append(skipped)
         self.run_worker(self._queue_go(skipped, release=True), group="queue")
 
     def action_queue_stop(self) -> None:
@@ -476,6 +558,8 @@ class DecisionScreen(ListDetailScreen):
             self._queue_empty(qs)
             return
         self.queue_key = key
+        if key in self.queue_lap:  # came round to an item skipped before: a new lap
+            self.queue_lap = []
         self.gp_app.lease_holders.add(self)
         if self._queue_timer is None:
             self._queue_timer = self.set_interval(RENEW_EVERY, self._renew_later)

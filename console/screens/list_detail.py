@@ -72,7 +72,7 @@ class ListDetailScreen(GatepostScreen):
     FILTERS: ClassVar[tuple[Filter, ...]] = ()
     BINDINGS = [
         bound("f", "cycle_filter", "Filter", "list.filter"),
-        bound("backspace", "clear_filters", "Clear filters", "list.clear", show=False),
+        bound("backspace", "clear_filters", "Clear the search", "list.clear", show=False),
     ]
     DEFAULT_CSS = """
     ListDetailScreen .filters Select { width: 1fr; }
@@ -179,8 +179,8 @@ class ListDetailScreen(GatepostScreen):
         hints = f"   {k('list.search', 'slash')} search"
         if self.FILTERS:
             hints += f"  {k('list.filter', 'f')} filter"
-        if active:
-            hints += f"  {k('list.clear', 'backspace')} clears"
+        if search:
+            hints += f"  {k('list.clear', 'backspace')} clears the search"
         text.append(hints, style="dim")
         self.query_one(f"#{self.NAME}-title", Static).update(text)
 
@@ -190,18 +190,35 @@ class ListDetailScreen(GatepostScreen):
 
     # --- filters ------------------------------------------------------------------------------
     def apply_filter(self, **filters: str) -> None:
-        """name=value for each Filter; a value not among its choices ("any", "all") clears it."""
+        """name=value for each Filter; a value not among its choices ("any", "all") clears it. A change the
+        person did not make on the filter itself (a queue, a jump, an overview line) is announced: a toast says
+        what the list shows now, as its title does."""
+        self.set_filters(filters, announce=True)
+
+    def set_filters(self, filters: dict[str, str], *, announce: bool) -> None:
+        """apply_filter; `announce` False for the person's own change (f, a filter's box)."""
         changed: dict[str, str | None] = {}
         for f in self.FILTERS:
             if f.name in filters:
                 value = filters[f.name]
                 changed[f.name] = value if value in {v for _l, v in f.options} else None
+        before = dict(self.filters)
         self.filters.update(changed)
         self.normalize_filters(changed)
+        if announce and self.filters != before:
+            self.announce_filters()
         if not self.query(f"#{self.NAME}-list"):
             return  # not composed yet: composing reads the filters
         self._sync_selects()
         self.reload_list(first_page=True)
+
+    def filters_label(self) -> str:
+        """What the filters show, as the list's title says it: "needs a decision · any outcome"."""
+        return " · ".join(f.label(self.filters[f.name]) for f in self.FILTERS)
+
+    def announce_filters(self) -> None:
+        if self.FILTERS:
+            self.notify(f"{self.TITLE} now shows: {self.filters_label()}", title="Filter changed")
 
     def _sync_selects(self) -> None:
         for f in self.FILTERS:
@@ -216,7 +233,7 @@ class ListDetailScreen(GatepostScreen):
             return
         value = None if event.value in (Select.NULL, Select.BLANK) else str(event.value)
         if value != self.filters[name]:
-            self.apply_filter(**{name: value or "any"})
+            self.set_filters({name: value or "any"}, announce=False)
 
     def action_cycle_filter(self) -> None:
         """The first filter's next value (none after the last)."""
@@ -226,14 +243,16 @@ class ListDetailScreen(GatepostScreen):
         order: list[str | None] = [v for _l, v in f.options] + [None]
         current = self.filters[f.name]
         nxt = order[(order.index(current) + 1) % len(order)] if current in order else order[0]
-        self.apply_filter(**{f.name: nxt or "any"})
+        self.set_filters({f.name: nxt or "any"}, announce=False)
 
     def action_clear_filters(self) -> None:
-        """Every filter and the search off: the whole list."""
-        self.filters = {f.name: None for f in self.FILTERS}
-        self._sync_selects()
-        self.paged.search_text = ""
-        self.reload_list(first_page=True)
+        """The text search off, its box emptied; the other filters stay (f and their boxes change them)."""
+        paged = self.paged
+        if not paged.search_text:
+            self.notify("No search to clear: f changes the other filters.", severity="warning")
+            return
+        paged.clear_search()
+        self.render_title()
 
     def reload_list(self, *, first_page: bool = False) -> None:
         paged = self.paged
@@ -251,12 +270,16 @@ class ListDetailScreen(GatepostScreen):
             return
         paged = self.paged
         if not paged.move_to_key(key):
+            cleared = any(self.filters.values()) or bool(paged.search_text)
             self.filters = {f.name: None for f in self.FILTERS}
             self._sync_selects()
-            paged.search_text = ""
+            paged.clear_search(reload=False)
             paged.page_offset = 0
             self.render_title()
             paged.reload(keep_key=key)
+            if cleared:
+                self.notify(f"{self.TITLE} now shows: {self.filters_label() or 'everything'}, to show {key}",
+                            title="Filter changed")
         self.show(key)
 
     def refresh_data(self) -> None:
@@ -318,7 +341,10 @@ class ListDetailScreen(GatepostScreen):
     def _apply_detail(self, key: str | None, detail: Any) -> None:
         if key != self.wanted:
             return  # the person moved on while it was read
+        new_item = key != self.shown
         self.shown = key if detail is not None else None
         self.detail = detail
         self.render_detail(detail)
+        if new_item and self.lines.scroll_offset.y:
+            self.lines.scroll_to(0, 0, animate=False, immediate=True)  # a new item is read from its top
         self.refresh_bindings_if_changed()

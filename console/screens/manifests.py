@@ -18,14 +18,11 @@ from gatepost.store.kernel import GatepostError
 from gatepost.store.skills import (
     DRAFT_STATUSES,
     active_version,
-    approve_draft,
     draft_history,
-    edit_draft,
     get_draft,
     get_version,
     list_drafts,
     parse_draft_yaml,
-    reject_draft,
 )
 from gatepost.store.views import fold_leases
 from gatepost.widgets.assertion_diff import render_comparison
@@ -68,16 +65,21 @@ class EditDraftDialog(Dialog):
     EditDraftDialog Button { margin-left: 1; }
     """
 
-    def __init__(self, draft: dict[str, Any]) -> None:
+    def __init__(self, draft: dict[str, Any], *, text: str | None = None, refused: str = "") -> None:
         super().__init__()
         self.draft = draft
+        self.text = draft["yaml"] if text is None else text  # an edit refused comes back as it was typed
+        self.refused = refused
         self.valid = True
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(literal(f"Edit {self.draft['id']} · {self.draft['skill']} — saving makes a new draft by you "
                                 f"({self.hint('saves')})", style="bold"))
-            yield TextArea(self.draft["yaml"], id="edit-yaml", show_line_numbers=True, tab_behavior="indent")
+            if self.refused:
+                yield Label(literal(f"✘ {self.refused}\nYour edit is kept below: save to try again on what is "
+                                    "there now, or cancel.", style="bold red"), id="edit-refused")
+            yield TextArea(self.text, id="edit-yaml", show_line_numbers=True, tab_behavior="indent")
             yield Label("", id="edit-status")
             with Horizontal():
                 yield Button("Cancel", id="edit-cancel", classes="dialog-cancel", compact=True)
@@ -108,7 +110,15 @@ class EditDraftDialog(Dialog):
 
     @on(TextArea.Changed, "#edit-yaml")
     def _changed(self) -> None:
+        self._asked = False
         self._validate()
+
+    def typed(self) -> bool:
+        return bool(self.query_one(TextArea).text != self.draft["yaml"])
+
+    def ask_discard(self, message: str) -> None:
+        self.query_one("#edit-status", Label).update(literal(f"⚠ your edit is not saved. {message}",
+                                                             style="bold yellow"))
 
     def action_confirm(self) -> None:
         """Save as a new draft (only valid YAML)."""
@@ -122,6 +132,7 @@ class EditDraftDialog(Dialog):
 class ManifestsScreen(DecisionScreen):
     """Drafts of assertion manifests; only a person's approval makes one the active version."""
 
+    NOUN = "draft"
     NAME, TITLE, COLUMNS, FILTERS = "man", "Manifest drafts", COLUMNS, (STATUS,)
     DECISIONS = (
         Decision("approve", "a", "approve", CAPABILITY, required=False),
@@ -256,28 +267,14 @@ class ManifestsScreen(DecisionScreen):
         return text
 
     # --- decisions -----------------------------------------------------------------------------
-    def legal(self, name: str) -> tuple[bool, str]:
-        view: DraftView | None = self.detail
-        if view is None:
-            return False, "no draft selected"
-        if not self.can(CAPABILITY):
-            return False, f"needs {CAPABILITY}, which {self.person} does not hold"
-        if view.draft["status"] != "pending":
-            return False, f"{view.draft['id']} is {view.draft['status']}: nothing to decide"
-        return True, ""
-
-    def dialog(self, decision: Decision, key: str) -> ModalScreen[Any]:
+    def dialog(self, decision: Decision, key: str, *, note: str = "", refused: str = "") -> ModalScreen[Any]:
         if decision.name == "edit":
-            return EditDraftDialog(self.detail.draft)
-        return super().dialog(decision, key)
+            return EditDraftDialog(self.detail.draft, text=note or None, refused=refused)
+        return super().dialog(decision, key, note=note, refused=refused)
 
-    def perform(self, db: Any, name: str, key: str, note: str, seen_seq: int | None) -> Done:
+    def done(self, name: str, key: str, result: Any) -> Done:
         if name == "approve":
-            approve_draft(db, key, actor=self.person, note=note or None, expected_seq=seen_seq)
-            skill = (get_draft(db, key) or {}).get("skill", "the skill")
-            return Done(f"Approved {key}: it is {skill}'s active manifest.")
+            return Done(f"Approved {key}: it is {result.get('skill', 'the skill')}'s active manifest.")
         if name == "reject":
-            reject_draft(db, key, actor=self.person, note=note, expected_seq=seen_seq)
             return Done(f"Rejected {key}.")
-        new = edit_draft(db, key, note, actor=self.person, expected_seq=seen_seq)
-        return Done(f"Saved {new['id']}, a new draft by you; {key} is superseded.", follow=new["id"])
+        return Done(f"Saved {result['id']}, a new draft by you; {key} is superseded.", follow=result["id"])

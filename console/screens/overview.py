@@ -5,6 +5,7 @@ from typing import Any
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -51,6 +52,21 @@ LINES = [
 ]
 
 
+class Lines(OptionList, inherit_bindings=False):
+    """The overview's lines: the keys move between lines and open one; an OptionList's sideways scrolling keys
+    (left, right, ctrl+pageup/pagedown) mean nothing here, and help listed them."""
+
+    BINDINGS = [
+        Binding("down", "cursor_down", "Next line", show=False),
+        Binding("up", "cursor_up", "Previous line", show=False),
+        Binding("home", "first", "First line", show=False),
+        Binding("end", "last", "Last line", show=False),
+        Binding("pagedown", "page_down", "A screen down", show=False),
+        Binding("pageup", "page_up", "A screen up", show=False),
+        Binding("enter", "select", "Open the list it counts", show=False),
+    ]
+
+
 class OverviewScreen(GatepostScreen):
     """Counts from the store, grouped by who must act; Enter opens the filtered list."""
 
@@ -62,7 +78,7 @@ class OverviewScreen(GatepostScreen):
     def body(self) -> ComposeResult:
         with Vertical():
             yield Static(id="overview-intro")
-            yield OptionList(id="overview-lines")
+            yield Lines(id="overview-lines")
 
     def on_mount(self) -> None:
         self.refresh_data()

@@ -43,6 +43,7 @@ def gate_text(status: str | None, *, short: bool = False) -> Text:
 class ProposalsScreen(DecisionScreen):
     """a accept · d decline · n needs changes (with a note) · f status filter · / search."""
 
+    NOUN = "proposal"
     NAME, TITLE, COLUMNS, FILTERS = "proposals", "Proposals", COLUMNS, (STATUS,)
     DECISIONS = tuple(Decision(status, key, label, CAPABILITY) for status, key, label in MARKS)
     EMPTY = "No proposals here. Press f for another status, or import one: gatepost proposal import FILE."
@@ -158,18 +159,7 @@ class ProposalsScreen(DecisionScreen):
         return text
 
     # --- marking -----------------------------------------------------------------------------
-    def legal(self, name: str) -> tuple[bool, str]:
-        """Whether the person may mark the shown proposal so, and if not, why."""
-        if self.detail is None:
-            return False, "no proposal selected"
-        if not self.can(CAPABILITY):
-            return False, f"needs {CAPABILITY}, which {self.person} does not hold"
-        if self.detail["status"] in proposals_mod.FINAL:
-            return False, f"already {self.detail['status']}; a decision is never edited"
-        return True, ""
-
-    def perform(self, db: Any, name: str, key: str, note: str, seen_seq: int | None) -> Done:
-        proposals_mod.mark_proposal(db, key, name, actor=self.person, note=note, expected_seq=seen_seq)
+    def done(self, name: str, key: str, result: Any) -> Done:
         return Done(f"{key}: {name.replace('_', ' ')} by {self.person}")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -8,12 +8,9 @@ from gatepost.safe import literal, one_line
 from gatepost.screens.decision import Decision, DecisionScreen, Done, Work
 from gatepost.screens.list_detail import Filter
 from gatepost.store.skills import (
-    FAILING_STATES,
     MEANING,
     STATES,
     SYMBOLS,
-    acknowledge,
-    flag_mismatch,
     skill_detail,
 )
 from gatepost.store.views import worst_first
@@ -53,6 +50,7 @@ def strip_text(history: list[dict[str, Any]]) -> Text:
 class RegressionsScreen(DecisionScreen):
     """Skills worst first: state, severity, the streak broken, failing assertions, a run error."""
 
+    NOUN = "skill"
     NAME, TITLE, COLUMNS, FILTERS = "reg", "Regressions", COLUMNS, (STATE,)
     DECISIONS = (
         Decision("acknowledge", "a", "acknowledge", CAPABILITY, prompt="What you saw and what happens next"),
@@ -240,23 +238,10 @@ class RegressionsScreen(DecisionScreen):
         return text
 
     # --- triage --------------------------------------------------------------------------------
-    def legal(self, name: str) -> tuple[bool, str]:
-        d = self.detail
-        if d is None:
-            return False, "select a skill first"
-        if not self.can(CAPABILITY):
-            return False, f"needs {CAPABILITY}, which {self.person} does not hold"
-        if name == "acknowledge" and d["state"] not in FAILING_STATES:
-            return False, f"{d['skill']} is not failing: nothing to acknowledge"
-        if name == "mismatch" and not d["state"]:
-            return False, f"{d['skill']} has not been evaluated yet"
-        return True, ""
-
-    def perform(self, db: Any, name: str, key: str, note: str, seen_seq: int | None) -> Done:
+    def done(self, name: str, key: str, result: Any) -> Done:
         if name == "acknowledge":
-            acknowledge(db, key, actor=self.person, note=note, expected_seq=seen_seq)
             return Done(f"Acknowledged {key}.")
-        _seq, draft, why = flag_mismatch(db, key, actor=self.person, note=note, expected_seq=seen_seq)
+        _seq, draft, why = result
         if draft:
             return Done(f"Mismatch flagged; draft {draft['id']} waits for review (5 Manifests).")
         return Done(f"Mismatch flagged; no draft: {why}", severity="warning")

@@ -351,7 +351,7 @@ class ResultsScreen(GatepostScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "open_case":
             return True if self._run_case() else None
-        return True
+        return super().check_action(action, parameters)
 
     def _run_case(self) -> str | None:
         run = self._runs.get(self.run_id or "")

@@ -26,10 +26,27 @@ class Dialog(ModalScreen[str | None]):
         return (f"{key_for(self.app, 'dialog.confirm', 'ctrl+s')} {confirms}, "
                 f"{key_for(self.app, 'dialog.cancel', 'escape')} cancels")
 
+    _asked = False  # Escape once asked whether to drop what was typed
+
     def action_confirm(self) -> None:
         raise NotImplementedError
 
+    def typed(self) -> bool:
+        """Whether the person typed something that cancelling would lose (a dialog says; nothing by default)."""
+        return False
+
+    def ask_discard(self, message: str) -> None:
+        """Say, in the dialog, that the next Escape drops what was typed."""
+        self.notify(message, severity="warning")
+
     def action_cancel(self) -> None:
+        """Cancel; when something typed would be lost, the first Escape asks and the second drops it."""
+        if self.typed() and not self._asked:
+            self._asked = True
+            key = key_for(self.app, "dialog.cancel", "escape")
+            self.ask_discard(f"Discard what you typed? {key} again discards it, "
+                             f"{key_for(self.app, 'dialog.confirm', 'ctrl+s')} keeps going.")
+            return
         self.dismiss(None)
 
     @on(Button.Pressed, ".dialog-confirm")
@@ -59,17 +76,22 @@ class NoteDialog(Dialog):
     NoteDialog Button { margin-left: 1; }
     """
     def __init__(self, title: str, prompt: str = "Note", *, required: bool = True,
-                 confirm_label: str = "Confirm", initial: str = "") -> None:
+                 confirm_label: str = "Confirm", initial: str = "", refused: str = "") -> None:
         super().__init__()
         self.title_text = title
         self.prompt = prompt
         self.required = required
         self.confirm_label = confirm_label
         self.initial = initial
+        self.refused = refused  # the refusal a note typed before met: shown above it
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(literal(self.title_text, style="bold"))
+            if self.refused:
+                yield Label(literal(f"✘ {self.refused}\nYour note is kept below: confirm to decide again on what "
+                                    "is there now, or cancel.", style="bold"), classes="dialog-error",
+                            id="note-refused")
             yield Label(literal(self.prompt + (" (required)" if self.required else " (optional)")
                                 + " · " + self.hint()))
             yield TextArea(self.initial, id="note-text")
@@ -81,6 +103,16 @@ class NoteDialog(Dialog):
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()
+
+    def typed(self) -> bool:
+        return bool(self.query_one(TextArea).text.strip())
+
+    @on(TextArea.Changed, "#note-text")
+    def _typing(self) -> None:
+        self._asked = False  # typed more since Escape asked: the next Escape asks again
+
+    def ask_discard(self, message: str) -> None:
+        self.query_one("#note-error", Label).update(message)
 
     def action_confirm(self) -> None:
         note = self.query_one(TextArea).text.strip()

@@ -164,7 +164,7 @@ def one_line_cell(console: Any, cell: object, width: int, padding: int, pre_styl
     return [list(Segment.apply_style(line, pre_style, post_style))]
 
 
-class PageTable(DataTable[Any]):
+class PageTable(DataTable[Any], inherit_bindings=False):
     """A DataTable whose rendered cells outlive a resize.
 
     DataTable throws every rendered cell away when its size changes, but a PagedList gives each column a
@@ -180,6 +180,26 @@ class PageTable(DataTable[Any]):
     keys them by row alone), so the layout's frame draws them right: what Textual marked is dropped."""
 
     _rows_width: int | None = None  # the width the rows in the row cache were rendered at
+
+    # a list of rows: the keys move between rows (Home and End included, to the first and the last); the
+    # column keys a DataTable has (left, right, Home and End scrolling sideways) mean nothing here
+    BINDINGS = [
+        Binding("enter", "select_cursor", "Open the row", show=False),
+        Binding("up", "cursor_up", "Previous row", show=False),
+        Binding("down", "cursor_down", "Next row", show=False),
+        Binding("pageup", "page_up", "A screen up", show=False),
+        Binding("pagedown", "page_down", "A screen down", show=False),
+        Binding("home,ctrl+home", "first_row", "First row", show=False),
+        Binding("end,ctrl+end", "last_row", "Last row", show=False),
+    ]
+
+    def action_first_row(self) -> None:
+        if self.row_count:
+            self.move_cursor(row=0)
+
+    def action_last_row(self) -> None:
+        if self.row_count:
+            self.move_cursor(row=self.row_count - 1)
 
     def _render_line_in_row(self, row_key: Any, line_no: int, base_style: Style, cursor_location: Any,
                             hover_location: Any) -> Any:
@@ -405,12 +425,16 @@ class PagedList(Vertical):
         self.call_after_refresh(self._relayout)
 
     # --- loading -----------------------------------------------------------------
-    def reload(self, *, keep_key: str | None = None, quiet: bool = False) -> None:
+    def reload(self, *, keep_key: str | None = None, quiet: bool = False, keep_row: bool = False,
+               cursor: int | None = None) -> None:
         """Fetch the current page again (after a decision, a filter or a search), in a worker.
 
         `quiet`: the cursor's row is not announced (after a decision the detail stays on the decided item).
+        `keep_row`: when `keep_key` left the list, the cursor stays on its row, now the next item's, and that
+        row is announced (quiet or not): the cursor and the owner's detail show one item.
+        `cursor`: the row the cursor goes to, whatever it was on (the newest, at the top).
         """
-        self._load(self.search_text, self.page_offset, keep_key, None, quiet)
+        self._load(self.search_text, self.page_offset, keep_key, cursor, quiet, keep_row)
 
     def apply_page(self, rows: list[Row], total: int, *, asked: int) -> bool:
         """Show `rows`, the first page as `fetch` reads it, read by the owner with what it shows beside them (drawn
@@ -423,13 +447,14 @@ class PagedList(Vertical):
         self._apply([k for k, _row in rows], [[_cell(c) for c in row] for _key, row in rows], total, 0, None, None)
         return True
 
-    def _load(self, search: str, offset: int, keep_key: str | None, cursor: int | None, quiet: bool = False) -> None:
+    def _load(self, search: str, offset: int, keep_key: str | None, cursor: int | None, quiet: bool = False,
+              keep_row: bool = False) -> None:
         self.asked += 1
-        self._read_page(search, offset, keep_key, cursor, quiet)
+        self._read_page(search, offset, keep_key, cursor, quiet, keep_row)
 
     @work(thread=True, exclusive=True, group="page")
     def _read_page(self, search: str, offset: int, keep_key: str | None, cursor: int | None,
-                   quiet: bool = False) -> None:
+                   quiet: bool = False, keep_row: bool = False) -> None:
         worker = get_current_worker()
         given = self._given
         with self.app.reading() as db:  # type: ignore[attr-defined]
@@ -440,14 +465,16 @@ class PagedList(Vertical):
         cells = [[_cell(c) for c in row] for _key, row in rows]
         if not worker.is_cancelled:
             self.app.call_from_thread(self._apply, [k for k, _row in rows], cells, total, offset, keep_key, cursor,
-                                      quiet, given)
+                                      quiet, given, keep_row)
 
     def _apply(self, keys: list[str], cells: list[list[object]], total: int, offset: int,
-               keep_key: str | None, cursor: int | None, quiet: bool = False, given: int | None = None) -> None:
+               keep_key: str | None, cursor: int | None, quiet: bool = False, given: int | None = None,
+               keep_row: bool = False) -> None:
         if given is not None and given != self._given:
             return  # read before the owner gave a newer page
         table = self.table
         before = self.current_key
+        before_row = table.cursor_row
         same = keys == self.keys and self.loaded
         old_cells = self._cells
         self.keys, self._cells, self.total, self.page_offset = keys, cells, total, offset
@@ -468,6 +495,8 @@ class PagedList(Vertical):
                 table.add_row(*[row_cells[i] for i, _w in self.shown_columns], key=key)
         followed = self.follow() if self.follow else None
         target = next((k for k in (keep_key, followed, before) if k is not None and k in keys), None)
+        if keep_row and target is None:  # the kept item left the list: its row goes to the next, announced
+            cursor, quiet = before_row, False
         if cursor is not None and keys:
             table.move_cursor(row=min(max(cursor, 0), len(keys) - 1))
         elif target is not None:
@@ -504,6 +533,19 @@ class PagedList(Vertical):
         self.reload()
         self.post_message(self.SearchChanged(self))
 
+    def clear_search(self, *, reload: bool = True) -> None:
+        """The search off and its box emptied (and closed)."""
+        self.query_one(Input).value = ""
+        self.remove_class("searching")
+        if self.search_text:
+            if reload:
+                self.set_search("")
+            else:
+                self.search_text = ""
+                self.post_message(self.SearchChanged(self))
+        if not self.table.has_focus and reload:
+            self.table.focus()
+
     def move_to_key(self, key: str) -> bool:
         if key in self.keys:
             self.table.move_cursor(row=self.keys.index(key))
@@ -515,9 +557,11 @@ class PagedList(Vertical):
         if self.page_offset + self.page_size < self.total:
             self._load(self.search_text, self.page_offset + self.page_size, None, 0)
 
-    def action_previous_page(self) -> None:
+    def action_previous_page(self, last_row: bool = False) -> None:
+        """The previous page, the cursor on its first row (`last_row`: on its last, as moving up reaches it)."""
         if self.page_offset:
-            self._load(self.search_text, max(0, self.page_offset - self.page_size), None, self.page_size - 1)
+            self._load(self.search_text, max(0, self.page_offset - self.page_size), None,
+                       self.page_size - 1 if last_row else 0)
 
     def start_search(self) -> None:
         self.add_class("searching")
@@ -545,7 +589,7 @@ class PagedList(Vertical):
             self.action_next_page()
         elif event.key == "up" and self.table.has_focus and self.keys and self.table.cursor_row == 0 and self.page_offset:
             event.stop()
-            self.action_previous_page()
+            self.action_previous_page(last_row=True)
 
     @on(DataTable.RowHighlighted)
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import pwd
+import sqlite3
 import unicodedata
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -34,9 +35,10 @@ from typing import Any
 from sqlite_utils import Database
 
 from .clock import now_iso, parse_iso
-from .db import transaction
-from .errors import ConflictError, InputError, RefusedError
+from .db import busy_timeout_ms, transaction
+from .errors import ConflictError, GatepostError, InputError, RefusedError
 from .events import append_event, last_seq, next_seq
+from .integrity import check_writable
 from .records import StreamedRecords
 
 # The rules a refusal names: short nouns, the same for every subject.
@@ -287,3 +289,75 @@ def guarded(db: Database, doing: str, *, actor: str | None, capability: str | tu
                 check_lease(db, subj, name, doing=doing, at=lease_at)
             seq_now = check_seen(db, subj, seen_seq, doing=doing)
         yield Act(db, doing, name, subj, seq_now)
+
+
+# --- may I: an act rehearsed ------------------------------------------------------------------------
+REHEARSAL_WAIT_MS = 250  # how long a rehearsal waits for another writer's lock before it leaves the act unchecked
+UNCHECKED = "unchecked"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the store answers to "may this act be done now": allowed, or the rule that refuses it and why.
+
+    `rule` is the refusal's rule (`capability`, `open`, `lease`, …), `why` the text after it; `message` the whole
+    refusal as the act itself says it. An allowed act that could not be checked (another writer held the store
+    longer than a rehearsal waits) is allowed with `rule` UNCHECKED: the act itself still runs every check.
+    """
+
+    allowed: bool
+    rule: str = ""
+    why: str = ""
+    message: str = ""
+
+    def __bool__(self) -> bool:
+        return self.allowed
+
+
+def verdict_of(exc: GatepostError) -> Verdict:
+    """The verdict a refusal (or any error of the act) says: `<doing>: refused: <rule>: <why>` split up."""
+    message = str(exc)
+    _doing, sep, rest = message.partition(": refused: ")
+    if not sep:
+        return Verdict(False, "", message, message)
+    rule, sep, why = rest.partition(": ")
+    return Verdict(False, rule, why, message) if sep and " " not in rule else Verdict(False, "", rest, message)
+
+
+def rehearse(db: Database, act: Callable[[Database], object]) -> Verdict:
+    """May `act` be done now? It is run for real, every rule of its guarded pipeline and its body, inside a
+    transaction that is always rolled back: the answer is the one the act gives, so a rule added to an act is
+    asked here too, and nothing is written.
+
+    Inside a caller's transaction it runs in a savepoint rolled back to. A read-only store answers as its
+    writes do; another writer holding the store longer than REHEARSAL_WAIT_MS leaves the act allowed but
+    UNCHECKED (the act still checks everything when it is done).
+    """
+    try:
+        check_writable(db)
+    except GatepostError as exc:
+        return verdict_of(exc)
+    nested = db.conn.in_transaction
+    if nested:
+        db.execute("SAVEPOINT gatepost_rehearsal")
+    else:
+        db.execute(f"PRAGMA busy_timeout = {REHEARSAL_WAIT_MS}")
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                return Verdict(True, UNCHECKED, "another writer holds the store; the act checks when done")
+            raise
+        finally:
+            db.execute(f"PRAGMA busy_timeout = {busy_timeout_ms()}")
+    try:
+        act(db)
+    except GatepostError as exc:
+        return verdict_of(exc)
+    finally:
+        if nested:
+            db.execute("ROLLBACK TO gatepost_rehearsal")
+            db.execute("RELEASE gatepost_rehearsal")
+        else:
+            db.execute("ROLLBACK")
+    return Verdict(True)

@@ -91,6 +91,7 @@ from .manifests import (
     ORIGINS,
     active_version,
     approve_draft,
+    check_edit,
     create_draft,
     draft_history,
     draft_subject,
@@ -127,6 +128,7 @@ from .regressions import (
 )
 from .runs import (
     RUN_STATUSES,
+    WORST_FIRST,
     aeon_skills,
     assertion_changes,
     assertion_grid,
@@ -144,6 +146,7 @@ from .runs import (
 )
 
 __all__ = [
+    "WORST_FIRST",
     "contradicted_draft_ids",
     "contradicted_drafts",
     "draft_contradiction",
@@ -203,6 +206,7 @@ __all__ = [
     "acknowledge",
     "active_version",
     "approve_draft",
+    "check_edit",
     "assertion_changes",
     "assertion_grid",
     "bootstrap",

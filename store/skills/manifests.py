@@ -238,6 +238,13 @@ def edit_draft(db: Database, draft_id: str, yaml_text: str, *, actor: str, note:
     return cast(dict[str, Any], get_draft(db, new["id"]))  # the draft just created
 
 
+def check_edit(db: Database, draft_id: str, *, actor: str, expected_seq: int | None = None) -> None:
+    """What an edit meets before its YAML is read (the review pipeline an edit runs), writing nothing itself:
+    a rehearsal of `edit_draft` asks it, having no edited YAML to offer."""
+    with _review(db, f"edit {draft_id}", draft_id, actor, expected_seq):
+        pass
+
+
 def _draft_where(status: str | None, search: str | None, skill: str | None,
                  ids: list[str] | None = None) -> tuple[str, list[Any]]:
     clauses, params = [], []

@@ -267,6 +267,12 @@ def record_aeon_results(db: Database, results: list[AeonResult], *, actor: str, 
 
 # --- queries for the console and the CLI ----------------------------------------------------
 
+# most urgent first, then the longest streak broken, the most assertions failing, a run that errored, the name:
+# the console's Regressions list, its queue, `skills show` and the regressions report all read this one order
+WORST_FIRST = ("COALESCE(r.urgency, 99), COALESCE(r.broken_streak, 0) DESC,"
+               " COALESCE(json_array_length(r.failing), 0) DESC,"
+               " (SELECT status = 'error' FROM skill_runs WHERE id = r.last_run_id) DESC, s.name")
+
 _LIST_SQL = """
 SELECT s.name AS skill, r.state, r.severity, r.fail_streak, r.pass_streak, r.broken_streak, r.last_run,
        r.last_run_id, r.last_eval_id, r.acknowledged_eval_id, r.failing, r.returned_because,
@@ -444,7 +450,7 @@ def show_states(db: Database, *, skill: str | None = None, state: str | None = N
     if skill is not None:
         where += (" AND " if where else " WHERE ") + "s.name = ?"
         params.append(skill)
-    sql = _LIST_SQL.format(not_evaluated=regressions.NOT_EVALUATED) + where + " ORDER BY urgency, s.name"
+    sql = _LIST_SQL.format(not_evaluated=regressions.NOT_EVALUATED) + where + f" ORDER BY {WORST_FIRST}"
     return [{"skill": r["skill"], "state": r["state"],
              "severity": r["severity"] if r["state"] == "NEW_FAIL" else None,
              "fail_streak": r["fail_streak"] or 0, "pass_streak": r["pass_streak"] or 0,

@@ -8,6 +8,7 @@ from .audit import (
     AuditRow,
     audit_page,
     fold_leases,
+    outcome_of,
 )
 from .backup import Copy, backup_store, check_copy, restore_store
 from .contradicted import contradicted_counts, design_review_count
@@ -35,7 +36,6 @@ from .queues import (
     queue_state,
 )
 from .regressions import (
-    WORST_FIRST,
     RegressionRow,
     worst_first,
 )
@@ -73,6 +73,7 @@ __all__ = [
     "AuditPage",
     "AuditRow",
     "audit_page",
+    "outcome_of",
     "fold_leases",
     "CHANGE_WORDS",
     "DONE_KINDS",
@@ -94,7 +95,6 @@ __all__ = [
     "QueueState",
     "REGRESSION_STATES",
     "RegressionRow",
-    "WORST_FIRST",
     "SOURCES",
     "STATE_SYMBOLS",
     "SYMBOLS",

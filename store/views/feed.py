@@ -16,17 +16,25 @@ MAX_PAGE = 10_000
 
 
 def events_since(db: Database, since: int = 0, *, limit: int = 100, kind: str | None = None,
-                 subject_type: str | None = None, subject_id: str | None = None) -> list[dict[str, Any]]:
-    """Events with seq > since, oldest first, at most `limit`; `kind` may end in `*` (a prefix)."""
+                 subject_type: str | None = None, subject_id: str | None = None, last: bool = False,
+                 leases: bool = True) -> list[dict[str, Any]]:
+    """Events with seq > since, oldest first, at most `limit`; `kind` may end in `*` (a prefix).
+
+    `last`: the newest `limit` of them (still oldest first); `leases` False leaves lease events out (taken,
+    renewed and released as people open items, they outnumber decisions), unless `kind` asks for them."""
     filters, filter_params = event_filter(kind=kind, subject_type=subject_type, subject_id=subject_id)
     clauses = ["seq > ?", *filters]
+    if not leases and not (kind or "").startswith("lease."):
+        clauses.append("kind NOT LIKE 'lease.%'")
     params: list[Any] = [int(since), *filter_params]
     cursor = db.execute(
         "SELECT seq, at, actor, kind, subject_type, subject_id, revision, note, payload, hash FROM events WHERE "
-        + " AND ".join(clauses) + " ORDER BY seq LIMIT ?", [*params, max(1, min(int(limit), MAX_PAGE))])
+        + " AND ".join(clauses) + f" ORDER BY seq {'DESC' if last else ''} LIMIT ?",
+        [*params, max(1, min(int(limit), MAX_PAGE))])
     cols = [c[0] for c in cursor.description]
     out = []
-    for row in cursor.fetchall():
+    fetched = cursor.fetchall()
+    for row in reversed(fetched) if last else fetched:
         event = dict(zip(cols, row, strict=True))
         event["payload"] = json.loads(event["payload"]) if event["payload"] else None
         out.append({"schema": EVENT_SCHEMA, **event})

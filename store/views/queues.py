@@ -12,8 +12,7 @@ from sqlite_utils import Database
 
 from gatepost.store.cases import DEFAULT_PROTOCOL, DESIGN_QUEUE, waiting_sql
 from gatepost.store.kernel import held_by_others
-
-from .regressions import WORST_FIRST
+from gatepost.store.skills import WORST_FIRST
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,7 @@ from typing import Any, TypedDict
 
 from sqlite_utils import Database
 
-from gatepost.store.skills import STATES
-
-WORST_FIRST = ("COALESCE(r.urgency, 99), COALESCE(r.broken_streak, 0) DESC,"
-               " COALESCE(json_array_length(r.failing), 0) DESC,"
-               " (SELECT status = 'error' FROM skill_runs WHERE id = r.last_run_id) DESC, s.name")
+from gatepost.store.skills import STATES, WORST_FIRST
 
 
 class RegressionRow(TypedDict):

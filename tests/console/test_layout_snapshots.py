@@ -35,7 +35,8 @@ def test_main_screens(snap_compare, demo_here, screen, size):
     assert snap_compare(app, terminal_size=size, run_before=steps(SCREENS[screen]))
 
 
-@pytest.mark.parametrize("dialog,keys", [("keep", ("2", "k")), ("edit-draft", ("5", "e"))])
+# the first open case is held by a colleague (its decisions are not offered); the second may be closed inconclusive
+@pytest.mark.parametrize("dialog,keys", [("inconclusive", ("2", "down", "i")), ("edit-draft", ("5", "e"))])
 def test_a_dialog_at_50x15(snap_compare, demo_here, dialog, keys):
     app = GatepostApp(demo_here, person="ana")
     assert snap_compare(app, terminal_size=(50, 15), run_before=steps(*keys))

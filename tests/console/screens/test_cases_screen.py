@@ -25,6 +25,7 @@ def store(db, store_path):
     add_actor(db, "erin", "person", ["eval_design.review"])  # reviews the design; whose evidence counts never decides
     add_actor(db, "dara", "person", [])
     add_actor(db, "bruno", "person", ["case.close"])  # ana reviewed case-0042's design: bruno closes it
+    add_actor(db, "eli", "person", ["case.close"])
     cases.import_case(db, CASES / "case-0042.yaml", actor="ana")  # held-out evidence is the author's own
     cases.import_case(db, CASES / "outside.yaml", actor="ana")
     cases.import_case(db, {
@@ -73,8 +74,9 @@ async def test_a_case_shows_candidate_claims_with_why_and_evidence_status(store)
         assert "Evidence (3 counting, 1 not independent, 0 stale)" in evidence
         assert "# Release" in text_of(app, "#case-content")
         keep = decision_line(screen, "kept")
-        assert keep.disabled and "blocked: change.supported is UNKNOWN" in str(keep.label)
-        assert not decision_line(screen, "inconclusive").disabled
+        # the store's first refusal: ana's design review counts on this case, so she does not decide it
+        assert keep.disabled and "decider: ana produced evidence" in str(keep.label)
+        assert decision_line(screen, "inconclusive").disabled  # every decision: the same decider rule
         tree = screen.query_one(LineDetail).block("tree")
         labels = [str(node.label) for node in tree.root.children]
         assert any(label.startswith("? change.supported") for label in labels)
@@ -140,19 +142,34 @@ async def test_a_decision_not_allowed_is_not_offered_and_says_why(store):
         await settle(pilot)
         assert type(app.screen).__name__ == "CasesScreen"  # no dialog
         messages = [n.message for n in app._notifications]
-        assert "keep: blocked: change.supported is UNKNOWN" in messages
+        assert any(m.startswith("keep: decider: ana produced evidence") for m in messages)
         await pilot.press("r")
         await settle(pilot)
-        assert any(m.startswith("reject: blocked: change.supported is UNKNOWN") for m in
-                   [n.message for n in app._notifications])
+        assert any(m.startswith("reject: decider: ana produced evidence")
+                   for m in [n.message for n in app._notifications])
 
 
 async def test_a_person_without_authority_sees_why(store):
-    app = GatepostApp(store, person="dara")
+    app = GatepostApp(store, person="eli")
     async with app.run_test(size=(160, 50)) as pilot:
         await open_cases(pilot, "case-0043")
         keep = decision_line(app.screen, "kept")
-        assert keep.disabled and "needs loop_change.keep, which dara does not hold" in str(keep.label)
+        assert keep.disabled and "capability: eli does not hold loop_change.keep" in str(keep.label)
+        assert app.screen.check_action("decide", ("kept",)) is None  # shown disabled in the footer
+        assert app.screen.check_action("decide", ("inconclusive",)) is True
+
+
+async def test_a_person_who_only_browses_sees_no_decision_and_k_says_why(store):
+    app = GatepostApp(store, person="dara")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await open_cases(pilot, "case-0043")
+        assert decision_line(app.screen, "kept") is None
+        assert "dara holds none of" in text_of(app, "#case-decisions")
+        assert app.screen.check_action("decide", ("kept",)) is False  # not in the footer
+        await pilot.press("k")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "CasesScreen"
+        assert any("browsing only" in n.message for n in app._notifications)
 
 
 async def test_a_refused_write_is_shown_with_its_rule_and_writes_nothing(store):
@@ -170,6 +187,15 @@ async def test_a_refused_write_is_shown_with_its_rule_and_writes_nothing(store):
         await settle(pilot)
         messages = [n.message for n in app._notifications]
         assert any("case changed since you looked" in m for m in messages)
+        # the dialog comes back with the note typed and the refusal
+        assert isinstance(app.screen, NoteDialog)
+        assert app.screen.query_one(TextArea).text == "leaves the surface"
+        assert "case changed since you looked" in str(app.screen.query_one("#note-refused").render())
+        await pilot.press("escape")  # asks once before the note is dropped
+        await settle(pilot)
+        assert isinstance(app.screen, NoteDialog)
+        await pilot.press("escape")
+        await settle(pilot)
         # refreshed: outside then clean about one revision disagree, so UNKNOWN (Canon), no longer the newest's TRUE
         assert app.screen.detail["claims"]["change.within_surface"] == "UNKNOWN"
         assert decision_line(app.screen, "proposed").disabled
@@ -189,8 +215,9 @@ async def test_inconclusive_asks_for_a_reason(store):
         app.screen.query_one(TextArea).insert("held-out split being rebuilt")
         await pilot.press("ctrl+s")
         await settle(pilot)
-        assert app.screen.detail["outcome"] == "inconclusive"
-        assert "inconclusive by bruno" in text_of(app, "#case-history")
+        assert cases.get_case(app.db, "case-0042")["outcome"] == "inconclusive"
+        # the decided case left the open list: its row, and the detail, are the next case's
+        assert app.screen.shown == app.screen.paged.current_key != "case-0042"
 
 
 async def test_overview_and_palette_open_the_screen_filtered_or_on_one_case(store):

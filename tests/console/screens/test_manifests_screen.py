@@ -127,7 +127,7 @@ async def test_a_person_without_manifest_review_cannot_decide(db, store_path):
     app = GatepostApp(store_path, person="dara")
     async with app.run_test(size=(160, 60)) as pilot:
         screen = await _manifests(app, pilot)
-        assert "dara does not hold manifest.review" in _text(screen, "actions")
+        assert "dara holds none of manifest.review: browsing only" in _text(screen, "actions")
         for key in ("a", "r", "e"):
             await pilot.press(key)
             await settle(pilot)
@@ -149,3 +149,29 @@ async def test_open_item_from_the_palette_finds_a_decided_draft(db, store_path):
         await settle(pilot)
         assert app.screen.query_one(PagedList).current_key == draft["id"]
         assert "✘ rejected" in _text(app.screen, "head")
+
+
+async def test_escape_in_the_editor_asks_once_before_dropping_an_edit(db, store_path):
+    build(db)
+    [draft], _ = list_drafts(db)
+    app = GatepostApp(store_path, person="bruno")
+    async with app.run_test(size=(160, 60)) as pilot:
+        screen = await _manifests(app, pilot)
+        await pilot.press("e")
+        await settle(pilot)
+        assert isinstance(app.screen, EditDraftDialog)
+        await pilot.press("escape")  # nothing edited: closes at once
+        await settle(pilot)
+        assert app.screen is screen
+        await pilot.press("e")
+        await settle(pilot)
+        app.screen.query_one(TextArea).insert("# a comment typed\n")
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, EditDraftDialog)  # asked, not dropped
+        assert "your edit is not saved" in str(app.screen.query_one("#edit-status").render())
+        assert "# a comment typed" in app.screen.query_one(TextArea).text
+        await pilot.press("escape")  # the second Escape drops it
+        await settle(pilot)
+        assert app.screen is screen
+        assert get_draft(app.db, draft["id"])["status"] == "pending"

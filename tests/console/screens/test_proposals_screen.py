@@ -137,11 +137,13 @@ async def test_a_person_without_proposal_review_sees_why_and_cannot_mark(store):
     app = GatepostApp(path, person="dara")
     async with app.run_test(size=(180, 55)) as pilot:
         screen = await open_proposals(pilot)
-        assert "needs proposal.review, which dara does not hold" in rendered(app, "actions")
-        assert screen.check_action("decide", ("accepted",)) is None  # shown disabled in the footer
+        assert "dara holds none of proposal.review: browsing only" in rendered(app, "actions")
+        assert "[a] accept" not in rendered(app, "actions")
+        assert screen.check_action("decide", ("accepted",)) is False  # not in the footer at all
         await pilot.press("a")
         await settle(pilot)
         assert not isinstance(app.screen, NoteDialog)
+        assert any("browsing only" in str(n.message) for n in app._notifications)  # `a` says why
         assert get_proposal(app.db, ids["gated"])["status"] == "waiting"
 
 

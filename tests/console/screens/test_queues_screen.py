@@ -132,9 +132,13 @@ async def test_others_leases_are_shown_and_skipped_and_their_items_refused(store
         app.screen.open_item(order[0])
         await settle(pilot)
         assert "chen is working on it until" in bar(app)
-        await decide_with_note(pilot, "k", "mine now")  # a decision on what chen holds is refused
+        # a decision on what chen holds is not offered: the store's lease rule says why
+        assert app.screen.check_action("decide", ("kept",)) is None
+        await pilot.press("k")
+        await settle(pilot)
+        assert not isinstance(app.screen, NoteDialog)
         assert cases.get_case(db, order[0])["status"] == "open"
-        assert any("chen is working on it" in n.message for n in app._notifications)
+        assert any("lease: chen is working on it" in n.message for n in app._notifications)
         await pilot.press("w")
         await settle(pilot)
         assert app.screen.shown == order[1]  # chen's item is skipped

@@ -110,7 +110,7 @@ async def test_a_person_without_triage_browses_only(db, store_path):
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.press("4")
         await settle(pilot)
-        assert "you do not hold regression.triage" in _text(app.screen, "triage")
+        assert "dara holds none of regression.triage: browsing only" in _text(app.screen, "triage")
         await pilot.press("a")
         await settle(pilot)
         assert not isinstance(app.screen, NoteDialog)

@@ -49,15 +49,20 @@ async def test_a_decision_needing_a_signature_is_refused_as_a_toast_then_signed(
         await pilot.press("6")
         await settle(pilot)
         assert app.screen.shown == pid
-        await _mark_needs_changes(pilot, "Add a rollback step")
+        # no key to sign with: the store refuses the decision, so it is not offered, and `n` says why
+        assert app.screen.check_action("decide", ("needs_changes",)) is None
+        assert "signature: ana has a registered key" in app.screen.lines.text("actions")
+        await pilot.press("n")
+        await settle(pilot)
+        assert not isinstance(app.screen, NoteDialog)
         messages = [n.message for n in app._notifications]
-        assert any(f"mark {pid} needs_changes: refused: signature: ana has a registered key" in m for m in messages)
+        assert any("needs changes: signature: ana has a registered key" in m for m in messages)
         assert get_proposal(app.db, pid)["status"] == "waiting"
 
         set_signing_key(key)  # as `gatepost --key FILE console` does
-        if isinstance(app.screen, NoteDialog):
-            await pilot.press("escape")
-            await settle(pilot)
+        app.screen.show(pid)  # read again: now the store accepts it
+        await settle(pilot)
+        await app.screen.detail_settled.wait()
         await _mark_needs_changes(pilot, "Add a rollback step")
         assert get_proposal(app.db, pid)["status"] == "needs_changes"
     db = open_store(path)

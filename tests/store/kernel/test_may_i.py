@@ -1,0 +1,118 @@
+"""May I: the store answers what a person may decide on an item now, and if not why, by rehearsing the act
+itself (its guarded pipeline and body, rolled back): the same answer as doing it, and nothing written."""
+
+import os
+import shutil
+import sqlite3
+
+from gatepost.store import flows
+from gatepost.store.kernel import (
+    UNCHECKED,
+    GatepostError,
+    last_seq,
+    open_store,
+    rehearse,
+    transaction,
+)
+
+
+def _dump(db) -> list[tuple]:
+    return [*db.execute("SELECT seq, kind, subject_id FROM events ORDER BY seq"),
+            *db.execute("SELECT id, status FROM proposals ORDER BY id"),
+            *db.execute("SELECT id, status FROM manifest_drafts ORDER BY id")]
+
+
+def _waiting_with(db, rule: str) -> str:
+    for (pid,) in db.execute("SELECT id FROM proposals WHERE status = 'waiting' ORDER BY id"):
+        verdict = flows.may(db, "proposal", pid, actor="ana", seen_seq=last_seq(db, "proposal", pid))["accepted"]
+        if verdict.rule == rule:
+            return str(pid)
+    raise AssertionError(f"no waiting proposal the demo refuses by {rule}")
+
+
+def test_may_answers_as_the_act_does_and_writes_nothing(demo_copy, tmp_path):
+    db = open_store(demo_copy)
+    before = _dump(db)
+    pid = _waiting_with(db, "pending")  # another accepted change to its path is not recorded applied yet
+    seq = last_seq(db, "proposal", pid)
+    verdicts = flows.may(db, "proposal", pid, actor="ana", seen_seq=seq)
+    assert not verdicts["accepted"] and verdicts["accepted"].rule == "pending"
+    assert "on the same base and is not recorded applied" in verdicts["accepted"].why
+    assert verdicts["declined"] and verdicts["needs_changes"]
+    assert not flows.may(db, "proposal", pid, actor="dara", seen_seq=seq)["declined"]  # no proposal.review
+    assert _dump(db) == before  # a rehearsal writes nothing
+    # the act itself says the same
+    try:
+        flows.decide_on(db, "proposal", "accepted", pid, actor="ana", note="ok", seen_seq=seq)
+    except GatepostError as exc:
+        assert str(exc) == verdicts["accepted"].message
+    else:
+        raise AssertionError("the store accepted what may refused")
+    flows.decide_on(db, "proposal", "declined", pid, actor="ana", note="not now", seen_seq=seq)
+    assert db.execute("SELECT status FROM proposals WHERE id = ?", [pid]).fetchone()[0] == "declined"
+    # a decision is never edited: may says so now
+    after = flows.may(db, "proposal", pid, actor="ana", seen_seq=last_seq(db, "proposal", pid))
+    assert {v.rule for v in after.values()} == {"open"}
+    db.close()
+
+
+def test_an_older_look_is_refused_by_seen_seq(demo_copy):
+    db = open_store(demo_copy)
+    (draft,) = db.execute("SELECT id FROM manifest_drafts WHERE status = 'pending' ORDER BY id LIMIT 1").fetchone()
+    seq = last_seq(db, "draft", draft)
+    assert all(flows.may(db, "draft", draft, actor="ana", seen_seq=seq).values())
+    stale = flows.may(db, "draft", draft, actor="ana", seen_seq=seq - 1)
+    assert {v.rule for v in stale.values()} == {"seen-seq"}
+    db.close()
+
+
+def test_inside_a_transaction_a_rehearsal_is_a_savepoint_rolled_back(demo_copy):
+    db = open_store(demo_copy)
+    (skill,) = db.execute("SELECT skill FROM regression_states WHERE state = 'NEW_FAIL' ORDER BY skill").fetchone()
+    events = db.execute("SELECT COUNT(*) FROM events").fetchone()[0]
+    with transaction(db):
+        verdict = rehearse(db, lambda d: flows.decide_on(d, "skill", "acknowledge", skill, actor="bruno",
+                                                         note="seen", seen_seq=None))
+        assert db.conn.in_transaction
+    assert verdict.allowed or verdict.rule == "lease"
+    assert db.execute("SELECT COUNT(*) FROM events").fetchone()[0] == events
+    db.close()
+
+
+def test_a_read_only_store_answers_as_its_writes_do(demo_copy, tmp_path):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    path = shutil.copy(demo_copy, folder / "ro.db")
+    os.chmod(path, 0o444)
+    os.chmod(folder, 0o555)
+    try:
+        db = open_store(path)
+        (pid,) = db.execute("SELECT id FROM proposals WHERE status = 'waiting' ORDER BY id LIMIT 1").fetchone()
+        verdict = flows.may(db, "proposal", pid, actor="ana")["declined"]
+        if os.geteuid() != 0:  # root writes through any mode bits
+            assert not verdict and "read-only" in verdict.why
+        db.close()
+    finally:
+        os.chmod(folder, 0o755)
+
+
+def test_another_writer_holding_the_store_leaves_the_act_unchecked_not_refused(demo_copy):
+    other = sqlite3.connect(demo_copy)
+    other.execute("BEGIN IMMEDIATE")
+    db = open_store(demo_copy)
+    try:
+        (pid,) = db.execute("SELECT id FROM proposals WHERE status = 'waiting' ORDER BY id LIMIT 1").fetchone()
+        verdict = flows.may(db, "proposal", pid, actor="ana")["declined"]
+        assert verdict.allowed and verdict.rule == UNCHECKED
+    finally:
+        other.rollback()
+        other.close()
+        db.close()
+
+
+def test_design_review_is_a_decision_on_an_open_case_only(demo_copy):
+    db = open_store(demo_copy)
+    (closed,) = db.execute("SELECT id FROM cases WHERE status = 'closed' ORDER BY id LIMIT 1").fetchone()
+    verdict = flows.may(db, "case", closed, actor="ana", names=["design_passed"])["design_passed"]
+    assert not verdict and verdict.rule == "open" and "closed" in verdict.why
+    db.close()
