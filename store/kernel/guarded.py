@@ -40,6 +40,7 @@ from .errors import ConflictError, GatepostError, InputError, RefusedError
 from .events import append_event, last_seq, next_seq
 from .integrity import check_writable
 from .records import StreamedRecords
+from .signing import rehearsal
 
 # The rules a refusal names: short nouns, the same for every subject.
 IDENTITY = "identity"
@@ -351,7 +352,8 @@ def rehearse(db: Database, act: Callable[[Database], object]) -> Verdict:
         finally:
             db.execute(f"PRAGMA busy_timeout = {busy_timeout_ms()}")
     try:
-        act(db)
+        with rehearsal():
+            act(db)
     except GatepostError as exc:
         return verdict_of(exc)
     finally:

@@ -24,6 +24,9 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +54,7 @@ KEYGEN_TIMEOUT = 30.0
 
 _key_file: str | None = None
 _actor_key_files: dict[str, str] = {}
+_rehearsing: ContextVar[bool] = ContextVar("gatepost_rehearsing", default=False)  # see rehearsal()
 
 
 def set_signing_key(path: str | os.PathLike[str] | None, *, actor: str | None = None) -> None:
@@ -174,8 +178,20 @@ def signer_fingerprint(signature: str) -> str | None:
     return fingerprint(key) if len(key) == size and size else None
 
 
-def sign_message(message: bytes, key: dict[str, Any]) -> str:
-    """An armored SSH signature of `message` made with `key` (the registered key row); raises ValueError(why)."""
+@contextmanager
+def rehearsal() -> Iterator[None]:
+    """Within the block, a decision that must be signed is checked for a key to sign with but not signed: a
+    dry run of an act (guarded.rehearse) asks whether it may be done, and must not start ssh-keygen (nor ask
+    ssh-agent) on every look at an item."""
+    token = _rehearsing.set(True)
+    try:
+        yield
+    finally:
+        _rehearsing.reset(token)
+
+
+def _signer(key: dict[str, Any]) -> tuple[str, str | None, str]:
+    """(ssh-keygen, the key file or None for ssh-agent, how it was found); ValueError(why) when none can sign."""
     keygen = _keygen()
     if keygen is None:
         raise ValueError("ssh-keygen is not installed, so nothing can be signed")
@@ -183,14 +199,20 @@ def sign_message(message: bytes, key: dict[str, Any]) -> str:
     if key_file is None and not how:
         raise ValueError(f"{key['actor']} has a registered key ({key['fingerprint']}) and no key to sign with was "
                          f"given: use gatepost --key FILE, set ${KEY_ENV}, or load it into ssh-agent")
+    if key_file is not None and not Path(key_file).is_file():
+        raise ValueError(f"{how}: no such key file")
+    return keygen, key_file, how
+
+
+def sign_message(message: bytes, key: dict[str, Any]) -> str:
+    """An armored SSH signature of `message` made with `key` (the registered key row); raises ValueError(why)."""
+    keygen, key_file, how = _signer(key)
     agent = key_file is None
     with tempfile.TemporaryDirectory(prefix="gatepost-sign-") as tmp:
         if key_file is None:  # ssh-agent: ssh-keygen signs with the agent's copy of this public key
             pub = Path(tmp) / "key.pub"
             pub.write_text(key["public_key"] + "\n", encoding="ascii")
             key_file = str(pub)
-        elif not Path(key_file).is_file():
-            raise ValueError(f"{how}: no such key file")
         try:
             result = _run([keygen, "-Y", "sign", "-n", NAMESPACE, "-f", key_file], message)
         except subprocess.TimeoutExpired:
@@ -277,6 +299,12 @@ def decision_key(db: Database, kind: str, actor: str | None, seq: int) -> dict[s
 
 def sign_event(db: Database, seq: int, key: dict[str, Any], *, doing: str) -> None:
     """Sign the event just appended with the actor's key, check it, store it; else refuse (nothing is written)."""
+    if _rehearsing.get():  # a dry run: a key to sign with is there, and nothing is signed
+        try:
+            _signer(key)
+        except ValueError as exc:
+            raise RefusedError(f"{doing}: refused: {SIGNATURE}: {exc}") from None
+        return
     event_hash = db.execute("SELECT hash FROM events WHERE seq = ?", [seq]).fetchone()[0]
     message = message_for(event_hash)
     try:

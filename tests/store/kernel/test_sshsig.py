@@ -15,6 +15,7 @@ from gatepost.store.kernel import (
     append_event,
     open_store,
     register_key,
+    rehearse,
     signing,
     sshsig,
     transaction,
@@ -111,3 +112,29 @@ def test_a_signed_decision_starts_ssh_keygen_once(tmp_path, monkeypatch):
         signing.set_signing_key(None)
     assert started == ["sign"]  # signed by ssh-keygen, checked here
     assert db.execute("SELECT COUNT(*) FROM signatures").fetchone()[0] == 1
+
+
+def test_a_rehearsed_decision_checks_for_a_key_but_signs_nothing(tmp_path, monkeypatch):
+    key, public = keygen(tmp_path, "ed25519", [], "ana")
+    db = open_store(tmp_path / "store.db")
+    add_actor(db, "ana", "person", [])
+    register_key(db, "ana", public, by=None)
+    started: list[str] = []
+    monkeypatch.setattr(signing, "_run", lambda args, data: started.append(args[2]))
+    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
+    monkeypatch.delenv("GATEPOST_SIGNING_KEY", raising=False)
+
+    def decide(db) -> None:  # what a console's "may I" runs on every look at an item
+        with transaction(db):
+            append_event(db, "case.decided", actor="ana", subject_type="case", subject_id="c1",
+                         payload={"outcome": "rejected"})
+
+    refused = rehearse(db, decide)  # no key to sign with: the real act would be refused the same way
+    assert not refused.allowed and refused.rule == "signature" and "no key to sign with" in refused.why
+    signing.set_signing_key(key)
+    try:
+        assert rehearse(db, decide).allowed
+    finally:
+        signing.set_signing_key(None)
+    assert started == []  # ssh-keygen never ran
+    assert db.execute("SELECT COUNT(*) FROM events WHERE kind = 'case.decided'").fetchone()[0] == 0
