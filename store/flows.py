@@ -60,19 +60,15 @@ def decide(db: Database, case_id: str, outcome: str, *, actor: str | None, note:
         decision_id = cases.decide_case(db, case_id, outcome, actor=actor, note=note,
                                         based_on_seq=based_on_seq, at=at)
         if outcome == "proposed":
-            _propose(db, case_id, actor=actor, note=note)
+            _propose(db, case_id, actor=actor, note=(note or "").strip() or None)  # the decision's note
     return decision_id
 
 
 def _propose(db: Database, case_id: str, *, actor: str | None, note: str | None) -> None:
     case = cases.get_case(db, case_id)
-    content = case["content"]
-    body = content if isinstance(content, str) else json.dumps(content, indent=2, ensure_ascii=False)
     decided_at, decided_seq = db.execute(
         "SELECT at, event_seq FROM decisions WHERE case_id = ? ORDER BY id DESC LIMIT 1", [case_id]).fetchone()
-    proposal = {"path": case["candidate_path"], "kind": "case", "operation": "update", "edit_mode": "full_page",
-                "title": case["title"], "confidence": None, "rationale": note, "before_body": "",
-                "after_body": body, "expected_base_body_sha256": None}
+    proposal = proposals.case_proposal(case, note)
     pid, new = proposals.add_proposal(db, proposal, actor=actor, source=f"case {case_id}", at=decided_at or now_iso(),
                                       case_id=case_id, id=f"case:{case_id}",
                                       made_by_event=decided_seq)

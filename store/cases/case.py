@@ -286,6 +286,8 @@ def import_case(db: Database, path_or_mapping: str | Path | dict[str, Any], *, a
                         payload={"title": parsed["title"], "author": parsed["author"],
                                  "protocol": parsed["protocol"], "independent": parsed["independent"],
                                  "loop": loop, "path": parsed["candidate_path"],
+                                 "candidate_path": parsed["candidate_path"], "content": parsed["content"],
+                                 "basis": parsed["basis"],
                                  **({"on_behalf_of": parsed["author"]} if on_behalf else {})})
         _store_revision(db, case_id, revision, parsed["content"], parsed["basis"], when, seq)
         latest = when
@@ -416,6 +418,8 @@ def revise_candidate(db: Database, case_id: str, *, content: Any = None, basis: 
             seq = act.event("case.revised", revision=revision, at=when, note=(note or "").strip() or None,
                             payload={"previous_revision": case["current_revision"], "basis": parsed["basis"],
                                      "independent": parsed["independent"], "path": parsed["candidate_path"],
+                                     "title": parsed["title"], "candidate_path": parsed["candidate_path"],
+                                     "content": parsed["content"],
                                      **({"on_behalf_of": case["author"]} if on_behalf else {})})
             db.execute("UPDATE cases SET current_revision = ?, independent = ?, title = ?, candidate_path = ?"
                        " WHERE id = ?", [revision, json.dumps(parsed["independent"], ensure_ascii=False),
@@ -522,7 +526,7 @@ def add_evidence(db: Database, case_id: str, *, kind: str, result: str, producer
             [case_id, kind, result, stored_producer, artifact, revision]).fetchone() is not None
         seq = act.event("evidence.added", revision=revision, at=when, actor=recorder[0],
                         payload={"kind": kind, "result": result, "producer": stored_producer,
-                                 "artifact": artifact, "recorded_by": recorder[0]})
+                                 "artifact": artifact, "recorded_by": recorder[0], "details": details})
         cursor = db.execute(
             "INSERT INTO evidence (case_id, kind, result, producer, artifact, about, observed_at, details, event_seq,"
             " recorded_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

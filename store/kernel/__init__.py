@@ -140,6 +140,7 @@ from .records import (
 )
 from .schema import (
     APPLICATION_ID,
+    EVENTS_COMPLETE_KIND,
     MIGRATION_SET,
     RECORD_TABLES,
     known_migration_names,
@@ -184,6 +185,7 @@ from .task_order import (
 
 __all__ = [
     "ADMIN",
+    "EVENTS_COMPLETE_KIND",
     "RECORD_TABLES",
     "APPLICATION_ID",
     "Act",

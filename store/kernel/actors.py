@@ -99,17 +99,19 @@ def _actor_subject(name: str, *, create_kind: str | None = None) -> Callable[[Da
 
 
 def _insert(db: Database, act: Act, name: str, kind: str) -> None:
-    db.table("actors").insert({"name": name, "kind": kind, "created_at": now_iso()})
-    act.event("actor.added", subject_type="actor", subject_id=name, payload={"kind": kind})
+    when = now_iso()  # the row's time is its event's: verify rebuilds the row from the event
+    db.table("actors").insert({"name": name, "kind": kind, "created_at": when})
+    act.event("actor.added", subject_type="actor", subject_id=name, payload={"kind": kind}, at=when)
 
 
 def _grant(db: Database, act: Act, name: str, kind: str, cap: str, note: str | None) -> bool:
     _check_caps(name, kind, [cap])
     if cap in capabilities_held(db, name):
         return False
+    when = now_iso()
     db.table("capabilities").insert({"actor": name, "capability": cap, "granted_by": act.actor,
-                               "granted_at": now_iso()})
-    act.event("capability.granted", subject_type="actor", subject_id=name, note=note,
+                               "granted_at": when})
+    act.event("capability.granted", subject_type="actor", subject_id=name, note=note, at=when,
               payload={"capability": cap})
     return True
 
@@ -231,17 +233,19 @@ def register_key(db: Database, name: str, key_text: str, *, by: str | None, wher
     with guarded(db, doing, actor=by, known=has_admin(db),
                  subject=_actor_subject(_check_name(name)), authority=may, lease=False) as act:
         row = act.subject.row if act.subject and act.subject.row else {}
-        seq = act.next_seq()
+        seq, when = act.next_seq(), now_iso()
         db.execute("INSERT INTO actor_keys (actor, key_type, public_key, comment, fingerprint, added_by, at, event_seq)"
                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [row["name"], key["key_type"], key["public_key"],
-                                                        key["comment"], key["fingerprint"], act.actor, now_iso(), seq])
+                                                        key["comment"], key["fingerprint"], act.actor, when, seq])
         payload: dict[str, Any] = {"key_type": key["key_type"], "public_key": key["public_key"],
-                                   "fingerprint": key["fingerprint"], "replaces": bool(replaced)}
+                                   "comment": key["comment"], "fingerprint": key["fingerprint"],
+                                   "replaces": bool(replaced)}
         if replaced:
             payload.update({"replaced_fingerprint": replaced[0]["fingerprint"], "rotation": how[0]})
             if how[0] == "signed" and rotation is not None:
                 payload["rotation_statement"] = rotation
-        act.event("actor.key_added", subject_type="actor", subject_id=row["name"], note=note, payload=payload)
+        act.event("actor.key_added", subject_type="actor", subject_id=row["name"], note=note, at=when,
+                  payload=payload)
     return {**(get_actor(db, row["name"]) or {}), "key": key, "replaced": replaced[0] if replaced else None,
             "rotation": how[0] if how else None}
 

@@ -10,6 +10,7 @@ one line naming the store and what to do, exit 2, instead of a traceback.
 import errno
 import json
 import os
+import re
 import sqlite3
 import weakref
 
@@ -18,7 +19,7 @@ from sqlite_utils import Database
 from .chain import insert_chained
 from .clock import now_iso
 from .errors import StoreError
-from .schema import RECORD_TABLES, append_only_triggers
+from .schema import RECORD_TABLES, append_only_triggers, trigger_sql
 
 _checked: "weakref.WeakSet[Database]" = weakref.WeakSet()
 _files: "weakref.WeakKeyDictionary[Database, tuple[str, int, int]]" = weakref.WeakKeyDictionary()
@@ -75,15 +76,29 @@ def store_file(db: Database) -> str:
     return ""
 
 
-def expected_triggers() -> set[str]:
-    """The names of the triggers that make the record tables append-only."""
-    return {f"{table}_no_{verb}" for table in RECORD_TABLES for verb in ("update", "delete")}
+def expected_triggers() -> dict[str, str]:
+    """The triggers that make the record tables append-only: name -> their SQL, normalised."""
+    return {f"{table}_no_{verb.lower()}": normalised_trigger(trigger_sql(table, verb))
+            for table in RECORD_TABLES for verb in ("UPDATE", "DELETE")}
+
+
+_TRIGGER_NAME = re.compile(r'^create trigger (?:if not exists )?(?:"[^"]*"|\[[^\]]*\]|`[^`]*`|\S+) ')
+
+
+def normalised_trigger(sql: str) -> str:
+    """A trigger's SQL as compared: whitespace collapsed, case folded, its own name left out (a trigger
+    that does the same under another name still holds; one with the right name and another body does not)."""
+    text = re.sub(r"\s+", " ", sql.strip()).lower()
+    text = re.sub(r" ?([(),;]) ?", r"\1", text).rstrip(";")
+    return _TRIGGER_NAME.sub("create trigger _ ", text)
 
 
 def missing_triggers(db: Database) -> list[str]:
-    """Append-only triggers that should exist and do not (a sign of hand edits)."""
-    present = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall()}
-    return sorted(expected_triggers() - present)
+    """Append-only triggers that should exist and do not, or exist with another body (a sign of hand edits):
+    compared by their SQL, not by name."""
+    present = {normalised_trigger(r[0] or "") for r in
+               db.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger'").fetchall()}
+    return sorted(name for name, sql in expected_triggers().items() if sql not in present)
 
 
 def damaged(db: Database) -> str | None:
@@ -128,6 +143,8 @@ def restore_triggers(db: Database, *, actor: str | None) -> list[str]:
         return []
     try:
         with db.atomic():
+            for name in missing:  # a same-named trigger with another body goes: the schema's takes its place
+                db.execute(f"DROP TRIGGER IF EXISTS [{name}]")
             for table in RECORD_TABLES:
                 append_only_triggers(db, table)
             insert_chained(db, now_iso(), actor, "audit.triggers_restored", "store", "events", None,

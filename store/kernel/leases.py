@@ -77,10 +77,11 @@ def take(db: Database, subject_type: str, subject_id: str, person: str, *,
                  lease_at=_iso(moment)) as act:
         current = holder(db, subject_type, subject_id, now=moment)
         expires = _iso(moment + ttl)
-        seq = act.event("lease.renewed" if current else "lease.taken", payload={"expires_at": expires},
-                        at=_iso(moment))
+        taken = current["taken_at"] if current else _iso(moment)
+        seq = act.event("lease.renewed" if current else "lease.taken", payload={"expires_at": expires,
+                                                                             "taken_at": taken}, at=_iso(moment))
         db.table("leases").upsert({"subject_type": subject_type, "subject_id": subject_id, "holder": act.actor,
-                                   "taken_at": current["taken_at"] if current else _iso(moment),
+                                   "taken_at": taken,
                                    "expires_at": expires, "event_seq": seq}, pk=("subject_type", "subject_id"))
     return {"holder": act.actor, "expires_at": expires}
 
@@ -93,9 +94,10 @@ def release(db: Database, subject_type: str, subject_id: str, person: str) -> bo
         current = holder(db, subject_type, subject_id)
         if not current or current["holder"] != act.actor:
             return False
-        seq = act.event("lease.released")
+        when = now_iso()
+        seq = act.event("lease.released", at=when, payload={"expires_at": when, "taken_at": current["taken_at"]})
         db.table("leases").upsert({"subject_type": subject_type, "subject_id": subject_id, "holder": act.actor,
-                                   "taken_at": current["taken_at"], "expires_at": now_iso(), "event_seq": seq},
+                                   "taken_at": current["taken_at"], "expires_at": when, "event_seq": seq},
                                   pk=("subject_type", "subject_id"))
     return True
 

@@ -40,14 +40,17 @@ APPEND_ONLY = (
 )
 
 
+def trigger_sql(table: str, verb: str) -> str:
+    """The trigger that refuses `verb` (UPDATE or DELETE) on a record table, as the schema makes it."""
+    return (f"""CREATE TRIGGER {table}_no_{verb.lower()}
+            BEFORE {verb} ON {table}
+            BEGIN SELECT RAISE(ABORT, '{table} is append-only: {verb} refused'); END""")
+
+
 def append_only_triggers(db: Database, table: str) -> None:
     """Create the triggers that refuse UPDATE and DELETE on a record table (if missing)."""
     for verb in ("UPDATE", "DELETE"):
-        db.execute(
-            f"""CREATE TRIGGER IF NOT EXISTS {table}_no_{verb.lower()}
-            BEFORE {verb} ON {table}
-            BEGIN SELECT RAISE(ABORT, '{table} is append-only: {verb} refused'); END"""
-        )
+        db.execute(trigger_sql(table, verb).replace("CREATE TRIGGER", "CREATE TRIGGER IF NOT EXISTS", 1))
 
 
 @migrations(name="m001_initial")
@@ -609,3 +612,19 @@ def m011_scale_run_task_figures(db: Database) -> None:
     streamed every task for its statistics (about 1 s per 100,000), competing with its first rows."""
     create_figures_table(db)
     backfill_figures(db)
+
+
+EVENTS_COMPLETE_KIND = "audit.events_complete"  # from this event on, each event carries all its act wrote
+
+
+@migrations(name="m012_kernel_events_complete")
+def m012_kernel_events_complete(db: Database) -> None:
+    """From here on every event carries everything its act wrote (evidence details, a case's content and path,
+    the times of grants and keys, evaluations with their assertion results, ...), so `gatepost verify`
+    rebuilds every table from the events. Events stored before say less; this event marks where the store's
+    complete events begin (none is needed in a store with no events yet)."""
+    count = db.execute("SELECT COUNT(*) FROM events").fetchone()[0]
+    if count:
+        insert_chained(db, now_iso(), None, EVENTS_COMPLETE_KIND, "store", "events", None,
+                       f"the {count} events before this one may not carry every column their acts wrote",
+                       json.dumps({"events": count}, sort_keys=True))

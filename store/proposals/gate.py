@@ -278,7 +278,8 @@ def gate_proposal(db: Database, config: GateConfig, payload: dict[str, Any], *, 
             seq = act.event("proposal.gated", note=f"{outcome.status}: {outcome.reason}", at=at,
                             payload={"status": outcome.status, "score_before": outcome.score_before,
                                      "score_after": outcome.score_after, "command": config.command,
-                                     "config": config.source})
+                                     "config": config.source, "passed": outcome.passed, "reason": outcome.reason,
+                                     "targeted": outcome.targeted, "duration_ms": outcome.duration_ms})
             db.table("gate_results").insert({
                 "proposal_id": proposal_id, "passed": int(outcome.passed), "score_before": outcome.score_before,
                 "score_after": outcome.score_after, "reason": outcome.reason, "command": config.command or None,

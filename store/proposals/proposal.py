@@ -92,6 +92,16 @@ def validate_proposal(data: Any, *, name: str = "proposal") -> dict[str, Any]:
             "expected_base_body_sha256": base_sha.lower() if base_sha else None}
 
 
+def case_proposal(case: dict[str, Any], note: str | None) -> dict[str, Any]:
+    """The proposal a case decided `proposed` becomes: its candidate's content at its path (what `decide`
+    stores, and what verify rebuilds from the case's events)."""
+    content = case["content"]
+    body = content if isinstance(content, str) else json.dumps(content, indent=2, ensure_ascii=False)
+    return {"path": case["candidate_path"], "kind": "case", "operation": "update", "edit_mode": "full_page",
+            "title": case["title"], "confidence": None, "rationale": note, "before_body": "",
+            "after_body": body, "expected_base_body_sha256": None}
+
+
 def proposal_request(proposal: dict[str, Any]) -> dict[str, Any]:
     """The scorer's request: the contract's fields in the contract's order; like ai-memory, the base
     hash is always sent (null when unknown)."""
@@ -121,7 +131,7 @@ def add_proposal(db: Database, proposal: dict[str, Any], *, actor: str | None, s
         at = at or now_iso()  # a stored time (the decision's) or the store clock: no CLI passes --at here
         seq = made_by_event or act.event("proposal.imported", subject_type="proposal", subject_id=pid,
                                          note=proposal.get("title") or proposal["path"], at=at,
-                                         payload={"path": proposal["path"], "operation": proposal["operation"],
+                                         payload={**{k: proposal.get(k) for k in REQUEST_FIELDS},
                                                   "source": source, "case_id": case_id})
         db.table("proposals").insert({**{k: proposal.get(k) for k in REQUEST_FIELDS}, "id": pid, "case_id": case_id,
                                       "status": "waiting", "created_at": at, "updated_at": at, "event_seq": seq})

@@ -123,6 +123,7 @@ from .regressions import (
     regression_subject,
     replay,
     severity_for,
+    state_row,
     urgency,
     write_state,
 )
@@ -264,6 +265,7 @@ __all__ = [
     "show_states",
     "skill_detail",
     "to_yaml",
+    "state_row",
     "urgency",
     "validate_assertions",
     "word_count",

@@ -142,7 +142,7 @@ def import_state(db: Database, path: str | os.PathLike[str], *, actor: str, text
 
     with guarded(db, doing, actor=actor, capability="evidence.record", authority=from_runs) as act:
         act.event("state.imported", subject_type="state", subject_id=os.path.basename(path),
-                  payload={"file": str(path), "skills": sorted(skills)})
+                  payload={"file": str(path), "skills": sorted(skills), "states": skills})
         for skill, entry in skills.items():
             ensure_skill(db, skill)
             step = regressions.Transition(entry["state"], entry["severity"], entry["fail_streak"],

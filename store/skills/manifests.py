@@ -110,7 +110,7 @@ def import_manifest(db: Database, path: str, *, actor: str, text: str | None = N
             version = _add_version(db, skill, assertions, author=act.actor or actor, source="import",
                                    draft_id=None, event_seq=act.next_seq())
             act.event("manifest.imported", subject_type="skill", subject_id=skill, seal=True,
-                      payload={"file": str(path), "assertions": assertions})
+                      payload={"file": str(path), "assertions": assertions, "version_id": version["id"]})
             results.append({**version, "unchanged": False})
     return results
 
@@ -167,22 +167,25 @@ def create_draft(db: Database, skill: str, assertions: dict[str, Any], *, author
             number += 1
             draft_id = f"draft-{number:04d}"
         active = active_version(db, skill, with_yaml=False)
-        seq = act.event("draft.created", subject_type="draft", subject_id=draft_id, note=note,
-                        payload={"skill": skill, "origin": origin, "parent_id": parent_id,
-                                    "based_on_version": active["version"] if active else None})
+        row = {"skill": skill, "assertions": assertions,
+               "yaml": yaml_text if yaml_text is not None else to_yaml(skill, assertions),
+               "evidence": evidence, "author": act.actor or author, "origin": origin, "parent_id": parent_id,
+               "based_on_version_id": active["id"] if active else None}
+        when = now_iso()
+        seq = act.event("draft.created", subject_type="draft", subject_id=draft_id, note=note, at=when,
+                        payload={**row, "based_on_version": active["version"] if active else None})
         db.table("manifest_drafts").insert({
-            "id": draft_id, "skill": skill, "assertions": json.dumps(assertions, ensure_ascii=False),
-            "yaml": yaml_text if yaml_text is not None else to_yaml(skill, assertions),
+            **row, "id": draft_id, "assertions": json.dumps(assertions, ensure_ascii=False),
             "evidence": json.dumps(evidence, ensure_ascii=False) if evidence is not None else None,
-            "author": act.actor or author, "origin": origin, "parent_id": parent_id,
-            "based_on_version_id": active["id"] if active else None, "status": "pending",
-            "created_at": now_iso(), "decided_at": None, "event_seq": seq,
+            "status": "pending", "created_at": when, "decided_at": None, "event_seq": seq,
         })
     return cast(dict[str, Any], get_draft(db, draft_id))  # the draft just inserted
 
 
-def _set_status(db: Database, draft_id: str, status: str) -> None:
-    db.table("manifest_drafts").update(draft_id, {"status": status, "decided_at": now_iso()})
+def _set_status(db: Database, draft_id: str, status: str, seq: int) -> None:
+    """The draft's status and when it was decided: its deciding event's (verify rebuilds both from it)."""
+    at = db.execute("SELECT at FROM events WHERE seq = ?", [seq]).fetchone()[0]
+    db.table("manifest_drafts").update(draft_id, {"status": status, "decided_at": at})
 
 
 def approve_draft(db: Database, draft_id: str, *, actor: str, note: str | None = None,
@@ -192,13 +195,14 @@ def approve_draft(db: Database, draft_id: str, *, actor: str, note: str | None =
         draft = act.subject.row if act.subject and act.subject.row else {}
         version = _add_version(db, draft["skill"], draft["assertions"], author=act.actor or actor, source="draft",
                                draft_id=draft_id, event_seq=act.next_seq())
-        act.event("draft.approved", note=(note or "").strip() or None, payload={"skill": draft["skill"]}, seal=True)
-        _set_status(db, draft_id, "approved")
+        seq = act.event("draft.approved", note=(note or "").strip() or None, seal=True,
+                        payload={"skill": draft["skill"], "version_id": version["id"]})
+        _set_status(db, draft_id, "approved", seq)
         for (other,) in db.execute("SELECT id FROM manifest_drafts WHERE skill = ? AND status = 'pending'",
                                    [draft["skill"]]).fetchall():
-            act.event("draft.superseded", subject_type="draft", subject_id=other,
-                      payload={"by": draft_id, "version": version["version"]})
-            _set_status(db, other, "superseded")
+            seq = act.event("draft.superseded", subject_type="draft", subject_id=other,
+                            payload={"by": draft_id, "version": version["version"]})
+            _set_status(db, other, "superseded", seq)
     return version
 
 
@@ -209,8 +213,8 @@ def reject_draft(db: Database, draft_id: str, *, actor: str, note: str, expected
         raise InputError(f"{doing}: --note: a note is required when rejecting a draft")
     with _review(db, doing, draft_id, actor, expected_seq) as act:
         draft = act.subject.row if act.subject and act.subject.row else {}
-        act.event("draft.rejected", note=note.strip(), payload={"skill": draft["skill"]})
-        _set_status(db, draft_id, "rejected")
+        seq = act.event("draft.rejected", note=note.strip(), payload={"skill": draft["skill"]})
+        _set_status(db, draft_id, "rejected", seq)
     return cast(dict[str, Any], get_draft(db, draft_id))  # the draft just rejected (drafts are never deleted)
 
 
@@ -233,8 +237,8 @@ def edit_draft(db: Database, draft_id: str, yaml_text: str, *, actor: str, note:
             raise InputError(f"{doing}: the edit changes no assertion; nothing to save")
         new = create_draft(db, draft["skill"], assertions, author=act.actor or actor, origin="edit", evidence=draft["evidence"],
                            parent_id=draft_id, note=note, yaml_text=yaml_text)
-        act.event("draft.superseded", payload={"by": new["id"]})
-        _set_status(db, draft_id, "superseded")
+        seq = act.event("draft.superseded", payload={"by": new["id"]})
+        _set_status(db, draft_id, "superseded", seq)
     return cast(dict[str, Any], get_draft(db, new["id"]))  # the draft just created
 
 

@@ -142,12 +142,27 @@ def write_state(db: Database, skill: str, transition: Transition, *, last_run: s
     ends it: the skill is back in the queue and `returned_because` names those assertions.
     """
     previous = get_state(db, skill)
-    acknowledged, covered, returned = carry_forward(previous, transition.state, failing)
+    row, acknowledged, covered = state_row(previous, skill, transition, last_run=last_run, last_run_id=last_run_id,
+                             last_eval_id=last_eval_id, failing=failing)
     if acknowledged and previous is not None:  # said in the audit trail: no person acknowledged this eval
         append_event(db, "regression.carried", actor=None, subject_type="skill", subject_id=skill,
                      note="acknowledgement carried forward: the same assertions fail",
                      payload={"eval_id": last_eval_id, "from_eval_id": previous["acknowledged_eval_id"],
                               "failing": failing, "covered": covered})
+    row["updated_at"] = now_iso()
+    cols = ", ".join(row)
+    updates = ", ".join(f"{c} = excluded.{c}" for c in row if c != "skill")
+    db.execute(f"INSERT INTO regression_states ({cols}) VALUES ({', '.join('?' * len(row))})"
+               f" ON CONFLICT(skill) DO UPDATE SET {updates}", list(row.values()))
+
+
+def state_row(previous: dict[str, Any] | None, skill: str, transition: Transition, *, last_run: str | None,
+              last_run_id: str | None, last_eval_id: int | None,
+              failing: list[str]) -> tuple[dict[str, Any], bool, list[str]]:
+    """The regression_states row after one evaluation (as stored, but updated_at), from the row before it
+    (as `get_state` reads it): what write_state stores and what verify rebuilds from the events. Also
+    whether an acknowledgement carried forward, and the assertions it covers."""
+    acknowledged, covered, returned = carry_forward(previous, transition.state, failing)
     row = {
         "skill": skill,
         "state": transition.state,
@@ -163,12 +178,8 @@ def write_state(db: Database, skill: str, transition: Transition, *, last_run: s
         "returned_because": json.dumps(returned, ensure_ascii=False) if returned else None,
         "failing": json.dumps(failing, ensure_ascii=False),
         "urgency": transition.urgency,
-        "updated_at": now_iso(),
     }
-    cols = ", ".join(row)
-    updates = ", ".join(f"{c} = excluded.{c}" for c in row if c != "skill")
-    db.execute(f"INSERT INTO regression_states ({cols}) VALUES ({', '.join('?' * len(row))})"
-               f" ON CONFLICT(skill) DO UPDATE SET {updates}", list(row.values()))
+    return row, acknowledged, covered
 
 
 def carry_forward(previous: dict[str, Any] | None, state: str, failing: list[str]) -> tuple[bool, list[str], list[str]]:

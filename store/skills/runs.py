@@ -156,9 +156,7 @@ def _write_eval(act: Act, skill: str, run: dict[str, Any] | None, manifest_versi
     step: Transition = next_state(fails, passes, passed)
     at = now_iso()
     failing = [r.assertion for r in results if not r.passed]
-    seq = act.event("skill.evaluated", subject_type="skill", subject_id=skill,
-                    payload={"run_id": run_id, **payload, "passed": passed, "state": step.state,
-                             "severity": step.severity, "failing": failing})
+    seq = act.next_seq()  # the eval and its results name their event; the event carries them whole
     eval_id = db.execute(
         "INSERT INTO skill_evals (skill, run_id, manifest_version_id, passed, state, severity, fail_streak,"
         " pass_streak, broken_streak, base_fail_streak, base_pass_streak, at, event_seq)"
@@ -168,6 +166,14 @@ def _write_eval(act: Act, skill: str, run: dict[str, Any] | None, manifest_versi
     db.conn.executemany(
         "INSERT INTO assertion_results (eval_id, skill, run_id, assertion, passed, message) VALUES (?, ?, ?, ?, ?, ?)",
         [(eval_id, skill, run_id, r.assertion, int(r.passed), r.message) for r in results])
+    act.event("skill.evaluated", subject_type="skill", subject_id=skill, at=at,
+              payload={"run_id": run_id, **payload, "passed": passed, "state": step.state,
+                       "severity": step.severity, "failing": failing, "eval_id": eval_id,
+                       "manifest_version_id": manifest_version_id, "fail_streak": step.fail_streak,
+                       "pass_streak": step.pass_streak, "broken_streak": step.broken_streak,
+                       "base_fail_streak": fails, "base_pass_streak": passes,
+                       "last_run": run["at"] if run else None,
+                       "results": [[r.assertion, r.passed, r.message] for r in results]})
     regressions.write_state(db, skill, step, last_run=run["at"] if run else None, last_run_id=run_id,
                             last_eval_id=eval_id, failing=failing)
     return {"evaluated": True, "status": "evaluated", "run_id": run_id, "passed": passed,

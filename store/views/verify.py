@@ -38,6 +38,8 @@ from gatepost.store.kernel import (
     stored_orders,
 )
 
+from .replay import Replay, compare
+
 DRAFT_STATUS = {"draft.created": "pending", "draft.approved": "approved", "draft.rejected": "rejected",
                 "draft.superseded": "superseded"}
 
@@ -67,8 +69,10 @@ def _payload(text: str | None) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _chain(db: Database, report: VerifyReport) -> None:
+def _chain(db: Database, report: VerifyReport, replay: Replay) -> None:
+    """Recompute the chain and replay each event into the tables it says (one read of the events)."""
     prev_hash, prev_seq = GENESIS, 0
+    apply = replay.apply
     columns = ", ".join(EVENT_FIELDS)
     cursor = db.execute(f"SELECT {columns}, prev_hash, hash FROM events ORDER BY seq")
     while True:
@@ -92,6 +96,7 @@ def _chain(db: Database, report: VerifyReport) -> None:
                                    f"event {seq}: has no hash; it was inserted by hand")
             prev_hash = stored or digest
             prev_seq = seq
+            apply(*row[:-2])
     report.head_seq, report.head_hash = prev_seq, prev_hash
 
 
@@ -111,109 +116,6 @@ def _rows(db: Database, sql: str, params: list[Any] | None = None) -> Iterator[d
 
 def _tables(db: Database) -> set[str]:
     return set(db.table_names())
-
-
-def _decisions(db: Database, report: VerifyReport) -> None:
-    for row in _rows(db, "SELECT d.id, d.case_id, d.outcome, d.actor, d.note, d.event_seq, e.kind, e.subject_id,"
-                         " e.actor AS e_actor, e.note AS e_note, e.payload FROM decisions d"
-                         " LEFT JOIN events e ON e.seq = d.event_seq ORDER BY d.id"):
-        p = _payload(row["payload"])
-        if row["kind"] != "case.decided" or row["subject_id"] != row["case_id"]:
-            _find(report, row["event_seq"], f"decision {row['id']} of {row['case_id']}: its event "
-                                            f"{row['event_seq']} is not that case's decision")
-        elif (row["outcome"], row["actor"], row["note"]) != (p.get("outcome"), row["e_actor"], row["e_note"]):
-            _find(report, row["event_seq"], f"decision {row['id']} of {row['case_id']}: says {row['outcome']} by "
-                                            f"{row['actor']}, its event {row['event_seq']} says "
-                                            f"{p.get('outcome')} by {row['e_actor']}; the record was edited")
-    for row in _rows(db, "SELECT e.seq, e.subject_id FROM events e WHERE e.kind = 'case.decided'"
-                         " AND NOT EXISTS (SELECT 1 FROM decisions d WHERE d.event_seq = e.seq)"):
-        _find(report, row["seq"], f"event {row['seq']}: decision of {row['subject_id']} has no decision record; "
-                                  "the record was deleted")
-
-
-def _evidence(db: Database, report: VerifyReport) -> None:
-    for row in _rows(db, "SELECT v.id, v.case_id, v.kind, v.result, v.producer, v.artifact, v.event_seq,"
-                         " e.kind AS e_kind, e.subject_id, e.payload FROM evidence v"
-                         " LEFT JOIN events e ON e.seq = v.event_seq ORDER BY v.id"):
-        p = _payload(row["payload"])
-        mine = (row["case_id"], row["kind"], row["result"], row["producer"], row["artifact"])
-        theirs = (row["subject_id"], p.get("kind"), p.get("result"), p.get("producer"), p.get("artifact"))
-        if row["e_kind"] != "evidence.added" or mine != theirs:
-            _find(report, row["event_seq"], f"evidence {row['id']} of {row['case_id']}: {row['kind']} "
-                                            f"{row['result']} by {row['producer']} differs from its event "
-                                            f"{row['event_seq']} ({p.get('kind')} {p.get('result')} by "
-                                            f"{p.get('producer')}); the record was edited")
-    for row in _rows(db, "SELECT e.seq, e.subject_id FROM events e WHERE e.kind = 'evidence.added'"
-                         " AND NOT EXISTS (SELECT 1 FROM evidence v WHERE v.event_seq = e.seq)"):
-        _find(report, row["seq"], f"event {row['seq']}: evidence for {row['subject_id']} has no evidence record; "
-                                  "the record was deleted")
-
-
-def _latest(kinds: str) -> str:
-    return ("SELECT subject_id, MAX(seq) AS seq FROM events WHERE " + kinds + " GROUP BY subject_id")
-
-
-def _cases(db: Database, report: VerifyReport) -> None:
-    latest = _latest("kind = 'case.decided' AND subject_type = 'case'")
-    sql = ("SELECT c.id, c.status, c.outcome, d.seq, e.payload FROM cases c"
-           f" LEFT JOIN ({latest}) d ON d.subject_id = c.id"
-           " LEFT JOIN events e ON e.seq = d.seq ORDER BY c.id")
-    for row in _rows(db, sql):
-        status, outcome = ("closed", _payload(row["payload"]).get("outcome")) if row["seq"] else ("open", None)
-        if (row["status"], row["outcome"]) != (status, outcome):
-            _find(report, row["seq"], f"case {row['id']}: shows {row['status']}/{row['outcome'] or '-'}, its events "
-                                      f"say {status}/{outcome or '-'}"
-                                      f"{_at(row['seq'])}; the case row was edited")
-    for row in _rows(db, "SELECT c.id FROM cases c WHERE NOT EXISTS (SELECT 1 FROM events e WHERE"
-                         " e.kind = 'case.imported' AND e.subject_type = 'case' AND e.subject_id = c.id)"):
-        _find(report, None, f"case {row['id']}: has no case.imported event; the case was inserted by hand")
-
-
-def _proposals(db: Database, report: VerifyReport) -> None:
-    latest = _latest("kind = 'proposal.marked' AND subject_type = 'proposal'")
-    sql = ("SELECT p.id, p.status, m.seq, e.payload FROM proposals p"
-           f" LEFT JOIN ({latest}) m ON m.subject_id = p.id"
-           " LEFT JOIN events e ON e.seq = m.seq ORDER BY p.id")
-    for row in _rows(db, sql):
-        status = _payload(row["payload"]).get("status") if row["seq"] else "waiting"
-        if row["status"] != status:
-            _find(report, row["seq"], f"proposal {row['id']}: shows {row['status']}, its events say {status}"
-                                      f"{_at(row['seq'])}; the proposal row was edited")
-
-
-def _drafts(db: Database, report: VerifyReport) -> None:
-    kinds = ", ".join(f"'{k}'" for k in DRAFT_STATUS)
-    latest = _latest(f"kind IN ({kinds}) AND subject_type = 'draft'")
-    sql = ("SELECT d.id, d.status, l.seq, e.kind FROM manifest_drafts d"
-           f" LEFT JOIN ({latest}) l ON l.subject_id = d.id"
-           " LEFT JOIN events e ON e.seq = l.seq ORDER BY d.id")
-    for row in _rows(db, sql):
-        status = DRAFT_STATUS.get(row["kind"] or "")
-        if row["status"] != status:
-            _find(report, row["seq"], f"draft {row['id']}: shows {row['status']}, its events say {status or 'nothing'}"
-                                      f"{_at(row['seq'])}; the draft row was edited")
-
-
-def _regressions(db: Database, report: VerifyReport) -> None:
-    for row in _rows(db, "SELECT r.skill, r.acknowledged_eval_id FROM regression_states r"
-                         " WHERE r.acknowledged_eval_id IS NOT NULL ORDER BY r.skill"):
-        found = db.execute("SELECT 1 FROM events WHERE subject_type = 'skill' AND subject_id = ? AND kind IN"
-                           " ('regression.acknowledged', 'regression.mismatch', 'regression.carried')"
-                           " AND json_extract(payload, '$.eval_id') = ?"
-                           " LIMIT 1", [row["skill"], row["acknowledged_eval_id"]]).fetchone()
-        if not found:
-            _find(report, None, f"regression of {row['skill']}: shows eval {row['acknowledged_eval_id']} acknowledged, "
-                                "no event acknowledges it; the state row was edited")
-
-
-def _capabilities(db: Database, report: VerifyReport) -> None:
-    for row in _rows(db, "SELECT c.actor, c.capability FROM capabilities c ORDER BY c.actor, c.capability"):
-        found = db.execute("SELECT 1 FROM events WHERE kind = 'capability.granted' AND subject_id = ?"
-                           " AND json_extract(payload, '$.capability') = ? LIMIT 1",
-                           [row["actor"], row["capability"]]).fetchone()
-        if not found:
-            _find(report, None, f"actor {row['actor']}: holds {row['capability']}, no event grants it; "
-                                "the capability was inserted by hand")
 
 
 def _references(db: Database, report: VerifyReport) -> None:
@@ -296,13 +198,6 @@ def _signatures(db: Database, report: VerifyReport) -> None:
 
 
 PROJECTION_CHECKS = (
-    ("decisions", _decisions),
-    ("evidence", _evidence),
-    ("cases", _cases),
-    ("proposals", _proposals),
-    ("manifest_drafts", _drafts),
-    ("regression_states", _regressions),
-    ("capabilities", _capabilities),
     ("task_results", _records),
     ("run_task_figures", _figures),
     ("run_task_pages", _orders),
@@ -313,7 +208,8 @@ PROJECTION_CHECKS = (
 def verify_store(db: Database, *, expect: str | None = None) -> VerifyReport:
     """Recompute the chain, look for the triggers, and check projections against the events."""
     report = VerifyReport()
-    _chain(db, report)
+    replay = Replay()
+    _chain(db, report, replay)
     if expect is not None:  # a head kept elsewhere must still be in the chain (the store may have grown since)
         wanted = expect.strip().lower()
         if wanted != report.head_hash and not db.execute("SELECT 1 FROM events WHERE hash = ?", [wanted]).fetchone():
@@ -322,8 +218,12 @@ def verify_store(db: Database, *, expect: str | None = None) -> VerifyReport:
                                                "was cut or the history rewritten")
     missing = missing_triggers(db)
     if missing:
-        _find(report, None, f"triggers: append-only triggers are missing ({', '.join(missing)}); "
-                            "records may have been edited by hand")
+        _find(report, None, f"triggers: append-only triggers are missing or not what the schema makes "
+                            f"({', '.join(missing)}); records may have been edited by hand")
+    for seq, line in replay.findings:
+        _find(report, seq, line)
+    for at, line in compare(db, replay):
+        _find(report, at, line)
     tables = _tables(db)
     for table, check in PROJECTION_CHECKS:
         if table in tables:

@@ -90,13 +90,15 @@ def test_a_deleted_event_is_found(store: Path):
 
 
 def test_an_edited_decision_record_is_found(store: Path):
-    case_id, outcome = one(store, "SELECT case_id, outcome FROM decisions WHERE outcome != 'kept' LIMIT 1")
+    case_id, outcome, seq = one(store, "SELECT case_id, outcome, event_seq FROM decisions WHERE outcome != 'kept'"
+                                       " LIMIT 1")
     sql(store, f"UPDATE decisions SET outcome = 'kept' WHERE case_id = '{case_id}'",
         f"UPDATE cases SET outcome = 'kept' WHERE id = '{case_id}'", unguarded="decisions")
     result = verify(store)
     assert result.returncode == 1
-    assert f"of {case_id}: says kept" in result.stdout and "its event" in result.stdout
-    assert f"case {case_id}: shows closed/kept, its events say closed/{outcome}" in result.stdout
+    assert f"decisions {seq}: outcome: the events say '{outcome}' (event {seq}), the table holds 'kept'" \
+        in result.stdout
+    assert f"cases {case_id}: outcome: the events say '{outcome}'" in result.stdout
 
 
 def test_a_forged_decision_with_its_event_and_projection_is_found(store: Path):
@@ -115,15 +117,15 @@ def test_a_forged_decision_with_its_event_and_projection_is_found(store: Path):
 
 @pytest.mark.parametrize("edit, words", [
     ("UPDATE cases SET status = 'open', outcome = NULL WHERE id = (SELECT case_id FROM decisions LIMIT 1)",
-     "shows open/-, its events say closed/"),
+     "status: the events say 'closed'"),
     ("UPDATE proposals SET status = 'accepted' WHERE id = (SELECT id FROM proposals WHERE status = 'waiting' LIMIT 1)",
-     "shows accepted, its events say waiting"),
+     "status: the events say 'waiting'"),
     ("UPDATE manifest_drafts SET status = 'approved' WHERE id = (SELECT id FROM manifest_drafts"
-     " WHERE status = 'pending' LIMIT 1)", "shows approved, its events say pending"),
+     " WHERE status = 'pending' LIMIT 1)", "status: the events say 'pending'"),
     ("UPDATE regression_states SET acknowledged_eval_id = last_eval_id WHERE acknowledged_eval_id IS NULL"
-     " AND state = 'NEW_FAIL'", "no event acknowledges it"),
+     " AND state = 'NEW_FAIL'", "acknowledged_eval_id: the events say null"),
     ("INSERT INTO capabilities (actor, capability, granted_by, granted_at) SELECT name, 'loop_change.keep', name,"
-     " '2026-12-01' FROM actors WHERE kind = 'producer' LIMIT 1", "no event grants it"),
+     " '2026-12-01' FROM actors WHERE kind = 'producer' LIMIT 1", "no event made this row; it was inserted by hand"),
 ])
 def test_a_list_edited_without_an_event_is_found(store: Path, edit: str, words: str):
     sql(store, edit)
@@ -136,7 +138,8 @@ def test_an_edited_evidence_record_is_found(store: Path):
     sql(store, "UPDATE evidence SET result = 'passed' WHERE id = (SELECT id FROM evidence"
                " WHERE result != 'passed' LIMIT 1)", unguarded="evidence")
     result = verify(store)
-    assert result.returncode == 1 and "the record was edited" in result.stdout
+    assert result.returncode == 1 and "result: the events say" in result.stdout
+    assert "the table holds 'passed'; the row was edited by hand" in result.stdout
 
 
 def test_a_cut_tail_is_found_with_the_head_kept_elsewhere(store: Path):
@@ -184,9 +187,9 @@ def test_a_history_rewritten_whole_is_found_with_the_head_kept_elsewhere(store: 
     for row in rows:
         row = list(row)
         if row[0] == 5:
-            row[2] = "mallory"
+            row[7] = "mallory was here"  # a note no table holds: the tables still agree with the events
         digest = chain_hash(prev, canonical_event(*row))
-        conn.execute("UPDATE events SET actor = ?, prev_hash = ?, hash = ? WHERE seq = ?", [row[2], prev, digest, row[0]])
+        conn.execute("UPDATE events SET note = ?, prev_hash = ?, hash = ? WHERE seq = ?", [row[7], prev, digest, row[0]])
         prev = digest
     conn.execute("CREATE TRIGGER events_no_update BEFORE UPDATE ON events"
                  " BEGIN SELECT RAISE(ABORT, 'events is append-only: UPDATE refused'); END")
@@ -247,7 +250,7 @@ def test_an_older_store_is_hashed_once_in_sequence_order_as_an_event(tmp_path: P
     conn.close()
     db = open_store(path)
     rows = db.execute("SELECT seq, kind, prev_hash, hash FROM events ORDER BY seq").fetchall()
-    assert [r[1] for r in rows] == ["test.old"] * 5 + ["audit.chained"]
+    assert [r[1] for r in rows] == ["test.old"] * 5 + ["audit.chained", "audit.events_complete"]
     assert rows[0][2] == GENESIS and all(rows[i][2] == rows[i - 1][3] for i in range(1, 6))
     with db.atomic():
         append(db, "test.new", actor="ana", subject_type="case", subject_id="c9")

@@ -1,0 +1,548 @@
+"""The store rebuilt from its events alone: every record and list the rules read, as the events say it.
+
+Each act's event carries what the act wrote (kernel/guarded.py: the record and its event are one step),
+so one pass over the events, oldest first, rebuilds each table row by row: one small function per kind
+of event (`HANDLERS`), writing into `Replay.rows` the columns its act wrote. `gatepost verify` then reads
+each table once and compares (set differences, no per-event query): a row no event made, a row the events
+made that is gone, a column that differs; and, while replaying, a subject decided twice.
+
+A column an event from before events carried it cannot vouch for is `UNSAID` and not compared: events
+stored before the store's `audit.events_complete` event (the migration that began carrying everything)
+say nothing of the times their rows were written, and older payloads lack the keys newer ones carry.
+
+The skill runs, manifest versions and task results an event created are sealed by digest instead
+(kernel/records.py: too large to carry twice), and checked there.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import msgspec
+from sqlite_utils import Database
+
+from gatepost.store.kernel import EVENTS_COMPLETE_KIND
+from gatepost.store.loops import text_hash
+from gatepost.store.proposals import FINAL, case_proposal
+from gatepost.store.skills import Transition, state_row
+
+
+class _Unsaid:
+    """What the events do not say (an older event): the column is not compared."""
+
+    def __repr__(self) -> str:
+        return "UNSAID"
+
+
+UNSAID: Any = _Unsaid()
+
+
+class Event(NamedTuple):
+    seq: int
+    at: str
+    actor: str | None
+    kind: str
+    subject_type: str | None
+    subject_id: str | None
+    revision: str | None
+    note: str | None
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table the replay rebuilds: its key (as the events name rows), the columns compared, which hold JSON."""
+
+    name: str
+    key: tuple[str, ...]
+    columns: tuple[str, ...]
+    json: frozenset[str] = frozenset()
+
+    def select(self) -> str:
+        return f"SELECT {', '.join(self.key + self.columns)} FROM [{self.name}]"
+
+
+TABLES: tuple[Table, ...] = (
+    Table("cases", ("id",), ("protocol", "title", "author", "candidate_path", "current_revision", "independent",
+                             "status", "outcome", "created_at"), frozenset({"independent"})),
+    Table("candidate_revisions", ("case_id", "revision"), ("content", "basis", "created_at", "event_seq"),
+          frozenset({"content", "basis"})),
+    Table("evidence", ("event_seq",), ("case_id", "kind", "result", "producer", "artifact", "about", "observed_at",
+                                       "details", "recorded_by"), frozenset({"details"})),
+    Table("decisions", ("event_seq",), ("case_id", "outcome", "actor", "capability", "revision", "note", "at",
+                                        "based_on_seq")),
+    Table("actors", ("name",), ("kind", "os_user", "created_at")),
+    Table("capabilities", ("actor", "capability"), ("granted_by", "granted_at")),
+    Table("actor_keys", ("event_seq",), ("actor", "key_type", "public_key", "comment", "fingerprint", "added_by",
+                                         "at")),
+    Table("skill_evals", ("event_seq",), ("id", "skill", "run_id", "manifest_version_id", "passed", "state",
+                                          "severity", "fail_streak", "pass_streak", "broken_streak",
+                                          "base_fail_streak", "base_pass_streak", "at")),
+    Table("assertion_results", ("eval_id", "assertion"), ("skill", "run_id", "passed", "message")),
+    Table("regression_states", ("skill",), ("state", "severity", "fail_streak", "pass_streak", "broken_streak",
+                                            "last_run", "last_run_id", "last_eval_id", "acknowledged_eval_id",
+                                            "acknowledged_failing", "returned_because", "failing", "urgency"),
+          frozenset({"acknowledged_failing", "returned_because", "failing"})),
+    Table("manifests", ("skill",), ("active_version_id",)),
+    Table("manifest_drafts", ("id",), ("skill", "assertions", "yaml", "evidence", "author", "origin", "parent_id",
+                                       "based_on_version_id", "status", "created_at", "decided_at", "event_seq"),
+          frozenset({"assertions", "evidence"})),
+    Table("proposals", ("id",), ("path", "kind", "operation", "edit_mode", "title", "confidence", "rationale",
+                                 "before_body", "after_body", "expected_base_body_sha256", "case_id", "status",
+                                 "created_at", "updated_at", "event_seq")),
+    Table("gate_results", ("event_seq",), ("proposal_id", "passed", "score_before", "score_after", "reason",
+                                           "command", "targeted", "duration_ms", "at")),
+    Table("leases", ("subject_type", "subject_id"), ("holder", "taken_at", "expires_at", "event_seq")),
+    Table("assignments", ("subject_type", "subject_id"), ("assignee", "assigned_by", "at", "event_seq")),
+    Table("loops", ("name",), ("version", "settings", "created_at", "updated_at", "event_seq"),
+          frozenset({"settings"})),
+    Table("loop_versions", ("name", "version"), ("settings", "actor", "at", "event_seq"), frozenset({"settings"})),
+    Table("applications", ("event_seq",), ("subject_type", "subject_id", "path", "content_hash", "content", "ref",
+                                           "actor", "at")),
+    Table("current_content", ("path",), ("content_hash", "application_id", "event_seq")),
+)
+TABLE = {t.name: t for t in TABLES}
+
+
+@dataclass(frozen=True)
+class RowOf:
+    """A column that names another row by its id (an application's): resolved once that table is read."""
+
+    table: str
+    key: tuple[Any, ...]
+    column: str
+
+
+Row = dict[str, Any]
+Key = tuple[Any, ...]
+
+
+@dataclass
+class Replay:
+    """The tables as the events say them, built event by event (`apply`), and what the replay itself found."""
+
+    complete_from: int = 0  # events after this seq carry everything their act wrote
+    rows: dict[str, dict[Key, Row]] = field(default_factory=lambda: {t.name: {} for t in TABLES})
+    made_by: dict[str, dict[Key, int]] = field(default_factory=lambda: {t.name: {} for t in TABLES})
+    findings: list[tuple[int, str]] = field(default_factory=list)
+    regression: dict[str, dict[str, Any]] = field(default_factory=dict)  # per skill, as skills.get_state reads it
+    content: dict[Key, Any] = field(default_factory=dict)  # (case, revision) -> the candidate's content
+
+    def apply(self, seq: int, at: str, actor: str | None, kind: str, subject_type: str | None,
+              subject_id: str | None, revision: str | None, note: str | None, payload: str | None) -> None:
+        handler = HANDLERS.get(kind) or (_applied if kind.endswith(".applied") else None)
+        if kind == EVENTS_COMPLETE_KIND:
+            self.complete_from = seq
+        if handler is None:
+            return
+        handler(self, Event(seq, at, actor, kind, subject_type, subject_id, revision, note, _decode(payload)))
+
+    def timed(self, ev: Event, value: Any) -> Any:
+        """A column whose value the event's own fields (its time) give only from the complete events on."""
+        return value if ev.seq > self.complete_from else UNSAID
+
+    def put(self, table: str, key: Key, ev: Event, **columns: Any) -> None:
+        self.rows[table][key] = columns
+        self.made_by[table][key] = ev.seq
+
+    def set(self, table: str, key: Key, ev: Event, **columns: Any) -> Row | None:
+        row = self.rows[table].get(key)
+        if row is None:
+            return None
+        row.update(columns)
+        self.made_by[table][key] = ev.seq
+        return row
+
+    def drop(self, table: str, key: Key) -> None:
+        self.rows[table].pop(key, None)
+        self.made_by[table].pop(key, None)
+
+
+def _decode(text: str | None) -> dict[str, Any]:
+    if not text:
+        return {}
+    try:
+        value = msgspec.json.decode(text)
+    except msgspec.DecodeError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _said(p: dict[str, Any], key: str) -> Any:
+    return p.get(key, UNSAID)
+
+
+# --- cases -------------------------------------------------------------------------------------
+def _revision(r: Replay, ev: Event, case_id: str, p: dict[str, Any]) -> None:
+    key = (case_id, ev.revision)
+    r.content[key] = _said(p, "content")
+    if key not in r.rows["candidate_revisions"]:  # moved back to an earlier revision: its record stands
+        r.put("candidate_revisions", key, ev, content=_said(p, "content"), basis=_said(p, "basis"),
+              created_at=ev.at, event_seq=ev.seq)
+
+
+def _case_imported(r: Replay, ev: Event) -> None:
+    p, case_id = ev.payload, str(ev.subject_id)
+    r.put("cases", (case_id,), ev, protocol=_said(p, "protocol"), title=_said(p, "title"),
+          author=_said(p, "author"), candidate_path=_said(p, "candidate_path"), current_revision=ev.revision,
+          independent=_said(p, "independent"), status="open", outcome=None, created_at=ev.at)
+    _revision(r, ev, case_id, p)
+
+
+def _case_revised(r: Replay, ev: Event) -> None:
+    p, case_id = ev.payload, str(ev.subject_id)
+    r.set("cases", (case_id,), ev, current_revision=ev.revision, independent=_said(p, "independent"),
+          title=_said(p, "title"), candidate_path=_said(p, "candidate_path"))
+    _revision(r, ev, case_id, p)
+
+
+def _case_decided(r: Replay, ev: Event) -> None:
+    p, case_id = ev.payload, str(ev.subject_id)
+    case = r.rows["cases"].get((case_id,))
+    if case is not None and case["status"] != "open":
+        r.findings.append((ev.seq, f"case {case_id}: decided twice: {case['outcome']} (event "
+                                   f"{r.made_by['cases'][(case_id,)]}) and {p.get('outcome')} (event {ev.seq}); "
+                                   "a closed case was reopened by hand"))
+    outcome = _said(p, "outcome")
+    r.set("cases", (case_id,), ev, status="closed", outcome=outcome)
+    r.put("decisions", (ev.seq,), ev, case_id=case_id, outcome=outcome, actor=ev.actor,
+          capability=_said(p, "capability"), revision=ev.revision, note=ev.note, at=ev.at,
+          based_on_seq=_said(p, "based_on_seq"))
+    if outcome == "proposed" and case is not None:
+        content = r.content.get((case_id, ev.revision), UNSAID)
+        made = {k: UNSAID for k in case_proposal({"content": "", "candidate_path": "", "title": ""}, None)}
+        if content is not UNSAID and case["title"] is not UNSAID and case["candidate_path"] is not UNSAID:
+            made = case_proposal({"content": content, "candidate_path": case["candidate_path"],
+                                  "title": case["title"]}, ev.note)
+        r.put("proposals", (f"case:{case_id}",), ev, **made, case_id=case_id, status="waiting", created_at=ev.at,
+              updated_at=ev.at, event_seq=ev.seq)
+
+
+def _evidence_added(r: Replay, ev: Event) -> None:
+    p = ev.payload
+    r.put("evidence", (ev.seq,), ev, case_id=ev.subject_id, kind=_said(p, "kind"), result=_said(p, "result"),
+          producer=_said(p, "producer"), artifact=_said(p, "artifact"), about=ev.revision, observed_at=ev.at,
+          details=_said(p, "details"), recorded_by=_said(p, "recorded_by"))
+
+
+# --- actors and authority ----------------------------------------------------------------------------
+def _actor_added(r: Replay, ev: Event) -> None:
+    r.put("actors", (ev.subject_id,), ev, kind=_said(ev.payload, "kind"), os_user=None,
+          created_at=r.timed(ev, ev.at))
+
+
+def _granted(r: Replay, ev: Event) -> None:
+    r.put("capabilities", (ev.subject_id, _said(ev.payload, "capability")), ev, granted_by=ev.actor,
+          granted_at=r.timed(ev, ev.at))
+
+
+def _revoked(r: Replay, ev: Event) -> None:
+    r.drop("capabilities", (ev.subject_id, ev.payload.get("capability")))
+
+
+def _bound(r: Replay, ev: Event) -> None:
+    r.set("actors", (ev.subject_id,), ev, os_user=_said(ev.payload, "os_user"))
+
+
+def _key_added(r: Replay, ev: Event) -> None:
+    p = ev.payload
+    r.put("actor_keys", (ev.seq,), ev, actor=ev.subject_id, key_type=_said(p, "key_type"),
+          public_key=_said(p, "public_key"), comment=_said(p, "comment"), fingerprint=_said(p, "fingerprint"),
+          added_by=ev.actor, at=r.timed(ev, ev.at))
+
+
+# --- skills ------------------------------------------------------------------------------------------
+def _unknown_regression(r: Replay, ev: Event, skill: str) -> None:
+    """An older event that does not carry the evaluation whole: the skill's state is not rebuilt."""
+    r.regression.pop(skill, None)
+    r.put("regression_states", (skill,), ev, **{c: UNSAID for c in TABLE["regression_states"].columns})
+
+
+def _state(r: Replay, ev: Event, skill: str, step: Transition, *, last_run: Any, last_run_id: Any,
+           last_eval_id: Any, failing: list[str]) -> None:
+    row, _, _ = state_row(r.regression.get(skill), skill, step, last_run=last_run, last_run_id=last_run_id,
+                          last_eval_id=last_eval_id, failing=failing)
+    r.regression[skill] = {**row, "failing": failing}
+    _store_regression(r, ev, skill)
+
+
+def _store_regression(r: Replay, ev: Event, skill: str) -> None:
+    row = r.regression[skill]
+    stored = {c: row[c] for c in TABLE["regression_states"].columns}
+    for column in ("acknowledged_failing", "returned_because"):  # kept as JSON text, as get_state reads them
+        stored[column] = json.loads(row[column]) if isinstance(row[column], str) else row[column]
+    r.put("regression_states", (skill,), ev, **stored)
+
+
+def _evaluated(r: Replay, ev: Event) -> None:
+    p, skill = ev.payload, str(ev.subject_id)
+    if "eval_id" not in p:
+        _unknown_regression(r, ev, skill)
+        return
+    eval_id = p["eval_id"]
+    step = Transition(p["state"], p["severity"], p["fail_streak"], p["pass_streak"], p["broken_streak"])
+    r.put("skill_evals", (ev.seq,), ev, id=eval_id, skill=skill, run_id=p["run_id"],
+          manifest_version_id=p["manifest_version_id"], passed=int(bool(p["passed"])), state=step.state,
+          severity=step.severity, fail_streak=step.fail_streak, pass_streak=step.pass_streak,
+          broken_streak=step.broken_streak, base_fail_streak=p["base_fail_streak"],
+          base_pass_streak=p["base_pass_streak"], at=ev.at)
+    for assertion, passed, message in p["results"]:
+        r.put("assertion_results", (eval_id, assertion), ev, skill=skill, run_id=p["run_id"],
+              passed=int(bool(passed)), message=message)
+    _state(r, ev, skill, step, last_run=p["last_run"], last_run_id=p["run_id"], last_eval_id=eval_id,
+           failing=list(p["failing"]))
+
+
+def _acknowledged(r: Replay, ev: Event) -> None:
+    p, skill = ev.payload, str(ev.subject_id)
+    if skill in r.regression:
+        r.regression[skill].update(acknowledged_eval_id=p.get("eval_id"), returned_because=None,
+                                   acknowledged_failing=json.dumps(p.get("failing"), ensure_ascii=False))
+        _store_regression(r, ev, skill)
+
+
+def _mismatch(r: Replay, ev: Event) -> None:
+    skill = str(ev.subject_id)
+    if skill in r.regression:
+        r.regression[skill]["acknowledged_eval_id"] = ev.payload.get("eval_id")
+        _store_regression(r, ev, skill)
+
+
+def _state_imported(r: Replay, ev: Event) -> None:
+    states = ev.payload.get("states")
+    for skill in ev.payload.get("skills") or []:
+        entry = states.get(skill) if isinstance(states, dict) else None
+        if entry is None:
+            _unknown_regression(r, ev, skill)
+            continue
+        step = Transition(entry["state"], entry["severity"], entry["fail_streak"], entry["pass_streak"],
+                          entry["broken_pass_streak"])
+        _state(r, ev, skill, step, last_run=entry["last_run"], last_run_id=entry["last_run_id"], last_eval_id=None,
+               failing=list(entry["failing"]))
+
+
+def _manifest_active(r: Replay, ev: Event) -> None:
+    skill = ev.payload.get("skill") if ev.kind == "draft.approved" else ev.subject_id
+    r.put("manifests", (skill,), ev, active_version_id=_said(ev.payload, "version_id"))
+
+
+def _draft_created(r: Replay, ev: Event) -> None:
+    p = ev.payload
+    r.put("manifest_drafts", (ev.subject_id,), ev, skill=_said(p, "skill"), assertions=_said(p, "assertions"),
+          yaml=_said(p, "yaml"), evidence=_said(p, "evidence"), author=_said(p, "author"),
+          origin=_said(p, "origin"), parent_id=_said(p, "parent_id"),
+          based_on_version_id=_said(p, "based_on_version_id"), status="pending", created_at=r.timed(ev, ev.at),
+          decided_at=None, event_seq=ev.seq)
+
+
+DRAFT_STATUS = {"draft.approved": "approved", "draft.rejected": "rejected", "draft.superseded": "superseded"}
+
+
+def _draft_decided(r: Replay, ev: Event) -> None:
+    key = (ev.subject_id,)
+    draft = r.rows["manifest_drafts"].get(key)
+    if draft is not None and draft["status"] != "pending":
+        r.findings.append((ev.seq, f"draft {ev.subject_id}: decided twice: {draft['status']} (event "
+                                   f"{r.made_by['manifest_drafts'][key]}) and {DRAFT_STATUS[ev.kind]} "
+                                   f"(event {ev.seq}); a decided draft was reopened by hand"))
+    r.set("manifest_drafts", key, ev, status=DRAFT_STATUS[ev.kind], decided_at=r.timed(ev, ev.at))
+    if ev.kind == "draft.approved":
+        _manifest_active(r, ev)
+
+
+# --- proposals ---------------------------------------------------------------------------------------
+def _proposal_imported(r: Replay, ev: Event) -> None:
+    p = ev.payload
+    fields = {k: _said(p, k) for k in ("path", "kind", "operation", "edit_mode", "title", "confidence",
+                                        "rationale", "before_body", "after_body", "expected_base_body_sha256")}
+    r.put("proposals", (ev.subject_id,), ev, **fields, case_id=_said(p, "case_id"), status="waiting",
+          created_at=ev.at, updated_at=ev.at, event_seq=ev.seq)
+
+
+def _proposal_marked(r: Replay, ev: Event) -> None:
+    key = (ev.subject_id,)
+    proposal = r.rows["proposals"].get(key)
+    if proposal is not None and proposal["status"] in FINAL:
+        r.findings.append((ev.seq, f"proposal {ev.subject_id}: decided twice: {proposal['status']} (event "
+                                   f"{r.made_by['proposals'][key]}) and {ev.payload.get('status')} (event {ev.seq}); "
+                                   "a decided proposal was reopened by hand"))
+    r.set("proposals", key, ev, status=_said(ev.payload, "status"), updated_at=ev.at, event_seq=ev.seq)
+
+
+def _gated(r: Replay, ev: Event) -> None:
+    p = ev.payload
+    passed, targeted = _said(p, "passed"), _said(p, "targeted")
+    r.put("gate_results", (ev.seq,), ev, proposal_id=ev.subject_id,
+          passed=passed if passed is UNSAID else int(bool(passed)), score_before=_said(p, "score_before"),
+          score_after=_said(p, "score_after"), reason=_said(p, "reason"),
+          command=p.get("command") or None if "command" in p else UNSAID,
+          targeted=targeted if targeted is UNSAID else int(bool(targeted)),
+          duration_ms=_said(p, "duration_ms"), at=ev.at)
+
+
+# --- leases, assignments, loops ----------------------------------------------------------------------
+def _lease(r: Replay, ev: Event) -> None:
+    p = ev.payload
+    r.put("leases", (ev.subject_type, ev.subject_id), ev, holder=ev.actor, taken_at=_said(p, "taken_at"),
+          expires_at=_said(p, "expires_at"), event_seq=ev.seq)
+
+
+def _assigned(r: Replay, ev: Event) -> None:
+    key = (ev.subject_type, ev.subject_id)
+    if ev.kind == "assignment.cleared":
+        r.drop("assignments", key)
+    else:
+        r.put("assignments", key, ev, assignee=_said(ev.payload, "assignee"), assigned_by=ev.actor, at=ev.at,
+              event_seq=ev.seq)
+
+
+def _loop(r: Replay, ev: Event) -> None:
+    p, name = ev.payload, ev.subject_id
+    before = r.rows["loops"].get((name,))
+    r.put("loop_versions", (name, p.get("version")), ev, settings=_said(p, "settings"), actor=ev.actor, at=ev.at,
+          event_seq=ev.seq)
+    r.put("loops", (name,), ev, version=_said(p, "version"), settings=_said(p, "settings"),
+          created_at=before["created_at"] if before else ev.at, updated_at=ev.at, event_seq=ev.seq)
+
+
+def _applied(r: Replay, ev: Event) -> None:
+    p = ev.payload
+    r.put("applications", (ev.seq,), ev, subject_type=ev.subject_type, subject_id=ev.subject_id,
+          path=_said(p, "path"), content_hash=_said(p, "content_hash"), content=_said(p, "content_hash"),
+          ref=_said(p, "ref"), actor=ev.actor, at=ev.at)
+    r.put("current_content", (p.get("path"),), ev, content_hash=_said(p, "content_hash"),
+          application_id=RowOf("applications", (ev.seq,), "id"), event_seq=ev.seq)
+
+
+HANDLERS: dict[str, Callable[[Replay, Event], None]] = {
+    "case.imported": _case_imported,
+    "case.revised": _case_revised,
+    "case.decided": _case_decided,
+    "evidence.added": _evidence_added,
+    "actor.added": _actor_added,
+    "capability.granted": _granted,
+    "capability.revoked": _revoked,
+    "actor.bound": _bound,
+    "actor.key_added": _key_added,
+    "skill.evaluated": _evaluated,
+    "regression.acknowledged": _acknowledged,
+    "regression.mismatch": _mismatch,
+    "state.imported": _state_imported,
+    "manifest.imported": _manifest_active,
+    "draft.created": _draft_created,
+    "draft.approved": _draft_decided,
+    "draft.rejected": _draft_decided,
+    "draft.superseded": _draft_decided,
+    "proposal.imported": _proposal_imported,
+    "proposal.marked": _proposal_marked,
+    "proposal.gated": _gated,
+    "lease.taken": _lease,
+    "lease.renewed": _lease,
+    "lease.released": _lease,
+    "assignment.set": _assigned,
+    "assignment.cleared": _assigned,
+    "loop.added": _loop,
+    "loop.changed": _loop,
+}
+
+
+# --- comparing -----------------------------------------------------------------------------------------
+def _stored(table: Table, column: str, value: Any) -> Any:
+    """A stored value as the events say it: JSON parsed, an application's content as its hash."""
+    if column in table.json and isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    if table.name == "applications" and column == "content" and isinstance(value, str):
+        return text_hash(value)
+    return value
+
+
+def _same(said: Any, held: Any) -> bool:
+    if isinstance(said, bool):
+        said = int(said)
+    if isinstance(said, float) or isinstance(held, float):
+        return said is not None and held is not None and float(said) == float(held)
+    return bool(said == held)
+
+
+def _show(value: Any) -> str:
+    if value is UNSAID:
+        return "nothing"
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _difference(column: str, said: Any, held: Any) -> tuple[str, Any, Any]:
+    """Where two JSON values first differ: `details.mock`, and the two values there."""
+    while isinstance(said, dict) and isinstance(held, dict):
+        keys = sorted(k for k in set(said) | set(held) if said.get(k, UNSAID) != held.get(k, UNSAID))
+        if not keys:
+            break
+        column, said, held = f"{column}.{keys[0]}", said.get(keys[0], UNSAID), held.get(keys[0], UNSAID)
+    return column, said, held
+
+
+def _name(key: Key) -> str:
+    return "/".join(str(k) for k in key)
+
+
+def compare(db: Database, replay: Replay) -> list[tuple[int | None, str]]:
+    """Each difference between the tables and the replay, as (the event it concerns, one line)."""
+    out: list[tuple[int | None, str]] = []
+    present = set(db.table_names())
+    ids: dict[str, dict[Key, Any]] = {}
+    for table in TABLES:
+        if table.name not in present:
+            continue
+        want, made_by = replay.rows[table.name], replay.made_by[table.name]
+        seen: set[Key] = set()
+        width = len(table.key)
+        id_of = ids.setdefault(table.name, {})
+        has_id = "id" in db[table.name].columns_dict and "id" not in table.key + table.columns
+        sql = table.select() if not has_id else table.select().replace(" FROM ", ", id FROM ", 1)
+        cursor = db.execute(sql)
+        while True:
+            batch = cursor.fetchmany(5000)
+            if not batch:
+                break
+            for stored in batch:
+                key = tuple(stored[:width])
+                if has_id:
+                    id_of[key] = stored[-1]
+                label = f"{table.name} {_name(key)}"
+                if key in seen:
+                    out.append((made_by.get(key), f"{label}: a second row with this key; a copy was inserted "
+                                                   "by hand"))
+                    continue
+                seen.add(key)
+                row = want.get(key)
+                if row is None:
+                    out.append((None, f"{label}: no event made this row; it was inserted by hand"))
+                    continue
+                for column, held in zip(table.columns, stored[width:width + len(table.columns)], strict=True):
+                    said = row.get(column, UNSAID)
+                    if said is UNSAID:
+                        continue
+                    if isinstance(said, RowOf):
+                        said = ids.get(said.table, {}).get(said.key, UNSAID)
+                        if said is UNSAID:
+                            continue
+                    held = _stored(table, column, held)
+                    if not _same(said, held):
+                        seq = made_by.get(key)
+                        where, said, held = _difference(column, said, held)
+                        out.append((seq, f"{label}: {where}: the events say {_show(said)}"
+                                         f"{f' (event {seq})' if seq else ''}, the table holds {_show(held)}; "
+                                         "the row was edited by hand"))
+        for key in sorted(set(want) - seen, key=lambda k: made_by.get(k, 0)):
+            if all(value is UNSAID for value in want[key].values()):
+                continue  # an older event that says too little to know whether it left this row
+            seq = made_by.get(key)
+            out.append((seq, f"{table.name} {_name(key)}: the events made this row (event {seq}), the table "
+                             "lacks it; it was deleted by hand"))
+    return out
