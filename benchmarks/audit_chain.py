@@ -15,11 +15,18 @@ Timed, each side into a fresh store, alternating, best of --repeat (other load o
   them); the ratio seal/insert is what sealing adds to storing a run;
 - signed decisions: a decision event by a person with a registered key (ssh-keygen -Y sign, then
   -Y verify, two processes) against the same event unsigned; median of --repeat.
+- verify scaling (`--cases 1000,4000`): stores whose events create records, as real ones do (cases
+  imported with their evidence through `cases.import_case`, a third of them decided through
+  `flows.decide`); on each, `gatepost verify` as a process against its floor, a process reading every
+  event and recomputing the chain (nothing else); CPU of all processes (RUSAGE_CHILDREN), the sizes and
+  sides interleaved, --repeat rounds; medians with their spread (min-max), per event, the ratio
+  verify/floor, and the ratio of verify's cost per event on the largest store to the smallest.
 Prints per-event costs, events/s and the ratios chained/plain.
 """
 
 import argparse
 import json
+import resource
 import shutil
 import statistics
 import subprocess
@@ -28,6 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from gatepost.store import cases, flows
 from gatepost.store.kernel import (
     add_actor,
     append_event,
@@ -125,13 +133,92 @@ def signing(folder: Path, repeat: int) -> tuple[float, float] | None:
     return statistics.median(times["ana"]), statistics.median(times["bo"])
 
 
+FLOOR = """
+import sqlite3, sys
+from sqlite_utils import Database
+from gatepost.store.views.replay import Replay
+from gatepost.store.views.verify import VerifyReport, _chain
+class Nothing(Replay):
+    def apply(self, *event):
+        pass
+_chain(Database(sqlite3.connect(sys.argv[1])), VerifyReport(), Nothing())
+"""
+
+
+def case_store(path: Path, n: int) -> int:
+    """A store of `n` cases imported with evidence (records each), a third decided; returns its events."""
+    db = open_store(path)
+    add_actor(db, "ana", "person", ["store.admin", "case.close", "evidence.record_for"])
+    for i in range(n):
+        case_id = cases.import_case(db, {
+            "protocol": "eval.gated_change/1", "id": f"case-{i:05d}", "title": f"change {i}", "author": "run-41",
+            "candidate": {"path": f"p/{i % 50}.md", "content": f"step {i}\n" * 5,
+                          "basis": {"baseline": "b-7", "question_set": "qs-3", "data_revision": "d-1",
+                                    "design": "design-2"}},
+            "independent": {"different_agent_run": ["run-52", "run-53"]},
+            "evidence": [{"kind": "guard_check", "result": "clean", "producer": "run-52", "details": {"n": i}},
+                         {"kind": "tuning_comparison", "result": "not_better", "producer": "run-53"}]},
+            actor="ana")
+        if i % 3 == 0:
+            flows.decide(db, case_id, "inconclusive", actor="ana", note="not now")
+    events: int = db.execute("SELECT COUNT(*) FROM events").fetchone()[0]
+    db.close()
+    return events
+
+
+def _cpu(argv: list[str]) -> float:
+    """CPU seconds (user + system) of a child process run to its end."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(argv, capture_output=True, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def verify_scaling(folder: Path, sizes: list[int], repeat: int) -> None:
+    stores = {n: folder / f"cases-{n}.db" for n in sizes}
+    events = {n: case_store(stores[n], n) for n in sizes}
+    empty = folder / "empty.db"
+    open_store(empty).close()
+    times: dict[tuple[int, str], list[float]] = {(n, side): [] for n in sizes for side in ("verify", "floor")}
+    start: dict[str, list[float]] = {"verify": [], "floor": []}
+    for _ in range(repeat):
+        start["floor"].append(_cpu([sys.executable, "-c", FLOOR, str(empty)]))
+        start["verify"].append(_cpu([sys.executable, "-m", "gatepost", "--db", str(empty), "verify"]))
+        for n in sizes:
+            times[(n, "floor")].append(_cpu([sys.executable, "-c", FLOOR, str(stores[n])]))
+            times[(n, "verify")].append(_cpu([sys.executable, "-m", "gatepost", "--db", str(stores[n]), "verify"]))
+    started = {side: statistics.median(got) for side, got in start.items()}
+    print(f"verify scaling: CPU of all processes, median (min-max) of {repeat}, sizes and sides interleaved; "
+          f"per event after the process start on an empty store (floor {started['floor']:.2f} s, "
+          f"verify {started['verify']:.2f} s)")
+    per_event = {}
+    for n in sizes:
+        line = []
+        for side in ("floor", "verify"):
+            got = times[(n, side)]
+            line.append(f"{side} {statistics.median(got):.2f} s ({min(got):.2f}-{max(got):.2f}) "
+                        f"{(statistics.median(got) - started[side]) / events[n] * 1e6:.1f} µs/event")
+        per_event[n] = (statistics.median(times[(n, "verify")]) - started["verify"]) / events[n]
+        ratio = ((statistics.median(times[(n, "verify")]) - started["verify"])
+                 / (statistics.median(times[(n, "floor")]) - started["floor"]))
+        print(f"  {n:6d} cases, {events[n]:7d} events: {'; '.join(line)}; verify/floor {ratio:.2f}x")
+    print(f"  verify per event, {max(sizes)} against {min(sizes)} cases: "
+          f"{per_event[max(sizes)] / per_event[min(sizes)]:.2f}x (linear: about 1)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=40_000)
     parser.add_argument("--batch", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--tasks", type=int, default=100_000)
+    parser.add_argument("--cases", default="1000,4000", help="store sizes of the verify scaling, comma-separated")
+    parser.add_argument("--scaling-only", action="store_true", help="measure the verify scaling alone")
     args = parser.parse_args()
+    if args.scaling_only:
+        with tempfile.TemporaryDirectory() as tmp:
+            verify_scaling(Path(tmp), [int(n) for n in args.cases.split(",")], max(args.repeat, 5))
+        return
     events = _events(args.events)
     best = {"chained": float("inf"), "plain": float("inf")}
     with tempfile.TemporaryDirectory() as tmp:
@@ -158,6 +245,7 @@ def main() -> None:
         seal = min((sealing(Path(tmp) / f"sealed-{r}.db", args.tasks) for r in range(args.repeat)),
                    key=lambda pair: pair[1])
         signed = signing(Path(tmp), max(args.repeat, 5))
+        verify_scaling(Path(tmp), [int(n) for n in args.cases.split(",")], max(args.repeat, 5))
     n = args.events
     print(f"events: {n} in transactions of {args.batch}; best of {args.repeat}")
     for side in ("plain", "chained"):

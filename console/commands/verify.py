@@ -5,7 +5,7 @@ import re
 import click
 
 from gatepost import output
-from gatepost.commands._common import open_ctx_store
+from gatepost.commands._common import echo_json, open_ctx_store
 from gatepost.store.kernel import InputError, restore_triggers
 from gatepost.store.views import verify_store
 
@@ -14,26 +14,38 @@ from gatepost.store.views import verify_store
 @click.option("--expect", metavar="HASH", default=None,
               help="A head hash printed by an earlier verify and kept elsewhere (e.g. a CI log): it must still "
                    "be in the chain, which catches a cut tail or a history rewritten whole.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the report as one JSON object (intact, head, events, findings, first_broken_seq), for CI.")
 @click.option("--as", "as_name", metavar="NAME", default=None,
               help="Who restores missing append-only triggers (recorded in the event). Default: nobody named.")
 @click.pass_context
-def verify(ctx: click.Context, expect: str | None, as_name: str | None) -> None:
+def verify(ctx: click.Context, expect: str | None, as_json: bool, as_name: str | None) -> None:
     """Recompute the audit trail's hash chain and check every record and list against its events.
 
     Prints one line per finding, naming the first broken event, then the head hash
-    (keep it: `--expect HASH` later proves nothing was cut or rewritten since).
+    (keep it: `--expect HASH` later proves nothing was cut or rewritten since). Every table the
+    rules read is rebuilt from the events alone and compared: a finding names the table, the row,
+    the column, what the events say and what the table holds.
     Exit 0 intact, 1 a finding, 2 not a gatepost store.
 
     \b
     Examples:
       gatepost --db review.db verify
       gatepost --db review.db verify --expect 3f1c…e9a0
+      gatepost --db review.db verify --json
     """
     if expect is not None and not re.fullmatch(r"[0-9a-fA-F]{64}", expect.strip()):
         raise InputError(f"--expect: expected a head hash (64 hex digits, as verify printed it), got {expect!r}")
     db = open_ctx_store(ctx)
     try:
         report = verify_store(db, expect=expect)
+        if as_json:
+            restored = restore_triggers(db, actor=as_name) if report.findings else []
+            echo_json({"schema": "gatepost.verify/1", "intact": report.intact, "events": report.events,
+                       "signatures": report.signatures, "head_seq": report.head_seq, "head_hash": report.head_hash,
+                       "findings": report.findings, "first_broken_seq": report.first_broken_seq,
+                       "key_replacements": report.key_replacements, "triggers_restored": restored})
+            ctx.exit(0 if report.intact else 1)
         for finding in report.findings:
             output.line(finding)
         for line in report.key_replacements:

@@ -135,6 +135,7 @@ from .records import (
     SEAL_KIND,
     StreamedRecords,
     records_digest,
+    records_digests,
     seqs_with_records,
     stored_score,
 )
@@ -310,6 +311,7 @@ __all__ = [
     "read_stdin",
     "read_text",
     "records_digest",
+    "records_digests",
     "StreamedRecords",
     "recover_hint",
     "refresh_task_order",

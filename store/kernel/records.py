@@ -12,6 +12,7 @@ event holding the digest of each older event's records.
 """
 
 import hashlib
+from collections.abc import Iterator
 from math import copysign
 from typing import Any
 
@@ -26,11 +27,13 @@ SEAL_KIND = "audit.records_sealed"  # the migration's event: {"digests": {seq: d
 # says what the record is; event_seq is the link itself, so moving a row to another event shows too).
 TASK_RESULT_COLUMNS = ("id", "run_id", "side", "task_id", "attempt", "passed", "judged", "score", "duration_ms",
                        "output", "reason", "mock", "split", "details", "error")
+# The tables whose records are read by their event's seq (both indexed on (event_seq, id)), and their columns.
+SEQ_TABLES: tuple[tuple[str, str], ...] = (
+    ("skill_runs", "id, skill, at, status, output, word_count, producer, recorded_at"),
+    ("manifest_versions", "id, skill, version, assertions, source, draft_id, author, created_at"),
+)
 RECORD_SOURCES: tuple[tuple[str, str], ...] = (
-    ("skill_runs", "SELECT id, skill, at, status, output, word_count, producer, recorded_at FROM skill_runs"
-                   " WHERE event_seq = ? ORDER BY id"),
-    ("manifest_versions", "SELECT id, skill, version, assertions, source, draft_id, author, created_at"
-                          " FROM manifest_versions WHERE event_seq = ? ORDER BY id"),
+    *((table, f"SELECT {columns} FROM {table} WHERE event_seq = ? ORDER BY id") for table, columns in SEQ_TABLES),
     # CROSS JOIN: SQLite reads the runs first (by event_seq) and then their results by run_id, never all
     # task results in id order (that made every sealed act cost a scan of the whole table)
     ("task_results", f"SELECT {', '.join('t.' + c for c in TASK_RESULT_COLUMNS)} FROM evaluation_runs r"
@@ -67,6 +70,44 @@ def records_digest(db: Database, seq: int) -> str | None:
             for row in rows:
                 digest.update(_encode(tuple(row)))
     return digest.hexdigest() if found else None
+
+
+def records_digests(db: Database) -> Iterator[tuple[int, str | None]]:
+    """(seq, records_digest(db, seq)) of every event some record names, in seq order, reading each table once.
+
+    What verify checks: one read of skill_runs and manifest_versions in (event_seq, id) order, merged by
+    seq, and the task results of each event's runs; the same bytes records_digest hashes, without its
+    queries per event (three per skill run made verify's cost per event grow with the store).
+    """
+    streams = [_by_seq(db, f"SELECT event_seq, {columns} FROM {table} WHERE event_seq IS NOT NULL"
+                           " ORDER BY event_seq, id") for table, columns in SEQ_TABLES]
+    heads = [next(stream, None) for stream in streams]
+    runs = {r[0] for r in db.execute("SELECT DISTINCT event_seq FROM evaluation_runs WHERE event_seq IS NOT NULL")}
+    for seq in seqs_with_records(db):
+        digest = hashlib.sha256(RECORDS_FORMAT.encode("ascii"))
+        found = False
+        for i, (table, _) in enumerate(SEQ_TABLES):
+            digest.update(b"\n" + table.encode("ascii") + b"\n")
+            while heads[i] is not None and heads[i][0] <= seq:  # type: ignore[index]
+                row = heads[i]
+                if row[0] == seq:  # type: ignore[index]
+                    found = True
+                    digest.update(_encode(tuple(row[1:])))  # type: ignore[index]
+                heads[i] = next(streams[i], None)
+        table, sql = RECORD_SOURCES[-1]
+        digest.update(b"\n" + table.encode("ascii") + b"\n")
+        if seq in runs:
+            cursor = db.execute(sql, [seq])
+            while rows := cursor.fetchmany(5000):
+                found = True
+                digest.update(_ENCODER.encode_lines(rows))  # the bytes of _encode, row after row
+        yield seq, digest.hexdigest() if found else None
+
+
+def _by_seq(db: Database, sql: str) -> Iterator[tuple[Any, ...]]:
+    cursor = db.execute(sql)
+    while rows := cursor.fetchmany(5000):
+        yield from rows
 
 
 class StreamedRecords:

@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 import msgspec
 from sqlite_utils import Database
 
-from gatepost.store.kernel import EVENTS_COMPLETE_KIND
+from gatepost.store.kernel import EVENTS_COMPLETE_KIND, RECORDS_KEY
 from gatepost.store.loops import text_hash
 from gatepost.store.proposals import FINAL, case_proposal
 from gatepost.store.skills import Transition, state_row
@@ -130,15 +130,21 @@ class Replay:
     findings: list[tuple[int, str]] = field(default_factory=list)
     regression: dict[str, dict[str, Any]] = field(default_factory=dict)  # per skill, as skills.get_state reads it
     content: dict[Key, Any] = field(default_factory=dict)  # (case, revision) -> the candidate's content
+    sealed: dict[int, tuple[str, Any]] = field(default_factory=dict)  # seq -> (kind, the records digest it sealed)
 
     def apply(self, seq: int, at: str, actor: str | None, kind: str, subject_type: str | None,
               subject_id: str | None, revision: str | None, note: str | None, payload: str | None) -> None:
         handler = HANDLERS.get(kind) or (_applied if kind.endswith(".applied") else None)
         if kind == EVENTS_COMPLETE_KIND:
             self.complete_from = seq
-        if handler is None:
+        seals = payload is not None and RECORDS_KEY in payload
+        if handler is None and not seals:
             return
-        handler(self, Event(seq, at, actor, kind, subject_type, subject_id, revision, note, _decode(payload)))
+        data = _decode(payload)
+        if seals and RECORDS_KEY in data:
+            self.sealed[seq] = (kind, data[RECORDS_KEY])
+        if handler is not None:
+            handler(self, Event(seq, at, actor, kind, subject_type, subject_id, revision, note, data))
 
     def timed(self, ev: Event, value: Any) -> Any:
         """A column whose value the event's own fields (its time) give only from the complete events on."""

@@ -1,14 +1,16 @@
 """`gatepost verify`: does the store still say what its history says?
 
-Three checks, read-only, each finding one line naming the first broken sequence or row:
+Read-only checks, each finding one line naming the first broken sequence or row:
 1. the hash chain of the events (an edited, inserted or deleted event breaks a link; with
    `expect`, a head kept elsewhere also catches a cut tail or a history rewritten whole);
-2. the append-only triggers are all present (dropping them is how records get edited);
-3. every record and projection equals what the events imply: decisions and evidence rows match
-   their events, the skill runs, manifest versions and task results an event created still hash to
-   the digest it sealed (`records_sha256`, or the migration's `audit.records_sealed` for older ones),
-   and the status columns the lists read (case status and outcome, proposal status, draft status,
-   acknowledged regressions, capabilities) are what the latest events say;
+2. the append-only triggers are all there, compared by their SQL (dropping or replacing them is how
+   records get edited);
+3. every table the rules read is what the events say: the same read of the events that recomputes the
+   chain replays them (replay.py) into the tables they made, compared row by row and column by column;
+   a subject decided twice is a finding; the skill runs, manifest versions and task results an event
+   created still hash to the digest it sealed (`records_sha256`, or the migration's
+   `audit.records_sealed` for older ones); a run's stored counts and review order are what its task
+   results give;
 4. every signed decision's signature verifies against the key its person had registered then, and
    no decision by a person with a key lacks one.
 """
@@ -23,7 +25,6 @@ from sqlite_utils import Database
 from gatepost.store.kernel import (
     EVENT_FIELDS,
     GENESIS,
-    RECORDS_KEY,
     SEAL_KIND,
     canonical_event,
     chain_hash,
@@ -31,17 +32,13 @@ from gatepost.store.kernel import (
     key_replacements,
     missing_triggers,
     order_differences,
-    records_digest,
-    seqs_with_records,
+    records_digests,
     signature_findings,
     stored_figures,
     stored_orders,
 )
 
 from .replay import Replay, compare
-
-DRAFT_STATUS = {"draft.created": "pending", "draft.approved": "approved", "draft.rejected": "rejected",
-                "draft.superseded": "superseded"}
 
 
 @dataclass
@@ -139,18 +136,14 @@ def _sealed(db: Database) -> dict[int, str]:
     return sealed
 
 
-def _records(db: Database, report: VerifyReport) -> None:
-    """The skill runs, manifest versions and task results each event created still hash to what it sealed."""
+def _records(db: Database, report: VerifyReport, replay: Replay) -> None:
+    """The skill runs, manifest versions and task results each event created still hash to what it sealed
+    (what each event sealed was collected as the chain was read: `Replay.sealed`)."""
     sealed = _sealed(db)
-    claimed: dict[int, tuple[str, str | None]] = {}
-    rows = db.execute("SELECT seq, kind, payload FROM events WHERE payload LIKE ? ORDER BY seq",
-                      [f'%"{RECORDS_KEY}"%']).fetchall()
-    for seq, kind, text in rows:
-        payload = _payload(text)
-        if RECORDS_KEY in payload:
-            claimed[seq] = (kind, payload[RECORDS_KEY])
-    for seq in sorted(set(seqs_with_records(db)) | set(claimed)):
-        now = records_digest(db, seq)
+    claimed = replay.sealed
+    digests = dict(records_digests(db))
+    for seq in sorted(set(digests) | set(claimed)):
+        now = digests.get(seq)
         if seq in claimed:
             kind, wanted = claimed[seq]
         elif seq in sealed:
@@ -198,7 +191,6 @@ def _signatures(db: Database, report: VerifyReport) -> None:
 
 
 PROJECTION_CHECKS = (
-    ("task_results", _records),
     ("run_task_figures", _figures),
     ("run_task_pages", _orders),
     ("signatures", _signatures),
@@ -225,6 +217,8 @@ def verify_store(db: Database, *, expect: str | None = None) -> VerifyReport:
     for at, line in compare(db, replay):
         _find(report, at, line)
     tables = _tables(db)
+    if "task_results" in tables:
+        _records(db, report, replay)
     for table, check in PROJECTION_CHECKS:
         if table in tables:
             check(db, report)
