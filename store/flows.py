@@ -424,7 +424,8 @@ def new_case(db: Database, loop_name: str, path: str, content: str, *, actor: st
 def loop_evaluation(db: Database, case_id: str, *, suite: str | None = None, surface: list[str] | None = None,
                     executor: str | None = None, mock: bool = False, baseline: str | None = None,
                     judge_command: str | None = None, actor: str | None = None,
-                    decision_rule: str | None = None) -> dict[str, Any] | None:
+                    decision_rule: str | None = None, alpha: float | None = None,
+                    pass_k: int | None = None) -> dict[str, Any] | None:
     """The settings of an evaluation of a loop's case, from the loop's registry; None for a case of no loop.
 
     The suite file is checked against the case's basis (`question_set`) and the baseline against its
@@ -433,10 +434,12 @@ def loop_evaluation(db: Database, case_id: str, *, suite: str | None = None, sur
     What runs must be what was registered: the suite and its fixtures, the files the executor's and the
     judge's commands name inside the loop's root, by hash; a file changed, gone or new since is refused
     (rule `registered`) until an administrator registers the new version. Returns {loop, suite (a Suite),
-    surface, executor, mock, judge_command, baseline_text, baseline_path, overridden, ran_with, decision_rule};
+    surface, executor, mock, judge_command, baseline_text, baseline_path, overridden, ran_with, decision_rule,
+    alpha, pass_k};
     `ran_with` (the loop, its version and the hashes of the files) goes into every record the evaluation
     makes. The decision rule is the loop's registered one (a loop registered before it was recorded: its
-    suite's), and asking for another is an override like any other setting.
+    suite's), and asking for another is an override like any other setting; so are the level `alpha` (the
+    registered suite's) and `pass_k` (one attempt per task unless the registry says otherwise).
     """
     link = loops.loop_case(db, case_id)
     if link is None:
@@ -485,9 +488,15 @@ def loop_evaluation(db: Database, case_id: str, *, suite: str | None = None, sur
             raise RefusedError(f"{doing}: refused: basis: the baseline ({loops.text_hash(base_text)[:19]}…) is not "
                                f"the content the case was made on ({case['basis'].get('baseline')})")
     registered_rule = loop.get("decision_rule") or loaded.decision_rule
+    registered_alpha, registered_k = loop.get("alpha") or loaded.alpha, loop.get("pass_k") or 1
     if decision_rule:
         asked["decision_rule"] = decision_rule
-    overridden = loops.check_override(db, dict(loop, decision_rule=registered_rule), asked, actor=actor,
+    if alpha is not None:
+        asked["alpha"] = alpha
+    if pass_k is not None and pass_k != registered_k:
+        asked["pass_k"] = pass_k
+    overridden = loops.check_override(db, dict(loop, decision_rule=registered_rule, alpha=registered_alpha,
+                                                pass_k=registered_k), asked, actor=actor,
                                       case_id=case_id)  # refused, or audited
     command = asked.get("executor", loop["executor"])
     judge = asked.get("judge_command", loop.get("judge_command"))
@@ -499,7 +508,8 @@ def loop_evaluation(db: Database, case_id: str, *, suite: str | None = None, sur
             "executor": loops.absolute_command(command, root), "mock": asked.get("mock", loop["mock"]),
             "judge_command": loops.absolute_command(judge, root), "baseline_text": base_text,
             "baseline_path": base_path, "overridden": overridden, "ran_with": ran_with,
-            "decision_rule": decision_rule or registered_rule}
+            "decision_rule": decision_rule or registered_rule,
+            "alpha": registered_alpha if alpha is None else alpha, "pass_k": pass_k or registered_k}
 
 
 def record_case_applied(db: Database, case_id: str, *, ref: str | None, actor: str | None,

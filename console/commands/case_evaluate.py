@@ -91,14 +91,14 @@ def evaluate(ctx: click.Context, case_id: str, suite_file: str, executor_cmd: st
     registered = loop_evaluation(db, case_id, suite=suite_file, surface=list(surface) or None,
                                  executor=executor_cmd, mock=mock, baseline=baseline_path,
                                  judge_command=judge_command, actor=who,
-                                 decision_rule=decision_rule)
+                                 decision_rule=decision_rule, alpha=alpha, pass_k=pass_k)
     ran_with = None
     if registered is not None:  # a loop's case: its settings come from the loop's registry
         loaded, surface = registered["suite"], tuple(registered["surface"])
         executor_cmd, mock = registered["executor"], registered["mock"]
         base_path, base_text = registered["baseline_path"], registered["baseline_text"]
         judge_command, ran_with = registered["judge_command"], registered["ran_with"]
-        decision_rule = registered["decision_rule"]
+        decision_rule, alpha, pass_k = registered["decision_rule"], registered["alpha"], registered["pass_k"]
     else:
         if not suite_file:
             raise InputError("--suite: missing (expected the task suite YAML; a loop's case takes its loop's)")

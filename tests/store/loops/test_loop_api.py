@@ -165,6 +165,10 @@ def test_evaluation_settings_come_from_the_loop_and_overrides_are_refused_or_aud
     assert f"case evaluate {case_id}: refused: loop-settings: surface of loop writer" in widened.stderr
     mocked = gp("case", "evaluate", case_id, "--producer", "run-52", "--mock", "--as", "run-52")
     assert mocked.returncode == 3 and "loop-settings: mock of loop writer" in mocked.stderr
+    for option, value in (("--alpha", "0.5"), ("--pass-k", "3")):
+        loosened = gp("case", "evaluate", case_id, "--producer", "run-52", option, value, "--as", "run-52")
+        assert loosened.returncode == 3 and f"loop-settings: {option[2:].replace('-', '_')} of loop writer" in \
+            loosened.stderr, (option, loosened.stderr)
     other_suite = day["tmp"] / "other-suite"
     other_suite.mkdir()
     text = day["suite"].read_text("utf-8").replace("2.5", "2.6")
