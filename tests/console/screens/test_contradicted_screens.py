@@ -27,7 +27,7 @@ def store(db, store_path):
     add_actor(db, "run-52", "producer", ["evidence.record"])
     with freeze("2026-12-01T08:00:00Z"):
         new_case(db, "c-1")
-        new_case(db, "c-2")
+        new_case(db, "c-2", path="procedures/deploy.md")  # another path: both may be kept on one base
         flows.decide(db, "c-1", "kept", actor="ana", note="every keep claim holds")
         flows.decide(db, "c-2", "kept", actor="ana", note="every keep claim holds")
         new_case(db, "c-3", evidence=[e for e in GOOD if e[0] != "design_review"])  # waits only on the design

@@ -44,7 +44,7 @@ def _suite(folder: Path, tuning: int, heldout: int = 0, **top):
     return suite
 
 
-def _case(db, case_id: str, content: str) -> str:
+def _case(db, case_id: str, content: str, actor: str = "run-52") -> str:
     if db.execute("SELECT 1 FROM actors WHERE name = 'run-52'").fetchone() is None:
         add_actor(db, "run-52", "producer", ("evidence.record",))
     return import_case(db, {
@@ -53,7 +53,7 @@ def _case(db, case_id: str, content: str) -> str:
                       "basis": {"baseline": "b-1", "question_set": "qs-1", "data_revision": "d-1",
                                 "design": "design-1"}},
         "independent": {"different_agent_run": ["run-52"]},
-    }, actor="run-52")
+    }, actor=actor)
 
 
 def _evaluate(db, case_id: str, suite, candidate: list[str], baseline: list[str], rule: str | None = None):
@@ -144,7 +144,7 @@ def test_case_evaluate_mock_says_its_evidence_never_counts(tmp_path: Path):
     env = {"GATEPOST_DB": str(tmp_path / "s.db")}
     assert run_gatepost("init", "--admin", "admin", env=env, cwd=tmp_path).returncode == 0
     db = open_store(tmp_path / "s.db")
-    _case(db, "case-9", "z")
+    _case(db, "case-9", "z", actor="admin")  # the store has an administrator: the import on run-41's behalf is theirs
     db.close()
     done = run_gatepost("case", "evaluate", "case-9", "--suite", str(suite), "--mock", "--producer", "run-52",
                         "--surface", "skills/**", "--as", "run-52", env=env, cwd=tmp_path)
