@@ -145,8 +145,9 @@ async def test_a_dialog_at_50_by_15_shows_its_hint_and_its_confirm_button(demo_h
     app = GatepostApp(demo_here, person="ana")
     async with app.run_test(size=(50, 15)) as pilot:
         await open_screen(pilot, "5")
-        await pilot.press("e")
-        await settle(pilot)
+        for key in ("down", "e"):  # the first draft is held by a colleague: the second is edited
+            await pilot.press(key)
+            await settle(pilot)
         confirm = app.screen.query_one("#edit-save", Button)
         assert confirm.region.bottom <= 15 and confirm.region.right <= 50 and confirm.region.height >= 1
         title = app.screen.query(Label).first()
@@ -155,9 +156,10 @@ async def test_a_dialog_at_50_by_15_shows_its_hint_and_its_confirm_button(demo_h
 
 
 @pytest.mark.parametrize("size", [(50, 15), (80, 24), (120, 40)])
-# the first open case is held by a colleague, so its decisions are not offered: the second's are
+# the first open case and the first pending draft are held by colleagues, so their decisions are not offered:
+# the second's are
 @pytest.mark.parametrize(("screen_key", "dialog_key", "confirm_id"), [("2", ("down", "i"), "#note-confirm"),
-                                                                       ("5", ("e",), "#edit-save")])
+                                                                       ("5", ("down", "e"), "#edit-save")])
 async def test_a_dialogs_hint_is_on_screen_whole_at_every_size(demo_here, size, screen_key, dialog_key, confirm_id):
     """The hint was cut at any width ("ctrl+s confirms, E"): its label holds every line of it, wrapped to the
     label's width, inside the terminal, and the confirm button is there too."""

@@ -36,7 +36,7 @@ def test_main_screens(snap_compare, demo_here, screen, size):
 
 
 # the first open case is held by a colleague (its decisions are not offered); the second may be closed inconclusive
-@pytest.mark.parametrize("dialog,keys", [("inconclusive", ("2", "down", "i")), ("edit-draft", ("5", "e"))])
+@pytest.mark.parametrize("dialog,keys", [("inconclusive", ("2", "down", "i")), ("edit-draft", ("5", "down", "e"))])
 def test_a_dialog_at_50x15(snap_compare, demo_here, dialog, keys):
     app = GatepostApp(demo_here, person="ana")
     assert snap_compare(app, terminal_size=(50, 15), run_before=steps(*keys))
