@@ -4,7 +4,9 @@
 - staleness: a skill whose newest output is older than its cadence (`--max-age 2d`) is `STALE`, not
   "PASS forever";
 - acknowledgements with an expiry (`skills acknowledge SKILL --until DATE`): until then, `--fail-on`
-  leaves that skill's failure out; after it, the failure counts again.
+  leaves out the failure acknowledged (its evaluation, and later ones where the same assertions fail:
+  the acknowledgement carried forward); after it, or once the skill passed or failed on another
+  assertion, the failure counts again.
 """
 
 from __future__ import annotations
@@ -56,7 +58,12 @@ def staleness(db: Database, skill: str, max_age: int | None, *, now: str | None 
 
 
 def acknowledged_until(db: Database, skill: str, *, now: str | None = None) -> dict[str, Any] | None:
-    """The newest acknowledgement of a skill's failure that carries an expiry still in the future, or None."""
+    """The acknowledgement with an expiry still in the future that covers the skill's failure now, or None.
+
+    It covers the failure it acknowledged, never the skill: the evaluation it named, or a later one it
+    was carried forward to (`regression.carried`: the same assertions failing, no pass in between). A
+    failure after a pass, or on a newly failing assertion, is a new one, whatever `until` said.
+    """
     row = db.execute("SELECT seq, actor, note, payload FROM events WHERE kind = 'regression.acknowledged' AND "
                      "subject_type = 'skill' AND subject_id = ? ORDER BY seq DESC LIMIT 1", [skill]).fetchone()
     if not row:
@@ -65,7 +72,26 @@ def acknowledged_until(db: Database, skill: str, *, now: str | None = None) -> d
     until = payload.get("until")
     if not until or _instant(until) <= _instant(now or now_iso()):
         return None
+    if not _covers(db, skill, payload.get("eval_id"), row[0]):
+        return None
     return {"seq": row[0], "actor": row[1], "note": row[2], "until": until}
+
+
+def _covers(db: Database, skill: str, acknowledged: Any, since: int) -> bool:
+    """Whether the skill's current evaluation is the acknowledged one, or one it was carried forward to."""
+    state = db.execute("SELECT last_eval_id, acknowledged_eval_id FROM regression_states WHERE skill = ?",
+                       [skill]).fetchone()
+    if state is None or state[1] is None or state[0] != state[1]:
+        return False
+    carried = {}
+    for (text,) in db.execute("SELECT payload FROM events WHERE kind = 'regression.carried' AND subject_type = 'skill'"
+                              " AND subject_id = ? AND seq > ? ORDER BY seq", [skill, since]).fetchall():
+        data = json.loads(text) if text else {}
+        carried[data.get("eval_id")] = data.get("from_eval_id")
+    current, steps = state[1], 0
+    while current != acknowledged and current in carried and steps <= len(carried):
+        current, steps = carried[current], steps + 1
+    return bool(current == acknowledged)
 
 
 def triage(db: Database, skill: str) -> dict[str, Any] | None:
