@@ -167,12 +167,13 @@ class _GuardedLoader(_BaseLoader):  # type: ignore[valid-type,misc]
                     raise yaml.constructor.ConstructorError(
                         "while constructing a mapping", node.start_mark,
                         f"duplicate key {_shown(key)} (each key may appear once)", key_node.start_mark)
-        return super().construct_mapping(node, deep=deep)
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
+        return mapping
 
 
 def _yaml_budget(text: str) -> None:
     """Walk the document's events (no node is built) and refuse it past the node, depth or alias budget."""
-    events = _BaseLoader(text)
+    events: Any = _BaseLoader(text)  # its C parser's methods carry no annotations
     nodes = depth = aliases = 0
     try:
         while True:
