@@ -503,7 +503,6 @@ def test_tricky_values_are_refused_in_one_line(harness, importer, name, text, sa
 def _reader_commands(harness: Harness, path: Path) -> dict[str, list[str]]:
     """Every command that reads a file, with `path` as that file."""
     suite = _suite_dir(harness) / "suite.yaml"
-    skill = harness.write("SKILL.md", "# A skill\n")
     return {
         **{name: _commands(harness, name, path) for name in IMPORTERS},
         "gate-proposal": ["gate", "--config", str(harness.write("g.toml", "[auto_improve.eval]\nenabled = false\n")),

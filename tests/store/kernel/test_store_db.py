@@ -6,7 +6,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
