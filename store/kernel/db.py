@@ -219,12 +219,12 @@ def _check_version(db: Database, path: Path, stored: int, applied: list[str], kn
     """The schema version (user_version) must be the number of migrations the store records as applied.
 
     Each migration sets it in the transaction that records it, so they differ only when one was edited
-    by hand. Where the record proves the schema (gatepost's first N migrations, in order), the version
-    is repaired to N on a writable open; anything else is refused, and nothing is written.
+    by hand. Where the record proves the schema (N of gatepost's own migrations; one missing runs next),
+    the version is repaired to N on a writable open; anything else is refused, and nothing is written.
     """
     if stored == len(applied):
         return
-    proven = stored >= 0 and applied == known[:len(applied)] and (bool(applied) or not has_tables)
+    proven = stored >= 0 and set(applied) <= set(known) and (bool(applied) or not has_tables)
     if not proven:
         raise StoreError(f"{path}: its schema version (PRAGMA user_version {stored}) does not match the "
                          f"{len(applied)} migrations it records, and they cannot prove its schema; not opened, "
