@@ -1,5 +1,6 @@
 """What every command module shares: the store of this invocation, the person, JSON output."""
 
+import math
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -12,11 +13,32 @@ from gatepost import output
 from gatepost.identity import resolve_person
 from gatepost.store.kernel import (
     InputError,
+    check_output,
     open_store,
     resolve_path,
     set_signing_key,
     write_text_atomic,
 )
+
+MAX_TIMEOUT = 31_536_000  # a year of seconds: longer than any wait a loop means, short enough for every timer
+MAX_SQL_INT = 2**63 - 1  # a sequence number or seed SQLite and the generators can hold
+
+
+class FiniteFloat(click.FloatRange):
+    """A float option within its bounds that is a number: `nan` and `inf` are refused (nan compares false
+    with every bound, so click's own range check lets it through)."""
+
+    name = "finite number"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return number
+
+
+TIMEOUT = FiniteFloat(min=0, max=MAX_TIMEOUT)
+SEQ = click.IntRange(min=0, max=MAX_SQL_INT)
 
 as_option = click.option(
     "--as", "as_name", metavar="NAME", default=None,
@@ -105,6 +127,7 @@ def check_target(path: str | Path, *, store: Path, force: bool, option: str = "-
         raise InputError(f"{option}: {target}: is the store itself; choose another file")
     if target.is_dir():
         raise InputError(f"{option}: {target}: is a folder, expected a file")
+    check_output(target, what="file to write")  # a FIFO or a device is never opened, read or replaced
     if target.exists():
         try:
             with open(target, "rb") as handle:

@@ -7,6 +7,7 @@ import click
 
 from gatepost import output
 from gatepost.commands._common import (
+    SEQ,
     as_option,
     echo_json,
     open_ctx_store,
@@ -17,6 +18,7 @@ from gatepost.commands._common import (
 from gatepost.links import parse_link
 from gatepost.store.kernel import (
     InputError,
+    discard_new_store,
     has_admin,
     os_user,
     read_text,
@@ -33,10 +35,17 @@ from gatepost.store.kernel import actors as actors_mod
 @click.pass_context
 def init(ctx: click.Context, admin: str | None) -> None:
     """Create an empty store (or migrate an existing one) at the --db location, and name its administrator."""
+    new = not store_path(ctx).exists()
     db = open_ctx_store(ctx, create=True)
-    if admin is not None or not has_admin(db):
-        actor = actors_mod.make_admin(db, admin or os_user() or "admin", by=person(None) if admin else None)
-        output.line(f"administrator: {actor['name']} (store.admin)")
+    try:
+        if admin is not None or not has_admin(db):
+            actor = actors_mod.make_admin(db, admin or os_user() or "admin", by=person(None) if admin else None)
+            output.line(f"administrator: {actor['name']} (store.admin)")
+    except BaseException:
+        if new:  # an init that failed (a full disk) leaves no half-made store behind
+            db.close()
+            discard_new_store(store_path(ctx))
+        raise
     output.line(f"store ready: {store_path(ctx)} (schema version {schema_version(db)})")
 
 
@@ -176,7 +185,7 @@ def console(ctx: click.Context, as_name: str | None, open_at: str | None) -> Non
 @click.option("--db", "db_opt", type=click.Path(dir_okay=False), default=None,
               help="Where to build the demo store (default: the global --db rule).")
 @click.option("--no-console", is_flag=True, help="Build the store and exit without opening the console.")
-@click.option("--seed", type=int, default=7, show_default=True, help="Seed of the deterministic generator.")
+@click.option("--seed", type=SEQ, default=7, show_default=True, help="Seed of the deterministic generator.")
 @click.option("--force", is_flag=True,
               help="Replace the demo store even if it holds decisions made after it was built.")
 @quiet_option

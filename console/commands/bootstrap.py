@@ -6,11 +6,14 @@ from gatepost import output
 from gatepost.commands._common import as_option, echo_json, open_ctx_store, person
 from gatepost.store.skills import bootstrapping as bootstrap_mod
 
+MAX_SAMPLE = 10_000  # runs sampled for one draft; more would only slow the proposal down
+
 
 @click.command("bootstrap")
 @click.option("--skill", required=True, metavar="NAME", help="The skill to draft a manifest for.")
-@click.option("--sample", type=int, default=bootstrap_mod.SAMPLE_SIZE, show_default=True,
-              help=f"How many of the newest successful runs to sample (at least {bootstrap_mod.MIN_SAMPLE}).")
+@click.option("--sample", type=click.IntRange(bootstrap_mod.MIN_SAMPLE, MAX_SAMPLE), default=bootstrap_mod.SAMPLE_SIZE,
+              show_default=True, help=f"How many of the newest successful runs to sample "
+                                      f"({bootstrap_mod.MIN_SAMPLE} to {MAX_SAMPLE:,}).")
 @click.option("--json", "as_json", is_flag=True, help="Print the draft and its evidence as JSON.")
 @as_option
 @click.pass_context

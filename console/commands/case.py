@@ -5,7 +5,7 @@ import json
 import click
 
 from gatepost import output
-from gatepost.commands._common import as_option, echo_json, open_ctx_store, person
+from gatepost.commands._common import SEQ, as_option, echo_json, open_ctx_store, person
 from gatepost.store import cases as cases_mod
 from gatepost.store import flows
 from gatepost.store.kernel import InputError
@@ -191,7 +191,7 @@ def case_evidence(ctx: click.Context, case_id: str, kind: str, result: str, prod
 @click.argument("case_id")
 @click.argument("outcome", type=click.Choice(OUTCOMES))
 @click.option("--note", default=None, help="Why (required for inconclusive: the reason).")
-@click.option("--seq", "based_on_seq", type=int, default=None,
+@click.option("--seq", "based_on_seq", type=SEQ, default=None,
               help="The case's event seq you decided on (from case show); refused if it changed since.")
 @as_option
 @click.pass_context

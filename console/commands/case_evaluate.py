@@ -4,6 +4,7 @@ import click
 
 from gatepost import output
 from gatepost.commands._common import (
+    FiniteFloat,
     ReportingExecutor,
     as_option,
     baseline_option,
@@ -55,7 +56,7 @@ suite_option = click.option(
 @click.option("--decision-rule", type=click.Choice(DECISION_RULES), default=None,
               help="significant (the default, or the suite's decision_rule): a comparison counts only when "
                    "decided at --alpha; strict: a higher pass rate is better, a tie passes (noise may pass).")
-@click.option("--alpha", type=float, default=None, metavar="LEVEL",
+@click.option("--alpha", type=FiniteFloat(0, 1, min_open=True, max_open=True), default=None, metavar="LEVEL",
               help="The level of the significant rule (default: the suite's alpha, else 0.05).")
 @click.option("--json", "as_json", is_flag=True, help="Print the evidence recorded and the runs as JSON.")
 @quiet_option

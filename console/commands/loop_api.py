@@ -7,7 +7,7 @@ import time
 import click
 
 from gatepost import output
-from gatepost.commands._common import as_option, echo_json, open_ctx_store, person
+from gatepost.commands._common import TIMEOUT, as_option, echo_json, open_ctx_store, person
 from gatepost.store import cases as cases_mod
 from gatepost.store import flows, proposals, views
 from gatepost.store.kernel import InputError, read_input
@@ -49,8 +49,8 @@ def case_new(ctx: click.Context, loop_name: str, path: str, content_file: str, t
 
 @click.command("wait")
 @click.argument("case_id", metavar="ID")
-@click.option("--timeout", type=click.FloatRange(min=0), default=None, metavar="SECONDS",
-              help="Give up after this many seconds (exit 124). Default: wait until decided.")
+@click.option("--timeout", type=TIMEOUT, default=None, metavar="SECONDS",
+              help="Give up after this many seconds (0 to 31,536,000; exit 124). Default: wait until decided.")
 @click.option("--json", "as_json", is_flag=True, help="Print the decided case (schema gatepost.case/1).")
 @as_option
 @click.pass_context
@@ -138,8 +138,8 @@ def proposal_applied(ctx: click.Context, proposal_id: str, ref: str, content_fil
 @click.option("--no-leases", "no_leases", is_flag=True,
               help="Leave out lease events (taken, renewed, released as people open items).")
 @click.option("--follow", is_flag=True, help="Keep waiting for new events (until --timeout).")
-@click.option("--timeout", type=click.FloatRange(min=0), default=None, metavar="SECONDS",
-              help="With --follow: stop after this many seconds.")
+@click.option("--timeout", type=TIMEOUT, default=None, metavar="SECONDS",
+              help="With --follow: stop after this many seconds (0 to 31,536,000).")
 @click.option("--json", "as_json", is_flag=True,
               help="JSON Lines: one event a line (schema gatepost.event/1), canonical JSON.")
 @click.pass_context

@@ -107,20 +107,29 @@ def drafts(ctx: click.Context, status: str, all_statuses: bool, skill: str | Non
 
 @manifest_group.command("show")
 @click.argument("target")
+@click.option("--raw", is_flag=True,
+              help="A draft's YAML as its author wrote it, instead of the assertions approval makes active.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
-def show(ctx: click.Context, target: str, as_json: bool) -> None:
-    """Show a draft (TARGET = DRAFT_ID) or a skill's active manifest (TARGET = SKILL)."""
+def show(ctx: click.Context, target: str, raw: bool, as_json: bool) -> None:
+    """Show a draft (TARGET = DRAFT_ID) or a skill's active manifest (TARGET = SKILL).
+
+    A draft is shown as approval would make it active: its parsed values, in the manifest's
+    order (`min_words: 0200` as written shows as 128, its YAML value). --raw shows the text as written.
+    """
     db = open_ctx_store(ctx)
     draft = manifests.get_draft(db, target)
     if draft:
         failures = sample_failures(db, draft)
+        raw_yaml = draft.pop("raw_yaml")
         if as_json:
-            echo_json({**draft, "history": manifests.draft_history(db, target), "would_fail": failures,
+            echo_json({**draft, **({"raw_yaml": raw_yaml} if raw else {}),
+                       "history": manifests.draft_history(db, target), "would_fail": failures,
                        "review": draft_review_lines(db, draft)})
             return
-        output.line(f"{draft['id']} · {draft['skill']} · {draft['status']} · {draft['origin']} by {draft['author']}")
-        output.block(draft["yaml"].rstrip())
+        output.line(f"{draft['id']} · {draft['skill']} · {draft['status']} · {draft['origin']} by {draft['author']}"
+                    + (" · as written (--raw), not as it would be active" if raw else ""))
+        output.block((raw_yaml if raw else draft["yaml"]).rstrip())
         for text in draft_review_lines(db, draft):
             output.line(f"warning: {text}")
         return

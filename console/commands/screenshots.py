@@ -11,13 +11,14 @@ from pathlib import Path
 import click
 
 from gatepost import output
+from gatepost.commands._common import SEQ
 from gatepost.store.kernel import freeze
 
 
 @click.command()
 @click.option("--out", type=click.Path(file_okay=False), default="screenshots", show_default=True,
               help="Folder to write the SVG files into.")
-@click.option("--seed", type=int, default=7, show_default=True, help="Seed of the demo store.")
+@click.option("--seed", type=SEQ, default=7, show_default=True, help="Seed of the demo store.")
 @click.option("--as", "as_name", default="ana", show_default=True, metavar="NAME",
               help="The person the console is shown for (the demo makes them a full reviewer).")
 def screenshots(out: str, seed: int, as_name: str) -> None:

@@ -10,10 +10,12 @@ Each browser tab that opens the page gets its own console process, run as
   and a WebSocket's `Origin` must be the served origin (anything else 403).
 """
 
+import contextlib
 import contextvars
 import errno
 import hmac
 import ipaddress
+import logging
 import secrets
 import shlex
 import socket
@@ -215,6 +217,11 @@ def _server_class() -> type[Any]:
         async def on_startup(self, app: web.Application) -> None:
             """Say nothing yet: the port is not bound at startup, so a busy port would lie."""
 
+        def initialize_logging(self) -> None:
+            """Every log line (aiohttp's access log, textual-serve's) through the inert printer, token removed."""
+            logging.basicConfig(level=logging.DEBUG if self.debug else logging.INFO, force=True,
+                                handlers=[InertLogHandler(self.token)])
+
         def serve(self, debug: bool = False) -> None:
             self.debug = debug
             self.initialize_logging()
@@ -226,6 +233,27 @@ def _server_class() -> type[Any]:
                         loop=loop, print=lambda *_: output.line(self.banner))
 
     return GatepostServer
+
+
+class InertLogHandler(logging.Handler):
+    """A log record as one inert line on stdout, like every other line gatepost prints; the token never.
+
+    A request's line and its headers (User-Agent, Referer) are the sender's bytes: shown escaped, one
+    line each. The token is in every URL the browser requests and in its Referer: replaced by `<token>`.
+    """
+
+    def __init__(self, token: str) -> None:
+        super().__init__()
+        self.token = token
+        self.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            text = self.format(record)
+        except Exception:  # a record whose arguments do not fit its format: its raw message, still inert
+            text = f"{record.name}: {record.msg!r}"
+        with contextlib.suppress(OSError, ValueError):  # stdout gone: the server goes on without its log
+            output.line(text.replace(self.token, "<token>"))
 
 
 @click.command()

@@ -15,11 +15,13 @@ import sys
 import time
 from typing import Any
 
+_H1 = re.compile(r"^#\s+\S", re.MULTILINE)
+
 
 def score(path: str, body: str) -> tuple[float, list[str]]:
     lowered = body.lower()
     total, missing = 0.0, []
-    if re.search(r"^#\s+\S", body, re.MULTILINE):
+    if _H1.search(body):
         total += 0.25
     else:
         missing.append("no H1 heading")

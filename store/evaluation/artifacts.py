@@ -24,7 +24,9 @@ from gatepost.store.kernel import (
     STRICT_JSON_DECODER,
     InputError,
     StrictValueError,
+    open_regular,
     parse_json,
+    refuse_surrogates,
     write_text_atomic,
 )
 
@@ -309,16 +311,13 @@ _DECODER = STRICT_JSON_DECODER  # duplicate keys and over-long integers refused,
 
 def artifact_digest(path: Path, *, name: str, max_bytes: int) -> str:
     """First pass over a large artifact: its size limit, no NUL byte, and its sha256 (the run's id)."""
-    try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read this artifact file ({exc.strerror})") from None
-    if size > max_bytes:
-        raise InputError(f"{path}: {size:,} bytes is larger than the {max_bytes:,}-byte limit for a artifact file "
-                         "(GATEPOST_MAX_ARTIFACT_BYTES)")
     digest = hashlib.sha256()
     offset = 0
-    with path.open("rb") as handle:
+    with open_regular(path, what="artifact file") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size > max_bytes:
+            raise InputError(f"{path}: {size:,} bytes is larger than the {max_bytes:,}-byte limit for a artifact "
+                             "file (GATEPOST_MAX_ARTIFACT_BYTES)")
         while chunk := handle.read(STREAM_CHUNK):
             nul = chunk.find(b"\0")
             if nul >= 0:
@@ -372,6 +371,8 @@ class _Reader:
             try:
                 value, end = _DECODER.raw_decode(self.buf, self.pos)
                 if end < len(self.buf) or self.eof:
+                    if "\\u" in self.buf[self.pos:end]:  # only a \\u escape can make a lone surrogate
+                        refuse_surrogates(value, source=self.name)
                     self.pos = end
                     return value
             except json.JSONDecodeError as exc:
@@ -509,7 +510,7 @@ def stream_artifact(path: Path, *, name: str, on_rows: Callable[[list[Any]], Non
     header: dict[str, Any] = {}
     counts: dict[str, tuple[int, int]] = {}
     mock_any = False
-    with path.open("rb") as handle:
+    with open_regular(path, what="artifact file") as handle:
         reader = _Reader(handle, name)
         for key in _members(reader):
             if key in RESULT_KEYS and reader.peek() == "[":

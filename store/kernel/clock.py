@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from .errors import InputError
 
 ISO_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+MIN_YEAR = 1000  # the first year whose %Y has four digits: every stored time sorts and parses as text
 
 _frozen: list[datetime] = []  # a stack: freeze() nests
 
@@ -64,6 +65,9 @@ def parse_iso(value: str, *, field: str = "time") -> str:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     try:
-        return moment.astimezone(UTC).strftime(ISO_FORMAT)
+        moment = moment.astimezone(UTC)
     except OverflowError:  # 9999-12-31T23:59:59-01:00 is past year 9999 in UTC
-        raise InputError(f"{field}: {value!r} is out of range (years 1 to 9999 in UTC)") from None
+        raise InputError(f"{field}: {value!r} is out of range (years {MIN_YEAR} to 9999 in UTC)") from None
+    if moment.year < MIN_YEAR:  # strftime writes year 999 as '999': a time no reader of the store could parse
+        raise InputError(f"{field}: {value!r} is out of range (years {MIN_YEAR} to 9999 in UTC)")
+    return moment.strftime(ISO_FORMAT)

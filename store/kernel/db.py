@@ -101,6 +101,28 @@ def open_store(path: str | os.PathLike[str], *, create: bool = True, read_only: 
     """
     path = Path(path)
     _check_file(path)
+    new = not path.exists()
+    try:
+        return _open(path, create=create, read_only=read_only)
+    except BaseException:
+        if new:  # a store this call created and could not finish (a full disk): no empty file is left behind
+            discard_new_store(path)
+        raise
+
+
+def discard_new_store(path: str | os.PathLike[str]) -> None:
+    """Remove a store file gatepost just created and could not finish, with its -wal, -shm and -journal."""
+    path = Path(path)
+    for name in (path.name, f"{path.name}-wal", f"{path.name}-shm", f"{path.name}-journal"):
+        try:
+            (path.parent / name).unlink()
+        except FileNotFoundError:
+            pass
+        except OSError:
+            pass  # what cannot be removed stays; the error that failed the open is the one reported
+
+
+def _open(path: Path, *, create: bool, read_only: bool | None) -> Database:
     if not path.exists() and not create:
         raise StoreError(f"{path}: no gatepost store here (run `gatepost init` or `gatepost demo`)")
     if not path.parent.exists():
@@ -115,7 +137,7 @@ def open_store(path: str | os.PathLike[str], *, create: bool = True, read_only: 
         db = Database(conn)
         db.execute(f"PRAGMA busy_timeout = {busy_timeout_ms()}")
         db.execute("PRAGMA foreign_keys = ON")
-        _check_owner(db, path)  # before anything writes: a file that is not ours is left untouched
+        _check_owner(db, path, read_only=read_only)  # before anything writes: a file not ours is left untouched
         if not read_only:
             if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                 _retry_busy(lambda: db.enable_wal())
@@ -169,7 +191,7 @@ def _ours_by_schema(db: Database, tables: set[str]) -> bool:
     return bool(row[0])
 
 
-def _check_owner(db: Database, path: Path) -> None:
+def _check_owner(db: Database, path: Path, *, read_only: bool = False) -> None:
     """Only gatepost's stores: PRAGMA application_id says so (older stores are known by their schema)."""
     tables = set(db.table_names())
     app_id = db.execute("PRAGMA application_id").fetchone()[0]
@@ -189,6 +211,29 @@ def _check_owner(db: Database, path: Path) -> None:
             f"{path}: written by a newer gatepost (schema version {max(stored_version, len(applied))}, "
             f"this gatepost knows up to {schema.latest_version()}); upgrade gatepost to open it"
         )
+    _check_version(db, path, stored_version, applied, known, has_tables=bool(tables), read_only=read_only)
+
+
+def _check_version(db: Database, path: Path, stored: int, applied: list[str], known: list[str], *,
+                   has_tables: bool, read_only: bool) -> None:
+    """The schema version (user_version) must be the number of migrations the store records as applied.
+
+    Each migration sets it in the transaction that records it, so they differ only when one was edited
+    by hand. Where the record proves the schema (N of gatepost's own migrations; one missing runs next),
+    the version is repaired to N on a writable open; anything else is refused, and nothing is written.
+    """
+    if stored == len(applied):
+        return
+    proven = stored >= 0 and set(applied) <= set(known) and (bool(applied) or not has_tables)
+    if not proven:
+        raise StoreError(f"{path}: its schema version (PRAGMA user_version {stored}) does not match the "
+                         f"{len(applied)} migrations it records, and they cannot prove its schema; not opened, "
+                         "nothing was written (restore a backup)")
+    if read_only:
+        raise StoreError(f"{path}: its schema version (PRAGMA user_version {stored}) does not match the "
+                         f"{len(applied)} migrations it records; open it once where it can be written to repair it")
+    with db.atomic():
+        db.execute(f"PRAGMA user_version = {len(applied)}")
 
 
 def _migrate(db: Database, path: Path) -> None:

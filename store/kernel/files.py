@@ -1,4 +1,12 @@
-"""Reading foreign files safely: size limits, UTF-8 only, YAML without alias bombs, one-line errors.
+"""Reading foreign files safely: regular files only, size limits, UTF-8 only, bounded YAML, one-line errors.
+
+Every path gatepost reads (or checks before writing over it) is opened by
+`open_regular`: a FIFO, a device or a socket is refused before anything waits
+on it. YAML goes through libyaml's C parser: a first pass over its events
+refuses a document past MAX_YAML_NODES nodes, MAX_YAML_DEPTH levels or
+MAX_YAML_ALIASES aliases before any node is built, so memory stays bounded by
+the budget, not by the file. Text from JSON or YAML escapes is refused when it
+holds a lone surrogate (`"\\ud800"`): it could not be stored or hashed as UTF-8.
 
 Parsers are strict: a key given twice in one mapping is an error in YAML,
 JSON and TOML (never "last one wins", which let `{"passed": false, ...,
@@ -9,11 +17,12 @@ refused as one line instead of Python's ValueError.
 import contextlib
 import json
 import os
+import stat
 import sys
 import tempfile
 import tomllib
 from pathlib import Path
-from typing import IO, Any, BinaryIO
+from typing import Any, BinaryIO
 
 import yaml
 
@@ -22,27 +31,76 @@ from .errors import InputError
 MAX_FILE_BYTES = 64 * 1024 * 1024  # no importer needs more; a larger file is refused before it is read
 MAX_YAML_ALIASES = 20  # gatepost formats need none; 20 bounds any expansion to a few thousand nodes
 MAX_INT_DIGITS = 4300  # Python's own default limit for int(str); no gatepost number needs a tenth of it
+MAX_YAML_NODES = 250_000  # a suite of 20,000 tasks fits; the nodes of a document at the limit take ~100 MB
+MAX_YAML_DEPTH = 100  # gatepost formats nest fewer than 10 levels; libyaml's composer recurses in C
 _CHUNK = 1024 * 1024
 
 
-def read_text(path: str | os.PathLike[str], *, what: str = "file", max_bytes: int = MAX_FILE_BYTES) -> str:
-    """The file's text, or an InputError naming the file: missing, too large, binary or not UTF-8."""
-    path = Path(path)
+def open_regular(path: str | os.PathLike[str], *, what: str = "file") -> BinaryIO:
+    """`path` opened for reading if it is a regular file; else an InputError naming what it is.
+
+    Opened without blocking, then checked on the descriptor itself: a FIFO with no
+    writer, a terminal or a device is refused at once instead of waiting forever,
+    and a path swapped between a check and the open cannot slip through.
+    """
+    name = os.fspath(path)
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        size = path.stat().st_size
+        fd = os.open(name, flags)
     except FileNotFoundError:
-        raise InputError(f"{path}: no such {what}") from None
+        raise InputError(f"{name}: no such {what}") from None
+    except IsADirectoryError:
+        raise InputError(f"{name}: is a folder, expected a {what}") from None
     except OSError as exc:
-        raise InputError(f"{path}: cannot read this {what} ({exc.strerror})") from None
-    if path.is_dir():
-        raise InputError(f"{path}: is a folder, expected a {what}")
-    if size > max_bytes:
-        raise InputError(f"{path}: {size:,} bytes is larger than the {max_bytes:,}-byte limit for a {what}")
+        raise InputError(f"{name}: cannot read this {what} ({exc.strerror or exc})") from None
     try:
-        with path.open("rb") as stream:  # streamed: a file that grows while read still stops at the limit
-            data = _read_limited(stream, name=str(path), what=what, max_bytes=max_bytes)
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise InputError(f"{name}: {_kind_of(mode)}, not a regular file; expected a {what}")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _kind_of(mode: int) -> str:
+    for test, kind in ((stat.S_ISDIR, "is a folder"), (stat.S_ISFIFO, "is a FIFO (named pipe)"),
+                       (stat.S_ISCHR, "is a character device"), (stat.S_ISBLK, "is a block device"),
+                       (stat.S_ISSOCK, "is a socket")):
+        if test(mode):
+            return kind
+    return "is a special file"
+
+
+def check_regular(path: str | os.PathLike[str], *, what: str = "file") -> None:
+    """An InputError unless `path` is a regular file (for paths handed on rather than read here)."""
+    open_regular(path, what=what).close()
+
+
+def check_output(path: str | os.PathLike[str], *, what: str = "output file") -> None:
+    """An InputError if `path` exists and is not a regular file: gatepost never writes into a FIFO or device."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
     except OSError as exc:
-        raise InputError(f"{path}: cannot read this {what} ({exc.strerror})") from None
+        raise InputError(f"{os.fspath(path)}: cannot check this {what} ({exc.strerror or exc})") from None
+    if not stat.S_ISREG(mode):
+        raise InputError(f"{os.fspath(path)}: {_kind_of(mode)}, not a regular file; expected a {what}")
+
+
+def read_text(path: str | os.PathLike[str], *, what: str = "file", max_bytes: int = MAX_FILE_BYTES) -> str:
+    """The file's text, or an InputError naming the file: missing, not a regular file, too large, binary or not UTF-8."""
+    path = Path(path)
+    with open_regular(path, what=what) as stream:
+        size = os.fstat(stream.fileno()).st_size
+        if size > max_bytes:
+            raise InputError(f"{path}: {size:,} bytes is larger than the {max_bytes:,}-byte limit for a {what}")
+        try:  # streamed: a file that grows while read still stops at the limit
+            data = _read_limited(stream, name=str(path), what=what, max_bytes=max_bytes)
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read this {what} ({exc.strerror})") from None
     return _decode(data, name=str(path), what=what)
 
 
@@ -86,19 +144,11 @@ def _decode(data: bytes, *, name: str, what: str) -> str:
         raise InputError(f"{name}: not UTF-8 text (byte {exc.start} is not valid UTF-8); expected a {what}") from None
 
 
-class _GuardedLoader(yaml.SafeLoader):
-    """SafeLoader that refuses documents with more aliases than any gatepost file needs."""
+_BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # pure Python without libyaml
 
-    def __init__(self, stream: str | bytes | IO[str] | IO[bytes]) -> None:
-        super().__init__(stream)
-        self._aliases = 0
 
-    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
-        if self.check_event(yaml.AliasEvent):
-            self._aliases += 1
-            if self._aliases > MAX_YAML_ALIASES:
-                raise yaml.YAMLError(f"more than {MAX_YAML_ALIASES} aliases (a YAML alias bomb?)")
-        return super().compose_node(parent, index)
+class _GuardedLoader(_BaseLoader):  # type: ignore[valid-type,misc]
+    """The safe loader (libyaml's when present) whose mappings refuse a key given twice."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         """A mapping whose keys are all different: a repeated key is an error, not a silent overwrite."""
@@ -117,22 +167,78 @@ class _GuardedLoader(yaml.SafeLoader):
                     raise yaml.constructor.ConstructorError(
                         "while constructing a mapping", node.start_mark,
                         f"duplicate key {_shown(key)} (each key may appear once)", key_node.start_mark)
-        return super().construct_mapping(node, deep=deep)
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
+        return mapping
+
+
+def _yaml_budget(text: str) -> None:
+    """Walk the document's events (no node is built) and refuse it past the node, depth or alias budget."""
+    events: Any = _BaseLoader(text)  # its C parser's methods carry no annotations
+    nodes = depth = aliases = 0
+    try:
+        while True:
+            event = events.get_event()
+            if event is None or isinstance(event, yaml.StreamEndEvent):
+                return
+            if isinstance(event, yaml.AliasEvent):
+                aliases += 1
+                if aliases > MAX_YAML_ALIASES:
+                    raise yaml.YAMLError(f"more than {MAX_YAML_ALIASES} aliases (a YAML alias bomb?)")
+            elif isinstance(event, (yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                nodes += 1
+                if nodes > MAX_YAML_NODES:
+                    raise yaml.YAMLError(f"more than {MAX_YAML_NODES:,} nodes (the limit for a gatepost file)")
+                if not isinstance(event, yaml.ScalarEvent):
+                    depth += 1
+                    if depth > MAX_YAML_DEPTH:
+                        raise yaml.YAMLError(f"nested more than {MAX_YAML_DEPTH} levels deep")
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+    finally:
+        events.dispose()
 
 
 def parse_yaml(text: str, *, source: str) -> Any:
-    """One YAML document (safe types only); syntax errors become one line with the position."""
+    """One YAML document (safe types only, within the budget); errors become one line with the position."""
     try:
-        return yaml.load(text, Loader=_GuardedLoader)  # noqa: S506 - a SafeLoader subclass
+        _yaml_budget(text)
+        value = yaml.load(text, Loader=_GuardedLoader)  # noqa: S506 - a SafeLoader (C or Python)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         raise InputError(f"{source}: not valid YAML{where}: {exc.problem or exc.context}") from None
     except RecursionError:
         raise InputError(f"{source}: not valid YAML: nested too deeply") from None
-    except (yaml.YAMLError, ValueError, TypeError) as exc:  # an alias bomb; a date such as 2026-13-01
+    except (yaml.YAMLError, ValueError, TypeError, OverflowError) as exc:  # an alias bomb; a date such as 2026-13-01
         reason = _digits_reason(exc) if isinstance(exc, ValueError) else _first_line(exc)
         raise InputError(f"{source}: not valid YAML: {reason}") from None
+    if "\\" in text:  # only an escape in a double-quoted scalar can make a lone surrogate
+        refuse_surrogates(value, source=source)
+    return value
+
+
+def refuse_surrogates(value: Any, *, source: str) -> None:
+    """An InputError if any string in `value` (keys included) holds a lone surrogate such as "\\ud800".
+
+    Such text is not Unicode: it cannot be written to the store, hashed or printed as UTF-8.
+    """
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        item, at = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii():
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError as exc:
+                    field = f" in {at}" if at else ""
+                    raise InputError(f"{source}: a lone surrogate (\\u{ord(item[exc.start]):04x}){field}; "
+                                     "expected Unicode text") from None
+        elif isinstance(item, dict):
+            for key, sub in item.items():
+                stack.append((key, f"a key of {at}" if at else "a key"))
+                stack.append((sub, f"{at}.{key}" if at else str(key)))
+        elif isinstance(item, (list, tuple)):
+            stack.extend((sub, f"{at}[{i}]") for i, sub in enumerate(item))
 
 
 class StrictValueError(ValueError):
@@ -165,7 +271,7 @@ STRICT_JSON_DECODER = json.JSONDecoder(object_pairs_hook=_json_object, parse_int
 def parse_json(text: str, *, source: str) -> Any:
     """One JSON document, strict: no duplicate keys, no integer over MAX_INT_DIGITS; errors are one line."""
     try:
-        return json.loads(text, object_pairs_hook=_json_object, parse_int=_bounded_int)
+        value = json.loads(text, object_pairs_hook=_json_object, parse_int=_bounded_int)
     except json.JSONDecodeError as exc:
         raise InputError(f"{source}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
     except _Refused as exc:
@@ -174,6 +280,9 @@ def parse_json(text: str, *, source: str) -> Any:
         raise InputError(f"{source}: not valid JSON: nested too deeply") from None
     except ValueError as exc:  # anything else json cannot turn into a value
         raise InputError(f"{source}: not valid JSON: {_first_line(exc)}") from None
+    if "\\u" in text:  # only a \\u escape can make a lone surrogate
+        refuse_surrogates(value, source=source)
+    return value
 
 
 def parse_toml(text: str, *, source: str) -> dict[str, Any]:

@@ -43,6 +43,7 @@ TOP_KEYS = {"format", "protocol", "artifacts", "evidence_kinds", "claims", "obli
 HEADS = ("evidence", "claim", "all", "any", "not", "decision")
 _AGE = re.compile(r"(0|[1-9][0-9]*)([smhd])")
 _AGE_UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+_REF = re.compile(r"([a-z0-9][a-z0-9._-]*)/([1-9][0-9]*)")
 _INSTANT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
 _IS = {True: TRUE, False: FALSE, "true": TRUE, "false": FALSE, "unknown": UNKNOWN}
 MAX_DEPTH = 200  # conditions nested, through claims resting on claims: bounds recursion (a clear error, not RecursionError)
@@ -500,10 +501,10 @@ def load_protocol(path: str | Path) -> Protocol:
 
 def protocol_path(ref: str) -> Path:
     """Where `id/revision` (e.g. eval.gated_change/1) lives among gatepost's protocols."""
-    match = re.fullmatch(r"([a-z0-9][a-z0-9._-]*)/([1-9][0-9]*)", ref or "")
+    match = _REF.fullmatch(ref or "")
     if not match:
         raise InputError(f"protocol: expected ID/REVISION such as eval.gated_change/1, got {ref!r}")
-    folder = re.sub(r"[._]", "-", match.group(1))
+    folder = match.group(1).replace(".", "-").replace("_", "-")
     return PROTOCOLS_DIR / folder / f"{match.group(2)}.yaml"
 
 

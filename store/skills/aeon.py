@@ -24,7 +24,7 @@ from typing import Any
 
 import re2
 
-from gatepost.store.kernel import InputError, parse_json, read_text
+from gatepost.store.kernel import MAX_FILE_BYTES, InputError, open_regular, parse_json, read_text
 from gatepost.store.kernel import now as clock_now
 from gatepost.store.protocol import age_seconds
 
@@ -263,7 +263,10 @@ def judge_skill(spec: AeonSpec, root: Path, *, now: datetime | None = None,
                           checks=[Check("output_file", False, f"no_file_match: no file matches {spec.output_pattern}")])
     rel = str(output.relative_to(root))
     written, dated_by = output_date(output)
-    data = output.read_bytes()
+    with open_regular(output, what="skill output") as handle:  # a FIFO matching the glob is refused, not waited on
+        data = handle.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise InputError(f"{output}: more than the {MAX_FILE_BYTES:,}-byte limit for a skill output")
     found = Check("output_file", True, rel)
     if not data:
         return AeonResult(spec.skill, "FAIL", ["empty_file"], 0, rel, output_at=written, dated_by=dated_by,

@@ -35,16 +35,66 @@ import yaml
 from gatepost.store.kernel import InputError, parse_yaml, read_text
 
 # --- the text model -----------------------------------------------------------------------
+# A skill's output is anyone's text: every pattern here runs in linear time on any line. Where a
+# pattern would backtrack (a heading's trailing `#`s and spaces, a list item's trailing spaces,
+# `Source **:`), the line is read by a scan instead (_atx_title, _item_text, _is_source_line).
 
 _WORD = re.compile(r"\S+")
 _ALNUM = re.compile(r"[^\W_]")
-_ATX = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
-_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,4}[.)])\s+(.*\S)\s*$")
 _URL = re.compile(r"https?://[^\s<>()\"']+", re.IGNORECASE)
-_SOURCE_LINE = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?sources?\s*(?:\*\*|__)?\s*:", re.IGNORECASE)
-
-
 _MARKER = re.compile(r"^\s*(?:[-*+]|\d{1,4}[.)])\s+")
+
+
+def _atx_title(line: str) -> str | None:
+    """The text of a markdown ATX heading (`## Top movers ##`), or None if the line is not one.
+
+    Up to 3 spaces, 1 to 6 `#`, whitespace, then the title without its closing `#`s and spaces.
+    """
+    rest = line.lstrip()
+    if len(line) - len(rest) > 3:
+        return None
+    hashes = len(rest) - len(rest.lstrip("#"))
+    if not 1 <= hashes <= 6 or not rest[hashes:hashes + 1].isspace():
+        return None
+    return rest[hashes:].strip().rstrip("#").rstrip()
+
+
+def _after_marker(line: str) -> str | None:
+    """What follows a list marker (`-`, `*`, `+`, `1.`, `1)`) and its whitespace, or None without one."""
+    rest = line.lstrip()
+    if rest[:1] in ("-", "*", "+") and rest:
+        after = rest[1:]
+    else:
+        digits = next((i for i, ch in enumerate(rest[:5]) if not ch.isdecimal()), min(len(rest), 5))
+        if not 1 <= digits <= 4 or rest[digits:digits + 1] not in (".", ")") or len(rest) == digits:
+            return None
+        after = rest[digits + 1:]
+    return after if after[:1].isspace() else None
+
+
+def _item_text(line: str) -> str | None:
+    """The text of a list item line, stripped; None if the line is no list item or the item is empty."""
+    after = _after_marker(line)
+    text = after.strip() if after is not None else ""
+    return text or None
+
+
+def _is_source_line(line: str) -> bool:
+    """A line starting `Source:` or `Sources:` (in any case), perhaps as a list item or in ** or __."""
+    rest = line.lstrip()
+    if rest[:1] in ("-", "*", "+") and rest[1:2].isspace():
+        rest = rest[1:].lstrip()
+    if rest[:2] in ("**", "__"):
+        rest = rest[2:]
+    if rest[:6].casefold() != "source":
+        return False
+    rest = rest[6:]
+    if rest[:1] in ("s", "S"):
+        rest = rest[1:]
+    rest = rest.lstrip()
+    if rest[:2] in ("**", "__"):
+        rest = rest[2:].lstrip()
+    return rest.startswith(":")
 
 
 def word_count(text: str | None) -> int:
@@ -69,21 +119,21 @@ def headings(text: str | None) -> list[tuple[int, str]]:
             continue
         if in_fence:
             continue
-        match = _ATX.match(line)
-        if match:
-            title = _normal(match.group(2))
+        atx = _atx_title(line)
+        if atx is not None:
+            title = _normal(atx)
             if title:
                 found.append((number, title))
             continue
         bare = _normal(line)
         letters = [ch for ch in bare if ch.isalpha()]
-        if letters and len(bare) <= 80 and all(ch.isupper() for ch in letters) and not _ITEM.match(line):
+        if letters and len(bare) <= 80 and all(ch.isupper() for ch in letters) and _item_text(line) is None:
             found.append((number, bare))
     return found
 
 
 def list_items(text: str | None) -> list[str]:
-    return [m.group(1) for line in (text or "").splitlines() if (m := _ITEM.match(line))]
+    return [item for line in (text or "").splitlines() if (item := _item_text(line)) is not None]
 
 
 # --- results ------------------------------------------------------------------------------
@@ -157,7 +207,7 @@ def check_must_cite_source(output: str, value: bool) -> tuple[bool, str]:
     if url:
         return True, f"cites {url.group(0)[:80]} at line {_line_of(output, url.start())}"
     for number, line in enumerate(output.splitlines(), start=1):
-        if _SOURCE_LINE.match(line):
+        if _is_source_line(line):
             return True, f"Source: line at line {number}"
     return False, "no URL and no Source: line"
 
@@ -233,6 +283,10 @@ def custom_check(name: str, *, family: str) -> Callable[..., Any]:
 _CALL = re.compile(r"\b(long|short|overweight|underweight|neutral|buy|sell|hold|accumulate|trim|avoid)\b",
                    re.IGNORECASE)
 _CALL_LINE = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*)?(?:position|call|stance)(?:\*\*)?\s*:", re.IGNORECASE)
+_DRIVERS_LINE = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*)?drivers?(?:\*\*)?\s*:", re.IGNORECASE)
+_PAPER = re.compile(r"arxiv\.org/(?:abs|pdf)/\d{4}\.\d{4,5}|arxiv:\s*\d{4}\.\d{4,5}|\b10\.\d{4,9}/\S+", re.IGNORECASE)
+_SIGNED_CHANGE = re.compile(r"[+\-−]\s?\d+(?:\.\d+)?\s?%")
+_ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 
 
 @custom_check("must_have_position_call", family="narrative")
@@ -248,7 +302,7 @@ def _position_call(output: str) -> tuple[bool, str]:
 def _drivers(output: str) -> tuple[bool, str]:
     """A `Drivers:` line or a DRIVERS section naming what moves the narrative."""
     for number, line in enumerate(output.splitlines(), start=1):
-        if re.match(r"^\s*(?:[-*+]\s+)?(?:\*\*)?drivers?(?:\*\*)?\s*:", line, re.IGNORECASE):
+        if _DRIVERS_LINE.match(line):
             return True, f"drivers named at line {number}"
     if any(title.casefold() in ("drivers", "driver") for _n, title in headings(output)):
         return True, "DRIVERS section present"
@@ -258,8 +312,7 @@ def _drivers(output: str) -> tuple[bool, str]:
 @custom_check("must_cite_paper", family="research")
 def _paper(output: str) -> tuple[bool, str]:
     """An arXiv link or id (arXiv:2405.01234), or a DOI."""
-    match = re.search(r"arxiv\.org/(?:abs|pdf)/\d{4}\.\d{4,5}|arxiv:\s*\d{4}\.\d{4,5}|\b10\.\d{4,9}/\S+",
-                      output, re.IGNORECASE)
+    match = _PAPER.search(output)
     if match:
         return True, f"cites {match.group(0)} at line {_line_of(output, match.start())}"
     return False, "no arXiv link or id and no DOI"
@@ -268,7 +321,7 @@ def _paper(output: str) -> tuple[bool, str]:
 @custom_check("must_quote_changes", family="markets")
 def _changes(output: str) -> tuple[bool, str]:
     """At least one signed percentage change such as +12.4% or -3%."""
-    found = re.findall(r"[+\-−]\s?\d+(?:\.\d+)?\s?%", output)
+    found = _SIGNED_CHANGE.findall(output)
     if found:
         return True, f"{len(found)} signed % changes (first {found[0]})"
     return False, "no signed percentage change (+x% / -x%)"
@@ -277,7 +330,7 @@ def _changes(output: str) -> tuple[bool, str]:
 @custom_check("must_date_the_report", family="digest")
 def _dated(output: str) -> tuple[bool, str]:
     """An ISO date (2026-05-12) somewhere in the output."""
-    match = re.search(r"\b\d{4}-\d{2}-\d{2}\b", output)
+    match = _ISO_DATE.search(output)
     if match:
         return True, f"dated {match.group(0)}"
     return False, "no ISO date (YYYY-MM-DD)"

@@ -23,6 +23,9 @@ from gatepost.store.protocol import age_seconds
 STALE = "STALE"
 
 
+MAX_AGE_SECONDS = 36_500 * 86_400  # a century
+
+
 def parse_max_age(value: str | None, *, option: str = "--max-age") -> int | None:
     """`15m`, `36h`, `2d` in seconds (None when not given); anything else is bad input."""
     if value is None:
@@ -31,6 +34,8 @@ def parse_max_age(value: str | None, *, option: str = "--max-age") -> int | None
     if not seconds:
         raise InputError(f"{option}: expected an age such as 15m, 36h or 2d (a whole number and one unit of "
                          f"s, m, h, d), got {value!r}")
+    if seconds > MAX_AGE_SECONDS:  # a time that far back is before any store; past it, date arithmetic overflows
+        raise InputError(f"{option}: {value!r} is longer than the {MAX_AGE_SECONDS // 86400}d limit")
     return seconds
 
 

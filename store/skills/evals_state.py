@@ -32,6 +32,7 @@ from sqlite_utils import Database
 
 from gatepost.store.kernel import (
     InputError,
+    check_output,
     guarded,
     now_iso,
     parse_iso,
@@ -170,6 +171,7 @@ def dumps(state: dict[str, Any]) -> str:
 
 def write_state_file(db: Database, path: str | os.PathLike[str]) -> int:
     """Write evals-state.json atomically (a temporary file renamed over it); returns the skill count."""
+    check_output(path, what="evals-state.json")  # os.replace would put the file in place of a FIFO or device
     state = export_state(db)
     tmp = f"{path}.tmp-{os.getpid()}-{now_iso()[-10:-1]}"
     with open(tmp, "w", encoding="utf-8") as handle:

@@ -119,10 +119,14 @@ def import_manifest(db: Database, path: str, *, actor: str, text: str | None = N
 
 
 def _draft_row(row: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A draft as people read it: `yaml` is its assertions as approval would make them active (the parsed
+    values: `min_words: 0200` shows as 128, a key given twice is gone), `raw_yaml` the text as written."""
     if row is None:
         return None
     out = dict(row)
     out["assertions"] = json.loads(out["assertions"])
+    out["raw_yaml"] = out["yaml"]
+    out["yaml"] = to_yaml(out["skill"], out["assertions"])
     out["evidence"] = json.loads(out["evidence"]) if out.get("evidence") else None
     return out
 
@@ -277,11 +281,14 @@ def list_drafts(db: Database, *, status: str | None = "pending", search: str | N
     where, params = _draft_where(status, search, skill, ids)
     total = db.execute(f"SELECT COUNT(*) FROM manifest_drafts{where}", params).fetchone()[0]
     cursor = db.execute(
-        "SELECT id, skill, origin, author, status, parent_id, based_on_version_id, created_at, decided_at"
-        f" FROM manifest_drafts{where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?",
+        "SELECT id, skill, origin, author, status, parent_id, based_on_version_id, created_at, decided_at,"
+        f" assertions FROM manifest_drafts{where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?",
         [*params, limit, offset])
     cols = [c[0] for c in cursor.description]
-    return [dict(zip(cols, row, strict=True)) for row in cursor.fetchall()], total
+    rows = [dict(zip(cols, row, strict=True)) for row in cursor.fetchall()]
+    for row in rows:  # the parsed assertions: what approval makes active, never the text as written
+        row["assertions"] = json.loads(row["assertions"])
+    return rows, total
 
 
 def draft_history(db: Database, draft_id: str) -> list[dict[str, Any]]:

@@ -20,6 +20,7 @@ from gatepost.store.kernel import InputError, guarded
 FORMATS = ("md", "html")
 SYMBOLS = {"TRUE": "✔", "FALSE": "✘", "UNKNOWN": "?"}
 STATE_SYMBOLS = {"NEW_FAIL": "✘", "CHRONIC": "‼", "STABLE_FAIL": "≈", "NEW_PASS": "↑", "PASS": "✔"}
+_BACKTICKS = re.compile(r"`+")
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|~])")
 
 
@@ -39,7 +40,7 @@ def _as_text(value: object) -> str:
 def _fence(value: object) -> str:
     """A fenced code block longer than any backtick run inside, so data cannot close it."""
     text = _as_text(value)
-    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}text\n{text}\n{fence}"
 

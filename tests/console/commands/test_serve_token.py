@@ -152,3 +152,34 @@ def test_the_rules_in_one_place():
     assert refusal(**{**ok, "cookie_token": "k" * 31}).startswith("serve: refused: token")
     public = served_hosts("0.0.0.0", 80, "http://review.lan")
     assert "review.lan" in public and "http://review.lan" in served_origins(public, "http://review.lan")
+
+
+def _raw_request(port: int, target: str, user_agent: bytes) -> bytes:
+    """One HTTP request written byte by byte (a client library would refuse these header bytes)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=WAIT) as sock:
+        sock.sendall(b"GET " + target.encode() + b" HTTP/1.1\r\nHost: 127.0.0.1:" + str(port).encode()
+                     + b"\r\nUser-Agent: " + user_agent + b"\r\nConnection: close\r\n\r\n")
+        reply = b""
+        while chunk := sock.recv(65536):
+            reply += chunk
+        return reply
+
+
+def test_the_log_is_inert_and_never_shows_the_token(served, tmp_path: Path):
+    port, url, token = served
+    hostile = "x\u009b[31mred\u202eevil".encode() + b"\x9b[2Jgone"  # what HTTP lets through: C1, bidi, 8-bit
+    assert b" 403 " in _raw_request(port, "/?token=wrong", hostile)[:20]
+    assert b" 200 " in _raw_request(port, f"/?token={token}", hostile)[:20]
+    log = tmp_path / "serve.log"
+    deadline = time.monotonic() + WAIT
+    while log.read_bytes().count(b"\n") < 3 and time.monotonic() < deadline:  # the banner and two access lines
+        time.sleep(0.05)
+    lines = log.read_bytes().decode("utf-8", "replace").splitlines()
+    assert len(lines) >= 3, lines
+    after_banner = [line for line in lines if "serving the console" not in line]
+    assert sum("GET /?token=" in line for line in after_banner) == 2, lines
+    assert not any(token in line for line in after_banner), after_banner
+    raw = log.read_bytes()
+    for forbidden in (b"\x1b", b"\x9b", "\u009b".encode(), "\u202e".encode()):
+        assert forbidden not in raw, (forbidden, raw)
+    assert any("<U+202E>" in line and "<token>" in line for line in after_banner), after_banner

@@ -17,6 +17,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -496,3 +497,144 @@ def test_tricky_values_are_refused_in_one_line(harness, importer, name, text, sa
     lines = "per problem" if importer == "suite-validate" else "one"
     harness.check(_commands(harness, importer, path), must_fail=True, lines=lines)
     assert says in harness.invoke(*_commands(harness, importer, path)).output
+
+
+# --- hostile files and values to every command that reads one (no hang, no traceback) ------------------------
+def _reader_commands(harness: Harness, path: Path) -> dict[str, list[str]]:
+    """Every command that reads a file, with `path` as that file."""
+    suite = _suite_dir(harness) / "suite.yaml"
+    return {
+        **{name: _commands(harness, name, path) for name in IMPORTERS},
+        "gate-proposal": ["gate", "--config", str(harness.write("g.toml", "[auto_improve.eval]\nenabled = false\n")),
+                          "--proposal", str(path), "--as", "ana"],
+        "suite-run-skill": ["suite", "run", "--mock", "--suite", str(suite), "--skill", str(path)],
+        "protocol": ["protocol", "validate", str(path)],
+        "actors-key": ["actors", "key", "ana", str(path), "--as", "ana"],
+        "skills-record": ["skills", "record", "token-movers", "--output", str(path), "--as", "ana"],
+        "skills-eval": ["skills", "eval", "--manifest", str(path), "--root", str(harness.folder)],
+        "manifest-edit": ["manifest", "edit", "draft-0001", str(path), "--as", "ana"],
+    }
+
+
+READERS = ["case", "manifest", "suite-validate", "suite-run", "proposal", "state", "artifact", "gate", "gate-proposal",
+           "suite-run-skill", "protocol", "actors-key", "skills-record", "skills-eval", "manifest-edit"]
+
+
+@pytest.mark.parametrize("reader", READERS)
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_path_that_is_no_regular_file_is_refused_at_once(harness, reader, kind):
+    if kind == "fifo":
+        path = harness.folder / "pipe"
+        if not path.exists():
+            os.mkfifo(path)
+    else:
+        path = Path("/dev/zero")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "gatepost", "--db", str(harness.store),
+                           *_reader_commands(harness, path)[reader]],
+                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)  # blocked forever before
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "not a regular file" in done.stderr or "no such skill file" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("target", ["report-regressions", "state-export", "suite-export"])
+def test_an_output_path_that_is_a_fifo_is_refused_at_once(harness, target):
+    path = harness.folder / "out-pipe"
+    if not path.exists():
+        os.mkfifo(path)
+    args = {"report-regressions": ["report", "regressions", "-o", str(path)],
+            "state-export": ["state", "export", str(path), "--force"],
+            "suite-export": ["suite", "export-artifact", "run-1", "-o", str(path)]}[target]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "gatepost", "--db", str(harness.store), *args],
+                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert path.is_fifo()  # not replaced by a file either
+
+
+SURROGATE_PROPOSAL = json.dumps(PROPOSAL).replace('"title": "', '"title": "\\ud800', 1)
+HOSTILE_VALUES = [
+    ("proposal", "p.json", SURROGATE_PROPOSAL, "lone surrogate"),
+    ("state", "s.json", json.dumps(STATE).replace('"nt-0091"', '"nt\\udfff"'), "lone surrogate"),
+    ("artifact", "a.json", json.dumps(ARTIFACT).replace('"a"', '"\\ud800"'), "lone surrogate"),
+    ("case", "c.yaml", yaml.safe_dump(CASE).replace("title: ", 'title: "\\ud800" #', 1), "Unicode"),
+    ("manifest", "m.yaml", 'token-movers: {required_patterns: ["\\ud800"]}\n', "Unicode"),
+    ("case", "c.json", json.dumps(CASE).replace('"title": "', '"title": "\\ud800', 1), "Unicode"),
+    ("state", "s.json", json.dumps(STATE).replace("2026-05-12T08:00:00Z", "0999-05-12T08:00:00Z"), "out of range"),
+    ("case", "c.yaml", RENDER["yaml"](_with(CASE, ("evidence", 0, "at"), "0999-01-01T00:00:00Z")), "out of range"),
+    ("case", "c.yaml", yaml.safe_dump(_with(CASE, ("evidence", 0, "at"), "x")).replace("at: x", "at: 0999-01-01"),
+     "out of range"),
+    ("manifest", "m.yaml", "- a\n" * 300_000, "nodes"),
+    ("suite-validate", "s.yaml", "a: " + "[" * 150 + "]" * 150 + "\n", "nested"),
+]
+
+
+@pytest.mark.parametrize("importer, name, text, says", HOSTILE_VALUES,
+                         ids=[f"{v[0]}-{i}" for i, v in enumerate(HOSTILE_VALUES)])
+def test_surrogates_early_years_and_huge_documents_are_one_line(harness, importer, name, text, says):
+    path = harness.write(name, text)
+    lines = "per problem" if importer == "suite-validate" else "one"
+    harness.check(_commands(harness, importer, path), must_fail=True, lines=lines)
+    result = harness.invoke(*_commands(harness, importer, path))
+    assert says in result.output, result.output
+
+
+@pytest.mark.parametrize("args", [
+    ["skills", "record", "token-movers", "--output", "OUT", "--at", "0999-12-31T00:00:00Z", "--as", "ana"],
+    ["skills", "record", "token-movers", "--output", "OUT", "--at", "0001-01-01", "--as", "ana"],
+    ["case", "wait", "c-1", "--timeout", "nan"], ["case", "wait", "c-1", "--timeout", "inf"],
+    ["events", "--follow", "--timeout", "nan"], ["events", "--follow", "--timeout", "1e308"],
+    ["case", "evaluate", "c-1", "--alpha", "nan"], ["bootstrap", "--skill", "x", "--sample", "9" * 30],
+    ["case", "decide", "c-1", "keep", "--seq", "9" * 30, "--note", "n", "--as", "ana"],
+    ["skills", "eval", "--max-age", "9" * 30 + "d"],
+])
+def test_odd_dates_and_numbers_on_the_command_line_are_refused_at_once(harness, args):
+    out = harness.write("out.md", "some output\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "gatepost", "--db", str(harness.store),
+                           *[str(out) if a == "OUT" else a for a in args]],
+                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)  # nan waited forever
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert "Traceback" not in done.stderr
+
+
+def test_a_yaml_list_of_8_mb_is_refused_quickly_in_bounded_memory(harness):
+    path = harness.write("big.yaml", "- a\n" * 2_000_000)  # the pure-Python parser took 39 s and 1.3 GB
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    started = time.monotonic()
+    proc = subprocess.run([sys.executable, "-c", MEASURE, "--db", str(harness.store), "manifest", "import",
+                           str(path), "--as", "ana"], capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+    assert proc.returncode == 2 and "nodes" in proc.stderr, proc.stderr
+    assert time.monotonic() - started < 30
+    maxrss_mb = int(re.search(r"maxrss_kb (\d+)", proc.stderr).group(1)) / 1024
+    assert maxrss_mb < 400, maxrss_mb
+
+
+# Generated hostile files, each given to every command that reads one (in-process, click's runner).
+_HOSTILE_TEXT = st.one_of(
+    st.sampled_from(["[" * 2000, "{a: " * 500, "- " * 200 + "x", "a: &a [*a]", "!!python/object:os.system x",
+                     "at: 0999-01-01T00:00:00Z", "at: 0000-01-01", "n: .nan", "n: 1e999", "n: 0200", "n: -0",
+                     "{\"n\": NaN}", "{\"n\": 1e999}", "{\"n\": " + "9" * 5000 + "}", "\"\\ud800\"",
+                     "{\"\\udfff\": 1}", "a: \"\\U0010ffff\\ud83d\"", "\ufeff\ufeffa: 1", "a: 1\na: 2"]),
+    st.text(alphabet=st.sampled_from(list("{}[]:,-&*!|>'\"#%@`\n =\\u0d8aA9.+eE") + ["\ud800", "\u202e", "\x9b"]),
+            max_size=80),
+)
+_HOSTILE_FILE = st.one_of(
+    _HOSTILE_TEXT.map(lambda t: t.encode("utf-8", "surrogatepass")),
+    st.binary(max_size=100).map(lambda b: b"\xc3" + b),  # broken UTF-8
+    st.just(b"\x00" * 10), st.just(b"a: 1\n" + b"\xed\xa0\x80"),  # NUL; a surrogate encoded in the bytes
+)
+
+
+@pytest.mark.slow
+@settings(FUZZ, max_examples=40)
+@given(content=_HOSTILE_FILE, reader=st.sampled_from(READERS))
+def test_every_reader_holds_on_generated_hostile_files(harness, content, reader):
+    path = harness.write("hostile.in", content)
+    result = CliRunner().invoke(main, ["--db", str(harness.store), *_reader_commands(harness, path)[reader]])
+    assert isinstance(result.exception, (SystemExit, type(None))), (reader, content, result.exception)
+    assert result.exit_code in (0, 1, 2, 3), (reader, result.exit_code, result.output)
+    assert "Traceback" not in result.output
+    if result.exit_code in (2, 3) and reader != "suite-validate":
+        assert len(result.stderr.strip().splitlines()) == 1, (reader, content, result.stderr)

@@ -1,6 +1,11 @@
 """The store file: creation, migrations, refusals of foreign and newer files, append-only events."""
 
+import os
+import resource
+import signal
 import sqlite3
+import subprocess
+import sys
 
 import pytest
 
@@ -15,6 +20,7 @@ from gatepost.store.kernel import (
     schema_version,
     transaction,
 )
+from tests.conftest import ROOT, run_gatepost
 
 EXPECTED_TABLES = {
     "actors", "capabilities", "events", "cases", "candidate_revisions", "evidence", "decisions",
@@ -146,3 +152,73 @@ def test_one_of_matches_any_number_of_values_literally(tmp_path):
     assert db.execute(f"SELECT COUNT(*) FROM t WHERE {clause}", params).fetchone()[0] == 0
     clause, params = one_of("id", ["x') OR 1=1 --", "case-7", "nope"])
     assert sorted(r[0] for r in db.execute(f"SELECT n FROM t WHERE {clause}", params)) == [-1, 7]
+
+
+@pytest.mark.parametrize("version", [0, 5, 11])
+def test_a_schema_version_set_by_hand_is_repaired_from_the_migrations_it_records(tmp_path, version):
+    path = tmp_path / "store.db"
+    open_store(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA user_version = {version}")
+    conn.commit()
+    conn.close()
+    done = run_gatepost("--db", str(path), "init", "--admin", "ana")
+    assert done.returncode == 0, done.stderr
+    assert f"(schema version {schema.latest_version()})" in done.stdout
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == schema.latest_version()
+    conn.close()
+
+
+@pytest.mark.parametrize("version", [-1, "missing"])
+def test_a_schema_version_the_migrations_cannot_prove_is_refused_in_one_line(tmp_path, version):
+    path = tmp_path / "store.db"
+    open_store(path).close()
+    conn = sqlite3.connect(path)
+    if version == "missing":  # the migrations' record gone: nothing proves which schema the tables have
+        conn.execute("DROP TABLE _sqlite_migrations")
+        conn.execute("PRAGMA user_version = 3")
+    else:
+        conn.execute(f"PRAGMA user_version = {version}")
+    conn.commit()
+    conn.close()
+    before = path.read_bytes()
+    for args in (["init"], ["events"]):
+        done = run_gatepost("--db", str(path), *args)
+        assert done.returncode == 2 and "store ready" not in done.stdout, done.stdout
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and "does not match" in lines[0] and "Traceback" not in done.stderr, done.stderr
+    assert path.read_bytes() == before
+
+
+def _full_disk():
+    """Lower a child's file-size limit: SQLite's writes fail past 64 KiB, as on a full disk."""
+    def limit() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, 64 * 1024))
+    return limit
+
+
+def test_an_init_that_fails_on_a_full_disk_leaves_no_file(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "gatepost", "--db", str(tmp_path / "store.db"), "init",
+                           "--admin", "ana"], capture_output=True, text=True, cwd=tmp_path, env=env,
+                          preexec_fn=_full_disk(), timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root")
+def test_an_init_on_a_real_full_tmpfs_leaves_no_file(tmp_path):
+    mount = tmp_path / "tiny"
+    mount.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("mount is not allowed here")
+    try:
+        done = run_gatepost("--db", str(mount / "store.db"), "init", "--admin", "ana")
+        assert done.returncode == 2 and "disk full" in done.stderr, done.stderr
+        assert list(mount.iterdir()) == []
+    finally:
+        subprocess.run(["umount", str(mount)], check=False)

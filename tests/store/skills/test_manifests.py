@@ -168,3 +168,21 @@ def test_cli_import_approve_reject_show(store, cli, tmp_path):
     edit_file.write_text("narrative-tracker:\n  min_words: 10\n")
     edited = cli("manifest", "edit", other["id"], str(edit_file), "--as", "bruno")
     assert edited.exit_code == 0 and "pending review" in edited.output
+
+
+def test_the_approver_reads_the_draft_as_it_becomes_active_and_the_raw_text_only_on_request(store, cli):
+    draft = _draft(store)
+    written = "token-movers:\n  min_words: 0200\n  forbidden_patterns: [as an AI]\n"  # YAML 1.1: octal, 128
+    edited = edit_draft(store, draft["id"], written, actor="bruno")
+    shown = cli("manifest", "show", edited["id"])
+    assert shown.exit_code == 0 and "min_words: 128" in shown.output and "0200" not in shown.output
+    as_json = json.loads(cli("manifest", "show", edited["id"], "--json").output)
+    assert "min_words: 128" in as_json["yaml"] and "raw_yaml" not in as_json
+    raw = cli("manifest", "show", edited["id"], "--raw")
+    assert "min_words: 0200" in raw.output and "as written (--raw)" in raw.output
+    listed = json.loads(cli("manifest", "drafts", "--json").output)
+    assert listed["drafts"][0]["assertions"]["min_words"] == 128
+    approve_draft(store, edited["id"], actor="bruno")
+    active = cli("manifest", "show", "token-movers")
+    assert active.output.split("\n", 1)[1] == shown.output.split("\n", 1)[1].split("warning:")[0]
+    assert active_version(store, "token-movers")["assertions"]["min_words"] == 128
