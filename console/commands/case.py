@@ -29,7 +29,7 @@ def case() -> None:
 @as_option
 @click.pass_context
 def case_import(ctx: click.Context, files: tuple[str, ...], as_name: str | None) -> None:
-    """Import case FILES (YAML, format in README.md "The protocol"); an id is imported once (then: case revise)."""
+    """Import case FILES (YAML, format in docs/protocol-format.md); an id is imported once (then: case revise)."""
     db = open_ctx_store(ctx, create=True)
     who = person(as_name)
     for path in files:

@@ -12,7 +12,7 @@ from gatepost.store import cases as cases_mod
 from gatepost.store import flows, proposals, views
 from gatepost.store.kernel import InputError, read_input
 
-# `case wait` exit codes: one per outcome (README "For loops and CI").
+# `case wait` exit codes: one per outcome (docs/loops.md).
 WAIT_EXIT = {"kept": 0, "rejected": 10, "proposed": 11, "inconclusive": 12}
 WAIT_BASE_MOVED = 13  # kept, but the path's current content is no longer what it was made on: do not land it
 WAIT_TIMEOUT = 124
