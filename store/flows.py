@@ -308,7 +308,7 @@ def compare_case(db: Database, case_id: str, *, kind: str, pairs: list[tuple[str
     return report
 
 
-# --- judgments and work across domains (issue 16) ---------------------------------------------------
+# --- judgments and work across domains ---------------------------------------------------
 # An item a person can be assigned: its subject loader and the capability its judgment needs.
 ASSIGNABLE: dict[str, tuple[Callable[[str], Callable[[Database], Subject]], str]] = {
     "case": (cases.case_subject, cases.CLOSE_CAPABILITY),

@@ -18,7 +18,7 @@ from gatepost.widgets.case_claims import EVIDENCE_STYLE, claim_outline, claim_st
 from gatepost.widgets.line_detail import Block, Choice, LineDetail
 from gatepost.widgets.paged_list import Col, Row
 
-# at 80 columns: id and title, then claims, status, rev as the width allows (issue 15 item 4)
+# at 80 columns: id and title, then claims, status, rev as the width allows
 COLUMNS = [Col("id", 16), Col("rev", 6, drop=3), Col("claims", 9, drop=1), Col("status", 12, drop=2),
            Col("title", 120, min=16)]
 

@@ -1,4 +1,4 @@
-"""A partial update drawn on the rows it updates (issue 15: a cursor move's two frames).
+"""A partial update drawn on the rows it updates (a cursor move's two frames).
 
 For a partial update Textual renders every widget whose clip overlaps the update's crop on all of its lines, and
 then keeps the lines that changed: a cursor move rendered the header, the key bar, the screen and its containers

@@ -34,8 +34,8 @@ from gatepost.widgets.line_detail import LineDetail
 from gatepost.widgets.paged_list import ColumnSpec, PagedList, Row
 
 # Seconds the cursor rests before the detail is read: moves already queued (a burst, a slow frame) are taken
-# first, so only the row they stop on is read. Short, so one move settles within 33 ms in a terminal (issue 15;
-# 15 ms of rest were half of it); a key held down repeats every 30-40 ms, and a read the next move overtakes is
+# first, so only the row they stop on is read. Short, so one move settles within 33 ms in a terminal (15 ms
+# of rest were half of it); a key held down repeats every 30-40 ms, and a read the next move overtakes is
 # dropped.
 FOLLOW_IDLE = 0.005
 
@@ -131,7 +131,7 @@ class ListDetailScreen(GatepostScreen):
                 paged.follow = lambda: self.wanted
                 yield paged
             with Vertical(classes="detail-pane", id=f"{self.NAME}-detail"):
-                # one widget drawn line by line (issue 15): Statics were each laid out again with the screen
+                # one widget drawn line by line: Statics were each laid out again with the screen
                 # on every move, and a move on Regressions or Manifests cost twice one on Cases
                 yield LineDetail(id=f"{self.NAME}-lines")
 

@@ -3,7 +3,7 @@
 Rich draws a Text through wrapping, justification and line splitting (hundreds of calls for one short line).
 Nearly every table cell and detail line is a single line that fits its width, which that pipeline leaves as it
 is: its segments are the Text's own, rendered once. Both the paged lists' cells and the detail pane's lines
-are drawn through here (issue 15: a first page and a cursor move were mostly this)."""
+are drawn through here (a first page and a cursor move were mostly this)."""
 
 from rich.console import Console
 from rich.segment import Segment

@@ -893,7 +893,7 @@ def case_view(db: Database, case_id: str, *, actor: str | None = None) -> dict[s
     approval-required means someone holding the capability must take it.
     """
     case = get_case(db, case_id)
-    authority = set(capabilities_of(db, actor)) if actor else set()  # the whole actor took 7 reads (issue 15)
+    authority = set(capabilities_of(db, actor)) if actor else set()  # the whole actor took 7 reads
     protocol = protocol_for(case["protocol"])
     evidence_rows = _records(db, case_id)  # read once: for the interpreter and for the list shown
     evaluation = protocol.evaluate(case_state(db, case, authority, evidence_rows))

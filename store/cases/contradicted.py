@@ -1,4 +1,4 @@
-"""Decisions contradicted later (issue 15, item 7): a closed case whose later evidence changes its claims.
+"""Decisions contradicted later: a closed case whose later evidence changes its claims.
 
 A decision was made on the evidence the store held when it was recorded. The protocol is evaluated
 twice: with the evidence up to the decision's event (by store sequence, never a caller's clock) and

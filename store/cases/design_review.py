@@ -1,4 +1,4 @@
-"""People's step on a case (issue 18, item 6): the review of its evaluation design.
+"""People's step on a case: the review of its evaluation design.
 
 A design review is evidence (`design_review`, passed or failed) about the design the case's basis
 names, recorded by a holder of eval_design.review through the evidence act (the guarded pipeline).

@@ -1,4 +1,4 @@
-"""Demo part: judgments that carry forward and work assigned to people (issue 16).
+"""Demo part: judgments that carry forward and work assigned to people.
 
 - `weather-brief` and `fx-digest` fail, and chen acknowledges both; nightly runs keep failing.
   weather-brief fails the same assertion every night, so it stays acknowledged and quiet;

@@ -1,4 +1,4 @@
-"""Demo part: evidence people can weigh (issue 16): a delta inside the noise, a decided one, flaky tasks.
+"""Demo part: evidence people can weigh: a delta inside the noise, a decided one, flaky tasks.
 
 - `ops-policy` (7 tasks, decision_rule significant): the candidate names one more policy than its
   baseline; +14 pp on 7 tasks is noise, so case-n01 (evaluated under the suite's significant rule)

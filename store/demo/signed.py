@@ -1,4 +1,4 @@
-"""Demo part: a colleague who signs her decisions with an SSH key (issue 12, item 4).
+"""Demo part: a colleague who signs her decisions with an SSH key.
 
 chen registers an SSH public key before she works, then moves to a new key with a rotation
 statement signed by the old one (the Audit screen marks it `key replaced (signed)`, `gatepost verify`

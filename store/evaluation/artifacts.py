@@ -293,7 +293,7 @@ def _dispatch(data: dict[str, Any], name: str, streamed: tuple[int, int] | None 
     return parsed
 
 
-# --- streaming a large artifact in bounded memory (issue 19) -----------------------------------------
+# --- streaming a large artifact in bounded memory -----------------------------------------
 STREAM_CHUNK = 4 * 1024 * 1024
 MAX_ELEMENT_CHARS = 64 * 1024 * 1024  # one JSON value (a per-task result, a header field) at most
 RESULT_KEYS = ("candidate_results", "baseline_results", "task_results")

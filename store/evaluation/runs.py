@@ -204,7 +204,7 @@ def store_run(db: Database, suite: Suite | None, artifact: dict[str, Any], *, ac
             _check_ids(db, given, len(rows))
         act.event("suite.run", subject_type="run", subject_id=run_id, payload=_payload(artifact), note=_note(artifact),
                   at=artifact.get("finished_at"), seal=True, sealed=sealed)
-        refresh_task_order(db, run_id, rows, with_ids=given is None)  # the run's review order and counts (issue 19)
+        refresh_task_order(db, run_id, rows, with_ids=given is None)  # the run's review order and counts
 
 
 def _sealed_rows(db: Database, sealed: StreamedRecords, run_id: str, artifact: dict[str, Any],
@@ -407,7 +407,7 @@ def read_artifact_file(path: str | Path, *, first_id: int) -> ReadArtifact:
         size = path.stat().st_size if path.is_file() else 0
     except OSError:
         size = 0
-    if size > MAX_FILE_BYTES:  # streamed in bounded memory, stored in batches inside its one transaction (issue 19)
+    if size > MAX_FILE_BYTES:  # streamed in bounded memory, stored in batches inside its one transaction
         return ReadArtifact(path, "", None, [], 0, first_id)
     text = read_text(path, what="artifact file")
     parsed = parse_artifact(text, name=path.name)

@@ -414,7 +414,7 @@ def known_migration_names() -> list[str]:
 
 @migrations(name="m002_leases")
 def m002_leases(db: Database) -> None:
-    """Leases: who is working an item of a queue, until when (issue 8). Each take/renew/release is an event."""
+    """Leases: who is working an item of a queue, until when. Each take/renew/release is an event."""
     db.table("leases").create(
         {
             "subject_type": str,  # case | proposal | draft | skill
@@ -433,17 +433,17 @@ def m002_leases(db: Database) -> None:
 
 @migrations(name="m003_pipeline_authority")
 def m003_pipeline_authority(db: Database) -> None:
-    """Authority (issue 12): an actor may be bound to an OS user; evidence names who recorded it."""
+    """Authority: an actor may be bound to an OS user; evidence names who recorded it."""
     db.table("actors").add_column("os_user", str)
     db.table("evidence").add_column("recorded_by", str)
 
 
-APPLICATION_ID = 0x47415445  # "GATE": PRAGMA application_id of every gatepost store (issue 13, item 7)
+APPLICATION_ID = 0x47415445  # "GATE": PRAGMA application_id of every gatepost store
 
 
 @migrations(name="m003_kernel_audit_chain")
 def m003_kernel_audit_chain(db: Database) -> None:
-    """Hash-chain the audit trail (issue 12, item 11): every event gets `prev_hash` and `hash`.
+    """Hash-chain the audit trail: every event gets `prev_hash` and `hash`.
 
     Existing events are hashed once, in sequence order (the append-only trigger is lifted for
     this one UPDATE inside the migration's transaction), and the migration is itself an event.
@@ -471,7 +471,7 @@ LOOPS_APPEND_ONLY = ("loop_versions", "loop_cases", "applications")  # m004's re
 
 @migrations(name="m004_loops_registry")
 def m004_loops_registry(db: Database) -> None:
-    """Registered loops, what is current per path, and where changes landed (issue 18, the loops helper).
+    """Registered loops, what is current per path, and where changes landed.
 
     `loop_versions`, `loop_cases` and `applications` are records; `loops` and `current_content` are
     their projections (the newest version of each loop; the newest applied content of each path).
@@ -512,14 +512,14 @@ def m004_loops_registry(db: Database) -> None:
 
 @migrations(name="m005_scale_run_task_order")
 def m005_scale_run_task_order(db: Database) -> None:
-    """A run's tasks in review order with their counts (issue 19): a page of one run reads one or two stored chunks."""
+    """A run's tasks in review order with their counts: a page of one run reads one or two stored chunks."""
     create_task_order_tables(db)
     backfill_task_order(db)
 
 
 @migrations(name="m006_stats_judgments_assignments")
 def m006_stats_judgments_assignments(db: Database) -> None:
-    """Judgments that carry forward and work assigned to people (issue 16).
+    """Judgments that carry forward and work assigned to people.
 
     - regression_states.acknowledged_failing: the failing assertions an acknowledgement covered (JSON); it
       carries forward while the same assertions fail; returned_because: those newly failing that ended it;
@@ -544,9 +544,9 @@ def m006_stats_judgments_assignments(db: Database) -> None:
 
 @migrations(name="m007_formats_upstream_results_and_cache_key")
 def m007_formats_upstream_results_and_cache_key(db: Database) -> None:
-    """Upstream evaluator results keep their `details` and `error` (issue 14: export as imported); the
+    """Upstream evaluator results keep their `details` and `error` (export as imported); the
     store's own random key signs baseline-cache entries, so a cache file is trusted only if this
-    store wrote it (issue 12)."""
+    store wrote it."""
     db.execute("ALTER TABLE task_results ADD COLUMN details TEXT")
     db.execute("ALTER TABLE task_results ADD COLUMN error TEXT")
     db.table("store_keys").create({"name": str, "value": str}, pk="name", not_null={"value"})
@@ -561,7 +561,7 @@ RECORD_TABLES = (*APPEND_ONLY, *LOOPS_APPEND_ONLY, *KERNEL_APPEND_ONLY)
 
 @migrations(name="m008_kernel_signatures_and_sealed_records")
 def m008_kernel_signatures_and_sealed_records(db: Database) -> None:
-    """SSH keys and signed decisions, and records sealed into the chain (issue 12, items 4 and 11).
+    """SSH keys and signed decisions, and records sealed into the chain.
 
     - actor_keys: the public keys people registered (a record; the newest of an actor's is theirs);
     - signatures: one per signed decision event, over the event's hash (a record);
@@ -593,7 +593,7 @@ def m008_kernel_signatures_and_sealed_records(db: Database) -> None:
 @migrations(name="m009_console_case_queue_index")
 def m009_console_case_queue_index(db: Database) -> None:
     """The cases queue (open, needing a decision, oldest first) read from one covering index: on 10,000
-    cases the console's queue bar read it in ~80 ms from the table (issue 15)."""
+    cases the console's queue bar read it in ~80 ms from the table."""
     db.execute("CREATE INDEX IF NOT EXISTS idx_cases_queue ON cases (status, needs_decision, updated_at, id)")
 
 
@@ -608,7 +608,7 @@ def m010_kernel_records_by_event(db: Database) -> None:
 
 @migrations(name="m011_scale_run_task_figures")
 def m011_scale_run_task_figures(db: Database) -> None:
-    """A large run's statistics counts stored with its order (issue 19): opening a run of 1,000,000 tasks
+    """A large run's statistics counts stored with its order: opening a run of 1,000,000 tasks
     streamed every task for its statistics (about 1 s per 100,000), competing with its first rows."""
     create_figures_table(db)
     backfill_figures(db)

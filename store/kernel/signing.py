@@ -1,4 +1,4 @@
-"""SSH signatures on people's decisions (issue 12, item 4).
+"""SSH signatures on people's decisions.
 
 A person may register an SSH public key (`gatepost actors key NAME FILE`). From then on each of
 their decisions (a case decided, a proposal marked, a draft approved, rejected or edited, a regression

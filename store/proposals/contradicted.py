@@ -1,4 +1,4 @@
-"""An accepted proposal contradicted later (issue 15, item 7): evidence recorded after the acceptance
+"""An accepted proposal contradicted later: evidence recorded after the acceptance
 (by store sequence) that would change what it was accepted on.
 
 A case's proposal: the case's claims evaluated with the evidence up to the acceptance against all of

@@ -219,7 +219,7 @@ def get_proposal(db: Database, pid: str) -> dict[str, Any] | None:
     if not rows:
         return None
     proposal = dict(rows[0])
-    proposal["gate_results"] = [  # booleans as booleans, in --json too (issue 18)
+    proposal["gate_results"] = [  # booleans as booleans, in --json too
         {**r, "passed": bool(r["passed"]), "targeted": bool(r["targeted"])}
         for r in db["gate_results"].rows_where("proposal_id = ?", [pid], order_by="id DESC")]
     cursor = db.execute("SELECT seq, at, actor, kind, note, payload FROM events WHERE subject_type = 'proposal'"

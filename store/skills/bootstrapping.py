@@ -199,7 +199,7 @@ def bootstrap(db: Database, skill: str, *, actor: str, sample: int = SAMPLE_SIZE
 
 
 def sample_failures(db: Database, draft: dict[str, Any]) -> list[dict[str, Any]]:
-    """The runs a draft was drawn from that it would fail, and on which assertion (issue 17 item 10).
+    """The runs a draft was drawn from that it would fail, and on which assertion.
 
     `min_words` at p25 is the seed's rule, so by design the shortest sampled runs can fall below it;
     a person must see that before approving, most of all when the newest run (the one the next eval

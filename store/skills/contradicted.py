@@ -1,4 +1,4 @@
-"""An approved draft contradicted later (issue 15, item 7): a run recorded after the approval (by
+"""An approved draft contradicted later: a run recorded after the approval (by
 store sequence) fails an assertion that every run the draft was drawn from passed.
 
 A draft's claims are its assertions, drawn from (and holding on) its sampled runs. A later
@@ -18,7 +18,7 @@ from .assertions import CHECKS, word_count
 from .bootstrapping import sample_failures
 from .manifests import get_draft, list_drafts
 
-# A word bound drawn at p25 fails the shortest sampled runs by design (issue 17 item 10): a later run
+# A word bound drawn at p25 fails the shortest sampled runs by design: a later run
 # contradicts it only when it falls outside what the sample held (shorter than the shortest).
 WORD_BOUNDS = ("min_words", "max_words")
 

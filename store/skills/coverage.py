@@ -1,4 +1,4 @@
-"""What CI needs to see beyond a skill's regression state (issue 18 item 5).
+"""What CI needs to see beyond a skill's regression state.
 
 - coverage: installed skills without a manifest are listed, never silently skipped;
 - staleness: a skill whose newest output is older than its cadence (`--max-age 2d`) is `STALE`, not

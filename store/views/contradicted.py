@@ -1,5 +1,5 @@
 """What waits for someone because later evidence contradicts a decision, and the cases waiting on a
-design review: the overview's counts of issue 15 item 7 and issue 18 item 6."""
+design review: the overview's counts of decisions contradicted later and cases waiting on a design review."""
 
 from sqlite_utils import Database
 

@@ -1,5 +1,5 @@
 """Work as people see it: what changed since each person last looked, who an item is assigned to, and
-the team's progress (issue 16). Reads only; the acts (open an item, assign it) are in `flows`.
+the team's progress. Reads only; the acts (open an item, assign it) are in `flows`.
 """
 
 from typing import Any
