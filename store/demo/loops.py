@@ -1,5 +1,5 @@
 """Demo part: a loop's working day, through the functions `gatepost loop/case new/case evaluate/case applied`
-run, as they run them.
+run.
 
 The store's person registers the `skill-writer` loop and records what is current at
 `skills/release-notes/SKILL.md`; the loop (run-41) makes a case from a file; its independent evaluator
