@@ -9,6 +9,8 @@ from gatepost.commands._common import echo_json, open_ctx_store
 from gatepost.store.kernel import InputError, restore_triggers
 from gatepost.store.views import verify_store
 
+_HEAD_HASH = re.compile(r"[0-9a-fA-F]{64}")
+
 
 @click.command()
 @click.option("--expect", metavar="HASH", default=None,
@@ -34,7 +36,7 @@ def verify(ctx: click.Context, expect: str | None, as_json: bool, as_name: str |
       gatepost --db review.db verify --expect 3f1c…e9a0
       gatepost --db review.db verify --json
     """
-    if expect is not None and not re.fullmatch(r"[0-9a-fA-F]{64}", expect.strip()):
+    if expect is not None and not _HEAD_HASH.fullmatch(expect.strip()):
         raise InputError(f"--expect: expected a head hash (64 hex digits, as verify printed it), got {expect!r}")
     db = open_ctx_store(ctx)
     try:

@@ -66,6 +66,11 @@ HOSTILE: dict[str, list[str]] = {
     "gatepost.store.protocol.interpreter._INSTANT": [_fill("", "2026-")],
     "gatepost.store.protocol.interpreter._REF": [_fill("a", "a"), _fill("a", "a/", "1")],
     "gatepost.store.demo.scorer._H1": [_fill("#", " "), _fill("", "# \n")],
+    "gatepost.store.evaluation.foreign._INSPECT_JSON": [_fill('{"version"', " "), _fill('{"version": ', "1")],
+    "gatepost.store.evaluation.foreign._DOCTYPE": [_fill("<!", " "), _fill("", "<!")],
+    "gatepost.store.kernel.paths._DRIVE": [_fill("", "a")],
+    "gatepost.commands.verify._HEAD_HASH": [_fill("", "a", "!")],
+    "gatepost.store.skills.bootstrapping._STYLE_WORD": [_fill("a", "a-", "!"), _fill("A", "a'", "!")],
 }
 
 
@@ -99,7 +104,7 @@ PATTERNS = _patterns()
 WHOLE_ONLY = {"gatepost.store.skills.assertions.SKILL_NAME", "gatepost.store.skills.runs._RUN_ID",
               "gatepost.store.loops.registry._NAME", "gatepost.store.cases.case._ID", "gatepost.store.cases.case._HEX",
               "gatepost.store.protocol.interpreter._AGE", "gatepost.store.protocol.interpreter._INSTANT",
-              "gatepost.store.protocol.interpreter._REF"}
+              "gatepost.store.protocol.interpreter._REF", "gatepost.commands.verify._HEAD_HASH"}
 
 
 def _hostile(key: str) -> list[str]:
@@ -123,7 +128,8 @@ def test_every_pattern_has_hostile_lines_and_none_is_written_inline():
 @pytest.mark.parametrize("key", sorted(PATTERNS))
 def test_each_pattern_is_linear_on_a_1mb_hostile_line(key):
     pattern = PATTERNS[key]
-    for line in _hostile(key):
+    for text in _hostile(key):
+        line = text.encode() if isinstance(pattern.pattern, bytes) else text  # a pattern over a file's bytes
         started = time.perf_counter()
         pattern.match(line)
         pattern.fullmatch(line)
@@ -132,7 +138,7 @@ def test_each_pattern_is_linear_on_a_1mb_hostile_line(key):
             for _ in pattern.finditer(line):
                 pass
         took = time.perf_counter() - started
-        assert took < LIMIT_S, (key, line[:20], took)
+        assert took < LIMIT_S, (key, text[:20], took)
 
 
 HEADING_ATTACKS = [
