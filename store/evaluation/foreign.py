@@ -23,6 +23,7 @@ with its Wilson interval and `case compare` can weigh two such runs against each
 
 import hashlib
 import io
+import os
 import re
 import zipfile
 from pathlib import Path
@@ -31,7 +32,7 @@ from xml.etree import ElementTree
 
 from sqlite_utils import Database
 
-from gatepost.store.kernel import MAX_FILE_BYTES, InputError, now_iso, parse_json
+from gatepost.store.kernel import MAX_FILE_BYTES, InputError, now_iso, open_regular, parse_json
 
 from .artifacts import STANDALONE_PASS
 from .runs import store_run
@@ -50,9 +51,9 @@ def detect_format(path: str | Path) -> str:
     """`inspect` (a zip, or JSON opening with `"version"` then `"status"`), `junit` (XML) or `artifact` (other
     JSON), from the file's first bytes."""
     try:
-        with Path(path).open("rb") as stream:
+        with open_regular(path, what="artifact") as stream:  # a FIFO or a device is never waited on
             head = stream.read(512)
-    except OSError:
+    except (OSError, InputError):
         return "artifact"  # the artifact reader says what is wrong with it, in its words
     if head.startswith(b"PK\x03\x04"):
         return "inspect"
@@ -64,16 +65,11 @@ def detect_format(path: str | Path) -> str:
 
 
 def _bounded(path: Path, what: str) -> bytes:
-    try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise InputError(f"{path}: no such {what}" if isinstance(exc, FileNotFoundError)
-                         else f"{path}: cannot read this {what} ({exc.strerror})") from None
-    if path.is_dir():
-        raise InputError(f"{path}: is a folder, expected a {what}")
-    if size > MAX_FILE_BYTES:
-        raise InputError(f"{path}: {size:,} bytes is larger than the {MAX_FILE_BYTES:,}-byte limit for a {what}")
-    return path.read_bytes()[: MAX_FILE_BYTES + 1]
+    with open_regular(path, what=what) as stream:  # a FIFO, a device or a folder: one line, never a wait
+        size = os.fstat(stream.fileno()).st_size
+        if size > MAX_FILE_BYTES:
+            raise InputError(f"{path}: {size:,} bytes is larger than the {MAX_FILE_BYTES:,}-byte limit for a {what}")
+        return stream.read(MAX_FILE_BYTES + 1)
 
 
 def _cap(text: str | None) -> str | None:
