@@ -83,13 +83,15 @@ def expected_triggers() -> dict[str, str]:
 
 
 _TRIGGER_NAME = re.compile(r'^create trigger (?:if not exists )?(?:"[^"]*"|\[[^\]]*\]|`[^`]*`|\S+) ')
+_SPACES = re.compile(r"\s+")
+_PUNCTUATION = re.compile(r" ?([(),;]) ?")
 
 
 def normalised_trigger(sql: str) -> str:
     """A trigger's SQL as compared: whitespace collapsed, case folded, its own name left out (a trigger
     that does the same under another name still holds; one with the right name and another body does not)."""
-    text = re.sub(r"\s+", " ", sql.strip()).lower()
-    text = re.sub(r" ?([(),;]) ?", r"\1", text).rstrip(";")
+    text = _SPACES.sub(" ", sql.strip()).lower()
+    text = _PUNCTUATION.sub(r"\1", text).rstrip(";")
     return _TRIGGER_NAME.sub("create trigger _ ", text)
 
 

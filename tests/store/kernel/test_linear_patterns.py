@@ -69,6 +69,10 @@ HOSTILE: dict[str, list[str]] = {
     "gatepost.store.evaluation.foreign._INSPECT_JSON": [_fill('{"version"', " "), _fill('{"version": ', "1")],
     "gatepost.store.evaluation.foreign._DOCTYPE": [_fill("<!", " "), _fill("", "<!")],
     "gatepost.store.kernel.paths._DRIVE": [_fill("", "a")],
+    "gatepost.store.kernel.integrity._TRIGGER_NAME": [_fill("create trigger ", "a"), _fill('create trigger "', "a"),
+                                                      _fill("create trigger if not exists [", "a")],
+    "gatepost.store.kernel.integrity._SPACES": [SPACES],
+    "gatepost.store.kernel.integrity._PUNCTUATION": [_fill("", " "), _fill("", " (")],
     "gatepost.commands.verify._HEAD_HASH": [_fill("", "a", "!")],
     "gatepost.store.skills.bootstrapping._STYLE_WORD": [_fill("a", "a-", "!"), _fill("A", "a'", "!")],
 }
