@@ -42,7 +42,7 @@ INSPECT_LOG_VERSION = 2
 MAX_MEMBERS = 200_000  # a log's samples and epochs, with room; a zip with more is not a log
 MAX_UNPACKED_BYTES = 16 * MAX_FILE_BYTES  # every member together, read bounded (a zip bomb stops here)
 REASON_CHARS = 500
-_INSPECT_JSON = re.compile(rb'\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')
+_INSPECT_JSON = re.compile(rb'\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')  # matched on the head, stripped
 _DOCTYPE = re.compile(rb"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
 _CORRECT = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}  # inspect_ai.scorer: CORRECT, PARTIAL, INCORRECT, NOANSWER
 
@@ -59,7 +59,7 @@ def detect_format(path: str | Path) -> str:
         return "inspect"
     if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
         return "junit"
-    if _INSPECT_JSON.match(head):  # an Inspect log as JSON opens with its version, then its status
+    if _INSPECT_JSON.match(head.lstrip(b"\xef\xbb\xbf \t\r\n")):  # an Inspect log as JSON opens with its version, then its status
         return "inspect"
     return "artifact"
 
