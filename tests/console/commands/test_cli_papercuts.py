@@ -39,9 +39,9 @@ def test_every_file_a_help_text_points_to_exists(cli):
             if ref in ("SKILL.md", "out.md"):  # a file the user names, not documentation
                 continue
             assert (ROOT / ref).is_file(), f"gatepost {command} --help points to {ref}, which is not in the repo"
-    assert 'README.md "The protocol"' in cli("case", "import", "--help").output
-    readme = (ROOT / "README.md").read_text()
-    assert "## The protocol" in readme and "Case file (`gatepost case import FILE`)" in readme
+    assert "docs/protocol-format.md" in cli("case", "import", "--help").output
+    manual = (ROOT / "docs" / "protocol-format.md").read_text()
+    assert "Case file (`gatepost case import FILE`)" in manual
 
 
 def test_an_unknown_skill_is_bad_input_everywhere(cli):
