@@ -3,7 +3,7 @@
 What other packages may use is re-exported here; the modules behind it are this package's own.
 """
 
-from .case import (
+from .acts import (
     AUTHOR_DIMENSION,
     CANDIDATE_KEYS,
     CASE_KEYS,
