@@ -4,43 +4,31 @@ What other packages may use is re-exported here; the modules behind it are this 
 """
 
 from .acts import (
-    AUTHOR_DIMENSION,
-    CANDIDATE_KEYS,
-    CASE_KEYS,
-    CASE_SCHEMA,
     CLOSE_CAPABILITY,
-    DEFAULT_PROTOCOL,
     DESIGN_REVIEW_CAPABILITY,
     DESIGN_REVIEW_KIND,
-    EVIDENCE_KEYS,
     OUTCOME_CAPABILITY,
     add_evidence,
-    case_contradiction,
-    case_state,
-    case_subject,
-    case_view,
-    claim_strip,
-    contradicted_case_ids,
     decide,
     decide_case,
-    evidence_note,
-    get_case,
     import_case,
-    kept_not_landed_count,
-    kept_rival,
-    list_cases,
     note_undecided,
-    parse_case,
-    read_case_file,
     record_applied,
     revise_candidate,
     revise_case,
-    short_revision,
-    show_json,
+)
+from .contradicted import KIND_WORDS, Turn, contradiction
+from .derived import (
+    case_contradiction,
+    case_state,
+    case_subject,
+    contradicted_case_ids,
+    get_case,
+    kept_not_landed_count,
+    kept_rival,
     staleness,
     undecided_notes,
 )
-from .contradicted import KIND_WORDS, Turn, contradiction
 from .design_review import (
     DESIGN_QUEUE,
     design_claims,
@@ -48,6 +36,24 @@ from .design_review import (
     waiting_on_design_review,
     waiting_sql,
     waits_on_design_review,
+)
+from .parse import (
+    AUTHOR_DIMENSION,
+    CANDIDATE_KEYS,
+    CASE_KEYS,
+    DEFAULT_PROTOCOL,
+    EVIDENCE_KEYS,
+    parse_case,
+    read_case_file,
+)
+from .view import (
+    CASE_SCHEMA,
+    case_view,
+    claim_strip,
+    evidence_note,
+    list_cases,
+    short_revision,
+    show_json,
 )
 
 __all__ = [

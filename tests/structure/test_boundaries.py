@@ -76,7 +76,7 @@ def test_each_domain_names_what_others_may_use(domain: str):
 
 @pytest.mark.parametrize("path", _modules(STORE) + _modules(CONSOLE), ids=lambda p: str(p.relative_to(ROOT)))
 def test_other_packages_use_a_domain_through_its_init(path: Path):
-    """`from gatepost.store.cases.case import x` from outside cases/ reaches past what cases/ offers."""
+    """`from gatepost.store.cases.acts import x` from outside cases/ reaches past what cases/ offers."""
     rel = path.relative_to(ROOT).parts
     own = rel[1] if rel[0] == "store" and len(rel) > 2 else None
     for name, _node in _imports(path):

@@ -27,7 +27,7 @@ EXEMPT_MODULES = {
 # Functions that write part of an act's record or projection; each is only ever called inside an act.
 HELPERS = {
     "store/cases/acts.py::_store_revision": "a candidate revision of import_case / revise_candidate",
-    "store/cases/acts.py::_project": "the case's projection columns, after each case act",
+    "store/cases/derived.py::_project": "the case's projection columns, after each case act",
     "store/kernel/actors.py::_insert": "the actor row of add_actor / ensure_producer",
     "store/kernel/actors.py::_grant": "a capability row of add_actor / grant",
     "store/skills/manifests.py::ensure_skill": "a skill registered on first sight inside a run / manifest / state act",

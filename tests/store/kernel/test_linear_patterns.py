@@ -58,7 +58,7 @@ HOSTILE: dict[str, list[str]] = {
     "gatepost.store.evaluation.artifacts._ARRAY_END": [_fill("}", " "), _fill("", "} ")],
     "gatepost.store.evaluation.fast_results._COLON_ESCAPE": [_fill("", "\\u003")],
     "gatepost.store.loops.registry._NAME": [_fill("a", "a", "!")],
-    "gatepost.store.cases.acts._ID": [_fill("a", "a", "!")],
+    "gatepost.store.cases.parse._ID": [_fill("a", "a", "!")],
     "gatepost.store.cases.acts._HEX": [_fill("", "a", "!")],
     "gatepost.store.views.reports._MD_SPECIAL": [_fill("", "\\`")],
     "gatepost.store.views.reports._BACKTICKS": [_fill("", "`")],
@@ -106,7 +106,7 @@ def _patterns() -> dict[str, re.Pattern[str]]:
 PATTERNS = _patterns()
 # patterns gatepost only ever matches whole (fullmatch, or match with ^...$): an unanchored search is no use of theirs
 WHOLE_ONLY = {"gatepost.store.skills.assertions.SKILL_NAME", "gatepost.store.skills.runs._RUN_ID",
-              "gatepost.store.loops.registry._NAME", "gatepost.store.cases.acts._ID", "gatepost.store.cases.acts._HEX",
+              "gatepost.store.loops.registry._NAME", "gatepost.store.cases.parse._ID", "gatepost.store.cases.acts._HEX",
               "gatepost.store.protocol.interpreter._AGE", "gatepost.store.protocol.interpreter._INSTANT",
               "gatepost.store.protocol.interpreter._REF", "gatepost.commands.verify._HEAD_HASH"}
 
