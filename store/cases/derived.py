@@ -17,7 +17,9 @@ from gatepost.store import loops
 from gatepost.store.kernel import (
     InputError,
     Subject,
+    all_rows,
     last_seq,
+    one_row,
 )
 from gatepost.store.protocol import (
     Evaluation,
@@ -30,9 +32,7 @@ from . import contradicted as _contradiction
 
 
 def _case_row(db: Database, case_id: str) -> dict[str, Any] | None:
-    cursor = db.execute("SELECT * FROM cases WHERE id = ?", [case_id])
-    row = cursor.fetchone()
-    return dict(zip([c[0] for c in cursor.description], row, strict=True)) if row else None
+    return one_row(db.execute("SELECT * FROM cases WHERE id = ?", [case_id]))
 
 
 def get_case(db: Database, case_id: str) -> dict[str, Any]:
@@ -62,15 +62,11 @@ def _artifact_of(case: dict[str, Any], kind: str) -> str:
 
 
 def _records(db: Database, case_id: str) -> list[dict[str, Any]]:
-    cursor = db.execute("SELECT * FROM evidence WHERE case_id = ? ORDER BY id", [case_id])
-    cols = [c[0] for c in cursor.description]
-    return [dict(zip(cols, row, strict=True)) for row in cursor.fetchall()]
+    return all_rows(db.execute("SELECT * FROM evidence WHERE case_id = ? ORDER BY id", [case_id]))
 
 
 def _decisions(db: Database, case_id: str) -> list[dict[str, Any]]:
-    cursor = db.execute("SELECT * FROM decisions WHERE case_id = ? ORDER BY id", [case_id])
-    cols = [c[0] for c in cursor.description]
-    return [dict(zip(cols, row, strict=True)) for row in cursor.fetchall()]
+    return all_rows(db.execute("SELECT * FROM decisions WHERE case_id = ? ORDER BY id", [case_id]))
 
 
 def case_state(db: Database, case: dict[str, Any], authority: set[str] | None = None,

@@ -12,6 +12,7 @@ from sqlite_utils import Database
 from gatepost.store import loops
 from gatepost.store.kernel import (
     InputError,
+    all_rows,
     capabilities_of,
     last_seq,
     one_of,
@@ -217,10 +218,8 @@ def list_cases(db: Database, *, status: str | None = None, outcome: str | None =
         "SELECT id, title, author, protocol, candidate_path, current_revision, status, outcome, claims, allowed,"
         f" needs_decision, last_seq, created_at, updated_at FROM cases{where}"
         " ORDER BY updated_at DESC, id LIMIT ? OFFSET ?", [*params, int(limit), int(offset)])
-    cols = [c[0] for c in cursor.description]
     rows = []
-    for raw in cursor.fetchall():
-        row = dict(zip(cols, raw, strict=True))
+    for row in all_rows(cursor):
         row["claims"] = json.loads(row["claims"] or "{}")
         row["allowed"] = json.loads(row["allowed"] or "[]")
         rows.append(row)

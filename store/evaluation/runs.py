@@ -25,6 +25,7 @@ from gatepost.store.kernel import (
     StoreError,
     StreamedOrder,
     StreamedRecords,
+    all_rows,
     background_inserts,
     check_before_first_write,
     guarded,
@@ -313,9 +314,7 @@ def _attempts(db: Database, run_id: str, task_id: str | None = None, *, with_out
     if task_id is not None:  # side named so the (run_id, side, task_id) index finds the task, not a run scan
         sql += " AND side IN ('candidate', 'baseline') AND task_id = ?"
         params.append(task_id)
-    cursor = db.execute(sql + " ORDER BY id", params)
-    names = [c[0] for c in cursor.description]
-    return [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
+    return all_rows(db.execute(sql + " ORDER BY id", params))
 
 
 def previous_run(db: Database, run_id: str) -> dict[str, Any] | None:

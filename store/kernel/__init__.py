@@ -146,6 +146,7 @@ from .records import (
     seqs_with_records,
     stored_score,
 )
+from .rows import all_rows, each_row, one_row
 from .schema import (
     APPLICATION_ID,
     EVENTS_COMPLETE_KIND,
@@ -192,6 +193,9 @@ from .task_order import (
 )
 
 __all__ = [
+    "all_rows",
+    "each_row",
+    "one_row",
     "ADMIN",
     "EVENTS_COMPLETE_KIND",
     "RECORD_TABLES",

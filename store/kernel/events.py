@@ -12,6 +12,7 @@ from .chain import head, insert_chained
 from .clock import now_iso
 from .integrity import check_before_first_write
 from .records import RECORDS_KEY, StreamedRecords, records_digest
+from .rows import all_rows
 from .signing import SIGNED_KINDS, SIGNED_WITH, decision_key, sign_event
 
 
@@ -134,8 +135,7 @@ def list_events(
         f"{where} ORDER BY seq DESC LIMIT ? OFFSET ?",
         [*params, limit, offset],
     )
-    cols = [c[0] for c in rows.description]
-    return [dict(zip(cols, row, strict=True)) for row in rows.fetchall()]
+    return all_rows(rows)
 
 
 def count_events(db: Database, *, actor: str | None = None, kind: str | None = None,

@@ -34,6 +34,7 @@ from sqlite_utils import Database
 
 from . import sshsig
 from .errors import InputError, RefusedError
+from .rows import all_rows, one_row
 
 NAMESPACE = "gatepost-decision"
 # A key is replaced by its owner with a statement signed by the key it replaces: the new key's fingerprint,
@@ -129,16 +130,14 @@ def key_at(db: Database, actor: str | None, before_seq: int) -> dict[str, Any] |
         return None
     cursor = db.execute("SELECT id, actor, key_type, public_key, fingerprint, event_seq FROM actor_keys"
                         " WHERE actor = ? AND event_seq < ? ORDER BY event_seq DESC LIMIT 1", [actor, before_seq])
-    row = cursor.fetchone()
-    return dict(zip([c[0] for c in cursor.description], row, strict=True)) if row else None
+    return one_row(cursor)
 
 
 def keys_of(db: Database, actor: str) -> list[dict[str, Any]]:
     """Every key an actor registered, oldest first (the newest is the one their decisions are signed with)."""
     cursor = db.execute("SELECT id, actor, key_type, fingerprint, comment, added_by, at, event_seq FROM actor_keys"
                         " WHERE actor = ? ORDER BY event_seq", [actor])
-    cols = [c[0] for c in cursor.description]
-    return [dict(zip(cols, row, strict=True)) for row in cursor.fetchall()]
+    return all_rows(cursor)
 
 
 # --- ssh-keygen ----------------------------------------------------------------------------------

@@ -22,9 +22,11 @@ from gatepost.store.kernel import (
     InputError,
     RefusedError,
     Subject,
+    all_rows,
     guarded,
     now_iso,
     observed_at,
+    one_row,
     refusal,
     repo_path,
     same_actor,
@@ -60,25 +62,18 @@ def check_path(path: str, option: str = "PATH") -> str:
 
 def current_of(db: Database, path: str) -> dict[str, Any] | None:
     """The current content of a path and where it came from, or None if nothing was recorded applied."""
-    row = db.execute(
-        "SELECT c.path, c.content_hash, c.event_seq, a.id, a.subject_type, a.subject_id, a.ref, a.actor, a.at,"
-        " a.content FROM current_content c JOIN applications a ON a.id = c.application_id WHERE c.path = ?",
-        [check_path(path)]).fetchone()
-    if row is None:
-        return None
-    keys = ("path", "content_hash", "event_seq", "application_id", "subject_type", "subject_id", "ref", "actor",
-            "at", "content")
-    return dict(zip(keys, row, strict=True))
+    return one_row(db.execute(
+        "SELECT c.path, c.content_hash, c.event_seq, a.id AS application_id, a.subject_type, a.subject_id, a.ref,"
+        " a.actor, a.at, a.content FROM current_content c JOIN applications a ON a.id = c.application_id"
+        " WHERE c.path = ?", [check_path(path)]))
 
 
 def current_document(db: Database, path: str) -> dict[str, Any]:
     """The `gatepost current PATH --json` document: the current content or `null`, and its history."""
     path = check_path(path)
     now = current_of(db, path)
-    history = [dict(zip(("id", "subject_type", "subject_id", "content_hash", "ref", "actor", "at", "event_seq"),
-                        r, strict=True))
-               for r in db.execute("SELECT id, subject_type, subject_id, content_hash, ref, actor, at, event_seq"
-                                   " FROM applications WHERE path = ? ORDER BY id DESC LIMIT 20", [path]).fetchall()]
+    history = all_rows(db.execute("SELECT id, subject_type, subject_id, content_hash, ref, actor, at, event_seq"
+                                  " FROM applications WHERE path = ? ORDER BY id DESC LIMIT 20", [path]))
     return {"schema": CURRENT_SCHEMA, "path": path, "content_hash": now["content_hash"] if now else EMPTY_HASH,
             "recorded": now is not None, "content": now["content"] if now else None,
             "source": {k: now[k] for k in ("subject_type", "subject_id", "ref", "actor", "at", "event_seq")}
@@ -213,16 +208,14 @@ def applications_of(db: Database, subject_type: str, subject_id: str) -> list[di
     """Where a case's or proposal's content was recorded applied, oldest first."""
     cursor = db.execute("SELECT path, content_hash, ref, actor, at, event_seq FROM applications"
                         " WHERE subject_type = ? AND subject_id = ? ORDER BY id", [subject_type, subject_id])
-    cols = [c[0] for c in cursor.description]
-    return [dict(zip(cols, r, strict=True)) for r in cursor.fetchall()]
+    return all_rows(cursor)
 
 
 def loop_case(db: Database, case_id: str) -> dict[str, Any] | None:
     """The loop a case was made by (case new --loop), with its path and base; None for an imported case."""
     cursor = db.execute("SELECT case_id, loop, path, base_hash, loop_version, event_seq FROM loop_cases"
                         " WHERE case_id = ?", [case_id])
-    row = cursor.fetchone()
-    return dict(zip([c[0] for c in cursor.description], row, strict=True)) if row else None
+    return one_row(cursor)
 
 
 def link_case(db: Database, case_id: str, loop: str, path: str, base_hash: str, loop_version: int,

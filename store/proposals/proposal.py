@@ -22,6 +22,7 @@ from gatepost.store.kernel import (
     InputError,
     RefusedError,
     Subject,
+    all_rows,
     guarded,
     last_seq,
     now_iso,
@@ -200,8 +201,7 @@ def list_proposals(db: Database, *, status: str | None = None, search: str | Non
     where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
     cursor = db.execute(f"SELECT {LIST_COLUMNS} FROM proposals{where} ORDER BY {_ORDER} LIMIT ? OFFSET ?",
                         [*params, limit, offset])
-    names = [c[0] for c in cursor.description]
-    rows = [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
+    rows = all_rows(cursor)
     total = db.execute(f"SELECT COUNT(*) FROM proposals{where}", params).fetchone()[0]
     return rows, total
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from gatepost.store.kernel import InputError, RefusedError, one_of
+from gatepost.store.kernel import InputError, RefusedError, each_row, one_of
 
 from .assertions import CHECKS, CUSTOM_CHECKS, headings, run_checks
 from .manifests import active_version, create_draft
@@ -87,9 +87,7 @@ def percentile(values: list[float], p: float) -> float:
 def _newest_runs(db: Database, skill: str) -> Iterator[dict[str, Any]]:
     cursor = db.execute("SELECT id, at, status, word_count, output FROM skill_runs WHERE skill = ?"
                         " ORDER BY at DESC, rowid DESC", [skill])
-    cols = [c[0] for c in cursor.description]
-    for row in cursor:
-        yield dict(zip(cols, row, strict=True))
+    yield from each_row(cursor)
 
 
 def sample_runs(db: Database, skill: str, size: int = SAMPLE_SIZE) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

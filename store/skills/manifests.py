@@ -18,9 +18,11 @@ from gatepost.store.kernel import (
     Act,
     InputError,
     Subject,
+    all_rows,
     guarded,
     now_iso,
     one_of,
+    one_row,
 )
 
 from .assertions import (
@@ -58,9 +60,7 @@ def active_version(db: Database, skill: str, *, with_yaml: bool = True) -> dict[
     rows = db.execute(
         "SELECT v.* FROM manifests m JOIN manifest_versions v ON v.id = m.active_version_id WHERE m.skill = ?",
         [skill])
-    cols = [c[0] for c in rows.description]
-    row = rows.fetchone()
-    return _version_row(dict(zip(cols, row, strict=True)) if row else None, with_yaml=with_yaml)
+    return _version_row(one_row(rows), with_yaml=with_yaml)
 
 
 def get_version(db: Database, version_id: int) -> dict[str, Any] | None:
@@ -284,8 +284,7 @@ def list_drafts(db: Database, *, status: str | None = "pending", search: str | N
         "SELECT id, skill, origin, author, status, parent_id, based_on_version_id, created_at, decided_at,"
         f" assertions FROM manifest_drafts{where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?",
         [*params, limit, offset])
-    cols = [c[0] for c in cursor.description]
-    rows = [dict(zip(cols, row, strict=True)) for row in cursor.fetchall()]
+    rows = all_rows(cursor)
     for row in rows:  # the parsed assertions: what approval makes active, never the text as written
         row["assertions"] = json.loads(row["assertions"])
     return rows, total
@@ -295,5 +294,4 @@ def draft_history(db: Database, draft_id: str) -> list[dict[str, Any]]:
     """The events about a draft, oldest first (created, approved/rejected/superseded, with notes)."""
     cursor = db.execute("SELECT seq, at, actor, kind, note FROM events WHERE subject_type = 'draft'"
                         " AND subject_id = ? ORDER BY seq", [draft_id])
-    cols = [c[0] for c in cursor.description]
-    return [dict(zip(cols, row, strict=True)) for row in cursor.fetchall()]
+    return all_rows(cursor)

@@ -11,7 +11,6 @@ A run recorded with status `error` fails its eval (assertion `run_status`).
 import hashlib
 import json
 import re
-import sqlite3
 from typing import Any, cast
 
 from sqlite_utils import Database
@@ -19,6 +18,7 @@ from sqlite_utils import Database
 from gatepost.store.kernel import (
     Act,
     InputError,
+    all_rows,
     guarded,
     item_subject,
     now_iso,
@@ -39,11 +39,6 @@ _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:#/-]{0,119}$")
 
 __all__ = ["ensure_skill", "record_run", "evaluate", "record_aeon_results", "aeon_skills", "list_skills", "skill_detail", "history", "show_states",
            "assertion_changes", "assertion_grid"]
-
-
-def _rows(cursor: sqlite3.Cursor) -> list[dict[str, Any]]:
-    cols = [c[0] for c in cursor.description]
-    return [dict(zip(cols, row, strict=True)) for row in cursor.fetchall()]
 
 
 def record_run(db: Database, skill: str, output: str, *, actor: str, run_id: str | None = None,
@@ -80,24 +75,24 @@ def _insert_run(act: Act, skill: str, output: str, *, run_id: str, at: str, stat
 
 
 def get_run(db: Database, run_id: str) -> dict[str, Any] | None:
-    rows = _rows(db.execute("SELECT * FROM skill_runs WHERE id = ?", [run_id]))
+    rows = all_rows(db.execute("SELECT * FROM skill_runs WHERE id = ?", [run_id]))
     return rows[0] if rows else None
 
 
 def latest_run(db: Database, skill: str) -> dict[str, Any] | None:
-    rows = _rows(db.execute("SELECT * FROM skill_runs WHERE skill = ? ORDER BY event_seq DESC, rowid DESC LIMIT 1",
+    rows = all_rows(db.execute("SELECT * FROM skill_runs WHERE skill = ? ORDER BY event_seq DESC, rowid DESC LIMIT 1",
                             [skill]))
     return rows[0] if rows else None
 
 
 def _last_eval(db: Database, skill: str) -> dict[str, Any] | None:
-    rows = _rows(db.execute("SELECT * FROM skill_evals WHERE skill = ? ORDER BY id DESC LIMIT 1", [skill]))
+    rows = all_rows(db.execute("SELECT * FROM skill_evals WHERE skill = ? ORDER BY id DESC LIMIT 1", [skill]))
     return rows[0] if rows else None
 
 
 def eval_results(db: Database, eval_id: int) -> list[dict[str, Any]]:
     return [{"assertion": r["assertion"], "passed": bool(r["passed"]), "message": r["message"]}
-            for r in _rows(db.execute("SELECT assertion, passed, message FROM assertion_results"
+            for r in all_rows(db.execute("SELECT assertion, passed, message FROM assertion_results"
                                       " WHERE eval_id = ? ORDER BY id", [eval_id]))]
 
 
@@ -326,13 +321,13 @@ def list_skills(db: Database, *, state: str | None = None, search: str | None = 
     # The page's details (run counts, manifest versions) are computed for its rows only.
     clause, values = one_of("s.name", page)
     sql = _LIST_SQL.format(not_evaluated=regressions.NOT_EVALUATED) + f" WHERE {clause}"
-    found = {r["skill"]: _decode(r) for r in _rows(db.execute(sql, values))}
+    found = {r["skill"]: _decode(r) for r in all_rows(db.execute(sql, values))}
     return [found[name] for name in page], total
 
 
 def history(db: Database, skill: str, *, limit: int = 30) -> list[dict[str, Any]]:
     """The newest `limit` evals of a skill, oldest first: the strip of pass/fail marks."""
-    rows = _rows(db.execute(
+    rows = all_rows(db.execute(
         "SELECT e.id, e.run_id, e.passed, e.state, e.severity, e.at, r.at AS run_at, v.version AS manifest_version"
         " FROM skill_evals e LEFT JOIN skill_runs r ON r.id = e.run_id"
         " LEFT JOIN manifest_versions v ON v.id = e.manifest_version_id"
@@ -344,7 +339,7 @@ def history(db: Database, skill: str, *, limit: int = 30) -> list[dict[str, Any]
 
 def _recent_evals(db: Database, skill: str, limit: int) -> list[dict[str, Any]]:
     """The newest `limit` evals of a skill, oldest first, with the run each judged."""
-    rows = _rows(db.execute(
+    rows = all_rows(db.execute(
         "SELECT e.id, e.run_id, e.passed, e.at, r.at AS run_at FROM skill_evals e"
         " LEFT JOIN skill_runs r ON r.id = e.run_id WHERE e.skill = ? ORDER BY e.id DESC LIMIT ?", [skill, limit]))
     return rows[::-1]
@@ -420,7 +415,7 @@ def skill_detail(db: Database, skill: str) -> dict[str, Any] | None:
     if not db.execute("SELECT 1 FROM skills WHERE name = ?", [skill]).fetchone():
         return None
     cursor = db.execute(_LIST_SQL.format(not_evaluated=regressions.NOT_EVALUATED) + " WHERE s.name = ?", [skill])
-    row = _decode(_rows(cursor)[0])
+    row = _decode(all_rows(cursor)[0])
     last = _last_eval(db, skill)
     row["assertions"] = eval_results(db, last["id"]) if last else []
     row["evaluated_run"] = get_run(db, last["run_id"]) if last else None
@@ -429,7 +424,7 @@ def skill_detail(db: Database, skill: str) -> dict[str, Any] | None:
     row["history"] = history(db, skill)
     row["changes"] = assertion_changes(db, skill)
     row["grid"] = assertion_grid(db, skill)
-    row["triage"] = _rows(db.execute(
+    row["triage"] = all_rows(db.execute(
         "SELECT seq, at, actor, kind, note FROM events WHERE subject_type = 'skill' AND subject_id = ?"
         " AND kind IN ('regression.acknowledged', 'regression.mismatch') ORDER BY seq DESC LIMIT 10", [skill]))
     row["pending_drafts"] = [r[0] for r in db.execute(
@@ -461,4 +456,4 @@ def show_states(db: Database, *, skill: str | None = None, state: str | None = N
              "severity": r["severity"] if r["state"] == "NEW_FAIL" else None,
              "fail_streak": r["fail_streak"] or 0, "pass_streak": r["pass_streak"] or 0,
              "last_run": r["last_run"], "failing": r["failing"]}
-            for r in map(_decode, _rows(db.execute(sql, params)))]
+            for r in map(_decode, all_rows(db.execute(sql, params)))]

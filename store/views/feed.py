@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from gatepost.store.kernel import event_filter
+from gatepost.store.kernel import all_rows, event_filter
 
 EVENT_SCHEMA = "gatepost.event/1"
 MAX_PAGE = 10_000
@@ -31,11 +31,9 @@ def events_since(db: Database, since: int = 0, *, limit: int = 100, kind: str | 
         "SELECT seq, at, actor, kind, subject_type, subject_id, revision, note, payload, hash FROM events WHERE "
         + " AND ".join(clauses) + f" ORDER BY seq {'DESC' if last else ''} LIMIT ?",
         [*params, max(1, min(int(limit), MAX_PAGE))])
-    cols = [c[0] for c in cursor.description]
     out = []
-    fetched = cursor.fetchall()
-    for row in reversed(fetched) if last else fetched:
-        event = dict(zip(cols, row, strict=True))
+    fetched = all_rows(cursor)
+    for event in reversed(fetched) if last else fetched:
         event["payload"] = json.loads(event["payload"]) if event["payload"] else None
         out.append({"schema": EVENT_SCHEMA, **event})
     return out

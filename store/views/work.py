@@ -6,7 +6,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from gatepost.store.kernel import now, one_of
+from gatepost.store.kernel import now, one_of, one_row
 
 # An item's subject type -> whether it still waits for a person (SQL over its projection, one id bound)
 WAITING_SQL = {
@@ -68,9 +68,8 @@ def changes_since_seen(db: Database, person: str | None, subject_type: str, ids:
 
 def assignment_of(db: Database, subject_type: str, subject_id: str) -> dict[str, Any] | None:
     """Who an item is assigned to, by whom and when, or None."""
-    row = db.execute("SELECT assignee, assigned_by, at, event_seq FROM assignments WHERE subject_type = ? AND"
-                     " subject_id = ?", [subject_type, subject_id]).fetchone()
-    return dict(zip(("assignee", "assigned_by", "at", "event_seq"), row, strict=True)) if row else None
+    return one_row(db.execute("SELECT assignee, assigned_by, at, event_seq FROM assignments WHERE subject_type = ?"
+                              " AND subject_id = ?", [subject_type, subject_id]))
 
 
 def assigned_ids(db: Database, person: str | None, subject_type: str) -> set[str]:
