@@ -101,10 +101,9 @@ def case_list(ctx: click.Context, status: str | None, outcome: str | None, searc
         _say(f"… showing {offset + 1}–{offset + len(rows)} of {total} (--offset {offset + len(rows)})")
 
 
-def contradicted_line(found: dict[str, object]) -> str:
+def contradicted_line(found: cases_mod.Contradiction) -> str:
     """'kept at 08:00; held-out came back regressed at 18:00 (heldout.not_regressed TRUE → FALSE)'."""
     claims = found.get("claims") or {}
-    assert isinstance(claims, dict)
     turned = ", ".join(f"{name} {then} → {now}" for name, (then, now) in claims.items())
     return f"{found['line']}" + (f" ({turned})" if turned else "")
 
@@ -125,15 +124,15 @@ def case_show(ctx: click.Context, case_id: str, as_json: bool, as_name: str | No
         return
     cand = view["candidate"]
     _say(f"{view['id']} · {view['title']}  ({view['status']}{' · ' + view['outcome'] if view['outcome'] else ''})")
-    if view.get("contradicted"):
+    if view["contradicted"]:
         _say(f"⚠ contradicted later: {contradicted_line(view['contradicted'])}")
     _say(f"author {view['author']} · protocol {view['protocol']} · revision {view['revision']}")
     basis = cand["basis"]
     _say(f"candidate {cand['path'] or '(no path)'} · basis " +
                " ".join(f"{k}={basis[k]}" for k in sorted(basis)))
-    base = view.get("base") or {}
-    if view.get("loop") or base.get("stale"):
-        _say(f"loop {view.get('loop') or '—'} · base " + (base["why"] if base.get("stale") else
+    base = view["base"]
+    if view["loop"] or base["stale"]:
+        _say(f"loop {view['loop'] or '—'} · base " + (str(base["why"]) if base["stale"] else
                                                            f"current ({(base.get('made_on') or '')[:19]}…)"))
     for a in view.get("applied") or []:
         _say(f"applied at {a['ref'] or '—'} by {a['actor']} ({a['at']}): {a['path']} is {a['content_hash'][:19]}…")

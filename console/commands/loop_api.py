@@ -77,9 +77,9 @@ def case_wait(ctx: click.Context, case_id: str, timeout: float | None, as_json: 
     if as_json:
         echo_json(cases_mod.show_json(view))
     else:
-        last = view["decisions"][-1] if view["decisions"] else {}
+        last = view["decisions"][-1] if view["decisions"] else None
         output.line(f"{case_id}: {row['outcome']}" + (f" by {last['actor']} at {last['at']}" if last else "")
-                    + (f": {last['note']}" if last.get("note") else ""))
+                    + (f": {last['note']}" if last and last["note"] else ""))
     base = view["base"]
     if row["outcome"] == "kept" and base["path"]:
         if base["stale"]:

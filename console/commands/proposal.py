@@ -11,6 +11,7 @@ from gatepost.store.kernel import InputError
 from gatepost.store.proposals import (
     MARKS,
     STATUSES,
+    ProposalRow,
     gate_status,
     get_proposal,
     import_proposals,
@@ -38,7 +39,7 @@ def proposal_import(ctx: click.Context, file: str, as_name: str | None) -> None:
         output.line(f"{'imported' if created else 'already imported'}: {pid}")
 
 
-def _brief(row: dict[str, Any]) -> dict[str, Any]:
+def _brief(row: ProposalRow) -> dict[str, Any]:
     return {k: row.get(k) for k in ("id", "status", "path", "title", "kind", "operation", "edit_mode",
                                     "confidence", "case_id", "gate", "created_at", "updated_at")}
 
@@ -79,9 +80,10 @@ def proposal_show(ctx: click.Context, proposal_id: str, as_json: bool) -> None:
     if not found:
         raise InputError(f"proposal {proposal_id}: no such proposal (gatepost proposal list)")
     if as_json:
-        case = found.pop("case")
-        found["case_claims"] = case["claims"] if case else None
-        echo_json(found)
+        doc: dict[str, Any] = dict(found)
+        case = doc.pop("case")
+        doc["case_claims"] = case["claims"] if case else None
+        echo_json(doc)
         return
     output.line(f"{found['id']}  {found['status']}  {found['operation']} {found['edit_mode']}  {found['path']}")
     for key in ("title", "kind", "confidence", "rationale", "case_id"):
@@ -103,7 +105,7 @@ def proposal_show(ctx: click.Context, proposal_id: str, as_json: bool) -> None:
         output.line(f"marked {m['status']} by {m['actor']} at {m['at']}: {m['note']}")
         if m.get("override_gate"):
             output.line(f"  gate overridden: {m['override_gate']}")
-    if found.get("case"):
+    if found["case"]:
         for name, value in found["case"]["claims"].items():
             output.line(f"claim {name}: {value}")
 

@@ -70,7 +70,7 @@ class CasesScreen(DecisionScreen):
                                            search=search or None, limit=limit, offset=offset)
         return self.mark_rows(db, [(r["id"], self._cells(r)) for r in rows]), total
 
-    def _cells(self, r: dict[str, Any]) -> list[Any]:
+    def _cells(self, r: cases_mod.CaseRow) -> list[Any]:
         order, derived = self._claim_layout(r["protocol"])
         if r["outcome"]:
             status = Text(r["outcome"], style={"kept": "green", "rejected": "red"}.get(r["outcome"], "cyan"))
@@ -108,17 +108,16 @@ class CasesScreen(DecisionScreen):
         return set(cases_mod.contradicted_case_ids(db, keys))
 
     # --- the detail -------------------------------------------------------------------------
-    def fetch_detail(self, db: Any, key: str) -> dict[str, Any] | None:
+    def fetch_detail(self, db: Any, key: str) -> cases_mod.CaseView | None:
         try:
             return cases_mod.case_view(db, key, actor=self.person)
         except GatepostError:
             return None
 
-    def seq_of(self, db: Any, key: str, detail: Any) -> int | None:
-        seq: int | None = detail["last_seq"]
-        return seq
+    def seq_of(self, db: Any, key: str, detail: cases_mod.CaseView) -> int | None:
+        return detail["last_seq"]
 
-    def render_detail(self, view: dict[str, Any] | None) -> None:
+    def render_detail(self, view: cases_mod.CaseView | None) -> None:
         detail = self.lines
         if view is None:
             detail.show([Block("head", literal("No case selected."))])
@@ -143,7 +142,7 @@ class CasesScreen(DecisionScreen):
             Block("content", literal(shown), "boxed"),
         ])
 
-    def _head(self, view: dict[str, Any]) -> Text:
+    def _head(self, view: cases_mod.CaseView) -> Text:
         text = literal(f"{view['id']} · {view['title']}", style="bold")
         state = view["outcome"] or view["status"]
         text.append_text(literal(f"  ({state})", style="italic"))
@@ -165,7 +164,7 @@ class CasesScreen(DecisionScreen):
             text.append_text(literal(line, style=style))
         return text
 
-    def _flags(self, view: dict[str, Any]) -> list[tuple[str, str]]:
+    def _flags(self, view: cases_mod.CaseView) -> list[tuple[str, str]]:
         """What someone must look at: a decision contradicted later, a stale base, a design review awaited."""
         flags = []
         found = view.get("contradicted")
@@ -184,7 +183,7 @@ class CasesScreen(DecisionScreen):
                           f"{key_for(self.app, 'cases.design_failed', 'D')} fails it ({DESIGN})", "cyan"))
         return flags
 
-    def _claims(self, view: dict[str, Any]) -> Text:
+    def _claims(self, view: cases_mod.CaseView) -> Text:
         text = Text("Claims\n", style="bold")
         width = max(len(n) for n in view["claim_order"]) + 2
         for name in view["claim_order"]:
@@ -195,7 +194,7 @@ class CasesScreen(DecisionScreen):
             text.append("\n")
         return text
 
-    def _evidence(self, view: dict[str, Any]) -> Text:
+    def _evidence(self, view: cases_mod.CaseView) -> Text:
         c = view["evidence_counts"]
         text = Text(f"Evidence ({c['counting']} counting, {c['not independent']} not independent, "
                     f"{c['stale']} stale)\n", style="bold")
@@ -217,7 +216,7 @@ class CasesScreen(DecisionScreen):
             text.append_text(literal(f"∅ {note}\n", style="yellow"))
         return text
 
-    def _history(self, view: dict[str, Any]) -> Text:
+    def _history(self, view: cases_mod.CaseView) -> Text:
         text = Text()
         for d in view["decisions"]:
             text.append_text(decided_line(d["outcome"], d["actor"], d["at"], d["note"],
@@ -228,7 +227,7 @@ class CasesScreen(DecisionScreen):
 
     def allowed_note(self, name: str) -> str:
         """What an allowed decision rests on: the protocol's why, or what a design review records."""
-        view = self.detail
+        view: cases_mod.CaseView = self.detail
         if name in DESIGN_RESULTS:
             return f"records design_review {DESIGN_RESULTS[name]} about {view['candidate']['basis'].get('design')}"
         rule = view["outcomes"].get(name)

@@ -64,14 +64,13 @@ class ProposalsScreen(DecisionScreen):
                 for r in rows]), total
 
     # --- the detail --------------------------------------------------------------------------
-    def fetch_detail(self, db: Any, key: str) -> dict[str, Any] | None:
+    def fetch_detail(self, db: Any, key: str) -> proposals_mod.ProposalView | None:
         return proposals_mod.get_proposal(db, key)
 
-    def seq_of(self, db: Any, key: str, detail: Any) -> int | None:
-        seq: int | None = detail["last_seq"]
-        return seq
+    def seq_of(self, db: Any, key: str, detail: proposals_mod.ProposalView) -> int | None:
+        return detail["last_seq"]
 
-    def render_detail(self, found: dict[str, Any] | None) -> None:
+    def render_detail(self, found: proposals_mod.ProposalView | None) -> None:
         lines = self.lines
         if found is None:
             lines.show([Block("head", literal("No proposal selected."))])
@@ -87,11 +86,11 @@ class ProposalsScreen(DecisionScreen):
     def contradicted(self, db: Any, keys: list[str]) -> set[str]:
         return set(proposals_mod.contradicted_proposal_ids(db, keys))
 
-    def _head(self, p: dict[str, Any]) -> Text:
+    def _head(self, p: proposals_mod.ProposalView) -> Text:
         text = literal(f"{p['id']} · {p['title'] or '(untitled)'}", style="bold")
         text.append_text(Text(f"  {p['status'].replace('_', ' ')}", style=STATUS_STYLE.get(p["status"], "")))
         text.append("\n")
-        if p.get("contradicted"):
+        if p["contradicted"]:
             text.append_text(literal(f"⚠ contradicted later: {p['contradicted']['line']}", style="bold yellow"))
             text.append("\n")
         text.append_text(literal(f"{p['path'] or '(no path)'}  {p['operation'] or '?'} · {p['edit_mode'] or '?'}"
@@ -107,7 +106,7 @@ class ProposalsScreen(DecisionScreen):
         text.append_text(literal(p["rationale"] or "(none given)"))
         return text
 
-    def _gate(self, p: dict[str, Any]) -> Text:
+    def _gate(self, p: proposals_mod.ProposalView) -> Text:
         text = Text("Scorer gate\n", style="bold")
         if not p["gate_results"]:
             text.append("not gated: no scorer has seen this proposal\n", style="dim")
@@ -130,7 +129,7 @@ class ProposalsScreen(DecisionScreen):
             text.append("\n")
         return text
 
-    def _case(self, p: dict[str, Any]) -> Text:
+    def _case(self, p: proposals_mod.ProposalView) -> Text:
         if not p.get("case_id"):
             return Text("")
         view = p.get("case")
@@ -144,7 +143,7 @@ class ProposalsScreen(DecisionScreen):
         order = view.get("claim_order") or list(view["claims"])
         explanations = view.get("explanations") or {}
         for name in order:
-            value = view["claims"].get(name)
+            value = view["claims"].get(name, "")
             mark, style = CLAIM_MARK.get(value, ("·", "dim"))
             text.append(f"{mark} ", style=f"bold {style}")
             text.append_text(literal(f"{name}  "))
@@ -152,7 +151,7 @@ class ProposalsScreen(DecisionScreen):
             text.append("\n")
         return text
 
-    def _marks(self, p: dict[str, Any]) -> Text:
+    def _marks(self, p: proposals_mod.ProposalView) -> Text:
         text = Text()
         for m in p["marks"]:
             text.append_text(decided_line((m["status"] or "").replace("_", " "), m["actor"], m["at"], m["note"]))

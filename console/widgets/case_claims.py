@@ -5,6 +5,7 @@ from typing import Any
 from rich.text import Text
 
 from gatepost.safe import literal
+from gatepost.store.cases import CaseView
 from gatepost.widgets.line_detail import Node, Outline
 
 SYMBOLS = {"TRUE": ("✔", "green"), "FALSE": ("✘", "red"), "UNKNOWN": ("?", "yellow")}
@@ -30,7 +31,7 @@ def claim_strip(claims: dict[str, str], order: list[str], derived: list[str]) ->
     return strip
 
 
-def claim_outline(view: dict[str, Any]) -> Outline:
+def claim_outline(view: CaseView) -> Outline:
     """What each claim rests on: claims, evidence matches and the records under each, with why; the claims
     resting on other claims open, the others closed (a click opens them)."""
     root = Node(Text("claims"), [_node(view["trees"][name], expand=name in view["derived"])

@@ -46,6 +46,15 @@ from .parse import (
     parse_case,
     read_case_file,
 )
+from .types import (
+    Candidate,
+    CaseBase,
+    CaseRow,
+    CaseView,
+    Contradiction,
+    DecisionItem,
+    EvidenceItem,
+)
 from .view import (
     CASE_SCHEMA,
     case_view,
@@ -57,6 +66,13 @@ from .view import (
 )
 
 __all__ = [
+    "CaseBase",
+    "CaseRow",
+    "CaseView",
+    "Candidate",
+    "Contradiction",
+    "DecisionItem",
+    "EvidenceItem",
     "case_subject",
     "AUTHOR_DIMENSION",
     "CANDIDATE_KEYS",

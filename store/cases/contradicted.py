@@ -17,6 +17,8 @@ from sqlite_utils import Database
 from gatepost.store.kernel import one_of
 from gatepost.store.protocol import Protocol, Record, State
 
+from .types import Contradiction
+
 DECIDED = ("TRUE", "FALSE")
 # How a kind reads in "held-out came back regressed"
 KIND_WORDS = {"heldout_comparison": "held-out", "tuning_comparison": "tuning", "guard_check": "guard check",
@@ -84,7 +86,7 @@ def last_decision(db: Database, case_id: str) -> tuple[str, int] | None:
 
 def describe(db: Database, case: dict[str, Any], protocol: Protocol, state: State, *, cutoff: int | None = None,
              what: str | None = None, what_at: str | None = None,
-             seqs: dict[int, int | None] | None = None) -> dict[str, Any] | None:
+             seqs: dict[int, int | None] | None = None) -> Contradiction | None:
     """Whether a closed case's decision (or another cutoff: a proposal's acceptance) is contradicted now.
 
     `state` is the case's state as the interpreter sees it (cases.case_state); `seqs`, each evidence row's

@@ -29,6 +29,7 @@ from gatepost.store.protocol import (
 )
 
 from . import contradicted as _contradiction
+from .types import Contradiction
 
 
 def _case_row(db: Database, case_id: str) -> dict[str, Any] | None:
@@ -220,7 +221,7 @@ def kept_not_landed_count(db: Database) -> int:
 
 def case_contradiction(db: Database, case: dict[str, Any] | str, *, cutoff: int | None = None,
                        what: str | None = None, what_at: str | None = None,
-                       rows: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
+                       rows: list[dict[str, Any]] | None = None) -> Contradiction | None:
     """Whether later evidence contradicts the case's decision (or what was decided at `cutoff`, a store seq).
 
     None, or what changed and the line "kept at 08:00; held-out came back regressed at 18:00"

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
 from sqlite_utils import Database
 
@@ -38,9 +38,10 @@ from .derived import (
 )
 from .design_review import waiting_on_design_review
 from .parse import DEFAULT_PROTOCOL
+from .types import CaseRow, CaseView, DecisionItem, EvidenceItem
 
 
-def noise_warnings(evidence: list[dict[str, Any]]) -> list[str]:
+def noise_warnings(evidence: list[EvidenceItem]) -> list[str]:
     """One line per counting record whose comparison is not decided at its alpha: a claim resting on noise.
 
     The evaluation puts `inside_noise` and the comparisons in words in the record's details
@@ -62,7 +63,7 @@ def noise_warnings(evidence: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def case_view(db: Database, case_id: str, *, actor: str | None = None) -> dict[str, Any]:
+def case_view(db: Database, case_id: str, *, actor: str | None = None) -> CaseView:
     """Everything a person needs to decide a case: the `case show --json` shape plus the why of each value.
 
     Actions' status is for `actor` (their capabilities are the authority held):
@@ -82,7 +83,7 @@ def case_view(db: Database, case_id: str, *, actor: str | None = None) -> dict[s
         actions = {n: {"allowed": False, "status": BLOCKED, "why": closed} for n in actions}
         outcomes = {n: {"allowed": False, "why": closed} for n in outcomes}
     rows = {str(r["id"]): r for r in evidence_rows}
-    evidence = []
+    evidence: list[EvidenceItem] = []
     for item in evaluation.records():
         rec = item["record"]
         row = rows[rec.id]
@@ -132,8 +133,9 @@ def case_view(db: Database, case_id: str, *, actor: str | None = None) -> dict[s
         "trees": {name: evaluation.claim_tree(name) for name in protocol.claims},
         "evidence": evidence,
         "evidence_counts": counts,
-        "decisions": [{k: d[k] for k in ("id", "outcome", "actor", "capability", "revision", "note", "at",
-                                         "based_on_seq")} for d in decisions],
+        "decisions": [DecisionItem(id=d["id"], outcome=d["outcome"], actor=d["actor"], capability=d["capability"],
+                                   revision=d["revision"], note=d["note"], at=d["at"], based_on_seq=d["based_on_seq"])
+                      for d in decisions],
         "viewer": actor,
         "viewer_capabilities": sorted(authority),
         "loop": link["loop"] if link else None,
@@ -147,7 +149,7 @@ def case_view(db: Database, case_id: str, *, actor: str | None = None) -> dict[s
 CASE_SCHEMA = "gatepost.case/1"
 
 
-def show_json(view: dict[str, Any]) -> dict[str, Any]:
+def show_json(view: CaseView) -> dict[str, Any]:
     """The `case show --json` document (schema gatepost.case/1): DESIGN.md's shape, then everything a loop needs.
 
     Status, `last_seq` (what `case decide --seq` asks for), decisions, the candidate (content, basis,
@@ -168,7 +170,7 @@ def show_json(view: dict[str, Any]) -> dict[str, Any]:
 def list_cases(db: Database, *, status: str | None = None, outcome: str | None = None,
                needs_decision: bool | None = None, search: str | None = None, limit: int = 100,
                offset: int = 0, contradicted: bool = False,
-               kept_not_landed: bool = False) -> tuple[list[dict[str, Any]], int]:
+               kept_not_landed: bool = False) -> tuple[list[CaseRow], int]:
     """One page of cases, newest activity first, from the projection's indexed columns; and the total.
 
     `contradicted` keeps the closed cases whose decision later evidence contradicts (status
@@ -218,12 +220,12 @@ def list_cases(db: Database, *, status: str | None = None, outcome: str | None =
         "SELECT id, title, author, protocol, candidate_path, current_revision, status, outcome, claims, allowed,"
         f" needs_decision, last_seq, created_at, updated_at FROM cases{where}"
         " ORDER BY updated_at DESC, id LIMIT ? OFFSET ?", [*params, int(limit), int(offset)])
-    rows = []
-    for row in all_rows(cursor):
+    rows: list[CaseRow] = []
+    for row in all_rows(cursor):  # the columns selected are CaseRow's keys
         row["claims"] = json.loads(row["claims"] or "{}")
         row["allowed"] = json.loads(row["allowed"] or "[]")
-        rows.append(row)
-    return rows, total
+        rows.append(cast(CaseRow, row))
+    return rows, int(total)
 
 
 def claim_strip(protocol_ref: str, claims: dict[str, str]) -> str:
@@ -235,7 +237,7 @@ def claim_strip(protocol_ref: str, claims: dict[str, str]) -> str:
     return f"{base} {derived}".strip()
 
 
-def evidence_note(item: dict[str, Any]) -> str:
+def evidence_note(item: EvidenceItem) -> str:
     """`counting`, `stale: about revision …`, `not independent: producer … not independent on …`; a comparison
     the evaluator recorded adds the rule that decided it (`counting: strict: noise may pass`)."""
     status: str = item["status"]

@@ -42,8 +42,13 @@ from .proposal import (
     staleness,
     validate_proposal,
 )
+from .types import GateResult, Mark, ProposalRow, ProposalView
 
 __all__ = [
+    "GateResult",
+    "Mark",
+    "ProposalRow",
+    "ProposalView",
     "contradicted_proposal_ids",
     "proposal_contradiction",
     "proposal_subject",

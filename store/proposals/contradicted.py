@@ -21,7 +21,7 @@ def _acceptance(db: Database, pid: str) -> tuple[int, str] | None:
     return (int(row[0]), row[1]) if row else None
 
 
-def proposal_contradiction(db: Database, proposal: dict[str, Any] | str) -> dict[str, Any] | None:
+def proposal_contradiction(db: Database, proposal: dict[str, Any] | str) -> cases.Contradiction | None:
     """None, or what contradicts an accepted proposal now, with its `line`
     ("accepted at 08:00; held-out came back regressed at 18:00")."""
     if isinstance(proposal, str):

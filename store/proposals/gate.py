@@ -22,6 +22,7 @@ import json
 import math
 import os
 import shutil
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict
@@ -316,7 +317,7 @@ def read_gate_proposals(paths: list[str]) -> list[tuple[str, dict[str, Any]]]:
     return batch
 
 
-def gate_status(row: dict[str, Any]) -> str:
+def gate_status(row: Mapping[str, Any]) -> str:
     """The status word of a stored gate result row."""
     if not row.get("targeted"):
         return "disabled" if (row.get("reason") or "").startswith("gate disabled") else "not_targeted"

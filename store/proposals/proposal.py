@@ -11,7 +11,7 @@ import json
 import math
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from sqlite_utils import Database
 
@@ -36,6 +36,7 @@ from gatepost.store.kernel import (
 )
 
 from .contradicted import contradicted_proposal_ids, proposal_contradiction
+from .types import ProposalRow, ProposalView
 
 OPERATIONS = ("create", "update")
 EDIT_MODES = ("full_page", "patch")
@@ -178,7 +179,7 @@ LIST_COLUMNS = ("id, path, kind, operation, edit_mode, title, confidence, case_i
 
 
 def list_proposals(db: Database, *, status: str | None = None, search: str | None = None, limit: int = 100,
-                   offset: int = 0) -> tuple[list[dict[str, Any]], int]:
+                   offset: int = 0) -> tuple[list[ProposalRow], int]:
     """One page of proposals, waiting first, and how many match.
 
     Status `contradicted`: the accepted proposals later evidence contradicts (proposal_contradiction).
@@ -201,24 +202,24 @@ def list_proposals(db: Database, *, status: str | None = None, search: str | Non
     where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
     cursor = db.execute(f"SELECT {LIST_COLUMNS} FROM proposals{where} ORDER BY {_ORDER} LIMIT ? OFFSET ?",
                         [*params, limit, offset])
-    rows = all_rows(cursor)
+    rows = cast(list[ProposalRow], all_rows(cursor))  # the columns selected are ProposalRow's keys
     total = db.execute(f"SELECT COUNT(*) FROM proposals{where}", params).fetchone()[0]
-    return rows, total
+    return rows, int(total)
 
 
-def _case_view(db: Database, case_id: str) -> dict[str, Any] | None:
+def _case_view(db: Database, case_id: str) -> cases.CaseView | None:
     try:
         return cases.case_view(db, case_id)
     except GatepostError:  # a case the cases side cannot show (gone, or its protocol unknown) must not hide the proposal
         return None
 
 
-def get_proposal(db: Database, pid: str) -> dict[str, Any] | None:
+def get_proposal(db: Database, pid: str) -> ProposalView | None:
     """A proposal with its gate results, its marks (newest first) and, for a case proposal, the case's view."""
     rows = list(db["proposals"].rows_where("id = ?", [pid]))
     if not rows:
         return None
-    proposal = dict(rows[0])
+    proposal: dict[str, Any] = dict(rows[0])
     proposal["gate_results"] = [  # booleans as booleans, in --json too
         {**r, "passed": bool(r["passed"]), "targeted": bool(r["targeted"])}
         for r in db["gate_results"].rows_where("proposal_id = ?", [pid], order_by="id DESC")]
@@ -232,7 +233,7 @@ def get_proposal(db: Database, pid: str) -> dict[str, Any] | None:
     proposal["last_seq"] = last_seq(db, "proposal", pid)
     proposal["case"] = _case_view(db, proposal["case_id"]) if proposal.get("case_id") else None
     proposal["contradicted"] = proposal_contradiction(db, proposal)  # later evidence against an acceptance
-    return proposal
+    return cast(ProposalView, proposal)  # the table's columns and the keys above are ProposalView's
 
 
 OUTSIDE_SURFACE_CAPABILITY = "loop_change.apply_outside_surface"
