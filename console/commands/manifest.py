@@ -1,5 +1,7 @@
 """`gatepost manifest`: assertion manifests per skill, their versions, and the drafts people review."""
 
+from typing import Any
+
 import click
 
 from gatepost import output
@@ -121,9 +123,10 @@ def show(ctx: click.Context, target: str, raw: bool, as_json: bool) -> None:
     draft = manifests.get_draft(db, target)
     if draft:
         failures = sample_failures(db, draft)
-        raw_yaml = draft.pop("raw_yaml")
+        doc: dict[str, Any] = dict(draft)
+        raw_yaml = doc.pop("raw_yaml")
         if as_json:
-            echo_json({**draft, **({"raw_yaml": raw_yaml} if raw else {}),
+            echo_json({**doc, **({"raw_yaml": raw_yaml} if raw else {}),
                        "history": manifests.draft_history(db, target), "would_fail": failures,
                        "review": draft_review_lines(db, draft)})
             return

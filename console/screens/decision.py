@@ -31,6 +31,7 @@ from gatepost.store.kernel import (
     UNCHECKED,
     ConflictError,
     GatepostError,
+    Lease,
     Verdict,
     last_seq,
     leases,
@@ -38,6 +39,7 @@ from gatepost.store.kernel import (
 )
 from gatepost.store.views import (
     QUEUES,
+    Assignment,
     QueueState,
     assigned_ids,
     assignment_of,
@@ -95,10 +97,10 @@ class ItemRead:
 
     detail: Any
     seen_seq: int | None = None
-    holder: dict[str, Any] | None = None
+    holder: Lease | None = None
     queue: QueueState | None = field(default=None)
     changed: str | None = None  # what changed since this person last opened it
-    assigned: dict[str, Any] | None = None  # who it is assigned to, by whom
+    assigned: Assignment | None = None  # who it is assigned to, by whom
     verdicts: dict[str, Verdict] = field(default_factory=dict)  # the store's "may I" for each decision
 
 
@@ -131,7 +133,7 @@ class DecisionScreen(ListDetailScreen):
     def __init__(self) -> None:
         super().__init__()
         self.seen_seq: int | None = None
-        self.holder: dict[str, Any] | None = None
+        self.holder: Lease | None = None
         self.queue: QueueState | None = None
         self.queue_active = False
         self.queue_key: str | None = None  # the item the person works now (and holds a lease on)

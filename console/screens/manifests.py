@@ -17,6 +17,7 @@ from gatepost.store import skills as skills_mod
 from gatepost.store.kernel import GatepostError
 from gatepost.store.skills import (
     DRAFT_STATUSES,
+    Draft,
     active_version,
     draft_history,
     get_draft,
@@ -44,7 +45,7 @@ STATUS = Filter("status", tuple((f"{STATUS_SYMBOL[s]} {s}", s) for s in DRAFT_ST
 class DraftView:
     """A draft with what its detail shows beside it, read in one worker."""
 
-    draft: dict[str, Any]
+    draft: Draft
     active: dict[str, Any] | None
     based: dict[str, Any] | None
     history: list[dict[str, Any]]
@@ -65,7 +66,7 @@ class EditDraftDialog(Dialog):
     EditDraftDialog Button { margin-left: 1; }
     """
 
-    def __init__(self, draft: dict[str, Any], *, text: str | None = None, refused: str = "") -> None:
+    def __init__(self, draft: Draft, *, text: str | None = None, refused: str = "") -> None:
         super().__init__()
         self.draft = draft
         self.text = draft["yaml"] if text is None else text  # an edit refused comes back as it was typed
@@ -206,7 +207,7 @@ class ManifestsScreen(DecisionScreen):
         lines.show([Block("head", shown), Block("assertions", assertions), Block("yaml", Pair(left, right), "pair"),
                     Block("diff", diff), Block("evidence", self._evidence(draft)), Block("actions", actions)])
 
-    def _head(self, draft: dict[str, Any], active: dict[str, Any] | None, based: dict[str, Any] | None,
+    def _head(self, draft: Draft, active: dict[str, Any] | None, based: dict[str, Any] | None,
               history: list[dict[str, Any]]) -> Text:
         text = Text()
         text.append_text(literal(draft["id"], style="bold"))
@@ -237,7 +238,7 @@ class ManifestsScreen(DecisionScreen):
                 text.append_text(literal(event["note"]))
         return text
 
-    def _evidence(self, draft: dict[str, Any]) -> Text:
+    def _evidence(self, draft: Draft) -> Text:
         ev = draft["evidence"]
         text = Text("Bootstrap evidence", style="bold")
         if not ev:

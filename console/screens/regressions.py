@@ -11,6 +11,7 @@ from gatepost.store.skills import (
     MEANING,
     STATES,
     SYMBOLS,
+    SkillDetail,
     skill_detail,
 )
 from gatepost.store.views import worst_first
@@ -89,13 +90,13 @@ class RegressionsScreen(DecisionScreen):
         return self.mark_rows(db, out), total
 
     # --- the detail ----------------------------------------------------------------------------
-    def fetch_detail(self, db: Any, key: str) -> dict[str, Any] | None:
+    def fetch_detail(self, db: Any, key: str) -> SkillDetail | None:
         return skill_detail(db, key)
 
     def title_of(self, detail: Any) -> str | None:
         return detail["state"] if detail else None
 
-    def render_detail(self, detail: dict[str, Any] | None) -> None:
+    def render_detail(self, detail: SkillDetail | None) -> None:
         lines = self.lines
         if detail is None:
             lines.show([Block("head", literal("Nothing selected." if not self.wanted else f"No skill {self.wanted}."))])
@@ -106,7 +107,7 @@ class RegressionsScreen(DecisionScreen):
                     Block("failing", self._failing(detail)), Block("triage", self._triage(detail)),
                     Block("output", self._output(detail), "boxed")])
 
-    def _head(self, d: dict[str, Any]) -> Text:
+    def _head(self, d: SkillDetail) -> Text:
         text = Text()
         text.append_text(literal(d["skill"], style="bold"))
         text.append("  ")
@@ -136,7 +137,7 @@ class RegressionsScreen(DecisionScreen):
             text.append("\nacknowledged: stays quiet while the same assertions fail", style="dim")
         return text
 
-    def _strip(self, d: dict[str, Any]) -> Text:
+    def _strip(self, d: SkillDetail) -> Text:
         text = Text("History ", style="bold")
         if not d["history"]:
             text.append("no evals yet", style="dim")
@@ -147,7 +148,7 @@ class RegressionsScreen(DecisionScreen):
         text.append(f"   {passes} ✔ pass · {len(d['history']) - passes} ✘ fail", style="dim")
         return text
 
-    def _changes(self, d: dict[str, Any]) -> Text:
+    def _changes(self, d: SkillDetail) -> Text:
         """What changed between the last two evals leads the detail: that is what to look at first."""
         found = d["changes"]
         text = Text("Changed since the previous eval", style="bold")
@@ -173,7 +174,7 @@ class RegressionsScreen(DecisionScreen):
                 text.append_text(literal(c["message"], style="" if c["after"] is False else "dim"))
         return text
 
-    def _grid(self, d: dict[str, Any]) -> Text:
+    def _grid(self, d: SkillDetail) -> Text:
         """Assertion × eval heat-map, oldest → newest: ✔ pass, ✘ fail, · not checked by that manifest."""
         grid = d["grid"]
         text = Text("Assertions by eval ", style="bold")
@@ -193,7 +194,7 @@ class RegressionsScreen(DecisionScreen):
                     text.append("✔" if mark else "✘", style="green" if mark else "bold red")
         return text
 
-    def _failing(self, d: dict[str, Any]) -> Text:
+    def _failing(self, d: SkillDetail) -> Text:
         text = Text("Assertions", style="bold")
         if not d["assertions"]:
             text.append("\n" + ("failing: " + ", ".join(d["failing"]) if d["failing"] else "none evaluated"),
@@ -209,7 +210,7 @@ class RegressionsScreen(DecisionScreen):
             text.append_text(literal(a["message"], style="" if not a["passed"] else "dim"))
         return text
 
-    def _triage(self, d: dict[str, Any]) -> Text:
+    def _triage(self, d: SkillDetail) -> Text:
         text = Text("Triage", style="bold")
         if d["state"] == "CHRONIC":
             text.append("\nrecommendation: operator review — fix the skill or relax the assertion; "
@@ -227,7 +228,7 @@ class RegressionsScreen(DecisionScreen):
             text.append_text(literal(event["note"] or ""))
         return text
 
-    def _output(self, d: dict[str, Any]) -> Text:
+    def _output(self, d: SkillDetail) -> Text:
         run = d["evaluated_run"] or d["latest_run"]
         if run is None:
             return Text("no run recorded", style="dim")

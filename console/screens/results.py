@@ -16,6 +16,8 @@ from textual.worker import get_current_worker
 from gatepost.safe import literal, one_line
 from gatepost.screens.base import GatepostScreen
 from gatepost.store.evaluation import (
+    RunDetail,
+    RunRow,
     TaskCounts,
     TaskRow,
     TaskSide,
@@ -56,9 +58,9 @@ class RunView:
     lands on (with its attempts while they are shown). Its statistics follow, once this is drawn."""
 
     asked: int = 0  # the task list's loads begun when the read began (PagedList.apply_page)
-    run: dict[str, Any] | None = None
+    run: RunDetail | None = None
     counts: TaskCounts | None = None
-    previous: dict[str, Any] | None = None
+    previous: RunRow | None = None
     rows: tuple[Row, ...] = ()
     total: int = 0
     task_id: str | None = None
@@ -87,7 +89,7 @@ def points(delta: float | None) -> str:
     return f"{'+0' if shown in ('-0', '+0') else shown} pp"
 
 
-def flags(run: dict[str, Any]) -> Text:
+def flags(run: RunRow) -> Text:
     text = Text()
     if run.get("mock"):
         text.append("mock ", style="magenta")
@@ -187,14 +189,14 @@ class ResultsScreen(GatepostScreen):
         self.case_id: str | None = None
         self.run_id: str | None = None
         self.task_id: str | None = None
-        self._runs: dict[str, dict[str, Any]] = {}
+        self._runs: dict[str, RunRow] = {}
         self._counts: TaskCounts | None = None  # the run's task counts; its tasks are paged from the store
-        self._previous: dict[str, Any] | None = None  # the run this one is compared with
+        self._previous: RunRow | None = None  # the run this one is compared with
         self._expanded: str | None = None  # the task whose attempts are shown (Enter on a task)
         self._figures: dict[str, Any] | None = None  # the run's intervals, paired delta and flaky tasks
         self.flaky_only = False
         self._flaky: set[str] = set()  # the run's flaky tasks (run_statistics)
-        self._figures_pending: tuple[int, dict[str, Any]] | None = None  # read once the run's rows are up
+        self._figures_pending: tuple[int, RunDetail] | None = None  # read once the run's rows are up
         self._run_wanted: str | None = None  # the run being read (the cursor's), drawn when it arrives
         self._generation = {"run": 0, "task": 0}  # of the newest read of each kind: older results are dropped
         self._drawn: tuple[str | None, str | None] | None = None  # (run, task) whose outputs are shown
@@ -247,7 +249,7 @@ class ResultsScreen(GatepostScreen):
             return  # the list was asked for again (a filter, a search, a link) or a run shown: theirs is newer
         self._run_wanted = runs.current_key  # its announcement (Highlighted) finds it drawn
         self._generation["run"] += 1
-        if self._run_wanted == (view.run or {}).get("id"):
+        if self._run_wanted == (view.run["id"] if view.run else None):
             self._run_arrived(self._generation["run"], view)
         else:
             self.show_run(self._run_wanted)
@@ -416,7 +418,7 @@ class ResultsScreen(GatepostScreen):
             self.after_painted(self._read_figures, *pending)
 
     @work(thread=True, exclusive=True, group="figures")
-    def _read_figures(self, generation: int, run: dict[str, Any]) -> None:
+    def _read_figures(self, generation: int, run: RunDetail) -> None:
         """The run's statistics, on their own connection: a page read meanwhile never queues behind them."""
         worker = get_current_worker()
         try:
@@ -429,7 +431,7 @@ class ResultsScreen(GatepostScreen):
         if not worker.is_cancelled:
             self.app.call_from_thread(self._figures_arrived, generation, run, figures)
 
-    def _figures_arrived(self, generation: int, run: dict[str, Any], figures: dict[str, Any] | None) -> None:
+    def _figures_arrived(self, generation: int, run: RunDetail, figures: dict[str, Any] | None) -> None:
         if generation != self._generation["run"]:
             return
         self._figures = figures
@@ -462,7 +464,7 @@ class ResultsScreen(GatepostScreen):
                 self._expanded = view.task_id
             self._draw_task(view.task_id, view.outputs, view.sides)
 
-    def _head(self, run: dict[str, Any], *, reading: bool = False) -> Text:
+    def _head(self, run: RunDetail, *, reading: bool = False) -> Text:
         """`reading`: its statistics are being read; their lines are kept for them (filled without a layout)."""
         text = literal(f"{run['id']} · {run['skill_id'] or 'suite'}", style="bold")
         text.append("  ")

@@ -4,16 +4,16 @@ The queue itself (leases taken and released on the writer, skip, stop, next) is 
 `gatepost.screens.decision.DecisionScreen`; this is only the line that shows it.
 """
 
-from typing import Any
 
 from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import Static
 
+from gatepost.store.kernel import Held, Lease
 from gatepost.widgets.in_place import put
 
 
-def until(lease: dict[str, Any]) -> str:
+def until(lease: Lease | Held) -> str:
     """A lease's expiry as a person reads it: 14:32 UTC."""
     return f"{lease['expires_at'][11:16]} UTC"
 

@@ -152,8 +152,11 @@ from .task_pages import (
     run_task_counts,
     run_task_page,
 )
+from .types import RunDetail, RunRow
 
 __all__ = [
+    "RunDetail",
+    "RunRow",
     "artifact_digest",
     "max_artifact_bytes",
     "stream_artifact",

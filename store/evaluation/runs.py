@@ -47,6 +47,7 @@ from .artifacts import (
 )
 from .attempts import attempts_line, outcome, outcome_counts, summarise_attempts
 from .suites import Suite
+from .types import RunDetail, RunRow
 
 
 def baseline_cache_key(db: Database) -> str:
@@ -255,7 +256,7 @@ def _run_dict(cursor: sqlite3.Cursor, row: tuple[Any, ...]) -> dict[str, Any]:
 
 
 def list_runs(db: Database, *, search: str | None = None, verdict: str | None = None, case_id: str | None = None,
-              limit: int = 100, offset: int = 0) -> tuple[list[dict[str, Any]], int]:
+              limit: int = 100, offset: int = 0) -> tuple[list[RunRow], int]:
     """Evaluation runs newest first, one page, and how many match."""
     clauses, params = [], []
     if search:
@@ -271,12 +272,12 @@ def list_runs(db: Database, *, search: str | None = None, verdict: str | None = 
     where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
     cursor = db.execute(f"SELECT {RUN_COLUMNS} FROM evaluation_runs{where} ORDER BY started_at DESC, id DESC"
                         " LIMIT ? OFFSET ?", [*params, limit, offset])
-    rows = [_run_dict(cursor, r) for r in cursor.fetchall()]
+    rows = [cast(RunRow, _run_dict(cursor, r)) for r in cursor.fetchall()]  # RUN_COLUMNS are RunRow's keys
     total = db.execute(f"SELECT COUNT(*) FROM evaluation_runs{where}", params).fetchone()[0]
     return rows, total
 
 
-def get_run(db: Database, run_id: str, *, with_results: bool = True) -> dict[str, Any] | None:
+def get_run(db: Database, run_id: str, *, with_results: bool = True) -> RunDetail | None:
     """One run with its artifact (as written), or None.
 
     The per-task results live in task_results; `with_results=False` leaves them
@@ -291,7 +292,7 @@ def get_run(db: Database, run_id: str, *, with_results: bool = True) -> dict[str
     if artifact is not None and artifact.pop("results_stored_in", None) == RESULTS_IN_TABLE and with_results:
         artifact.update(_results_from_table(db, run_id))
     record["artifact"] = artifact
-    return record
+    return cast(RunDetail, record)  # RUN_COLUMNS and the artifact are RunDetail's keys
 
 
 def _side_summary(attempts: list[dict[str, Any]]) -> dict[str, Any]:
@@ -317,7 +318,7 @@ def _attempts(db: Database, run_id: str, task_id: str | None = None, *, with_out
     return all_rows(db.execute(sql + " ORDER BY id", params))
 
 
-def previous_run(db: Database, run_id: str) -> dict[str, Any] | None:
+def previous_run(db: Database, run_id: str) -> RunRow | None:
     """The run of the same suite and skill just before this one (by start time): what a run is compared with."""
     row = db.execute("SELECT suite_id, skill_id, COALESCE(started_at, '') FROM evaluation_runs WHERE id = ?",
                      [run_id]).fetchone()
@@ -329,7 +330,7 @@ def previous_run(db: Database, run_id: str) -> dict[str, Any] | None:
         " AND (COALESCE(started_at, '') < ? OR (COALESCE(started_at, '') = ? AND id < ?))"
         " ORDER BY started_at DESC, id DESC LIMIT 1", [suite_id, skill_id, run_id, started, started, run_id])
     found = cursor.fetchone()
-    return _run_dict(cursor, found) if found else None
+    return cast(RunRow, _run_dict(cursor, found)) if found else None
 
 
 def _candidate_passes(db: Database, run_id: str) -> dict[str, bool]:

@@ -129,6 +129,8 @@ from .integrity import (
 from .leases import (
     DEFAULT_TTL,
     ITEMS,
+    Held,
+    Lease,
     check_free,
     held_by_others,
     holder,
@@ -193,6 +195,8 @@ from .task_order import (
 )
 
 __all__ = [
+    "Held",
+    "Lease",
     "all_rows",
     "each_row",
     "one_row",

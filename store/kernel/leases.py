@@ -6,7 +6,7 @@ renewal and release is also an event, so the audit log shows who held what when.
 
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypedDict
 
 from sqlite_utils import Database
 
@@ -24,6 +24,21 @@ ITEMS = {"case": ("cases", "id"), "proposal": ("proposals", "id"), "draft": ("ma
 LEASE_CAPABILITIES: dict[str, tuple[str, ...]] = {
     "case": ("loop_change.keep", "case.close", "eval_design.review"), "proposal": ("proposal.review",), "draft": ("manifest.review",),
     "skill": ("regression.triage",)}
+
+
+class Lease(TypedDict):
+    """An unexpired lease on an item: who works it, since when, until when (store times)."""
+
+    holder: str
+    taken_at: str
+    expires_at: str
+
+
+class Held(TypedDict):
+    """An item someone else works now, as a queue skips it."""
+
+    holder: str
+    expires_at: str
 
 
 def _now() -> datetime:
@@ -48,7 +63,7 @@ def item_subject(subject_type: str, subject_id: str) -> Callable[[Database], Sub
     return load
 
 
-def holder(db: Database, subject_type: str, subject_id: str, *, now: datetime | None = None) -> dict[str, Any] | None:
+def holder(db: Database, subject_type: str, subject_id: str, *, now: datetime | None = None) -> Lease | None:
     """The unexpired lease on an item, or None."""
     row = db.execute(
         "SELECT holder, taken_at, expires_at FROM leases WHERE subject_type = ? AND subject_id = ? AND expires_at > ?",
@@ -102,7 +117,7 @@ def release(db: Database, subject_type: str, subject_id: str, person: str) -> bo
     return True
 
 
-def held_by_others(db: Database, subject_type: str, person: str, *, now: datetime | None = None) -> dict[str, dict[str, Any]]:
+def held_by_others(db: Database, subject_type: str, person: str, *, now: datetime | None = None) -> dict[str, Held]:
     """Items of one type that other people hold now: {subject_id: lease}."""
     rows = db.execute(
         "SELECT subject_id, holder, expires_at FROM leases WHERE subject_type = ? AND holder != ? AND expires_at > ?",

@@ -145,8 +145,13 @@ from .runs import (
     show_states,
     skill_detail,
 )
+from .types import Draft, DraftRow, SkillDetail, SkillRow
 
 __all__ = [
+    "Draft",
+    "DraftRow",
+    "SkillDetail",
+    "SkillRow",
     "WORST_FIRST",
     "contradicted_draft_ids",
     "contradicted_drafts",

@@ -18,7 +18,7 @@ It is never approved automatically.
 
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from sqlite_utils import Database
@@ -196,7 +196,7 @@ def bootstrap(db: Database, skill: str, *, actor: str, sample: int = SAMPLE_SIZE
     return create_draft(db, skill, assertions, author=actor, origin=origin, evidence=evidence, note=note)
 
 
-def sample_failures(db: Database, draft: dict[str, Any]) -> list[dict[str, Any]]:
+def sample_failures(db: Database, draft: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The runs a draft was drawn from that it would fail, and on which assertion.
 
     `min_words` at p25 is the seed's rule, so by design the shortest sampled runs can fall below it;
@@ -260,7 +260,7 @@ def review_notes(db: Database, skill: str, assertions: dict[str, Any], *, hand_w
     return notes
 
 
-def draft_review_lines(db: Database, draft: dict[str, Any]) -> list[str]:
+def draft_review_lines(db: Database, draft: Mapping[str, Any]) -> list[str]:
     """Everything a draft's reviewer is warned of: sampled runs it would fail, runs bootstrap left out and why,
     and the review notes (an edited draft is written by hand)."""
     evidence = draft.get("evidence") or {}

@@ -17,6 +17,7 @@ from gatepost.store.kernel import one_of
 from .assertions import CHECKS, word_count
 from .bootstrapping import sample_failures
 from .manifests import get_draft, list_drafts
+from .types import Draft, DraftRow
 
 # A word bound drawn at p25 fails the shortest sampled runs by design: a later run
 # contradicts it only when it falls outside what the sample held (shorter than the shortest).
@@ -29,7 +30,7 @@ def _clock(at: str | None, other: str | None) -> str:
     return at[11:16] if other and other[:10] == at[:10] else at[:16].replace("T", " ")
 
 
-def draft_contradiction(db: Database, draft: dict[str, Any] | str) -> dict[str, Any] | None:
+def draft_contradiction(db: Database, draft: Draft | str) -> dict[str, Any] | None:
     """None, or the later run that fails an approved draft's assertion, with its `line`
     ("approved at 08:00; run r-9 came back failing min_words at 18:00")."""
     if isinstance(draft, str):
@@ -88,6 +89,6 @@ def contradicted_draft_ids(db: Database, ids: list[str] | None = None) -> list[s
 
 
 def contradicted_drafts(db: Database, *, search: str | None = None, limit: int = 100,
-                        offset: int = 0) -> tuple[list[dict[str, Any]], int]:
+                        offset: int = 0) -> tuple[list[DraftRow], int]:
     """One page of the approved drafts a later run contradicts (list_drafts' shape), and how many."""
     return list_drafts(db, status=None, search=search, limit=limit, offset=offset, ids=contradicted_draft_ids(db))

@@ -32,6 +32,7 @@ from .assertions import (
     to_yaml,
     validate_assertions,
 )
+from .types import Draft, DraftRow
 
 DRAFT_STATUSES = ("pending", "approved", "rejected", "superseded")
 ORIGINS = ("bootstrap", "mismatch", "edit")
@@ -131,9 +132,9 @@ def _draft_row(row: dict[str, Any] | None) -> dict[str, Any] | None:
     return out
 
 
-def get_draft(db: Database, draft_id: str) -> dict[str, Any] | None:
+def get_draft(db: Database, draft_id: str) -> Draft | None:
     rows = list(db["manifest_drafts"].rows_where("id = ?", [draft_id]))
-    return _draft_row(rows[0] if rows else None)
+    return cast(Draft | None, _draft_row(rows[0] if rows else None))  # the table's columns and raw_yaml
 
 
 def draft_subject(draft_id: str) -> Callable[[Database], Subject]:
@@ -144,7 +145,7 @@ def draft_subject(draft_id: str) -> Callable[[Database], Subject]:
         if draft is None:
             raise InputError(f"draft {draft_id}: no such draft in this store (gatepost manifest drafts)")
         closed = None if draft["status"] == "pending" else f"draft {draft_id} is {draft['status']}, not pending"
-        return Subject("draft", draft_id, "draft", draft, closed=closed)
+        return Subject("draft", draft_id, "draft", dict(draft), closed=closed)
 
     return load
 
@@ -276,7 +277,7 @@ def _draft_where(status: str | None, search: str | None, skill: str | None,
 
 def list_drafts(db: Database, *, status: str | None = "pending", search: str | None = None,
                 skill: str | None = None, limit: int = 100, offset: int = 0,
-                ids: list[str] | None = None) -> tuple[list[dict[str, Any]], int]:
+                ids: list[str] | None = None) -> tuple[list[DraftRow], int]:
     """One page of drafts, newest first, and the total matching (only `ids` when given)."""
     where, params = _draft_where(status, search, skill, ids)
     total = db.execute(f"SELECT COUNT(*) FROM manifest_drafts{where}", params).fetchone()[0]
@@ -287,7 +288,7 @@ def list_drafts(db: Database, *, status: str | None = "pending", search: str | N
     rows = all_rows(cursor)
     for row in rows:  # the parsed assertions: what approval makes active, never the text as written
         row["assertions"] = json.loads(row["assertions"])
-    return rows, total
+    return cast(list[DraftRow], rows), total  # the columns selected are DraftRow's keys
 
 
 def draft_history(db: Database, draft_id: str) -> list[dict[str, Any]]:

@@ -33,6 +33,7 @@ from .aeon import diff as aeon_diff
 from .assertions import Result, check_skill_name, run_checks, word_count
 from .manifests import active_version, ensure_skill
 from .regressions import Transition, next_state
+from .types import SkillDetail, SkillRow
 
 RUN_STATUSES = ("ok", "error")
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:#/-]{0,119}$")
@@ -307,7 +308,7 @@ def _decode(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def list_skills(db: Database, *, state: str | None = None, search: str | None = None, limit: int = 100,
-                offset: int = 0) -> tuple[list[dict[str, Any]], int]:
+                offset: int = 0) -> tuple[list[SkillRow], int]:
     """One page of skills, most urgent first (skills never evaluated last), and the total matching."""
     where, params = _list_where(state, search)
     total = db.execute(f"SELECT COUNT(*) FROM skills s LEFT JOIN regression_states r ON r.skill = s.name{where}",
@@ -322,7 +323,7 @@ def list_skills(db: Database, *, state: str | None = None, search: str | None = 
     clause, values = one_of("s.name", page)
     sql = _LIST_SQL.format(not_evaluated=regressions.NOT_EVALUATED) + f" WHERE {clause}"
     found = {r["skill"]: _decode(r) for r in all_rows(db.execute(sql, values))}
-    return [found[name] for name in page], total
+    return [cast(SkillRow, found[name]) for name in page], total  # _LIST_SQL and _decode make SkillRow's keys
 
 
 def history(db: Database, skill: str, *, limit: int = 30) -> list[dict[str, Any]]:
@@ -410,7 +411,7 @@ def assertion_grid(db: Database, skill: str, *, runs: int = 12) -> dict[str, Any
     return {"evals": evals, "rows": rows}
 
 
-def skill_detail(db: Database, skill: str) -> dict[str, Any] | None:
+def skill_detail(db: Database, skill: str) -> SkillDetail | None:
     """Everything the Regressions detail shows about one skill."""
     if not db.execute("SELECT 1 FROM skills WHERE name = ?", [skill]).fetchone():
         return None
@@ -429,7 +430,7 @@ def skill_detail(db: Database, skill: str) -> dict[str, Any] | None:
         " AND kind IN ('regression.acknowledged', 'regression.mismatch') ORDER BY seq DESC LIMIT 10", [skill]))
     row["pending_drafts"] = [r[0] for r in db.execute(
         "SELECT id FROM manifest_drafts WHERE skill = ? AND status = 'pending' ORDER BY created_at", [skill])]
-    return row
+    return cast(SkillDetail, row)  # a SkillRow and the keys above
 
 
 def failing_messages(db: Database) -> dict[str, list[dict[str, Any]]]:

@@ -56,6 +56,7 @@ from .version import change_seq, data_version
 from .work import (
     CHANGE_WORDS,
     DONE_KINDS,
+    Assignment,
     assigned_ids,
     assignment_of,
     changes_since_seen,
@@ -64,6 +65,7 @@ from .work import (
 )
 
 __all__ = [
+    "Assignment",
     "Copy",
     "backup_store",
     "check_copy",

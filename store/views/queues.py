@@ -6,12 +6,11 @@ tells the console where the person stands ("12 of 40").
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from sqlite_utils import Database
 
 from gatepost.store.cases import DEFAULT_PROTOCOL, DESIGN_QUEUE, waiting_sql
-from gatepost.store.kernel import held_by_others
+from gatepost.store.kernel import Held, held_by_others
 from gatepost.store.skills import WORST_FIRST
 
 
@@ -50,7 +49,7 @@ QUEUES: dict[str, QueueSpec] = {
 @dataclass
 class QueueState:
     keys: list[str]  # the person's queue, in order, without items others hold
-    held: dict[str, dict[str, Any]]  # items others hold: {key: {"holder", "expires_at"}}
+    held: dict[str, Held]  # items others hold
     total: int  # everything waiting, held or not
 
     def position(self, key: str | None) -> int | None:

@@ -2,11 +2,21 @@
 the team's progress. Reads only; the acts (open an item, assign it) are in `flows`.
 """
 
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from sqlite_utils import Database
 
 from gatepost.store.kernel import now, one_of, one_row
+
+
+class Assignment(TypedDict):
+    """Who an item is assigned to, by whom, when (store time) and the event that said so."""
+
+    assignee: str
+    assigned_by: str | None
+    at: str
+    event_seq: int | None
+
 
 # An item's subject type -> whether it still waits for a person (SQL over its projection, one id bound)
 WAITING_SQL = {
@@ -66,10 +76,10 @@ def changes_since_seen(db: Database, person: str | None, subject_type: str, ids:
     return out
 
 
-def assignment_of(db: Database, subject_type: str, subject_id: str) -> dict[str, Any] | None:
+def assignment_of(db: Database, subject_type: str, subject_id: str) -> Assignment | None:
     """Who an item is assigned to, by whom and when, or None."""
-    return one_row(db.execute("SELECT assignee, assigned_by, at, event_seq FROM assignments WHERE subject_type = ?"
-                              " AND subject_id = ?", [subject_type, subject_id]))
+    return cast(Assignment | None, one_row(db.execute("SELECT assignee, assigned_by, at, event_seq FROM assignments WHERE subject_type = ?"
+                              " AND subject_id = ?", [subject_type, subject_id])))
 
 
 def assigned_ids(db: Database, person: str | None, subject_type: str) -> set[str]:
