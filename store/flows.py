@@ -14,6 +14,7 @@ The domains never import each other for these; the flows import the domains.
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -22,8 +23,7 @@ from sqlite_utils import Database
 
 from gatepost.store import cases, evaluation, loops, proposals, skills
 from gatepost.store.evaluation import (
-    Executor,
-    JudgeSettings,
+    RunSettings,
     Suite,
     guard_check,
     load_suite,
@@ -142,19 +142,13 @@ def evaluate_case(
     case_id: str,
     suite: Suite,
     *,
-    executor: Executor,
+    settings: RunSettings,
     producer: str,
     surface: list[str] | tuple[str, ...] = (),
     baseline_text: str = "",
     baseline_path: str | None = None,
-    judges: JudgeSettings | None = None,
-    pass_k: int = 1,
-    cache_dir: str | Path | None = None,
-    artifact_dir: str | Path | None = None,
     actor: str | None = None,
     at: str | None = None,
-    decision_rule: str | None = None,
-    alpha: float | None = None,
     ran_with: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Run candidate.evaluate for a case and record each result as evidence about its current revision.
@@ -165,7 +159,7 @@ def evaluate_case(
     candidate not below the baseline -> held, else regressed. A split the
     suite does not have records nothing (and says so).
 
-    "Better" depends on the decision rule (the argument, else the suite's
+    "Better" depends on the decision rule (the settings', else the suite's
     `decision_rule`): under `significant` (the default) a comparison counts
     only when the exact sign test decides it at alpha; when a tuning
     comparison is undecided no tuning_comparison is recorded (the case says
@@ -179,8 +173,8 @@ def evaluate_case(
     if not (producer or "").strip():
         raise InputError("--producer: expected the name of the run or person that produces this evidence")
     try:
-        rule, alpha = evaluation.check_rule(decision_rule or suite.decision_rule,
-                                            suite.alpha if alpha is None else alpha)
+        rule, alpha = evaluation.check_rule(settings.decision_rule or suite.decision_rule,
+                                            suite.alpha if settings.alpha is None else settings.alpha)
     except ValueError as exc:
         raise InputError(f"--{exc}") from None
     producer = producer.strip()
@@ -191,6 +185,7 @@ def evaluate_case(
     revision = case["current_revision"]
     content = _content_text(case.get("content"))
     path = case.get("candidate_path")
+    executor, settings = settings.executor, replace(settings, decision_rule=rule, alpha=alpha)
     report: dict[str, Any] = {"case_id": case_id, "revision": revision, "producer": producer, "evidence": [],
                               "runs": [], "skipped": [], "undecided": [], "decision_rule": rule, "alpha": alpha}
 
@@ -216,9 +211,8 @@ def evaluate_case(
 
     def run(split: str, purpose: str) -> dict[str, Any]:
         artifact = evaluation.evaluate(db, suite, candidate_text=content, candidate_path=path, baseline_text=baseline_text,
-                            baseline_path=baseline_path, executor=executor, judges=judges, pass_k=pass_k,
-                            split=split, cache_dir=cache_dir, artifact_dir=artifact_dir, actor=actor or producer,
-                            case_id=case_id, purpose=purpose, at=moment(), alpha=alpha)
+                            baseline_path=baseline_path, settings=settings, split=split, actor=actor or producer,
+                            case_id=case_id, purpose=purpose, at=moment())
         summary = {k: artifact[k] for k in ("run_id", "execution_pass_rate", "baseline_pass_rate", "delta",
                                             "verdict", "truth_anchor", "warnings")}
         summary["comparison"] = artifact["statistics"]["comparison"]

@@ -22,6 +22,7 @@ from gatepost.commands.suite import default_artifact_dir, judge_settings
 from gatepost.store.evaluation import (
     DECISION_RULES,
     MAX_REGRESSION,
+    RunSettings,
     load_suite,
     make_executor,
     read_skill,
@@ -106,15 +107,15 @@ def evaluate(ctx: click.Context, case_id: str, suite_file: str, executor_cmd: st
         loaded = load_suite(suite_file)
         base_path, base_text = read_skill(baseline_path, option="--baseline") if baseline_path else (None, "")
     executor = make_executor(executor_cmd, mock=mock)
-    settings = judge_settings(judge_command, mock)
+    judges = judge_settings(judge_command, mock)
     total = None if cache_dir else 4 * len(loaded.tasks_in("tuning")) + 2 * len(loaded.tasks_in("heldout"))
     with output.Progress(f"case evaluate {output.field(case_id)}", total, quiet=quiet) as progress:
         # ReportingExecutor wraps the executor and passes every call through (it is an evaluation.Executor)
-        report = evaluate_case(db, case_id, loaded, executor=ReportingExecutor(executor, progress),
-                               producer=producer, surface=list(surface), baseline_text=base_text,
-                               baseline_path=base_path, judges=settings, pass_k=pass_k, cache_dir=cache_dir,
-                               artifact_dir=default_artifact_dir(ctx), actor=who,
-                               decision_rule=decision_rule, alpha=alpha, ran_with=ran_with)
+        settings = RunSettings(executor=ReportingExecutor(executor, progress), judges=judges, pass_k=pass_k,
+                               cache_dir=cache_dir, artifact_dir=default_artifact_dir(ctx),
+                               decision_rule=decision_rule, alpha=alpha)
+        report = evaluate_case(db, case_id, loaded, settings=settings, producer=producer, surface=list(surface),
+                               baseline_text=base_text, baseline_path=base_path, actor=who, ran_with=ran_with)
     if registered is not None:
         report["loop"], report["overridden"] = registered["loop"], registered["overridden"]
     if executor.mock:

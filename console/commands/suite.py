@@ -32,6 +32,7 @@ from gatepost.store.evaluation import (
     FOREIGN_FORMATS,
     SPLIT_CHOICES,
     JudgeSettings,
+    RunSettings,
     baseline_skill,
     candidate_skill,
     detect_format,
@@ -201,7 +202,7 @@ def suite_run(ctx: click.Context, suite_file: str, skill_path: str | None, ranki
                          "mode), not both")
     loaded = load_suite(suite_file)
     executor = make_executor(executor_cmd, mock=mock)
-    settings = judge_settings(judge_command, mock)
+    judges = judge_settings(judge_command, mock)
     fields = None
     if ranking_file is not None:
         assert candidate_id is not None
@@ -236,9 +237,11 @@ def suite_run(ctx: click.Context, suite_file: str, skill_path: str | None, ranki
     with output.Progress("suite run", total, quiet=quiet) as progress:
         # ReportingExecutor wraps the executor and passes every call through (it is an evaluation.Executor)
         artifact = evaluate(db, loaded, candidate_text=cand_text, candidate_path=cand_path, baseline_text=base_text,
-                            baseline_path=base_path, executor=ReportingExecutor(executor, progress), judges=settings,
-                            pass_k=pass_k, split=split, cache_dir=cache_dir, output=out_file, actor=person(as_name),
-                            artifact_dir=default_artifact_dir(ctx), every_attempt=every_attempt, fields=fields)
+                            baseline_path=base_path,
+                            settings=RunSettings(executor=ReportingExecutor(executor, progress), judges=judges,
+                                                 pass_k=pass_k, every_attempt=every_attempt, cache_dir=cache_dir,
+                                                 artifact_dir=default_artifact_dir(ctx)),
+                            split=split, output=out_file, actor=person(as_name), fields=fields)
     if as_json:
         echo_json(artifact)
     else:

@@ -461,7 +461,7 @@ def _decider_rule(doing: str, evaluated: list[Evaluation]) -> Callable[[Database
         if subject.row["status"] != "open":
             return  # the open rule says why; the evaluation below is for an open case only
         rows = _records(db, subject.id)
-        evaluation = protocol_for(subject.row["protocol"]).evaluate(case_state(db, subject.row, rows=rows))
+        evaluation = protocol_for(subject.row["protocol"]).evaluate(case_state(subject.row, rows))
         evaluated.append(evaluation)
         counting = {item["record"].id for item in evaluation.records() if item["status"] == "counting"}
         for row in rows:

@@ -70,13 +70,12 @@ def _decisions(db: Database, case_id: str) -> list[dict[str, Any]]:
     return all_rows(db.execute("SELECT * FROM decisions WHERE case_id = ? ORDER BY id", [case_id]))
 
 
-def case_state(db: Database, case: dict[str, Any], authority: set[str] | None = None,
-               rows: list[dict[str, Any]] | None = None) -> State:
-    """The interpreter's view of a case: revisions, evidence records, independence, authority (`rows`: the
-    case's evidence rows when the caller has read them already)."""
+def case_state(case: dict[str, Any], rows: list[dict[str, Any]], authority: set[str] | None = None) -> State:
+    """The interpreter's view of a case: revisions, its evidence rows (`_records`) as records, independence,
+    authority."""
     records = [Record(id=str(r["id"]), kind=r["kind"], result=r["result"], artifact=r["artifact"],
                       revision=r["about"], producer=r["producer"], observed_at=r["observed_at"], order=r["id"])
-               for r in (_records(db, case["id"]) if rows is None else rows) if not is_mock(r)]
+               for r in rows if not is_mock(r)]
     return State(revisions=_revisions(case), records=records, independent=case["independent"],
                  authority=set(authority or ()))
 
@@ -91,7 +90,7 @@ MOCK_WHY = "mock: from a mock executor; stored and shown, never establishes a cl
 
 
 def _evaluate(db: Database, case: dict[str, Any], authority: set[str] | None = None) -> Evaluation:
-    return protocol_for(case["protocol"]).evaluate(case_state(db, case, authority))
+    return protocol_for(case["protocol"]).evaluate(case_state(case, _records(db, case["id"]), authority))
 
 
 def _distinct_records(db: Database, case_id: str) -> list[Record]:
@@ -172,17 +171,17 @@ def _made_seq(db: Database, case: dict[str, Any]) -> int | None:
     return row[0] if row else None
 
 
-def staleness(db: Database, case: dict[str, Any] | str, applied: list[dict[str, Any]] | None = None) -> str | None:
-    """Why a case's candidate does not rest on the current content of its path (None if it does; `applied`:
-    where it landed, when the caller has read it already).
+def staleness(db: Database, case: dict[str, Any]) -> str | None:
+    """Why a case's candidate (`get_case`) does not rest on the current content of its path (None if it does).
 
     A stale candidate cannot be kept until rebased (a new revision made on the current content):
     keeping it would silently undo what was kept and applied since.
     """
-    if isinstance(case, str):
-        case = get_case(db, case)
-    if applied is None:
-        applied = loops.applications_of(db, "case", case["id"])
+    return _stale(db, case, loops.applications_of(db, "case", case["id"]))
+
+
+def _stale(db: Database, case: dict[str, Any], applied: list[dict[str, Any]]) -> str | None:
+    """staleness, given where the case landed (`loops.applications_of`)."""
     if applied:
         return None  # it landed: it is (or was) the current content, not a change waiting on a base
     return loops.base_status(db, case["candidate_path"], case["basis"].get("baseline"), _made_seq(db, case))
@@ -219,17 +218,22 @@ def kept_not_landed_count(db: Database) -> int:
     return int(db.execute(f"SELECT COUNT(*) FROM cases WHERE {KEPT_NOT_LANDED}").fetchone()[0])
 
 
-def case_contradiction(db: Database, case: dict[str, Any] | str, *, cutoff: int | None = None,
-                       what: str | None = None, what_at: str | None = None,
-                       rows: list[dict[str, Any]] | None = None) -> Contradiction | None:
+def case_contradiction(db: Database, case_id: str, *, cutoff: int | None = None, what: str | None = None,
+                       what_at: str | None = None) -> Contradiction | None:
     """Whether later evidence contradicts the case's decision (or what was decided at `cutoff`, a store seq).
 
     None, or what changed and the line "kept at 08:00; held-out came back regressed at 18:00"
-    (see contradicted.py); evaluated only when evidence came after the cutoff. `rows`: the case's evidence
-    rows, when the caller has read them already.
+    (see contradicted.py); evaluated only when evidence came after the cutoff.
     """
-    if isinstance(case, str):
-        case = get_case(db, case)
+    return _contradicted(db, get_case(db, case_id), lambda: _records(db, case_id), cutoff=cutoff, what=what,
+                         what_at=what_at)
+
+
+def _contradicted(db: Database, case: dict[str, Any], read_rows: Callable[[], list[dict[str, Any]]], *,
+                  cutoff: int | None = None, what: str | None = None, what_at: str | None = None
+                  ) -> Contradiction | None:
+    """case_contradiction of a case read (`get_case`); `read_rows` gives its evidence rows (`_records`), read
+    only when evidence came after the cutoff."""
     if cutoff is None:
         last = _contradiction.last_decision(db, case["id"]) if case["status"] != "open" else None
         if last is None:
@@ -237,8 +241,9 @@ def case_contradiction(db: Database, case: dict[str, Any] | str, *, cutoff: int 
         what, cutoff = last  # read once, for both steps
     if not _contradiction.later_evidence(db, case["id"], cutoff):
         return None
-    seqs = {int(r["id"]): r["event_seq"] for r in rows} if rows is not None else None
-    return _contradiction.describe(db, case, protocol_for(case["protocol"]), case_state(db, case, rows=rows),
+    rows = read_rows()
+    seqs = {int(r["id"]): r["event_seq"] for r in rows}
+    return _contradiction.describe(db, case, protocol_for(case["protocol"]), case_state(case, rows),
                                    cutoff=cutoff, what=what, what_at=what_at, seqs=seqs)
 
 

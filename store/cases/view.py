@@ -26,14 +26,14 @@ from gatepost.store.protocol import (
 from .derived import (
     KEPT_NOT_LANDED,
     MOCK_WHY,
+    _contradicted,
     _decisions,
     _records,
-    case_contradiction,
+    _stale,
     case_state,
     contradicted_case_ids,
     get_case,
     is_mock,
-    staleness,
     undecided_notes,
 )
 from .design_review import waiting_on_design_review
@@ -73,7 +73,7 @@ def case_view(db: Database, case_id: str, *, actor: str | None = None) -> CaseVi
     authority = set(capabilities_of(db, actor)) if actor else set()  # the whole actor took 7 reads
     protocol = protocol_for(case["protocol"])
     evidence_rows = _records(db, case_id)  # read once: for the interpreter and for the list shown
-    evaluation = protocol.evaluate(case_state(db, case, authority, evidence_rows))
+    evaluation = protocol.evaluate(case_state(case, evidence_rows, authority))
     actions = evaluation.actions()
     outcomes = evaluation.outcomes()
     decisions = _decisions(db, case_id)
@@ -106,7 +106,7 @@ def case_view(db: Database, case_id: str, *, actor: str | None = None) -> CaseVi
             if evaluation.claims[name] == "UNKNOWN" and kind in why:
                 explanations[name] = f"{why}; the evaluation settled nothing: {note}"
     applied = loops.applications_of(db, "case", case_id)
-    stale = staleness(db, case, applied)
+    stale = _stale(db, case, applied)
     path = case["candidate_path"]
     link = loops.loop_case(db, case_id)
     return {
@@ -142,7 +142,7 @@ def case_view(db: Database, case_id: str, *, actor: str | None = None) -> CaseVi
         "base": {"path": path, "made_on": case["basis"].get("baseline"),
                  "current": loops.current_hash(db, path) if path else None, "stale": bool(stale), "why": stale},
         "applied": applied,
-        "contradicted": case_contradiction(db, case, rows=evidence_rows),
+        "contradicted": _contradicted(db, case, lambda: evidence_rows),
     }
 
 

@@ -19,7 +19,7 @@ import yaml
 from sqlite_utils import Database
 
 from gatepost.store import cases, flows, loops
-from gatepost.store.evaluation import Attempt, Suite, parse_suite
+from gatepost.store.evaluation import Attempt, RunSettings, Suite, parse_suite
 
 from .suites import BASE
 
@@ -88,9 +88,10 @@ def _at(moment: datetime) -> str:
 def _evaluate(db: Database, case_id: str, suite: Suite, loop: dict[str, Any], moment: datetime) -> None:
     """What `gatepost case evaluate ID --producer run-53` does with a loop's case: the loop's settings."""
     current = loops.current_of(db, PATH)
-    flows.evaluate_case(db, case_id, suite, executor=DemoExecutor(), producer=loop["evaluators"][0],
-                        surface=loop["surface"], baseline_text=current["content"] if current else "",
-                        baseline_path=f"{PATH}@current", actor=loop["evaluators"][0], at=_at(moment))
+    flows.evaluate_case(db, case_id, suite, settings=RunSettings(executor=DemoExecutor()),
+                        producer=loop["evaluators"][0], surface=loop["surface"],
+                        baseline_text=current["content"] if current else "", baseline_path=f"{PATH}@current",
+                        actor=loop["evaluators"][0], at=_at(moment))
 
 
 def populate(db: Database, rng: random.Random, person: str) -> str:
@@ -148,7 +149,7 @@ def populate(db: Database, rng: random.Random, person: str) -> str:
     clock += timedelta(minutes=5)
     view = cases.case_view(db, fourth["case_id"], actor="ana")
     kept = 0
-    if view["outcomes"]["kept"]["allowed"] and not cases.staleness(db, fourth["case_id"]):
+    if view["outcomes"]["kept"]["allowed"] and not cases.staleness(db, cases.get_case(db, fourth["case_id"])):
         flows.decide(db, fourth["case_id"], "kept", actor="ana", note="Links help; land it before the other.",
                      based_on_seq=view["last_seq"], at=_at(clock))
         kept = 1

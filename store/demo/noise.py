@@ -19,7 +19,7 @@ import yaml
 from sqlite_utils import Database
 
 from gatepost.store import cases
-from gatepost.store.evaluation import MockExecutor, Suite, evaluate, parse_suite
+from gatepost.store.evaluation import MockExecutor, RunSettings, Suite, evaluate, parse_suite
 from gatepost.store.flows import evaluate_case
 
 ORDER = 40
@@ -86,15 +86,15 @@ def populate(db: Database, rng: random.Random, person: str) -> str:
     for case_id, title, skill, suite, content, base, rule in plan:
         when = at()
         _case(db, case_id, title, skill, content, when)
-        evaluate_case(db, case_id, suite, executor=mock, producer="run-53", surface=["skills/*"],
-                      baseline_text=base, baseline_path=f"skills/{skill}/SKILL.md@v1", at=when,
-                      decision_rule=rule)
+        evaluate_case(db, case_id, suite, settings=RunSettings(executor=mock, decision_rule=rule), producer="run-53",
+                      surface=["skills/*"], baseline_text=base, baseline_path=f"skills/{skill}/SKILL.md@v1",
+                      at=when)
     # then the nightly runs (the newest): a small delta on 7 tasks, a large one on 12 (pass@3, every attempt)
     for _ in range(2):
         evaluate(db, noisy, candidate_text=noisy_cand, candidate_path="skills/ops-policy/SKILL.md@v2",
-                 baseline_text=noisy_base, baseline_path="skills/ops-policy/SKILL.md@v1", executor=mock,
-                 actor="ci-nightly", at=at())
+                 baseline_text=noisy_base, baseline_path="skills/ops-policy/SKILL.md@v1",
+                 settings=RunSettings(executor=mock), actor="ci-nightly", at=at())
         evaluate(db, decided, candidate_text=decided_cand, candidate_path="skills/oncall-policy/SKILL.md@v2",
-                 baseline_text=decided_base, baseline_path="skills/oncall-policy/SKILL.md@v1", executor=mock,
-                 pass_k=3, every_attempt=True, actor="ci-nightly", at=at())
+                 baseline_text=decided_base, baseline_path="skills/oncall-policy/SKILL.md@v1",
+                 settings=RunSettings(executor=mock, pass_k=3, every_attempt=True), actor="ci-nightly", at=at())
     return "2 noise suites (a delta inside the noise, a decided one, flaky tasks), 3 cases weighed"

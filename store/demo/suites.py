@@ -21,6 +21,7 @@ from gatepost.store import cases
 from gatepost.store.evaluation import (
     JudgeSettings,
     MockExecutor,
+    RunSettings,
     Suite,
     evaluate,
     parse_suite,
@@ -168,11 +169,10 @@ def _populate_runs(db: Database, rng: random.Random) -> int:
     for skill, cand, base, split, pass_k, judged in plan:
         clock += timedelta(hours=rng.randint(2, 9), minutes=rng.randint(0, 59))
         evaluate(db, suites[skill], candidate_text=_skill_text(skill, cand),
-                 candidate_path=f"skills/{skill}/SKILL.md@{cand}",
-                 baseline_text=_skill_text(skill, base),
+                 candidate_path=f"skills/{skill}/SKILL.md@{cand}", baseline_text=_skill_text(skill, base),
                  baseline_path=f"skills/{skill}/SKILL.md@{base}" if base else None,
-                 executor=mock, judges=JudgeSettings(mock=judged), pass_k=pass_k, split=split,
-                 actor=rng.choice(producers), at=clock.strftime("%Y-%m-%dT%H:%M:%S.000000Z"))
+                 settings=RunSettings(executor=mock, judges=JudgeSettings(mock=judged), pass_k=pass_k),
+                 split=split, actor=rng.choice(producers), at=clock.strftime("%Y-%m-%dT%H:%M:%S.000000Z"))
     return len(plan)
 
 
@@ -396,9 +396,9 @@ def _populate_case_evaluations(db: Database, rng: random.Random) -> int:
         # these suites are too small for the default rule to decide anything (the noise part shows that); under
         # the strict rule, a visible choice the case names, each result the evaluator records is shown (mock
         # evidence never counts under either rule)
-        evaluate_case(db, case_id, suites[skill], executor=MockExecutor(), producer="run-53",
-                      surface=["skills/*"], baseline_text=_skill_text(skill, base),
-                      baseline_path=f"skills/{skill}/SKILL.md@{base}", at=at, decision_rule="strict")
+        evaluate_case(db, case_id, suites[skill], settings=RunSettings(executor=MockExecutor(), decision_rule="strict"),
+                      producer="run-53", surface=["skills/*"], baseline_text=_skill_text(skill, base),
+                      baseline_path=f"skills/{skill}/SKILL.md@{base}", at=at)
     return len(CASE_EVALUATIONS)
 
 

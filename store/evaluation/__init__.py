@@ -76,6 +76,7 @@ from .runner import (
     SPLIT_CHOICES,
     WEAK_BASELINE,
     Executor,
+    RunSettings,
     content_hash,
     evaluate,
     pass_rate,
@@ -155,6 +156,7 @@ from .task_pages import (
 from .types import RunDetail, RunRow
 
 __all__ = [
+    "RunSettings",
     "RunDetail",
     "RunRow",
     "artifact_digest",

@@ -11,6 +11,7 @@ import hashlib
 import hmac
 import json
 import os
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol
@@ -44,6 +45,22 @@ class Executor(Protocol):
     def identity(self) -> str: ...
 
     def run(self, task_id: str, prompt: str, skill: str, *, timeout: float, attempt: int = 1) -> Attempt: ...
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """How an evaluation runs, the same for every run it makes: from the CLI (suite run, case evaluate) or a
+    loop's registry through flows.evaluate_case to `evaluate`. What is evaluated (the candidate, its baseline,
+    the split) and who records it are the runs' own arguments."""
+
+    executor: Executor
+    judges: JudgeSettings | None = None  # None: the default judges (mock ones for a mock executor)
+    pass_k: int = 1  # attempts per task; a task passes when any of them passes
+    every_attempt: bool = False  # run all k attempts even after a pass, so pass^k can be measured
+    cache_dir: str | Path | None = None  # where baselines are cached (None: not cached)
+    artifact_dir: str | Path | None = None  # where each run's artifact is written (None: not written)
+    decision_rule: str | None = None  # significant or strict (None: the suite's); evaluate_case's comparisons
+    alpha: float | None = None  # the level of the significant rule (None: the suite's)
 
 
 def content_hash(text: str) -> str:
@@ -156,22 +173,16 @@ def evaluate(
     suite: Suite,
     *,
     candidate_text: str,
-    executor: Executor,
+    settings: RunSettings,
     candidate_path: str | None = None,
     baseline_text: str = "",
     baseline_path: str | None = None,
-    judges: JudgeSettings | None = None,
-    pass_k: int = 1,
     split: str = "all",
-    cache_dir: str | Path | None = None,
     output: str | Path | None = None,
-    artifact_dir: str | Path | None = None,
     actor: str | None = None,
     case_id: str | None = None,
     purpose: str = "standalone",
     at: str | None = None,
-    every_attempt: bool = False,
-    alpha: float | None = None,
     fields: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Run the suite for a candidate and its baseline, store the run, return the artifact (with run_id).
@@ -182,8 +193,10 @@ def evaluate(
     The artifact is written to `output`, else to `artifact_dir/<run_id>.json`, else not written
     (truth_anchor null); it is stored with the run either way. Its `statistics` say how much the
     numbers mean (intervals, the paired delta, pass^k, flaky tasks: docs/statistics.md);
-    `every_attempt` runs all k attempts even after a pass, so pass^k can be measured.
+    `settings.every_attempt` runs all k attempts even after a pass, so pass^k can be measured.
     """
+    executor, judges, pass_k, every_attempt = settings.executor, settings.judges, settings.pass_k, settings.every_attempt
+    cache_dir, artifact_dir, alpha = settings.cache_dir, settings.artifact_dir, settings.alpha
     if split not in SPLIT_CHOICES:
         raise InputError(f"--split: expected one of {', '.join(SPLIT_CHOICES)}, got {split!r}")
     if not isinstance(pass_k, int) or pass_k < 1:
@@ -193,17 +206,17 @@ def evaluate(
         raise InputError(f"{suite.path.name}: no {split} tasks in this suite (use --split all or another split)")
     if output is not None:
         _check_writable(Path(output))  # before the runs, not after them
-    settings = judges or JudgeSettings(mock=executor.mock)
+    judging = judges or JudgeSettings(mock=executor.mock)
     started = at or now_iso()
     now = datetime.fromisoformat(started.replace("Z", "+00:00")) if at else clock_now()
     warnings: list[str] = []
     candidate_hash, baseline_hash = content_hash(candidate_text), content_hash(baseline_text)
 
-    candidate = run_side(suite, tasks, candidate_text, executor, settings, pass_k, every_attempt)
+    candidate = run_side(suite, tasks, candidate_text, executor, judging, pass_k, every_attempt)
     cache_info: dict[str, Any] = {"used": False}
     baseline = None
     if cache_dir is not None:
-        key = _cache_key(suite, baseline_hash, executor, settings, split, pass_k, every_attempt)
+        key = _cache_key(suite, baseline_hash, executor, judging, split, pass_k, every_attempt)
         cache_path = Path(cache_dir) / f"baseline-{key[:32]}.json"
         secret = baseline_cache_key(db)
         entry = _cache_read(cache_path, key, secret, now, warnings)
@@ -211,7 +224,7 @@ def evaluate(
             baseline = entry["results"]
             cache_info = {"used": True, "hit": True, "path": str(cache_path.resolve()), "created_at": entry["created_at"]}
         else:
-            baseline = run_side(suite, tasks, baseline_text, executor, settings, pass_k, every_attempt)
+            baseline = run_side(suite, tasks, baseline_text, executor, judging, pass_k, every_attempt)
             try:
                 _cache_write(cache_path, key, secret, {"created_at": started, "suite_id": suite.id,
                                                "baseline_sha256": baseline_hash, "executor": executor.identity,
@@ -220,7 +233,7 @@ def evaluate(
             except OSError as exc:
                 warnings.append(f"baseline cache not written ({exc.strerror or exc})")
     if baseline is None:
-        baseline = run_side(suite, tasks, baseline_text, executor, settings, pass_k, every_attempt)
+        baseline = run_side(suite, tasks, baseline_text, executor, judging, pass_k, every_attempt)
 
     execution_rate, baseline_rate = pass_rate(candidate), pass_rate(baseline)
     delta = round(execution_rate - baseline_rate, 4)
@@ -295,5 +308,5 @@ def _check_writable(path: Path) -> None:
 
 
 
-__all__ = ["CACHE_FORMAT", "CACHE_TTL", "SPLIT_CHOICES", "WEAK_BASELINE", "Executor", "content_hash", "evaluate",
+__all__ = ["CACHE_FORMAT", "CACHE_TTL", "SPLIT_CHOICES", "WEAK_BASELINE", "Executor", "RunSettings", "content_hash", "evaluate",
            "pass_rate", "read_skill", "run_side"]

@@ -21,14 +21,9 @@ def _acceptance(db: Database, pid: str) -> tuple[int, str] | None:
     return (int(row[0]), row[1]) if row else None
 
 
-def proposal_contradiction(db: Database, proposal: dict[str, Any] | str) -> cases.Contradiction | None:
-    """None, or what contradicts an accepted proposal now, with its `line`
+def proposal_contradiction(db: Database, proposal: dict[str, Any]) -> cases.Contradiction | None:
+    """None, or what contradicts an accepted proposal (its id, status and case_id) now, with its `line`
     ("accepted at 08:00; held-out came back regressed at 18:00")."""
-    if isinstance(proposal, str):
-        row = db.execute("SELECT id, status, case_id FROM proposals WHERE id = ?", [proposal]).fetchone()
-        if row is None:
-            return None
-        proposal = {"id": row[0], "status": row[1], "case_id": row[2]}
     if proposal.get("status") != "accepted":
         return None
     accepted = _acceptance(db, proposal["id"])

@@ -334,7 +334,7 @@ def staleness(db: Database, pid: str) -> str | None:
         raise InputError(f"proposal {pid}: no such proposal (gatepost proposal list)")
     path, before, case_id, _created = row
     if case_id:
-        return cases.staleness(db, case_id)
+        return cases.staleness(db, cases.get_case(db, case_id))
     if not path:
         return None
     made = db.execute("SELECT MIN(seq) FROM events WHERE subject_type = 'proposal' AND subject_id = ?",

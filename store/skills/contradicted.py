@@ -30,14 +30,9 @@ def _clock(at: str | None, other: str | None) -> str:
     return at[11:16] if other and other[:10] == at[:10] else at[:16].replace("T", " ")
 
 
-def draft_contradiction(db: Database, draft: Draft | str) -> dict[str, Any] | None:
+def draft_contradiction(db: Database, draft: Draft) -> dict[str, Any] | None:
     """None, or the later run that fails an approved draft's assertion, with its `line`
     ("approved at 08:00; run r-9 came back failing min_words at 18:00")."""
-    if isinstance(draft, str):
-        found = get_draft(db, draft)
-        if found is None:
-            return None
-        draft = found
     if draft.get("status") != "approved":
         return None
     approval = db.execute("SELECT seq, at FROM events WHERE subject_type = 'draft' AND subject_id = ? AND"
@@ -85,7 +80,7 @@ def contradicted_draft_ids(db: Database, ids: list[str] | None = None) -> list[s
         clause, params = one_of("d.id", ids)
         sql += f" AND {clause}"
     return [r[0] for r in db.execute(sql + " ORDER BY d.id", params).fetchall()
-            if draft_contradiction(db, r[0]) is not None]
+            if (draft := get_draft(db, r[0])) is not None and draft_contradiction(db, draft) is not None]
 
 
 def contradicted_drafts(db: Database, *, search: str | None = None, limit: int = 100,

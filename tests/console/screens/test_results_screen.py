@@ -7,7 +7,13 @@ import pytest
 from textual.widgets import Static
 
 from gatepost.app import GatepostApp
-from gatepost.store.evaluation import CommandExecutor, MockExecutor, evaluate, load_suite
+from gatepost.store.evaluation import (
+    CommandExecutor,
+    MockExecutor,
+    RunSettings,
+    evaluate,
+    load_suite,
+)
 from gatepost.store.kernel import add_actor, open_store
 from gatepost.widgets.paged_list import PagedList
 from tests.console_helpers import settle
@@ -28,12 +34,11 @@ def template(tmp_path_factory):
     ], skill_id="tiers-skill"))
     follow = CommandExecutor(executor("follow"))
     runs = {
-        "good": evaluate(db, suite, candidate_text="alpha\n[bold]bravo[/bold]\n\x1b[31mred\x1b[0m",
-                         baseline_text="alpha", executor=follow, split="tuning",
-                         at="2026-11-20T09:00:00.000000Z")["run_id"],
-        "bad": evaluate(db, suite, candidate_text="", baseline_text="alpha golf", executor=follow,
+        "good": evaluate(db, suite, candidate_text="alpha\n[bold]bravo[/bold]\n\x1b[31mred\x1b[0m", baseline_text="alpha",
+                         settings=RunSettings(executor=follow), split="tuning", at="2026-11-20T09:00:00.000000Z")["run_id"],
+        "bad": evaluate(db, suite, candidate_text="", baseline_text="alpha golf", settings=RunSettings(executor=follow),
                         at="2026-11-21T09:00:00.000000Z")["run_id"],
-        "mock": evaluate(db, suite, candidate_text="golf", executor=MockExecutor(), split="heldout",
+        "mock": evaluate(db, suite, candidate_text="golf", settings=RunSettings(executor=MockExecutor()), split="heldout",
                          at="2026-11-22T09:00:00.000000Z")["run_id"],
     }
     db.close()
@@ -142,7 +147,7 @@ async def test_the_runs_of_a_case_evaluation_lead_to_the_case(db, store_path, tm
                      "independent": {"different_agent_run": ["run-52"]}}, actor="ana")
     suite = load_suite(write_suite(tmp_path / "s", [contains_task("t", "which word?", ["alpha"]),
                                                     contains_task("h", "which word?", ["alpha"], split="heldout")]))
-    report = evaluate_case(db, "case-0300", suite, executor=MockExecutor(), producer="run-52",
+    report = evaluate_case(db, "case-0300", suite, settings=RunSettings(executor=MockExecutor()), producer="run-52",
                            surface=["skills/*"])
     assert [r["purpose"] for r in report["runs"]] == ["tuning-1", "tuning-2", "heldout"]
     app = GatepostApp(store_path, person="ana")
@@ -158,7 +163,7 @@ async def test_the_runs_of_a_case_evaluation_lead_to_the_case(db, store_path, tm
 
 async def test_a_huge_output_is_shown_in_part_and_says_so(db, store_path, tmp_path: Path):
     suite = load_suite(write_suite(tmp_path / "s", [contains_task("big", "say a lot", ["never"], timeout_seconds=20)]))
-    artifact = evaluate(db, suite, candidate_text="x", executor=CommandExecutor(executor("huge")))
+    artifact = evaluate(db, suite, candidate_text="x", settings=RunSettings(executor=CommandExecutor(executor("huge"))))
     assert "truncated" in artifact["candidate_results"][0]["reason"]
     app = GatepostApp(store_path, person="ana")
     async with app.run_test(size=(180, 50)) as pilot:

@@ -2,6 +2,7 @@
 
 import pytest
 
+from gatepost.store.evaluation import RunSettings
 from gatepost.store.kernel import add_actor
 from gatepost.store.skills import (
     assertion_changes,
@@ -129,7 +130,8 @@ def _evaluate(db, suite, candidate: str, day: int):
     from tests.evaluator_helpers import executor
 
     return evaluate(db, suite, candidate_text=candidate, baseline_text="alpha", split="all",
-                    executor=CommandExecutor(executor("follow")), at=f"2026-11-{day:02d}T09:00:00.000000Z")["run_id"]
+                    settings=RunSettings(executor=CommandExecutor(executor("follow"))),
+                    at=f"2026-11-{day:02d}T09:00:00.000000Z")["run_id"]
 
 
 def test_tasks_that_changed_since_the_previous_run_lead_the_table(db, tmp_path):
@@ -165,8 +167,8 @@ def test_pass_at_k_attempts_collapse_into_counts_and_expand(db, tmp_path, monkey
     suite = load_suite(write_suite(tmp_path / "s", [contains_task("t", "the word?", ["alpha"],
                                                                   timeout_seconds=0.5)]))
     command = f"{sys.executable} {FIXTURES / 'sequence.py'} hang,exit3,wrong,right"
-    run_id = evaluate(db, suite, candidate_text="alpha", baseline_text="nothing", executor=CommandExecutor(command),
-                      pass_k=4)["run_id"]
+    run_id = evaluate(db, suite, candidate_text="alpha", baseline_text="nothing",
+                      settings=RunSettings(executor=CommandExecutor(command), pass_k=4))["run_id"]
     [row] = run_tasks(db, run_id)
     assert row["candidate"]["attempts_line"] == "4 attempts: 1 pass, 1 timeout, 1 exit 3, 1 fail"
     assert row["candidate"]["outcomes"] == {"pass": 1, "timeout": 1, "exit 3": 1, "fail": 1}

@@ -90,10 +90,10 @@ def test_an_accepted_case_proposal_is_contradicted_by_evidence_after_its_accepta
     cases.add_evidence(people, "c-1", kind="tuning_comparison", result="reproduced", actor="run-52")
     with freeze("2026-12-01T08:00:00Z"):
         proposals.mark_proposal(people, "case:c-1", "accepted", actor="ana", note="looks right")
-    assert proposals.proposal_contradiction(people, "case:c-1") is None  # it was accepted on that evidence
+    assert proposals.get_proposal(people, "case:c-1")["contradicted"] is None  # it was accepted on that evidence
     with freeze("2026-12-01T18:00:00Z"):
         cases.add_evidence(people, "c-1", kind="tuning_comparison", result="not_better", actor="run-52")
-    found = proposals.proposal_contradiction(people, "case:c-1")
+    found = proposals.get_proposal(people, "case:c-1")["contradicted"]
     assert found["line"] == "accepted at 2026-12-01 08:00; tuning came back not_better at 18:00"
     assert proposals.contradicted_proposal_ids(people) == ["case:c-1"]
     assert [r["id"] for r in proposals.list_proposals(people, status="contradicted")[0]] == ["case:c-1"]
@@ -105,11 +105,11 @@ def test_an_accepted_proposal_whose_gate_later_fails_is_contradicted(people):
     with freeze(at):
         pid = gate_proposal(people, passing, dict(SAMPLE_DATA), actor="ci-nightly")["proposal_id"]
         proposals.mark_proposal(people, pid, "accepted", actor="ana", note="gate passed")
-    assert proposals.proposal_contradiction(people, pid) is None
+    assert proposals.get_proposal(people, pid)["contradicted"] is None
     failing = GateConfig(enabled=True, command=scorer("reject"), timeout_secs=5, targets=["procedures"])
     with freeze("2026-12-01T18:00:00Z"):
         gate_proposal(people, failing, dict(SAMPLE_DATA), actor="ci-nightly")
-    found = proposals.proposal_contradiction(people, pid)
+    found = proposals.get_proposal(people, pid)["contradicted"]
     assert found["line"] == "accepted at 2026-12-01 08:00; the gate came back failed at 18:00"
     assert proposals.contradicted_proposal_ids(people) == [pid]  # the list's one-query filter keeps it
 
@@ -126,11 +126,11 @@ def test_an_approved_draft_is_contradicted_by_a_later_run_failing_what_its_sampl
         skills.approve_draft(people, draft["id"], actor="bruno")
     with freeze("2026-12-01T09:00:00Z"):
         skills.record_run(people, "digest", _doc(120), actor="run-52")  # passes: nothing contradicted
-    assert skills.draft_contradiction(people, draft["id"]) is None
+    assert skills.draft_contradiction(people, skills.get_draft(people, draft["id"])) is None
     with freeze("2026-12-01T18:00:00Z"):
         skills.record_run(people, "digest", "## Summary\nshort", actor="run-52", run_id="r-short")
         skills.record_run(people, "digest", "broken", actor="run-52", status="error")  # errors never count
-    found = skills.draft_contradiction(people, draft["id"])
+    found = skills.draft_contradiction(people, skills.get_draft(people, draft["id"]))
     assert found["line"] == "approved at 2026-12-01 08:00; run r-short came back failing min_words at 18:00"
     assert skills.contradicted_draft_ids(people) == [draft["id"]]
     assert [d["id"] for d in skills.contradicted_drafts(people)[0]] == [draft["id"]]

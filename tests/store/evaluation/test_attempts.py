@@ -1,6 +1,6 @@
 """Repeated attempts (pass@k) collapse into one line counting each distinct outcome."""
 
-from gatepost.store.evaluation import attempts_line, outcome, outcome_counts
+from gatepost.store.evaluation import RunSettings, attempts_line, outcome, outcome_counts
 from tests.console_helpers import settle
 
 
@@ -41,8 +41,8 @@ async def test_results_collapse_attempts_into_one_row_and_enter_expands_them(db,
     suite = load_suite(write_suite(tmp_path / "s", [contains_task("flaky", "the word?", ["alpha"]),
                                                     contains_task("steady", "the other word?", ["alpha"])]))
     command = f"{sys.executable} {FIXTURES / 'reviewer' / 'sequence.py'} exit3,wrong,right"
-    run_id = evaluate(db, suite, candidate_text="alpha", baseline_text="nothing", executor=CommandExecutor(command),
-                      pass_k=3)["run_id"]
+    run_id = evaluate(db, suite, candidate_text="alpha", baseline_text="nothing",
+                      settings=RunSettings(executor=CommandExecutor(command), pass_k=3))["run_id"]
     app = GatepostApp(store_path, person="dara")
     async with app.run_test(size=(180, 50)) as pilot:
         await pilot.press("3")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gatepost.store.evaluation import CommandExecutor, evaluate, load_suite
+from gatepost.store.evaluation import CommandExecutor, RunSettings, evaluate, load_suite
 from gatepost.store.kernel import open_store
 from tests.evaluator_helpers import contains_task, executor, write_suite
 
@@ -21,7 +21,7 @@ def suite(tmp_path: Path):
 
 def _run(db, suite, cache: Path, **extra):
     return evaluate(db, suite, candidate_text="alpha", baseline_text="alpha bravo",
-                    executor=CommandExecutor(executor("follow")), cache_dir=cache, **extra)
+                    settings=RunSettings(executor=CommandExecutor(executor("follow")), cache_dir=cache), **extra)
 
 
 def test_an_entry_edited_by_hand_is_not_trusted(db, suite, tmp_path: Path):

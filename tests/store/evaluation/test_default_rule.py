@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gatepost.store.cases import case_view, evidence_note, get_case, import_case
-from gatepost.store.evaluation import Attempt, min_discordant, parse_suite, sign_test
+from gatepost.store.evaluation import Attempt, RunSettings, min_discordant, parse_suite, sign_test
 from gatepost.store.flows import evaluate_case
 from gatepost.store.kernel import add_actor, open_store
 from tests.conftest import run_gatepost
@@ -58,8 +58,8 @@ def _case(db, case_id: str, content: str, actor: str = "run-52") -> str:
 
 def _evaluate(db, case_id: str, suite, candidate: list[str], baseline: list[str], rule: str | None = None):
     _case(db, case_id, "\n".join(candidate))
-    return evaluate_case(db, case_id, suite, executor=Follow(), producer="run-52", surface=["skills/*"],
-                         baseline_text="\n".join(baseline), actor="run-52", decision_rule=rule)
+    return evaluate_case(db, case_id, suite, settings=RunSettings(executor=Follow(), decision_rule=rule), producer="run-52",
+                         surface=["skills/*"], baseline_text="\n".join(baseline), actor="run-52")
 
 
 def test_three_tasks_never_keep_under_the_default_and_say_why(tmp_path: Path):

@@ -11,6 +11,7 @@ from gatepost.store.evaluation import (
     CommandExecutor,
     JudgeSettings,
     MockExecutor,
+    RunSettings,
     evaluate,
     get_run,
     import_artifact,
@@ -46,7 +47,8 @@ def test_a_run_compares_candidate_and_baseline_and_writes_the_seeds_artifact(db,
     suite = load_suite(five_tasks(tmp_path))
     out = tmp_path / "out" / "artifact.json"
     artifact = evaluate(db, suite, candidate_text="alpha bravo charlie delta", baseline_text="alpha",
-                        executor=CommandExecutor(executor("follow")), split="tuning", output=out, actor="ci-pr")
+                        settings=RunSettings(executor=CommandExecutor(executor("follow"))), split="tuning",
+                        output=out, actor="ci-pr")
     assert ARTIFACT_FIELDS <= set(artifact)
     assert artifact["execution_pass_rate"] == 0.8 and artifact["baseline_pass_rate"] == 0.2
     assert artifact["delta"] == 0.6 and artifact["verdict"] == "pass"
@@ -71,7 +73,8 @@ def test_a_run_compares_candidate_and_baseline_and_writes_the_seeds_artifact(db,
 def test_pass_rates_round_to_four_places_and_a_tie_passes(db, tmp_path: Path):
     tasks = [contains_task(f"t{i}", f"item {i}", [f"w{i}"]) for i in range(3)]
     suite = load_suite(write_suite(tmp_path, tasks))
-    artifact = evaluate(db, suite, candidate_text="w0", baseline_text="w1", executor=CommandExecutor(executor("follow")))
+    artifact = evaluate(db, suite, candidate_text="w0", baseline_text="w1",
+                        settings=RunSettings(executor=CommandExecutor(executor("follow"))))
     assert artifact["execution_pass_rate"] == 0.3333 and artifact["baseline_pass_rate"] == 0.3333
     assert artifact["delta"] == 0 and artifact["verdict"] == "pass"
 
@@ -79,10 +82,10 @@ def test_pass_rates_round_to_four_places_and_a_tie_passes(db, tmp_path: Path):
 def test_a_worse_candidate_fails_and_a_weak_baseline_is_a_warning(db, tmp_path: Path):
     suite = load_suite(five_tasks(tmp_path))
     artifact = evaluate(db, suite, candidate_text="", baseline_text="alpha bravo",
-                        executor=CommandExecutor(executor("follow")), split="tuning")
+                        settings=RunSettings(executor=CommandExecutor(executor("follow"))), split="tuning")
     assert artifact["verdict"] == "fail" and artifact["delta"] == -0.4
-    weak = evaluate(db, suite, candidate_text="alpha", baseline_text="", executor=CommandExecutor(executor("follow")),
-                    split="tuning")
+    weak = evaluate(db, suite, candidate_text="alpha", baseline_text="",
+                    settings=RunSettings(executor=CommandExecutor(executor("follow"))), split="tuning")
     assert weak["baseline_health"]["status"] == "warning"
     assert any("weak baseline" in w for w in weak["warnings"])
     assert weak["verdict"] == "pass"  # a weak baseline warns, it does not stop the run
@@ -91,12 +94,14 @@ def test_a_worse_candidate_fails_and_a_weak_baseline_is_a_warning(db, tmp_path: 
 def test_pass_at_k_passes_when_any_attempt_passes_and_stores_every_attempt(db, tmp_path: Path, monkeypatch):
     monkeypatch.setenv("FLAKY_DIR", str(tmp_path))
     suite = load_suite(write_suite(tmp_path / "s", [contains_task("t1", "say it", ["answer"])]))
-    one = evaluate(db, suite, candidate_text="the answer", executor=CommandExecutor(executor("flaky")), pass_k=1)
+    one = evaluate(db, suite, candidate_text="the answer",
+                   settings=RunSettings(executor=CommandExecutor(executor("flaky")), pass_k=1))
     assert one["execution_pass_rate"] == 0.0
     for marker in tmp_path.iterdir():
         if marker.is_file() and marker.name == "t1":  # the flaky executor's marker, not the store's files
             marker.unlink()
-    three = evaluate(db, suite, candidate_text="the answer", executor=CommandExecutor(executor("flaky")), pass_k=3)
+    three = evaluate(db, suite, candidate_text="the answer",
+                     settings=RunSettings(executor=CommandExecutor(executor("flaky")), pass_k=3))
     cand = three["candidate_results"][0]
     assert cand["passed"] and cand["attempts"] == 2  # the second attempt passed; no third was needed
     attempts = db.execute("SELECT attempt, passed FROM task_results WHERE run_id = ? AND side = 'candidate'"
@@ -109,7 +114,7 @@ def test_pass_at_k_passes_when_any_attempt_passes_and_stores_every_attempt(db, t
 
 def test_failed_attempts_keep_their_reasons(db, tmp_path: Path):
     suite = load_suite(write_suite(tmp_path, [contains_task("t1", "p", ["x"], timeout_seconds=1)]))
-    artifact = evaluate(db, suite, candidate_text="x", executor=CommandExecutor(executor("hang")))
+    artifact = evaluate(db, suite, candidate_text="x", settings=RunSettings(executor=CommandExecutor(executor("hang"))))
     result = artifact["candidate_results"][0]
     assert not result["passed"] and result["reason"].startswith("timed out after 1 s")
     reason = db.execute("SELECT reason FROM task_results WHERE run_id = ? AND side = 'candidate'",
@@ -120,14 +125,14 @@ def test_failed_attempts_keep_their_reasons(db, tmp_path: Path):
 def test_llm_rubric_without_judge_is_not_judged_and_warned_with_mock_marked(db, tmp_path: Path):
     tasks = [{"id": "r1", "prompt": "weigh it", "judge": {"type": "llm-rubric", "rubric": "trade-off"}}]
     suite = load_suite(write_suite(tmp_path, tasks))
-    plain = evaluate(db, suite, candidate_text="trade-off", executor=CommandExecutor(executor("follow")))
+    plain = evaluate(db, suite, candidate_text="trade-off", settings=RunSettings(executor=CommandExecutor(executor("follow"))))
     assert plain["execution_pass_rate"] == 0.0 and not plain["candidate_results"][0]["judged"]
     assert any("not judged" in w for w in plain["warnings"]) and not plain["mock"]
-    mocked = evaluate(db, suite, candidate_text="trade-off", executor=MockExecutor())
+    mocked = evaluate(db, suite, candidate_text="trade-off", settings=RunSettings(executor=MockExecutor()))
     assert mocked["execution_pass_rate"] == 1.0 and mocked["mock"] and mocked["candidate_results"][0]["mock"]
     assert any(w.startswith("mock") for w in mocked["warnings"])
-    judged = evaluate(db, suite, candidate_text="a trade-off", executor=CommandExecutor(executor("follow")),
-                      judges=JudgeSettings(rubric_argv=judge("keyword").split()))
+    judged = evaluate(db, suite, candidate_text="a trade-off",
+                      settings=RunSettings(executor=CommandExecutor(executor("follow")), judges=JudgeSettings(rubric_argv=judge("keyword").split())))
     assert judged["execution_pass_rate"] == 1.0 and judged["baseline_pass_rate"] == 0.0
 
 
@@ -135,29 +140,29 @@ def test_the_baseline_cache_is_reused_within_seven_days_and_keyed(db, tmp_path: 
     suite = load_suite(five_tasks(tmp_path, 2))
     cache = tmp_path / "cache"
     follow = CommandExecutor(executor("follow"))
-    first = evaluate(db, suite, candidate_text="alpha", baseline_text="alpha bravo", executor=follow,
-                     split="tuning", cache_dir=cache)
+    first = evaluate(db, suite, candidate_text="alpha", baseline_text="alpha bravo",
+                     settings=RunSettings(executor=follow, cache_dir=cache), split="tuning")
     assert first["baseline_cache"]["hit"] is False and len(list(cache.iterdir())) == 1
     # the same baseline through an executor that would now fail everything: the cache answers instead
     crash = CommandExecutor(executor("crash"))
     crash.command = follow.command  # same identity, so the same key
-    second = evaluate(db, suite, candidate_text="alpha", baseline_text="alpha bravo", executor=crash,
-                      split="tuning", cache_dir=cache)
+    second = evaluate(db, suite, candidate_text="alpha", baseline_text="alpha bravo",
+                      settings=RunSettings(executor=crash, cache_dir=cache), split="tuning")
     assert second["baseline_cache"]["hit"] is True and second["baseline_pass_rate"] == 1.0
     assert second["execution_pass_rate"] == 0.0  # the candidate side really ran (and crashed)
     # another baseline content is another key
-    other = evaluate(db, suite, candidate_text="alpha", baseline_text="alpha", executor=follow, split="tuning",
-                     cache_dir=cache)
+    other = evaluate(db, suite, candidate_text="alpha", baseline_text="alpha",
+                     settings=RunSettings(executor=follow, cache_dir=cache), split="tuning")
     assert other["baseline_cache"]["hit"] is False and len(list(cache.iterdir())) == 2
     # eight days later the entry has expired
     later = (datetime.now(UTC) + timedelta(days=8)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    expired = evaluate(db, suite, candidate_text="alpha", baseline_text="alpha bravo", executor=follow,
-                       split="tuning", cache_dir=cache, at=later)
+    expired = evaluate(db, suite, candidate_text="alpha", baseline_text="alpha bravo",
+                       settings=RunSettings(executor=follow, cache_dir=cache), split="tuning", at=later)
     assert expired["baseline_cache"]["hit"] is False
     # six days after that rewrite, still fresh
     soon = (datetime.now(UTC) + timedelta(days=14)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    fresh = evaluate(db, suite, candidate_text="alpha", baseline_text="alpha bravo", executor=follow,
-                     split="tuning", cache_dir=cache, at=soon)
+    fresh = evaluate(db, suite, candidate_text="alpha", baseline_text="alpha bravo",
+                     settings=RunSettings(executor=follow, cache_dir=cache), split="tuning", at=soon)
     assert fresh["baseline_cache"]["hit"] is True
 
 
@@ -165,11 +170,12 @@ def test_a_corrupt_cache_file_is_recomputed_with_a_warning(db, tmp_path: Path):
     suite = load_suite(five_tasks(tmp_path, 2))
     cache = tmp_path / "cache"
     follow = CommandExecutor(executor("follow"))
-    evaluate(db, suite, candidate_text="alpha", baseline_text="", executor=follow, split="tuning", cache_dir=cache)
+    evaluate(db, suite, candidate_text="alpha", baseline_text="",
+             settings=RunSettings(executor=follow, cache_dir=cache), split="tuning")
     entry = next(cache.iterdir())
     entry.write_text("{not json")
-    again = evaluate(db, suite, candidate_text="alpha", baseline_text="", executor=follow, split="tuning",
-                     cache_dir=cache)
+    again = evaluate(db, suite, candidate_text="alpha", baseline_text="",
+                     settings=RunSettings(executor=follow, cache_dir=cache), split="tuning")
     assert again["baseline_cache"]["hit"] is False
     assert any("unreadable" in w for w in again["warnings"])
     assert json.loads(entry.read_text())["results"]
@@ -177,13 +183,13 @@ def test_a_corrupt_cache_file_is_recomputed_with_a_warning(db, tmp_path: Path):
 
 def test_splits_and_bad_arguments(db, tmp_path: Path):
     suite = load_suite(five_tasks(tmp_path))
-    held = evaluate(db, suite, candidate_text="golf", executor=MockExecutor(), split="heldout")
+    held = evaluate(db, suite, candidate_text="golf", settings=RunSettings(executor=MockExecutor()), split="heldout")
     assert [r["task_id"] for r in held["candidate_results"]] == ["h-golf"]
     only_tuning = load_suite(write_suite(tmp_path / "t", [contains_task("a", "p", ["x"])]))
     with pytest.raises(InputError, match="no heldout tasks"):
-        evaluate(db, only_tuning, candidate_text="", executor=MockExecutor(), split="heldout")
+        evaluate(db, only_tuning, candidate_text="", settings=RunSettings(executor=MockExecutor()), split="heldout")
     with pytest.raises(InputError, match="--pass-k"):
-        evaluate(db, only_tuning, candidate_text="", executor=MockExecutor(), pass_k=0)
+        evaluate(db, only_tuning, candidate_text="", settings=RunSettings(executor=MockExecutor(), pass_k=0))
 
 
 def test_console_queries_page_and_put_differing_tasks_first(db, tmp_path: Path):
@@ -193,7 +199,7 @@ def test_console_queries_page_and_put_differing_tasks_first(db, tmp_path: Path):
     for i in range(3):
         at = f"2026-11-0{i + 1}T10:00:00.000000Z"
         ids.append(evaluate(db, suite, candidate_text="alpha charlie [bold]x[/bold]", baseline_text="alpha bravo",
-                            executor=follow, split="tuning", at=at)["run_id"])
+                            settings=RunSettings(executor=follow), split="tuning", at=at)["run_id"])
     rows, total = list_runs(db, limit=2)
     assert total == 3 and [r["id"] for r in rows] == [ids[2], ids[1]]
     rows, _ = list_runs(db, limit=2, offset=2)
@@ -212,8 +218,7 @@ def test_console_queries_page_and_put_differing_tasks_first(db, tmp_path: Path):
 def test_the_basic_suite_end_to_end_with_every_judge(db):
     suite = load_suite(BASIC)
     artifact = evaluate(db, suite, candidate_text=GOOD_SKILL.read_text(), baseline_text=WEAK_SKILL.read_text(),
-                        executor=CommandExecutor(executor("follow")),
-                        judges=JudgeSettings(rubric_argv=judge("keyword").split()))
+                        settings=RunSettings(executor=CommandExecutor(executor("follow")), judges=JudgeSettings(rubric_argv=judge("keyword").split())))
     passed = {r["task_id"]: r["passed"] for r in artifact["candidate_results"]}
     assert passed == {"tier-keyword": True, "tier-reason": True, "json-format": True, "trade-off": True,
                       "heldout-tier": True}

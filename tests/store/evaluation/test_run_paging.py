@@ -12,6 +12,7 @@ import pytest
 from gatepost.store.demo import build_demo
 from gatepost.store.evaluation import (
     CommandExecutor,
+    RunSettings,
     evaluate,
     import_artifact,
     list_runs,
@@ -152,8 +153,8 @@ def test_pass_at_k_attempts_collapse_and_flaky_tasks_filter(db, tmp_path, monkey
     monkeypatch.setenv("SEQUENCE_DIR", str(tmp_path))
     suite = load_suite(write_suite(tmp_path / "s", [contains_task("t", "the word?", ["alpha"])]))
     command = f"{sys.executable} {FIXTURES / 'sequence.py'} wrong,wrong,right"
-    run_id = evaluate(db, suite, candidate_text="alpha", baseline_text="nothing", executor=CommandExecutor(command),
-                      pass_k=3)["run_id"]
+    run_id = evaluate(db, suite, candidate_text="alpha", baseline_text="nothing",
+                      settings=RunSettings(executor=CommandExecutor(command), pass_k=3))["run_id"]
     [row] = run_task_page(db, run_id)["rows"]
     [old] = run_tasks(db, run_id)
     assert row["candidate"]["attempts_line"] == old["candidate"]["attempts_line"] == "3 attempts: 1 pass, 2 fail"

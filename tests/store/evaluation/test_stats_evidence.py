@@ -11,7 +11,14 @@ from textual.widgets import Static
 
 from gatepost.app import GatepostApp
 from gatepost.store.cases import case_view, get_case, import_case
-from gatepost.store.evaluation import Attempt, CommandExecutor, evaluate, load_suite, run_statistics
+from gatepost.store.evaluation import (
+    Attempt,
+    CommandExecutor,
+    RunSettings,
+    evaluate,
+    load_suite,
+    run_statistics,
+)
 from gatepost.store.flows import evaluate_case
 from gatepost.store.kernel import add_actor, open_store
 from gatepost.widgets.line_detail import LineDetail
@@ -210,8 +217,8 @@ def test_an_identical_candidate_never_reproduces_under_significant(tmp_path_fact
     suite = load_suite(_suite(folder / "suite", tasks, decision_rule="significant"))
     db = open_store(folder / "s.db")
     _case(db, "the same skill")
-    report = evaluate_case(db, "case-20", suite, executor=SeededExecutor(seed), producer="run-52",
-                           surface=["skills/*"], baseline_text="the same skill", pass_k=pass_k)
+    report = evaluate_case(db, "case-20", suite, settings=RunSettings(executor=SeededExecutor(seed), pass_k=pass_k),
+                           producer="run-52", surface=["skills/*"], baseline_text="the same skill")
     results = {e["kind"]: e["result"] for e in report["evidence"]}
     assert results.get("tuning_comparison") != "reproduced"
     assert get_case(db, "case-20")["claims"]["tuning.improved"] != "TRUE"
@@ -230,7 +237,7 @@ async def test_results_screen_shows_intervals_and_filters_to_flaky_tasks(tmp_pat
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("FLAKY_DIR", str(flaky_dir))
         run_id = evaluate(db, suite, candidate_text="\n".join(WORDS[:4]), baseline_text="\n".join(WORDS[:3]),
-                          executor=CommandExecutor(executor("flaky")), pass_k=2)["run_id"]
+                          settings=RunSettings(executor=CommandExecutor(executor("flaky")), pass_k=2))["run_id"]
     db.close()
     app = GatepostApp(tmp_path / "s.db", person="ana")
     async with app.run_test(size=(180, 50)) as pilot:

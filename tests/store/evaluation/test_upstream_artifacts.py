@@ -13,6 +13,7 @@ import pytest
 
 from gatepost.store.evaluation import (
     CommandExecutor,
+    RunSettings,
     evaluate,
     export_artifact,
     get_run,
@@ -128,7 +129,7 @@ def test_gatepost_writes_upstreams_shape_for_its_own_runs(db, tmp_path: Path):
                                                           contains_task("t-b", "word?", ["bravo"])]))
     out = tmp_path / "artifact.json"
     evaluate(db, suite, candidate_text="alpha", baseline_text="alpha bravo", output=out,
-             executor=CommandExecutor(executor("follow")), actor="ci")
+             settings=RunSettings(executor=CommandExecutor(executor("follow"))), actor="ci")
     written = json.loads(out.read_text())
     assert written["schema_version"] == "1.0" and written["stage"] == "evaluated"
     assert written["evaluation"]["execution_pass_rate"] == written["execution_pass_rate"] == 0.5
