@@ -8,7 +8,8 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from gatepost.app import GatepostApp
-from gatepost.widgets.paged_list import PagedList, one_line_cell
+from gatepost.render import one_line_cell
+from gatepost.widgets.paged_list import PagedList
 from tests.console_helpers import settle
 
 

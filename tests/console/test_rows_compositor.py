@@ -1,4 +1,4 @@
-"""A partial update renders only the widgets with a cell in it, on its rows only (console/screens/compositor.py;
+"""A partial update renders only the widgets with a cell in it, on its rows only (console/render/compositor.py;
 issue 15: a cursor move rendered some 650 widget lines to show 2 rows and 40 detail lines). What it writes to
 the terminal must be what Textual's own compositor writes, byte for byte, whatever the rows and columns that
 changed: on the lists, the detail, the header, the bars, across both panes, in part of a widget."""
@@ -11,7 +11,7 @@ from textual._compositor import Compositor
 from textual.geometry import Region
 
 from gatepost.app import GatepostApp
-from gatepost.screens.compositor import RowsCompositor
+from gatepost.render import RowsCompositor
 from tests.console_helpers import settle
 
 
