@@ -14,6 +14,10 @@ from textual._doc import take_svg_screenshot
 from gatepost.render import PLAIN_RENDER
 from tests.console.test_layout_snapshots import *  # noqa: F403  (the same tests, collected here too)
 
+# the same 17 pictures drawn again (about as long as test_layout_snapshots): CI runs it, the inner loop
+# (`-m "not slow"`) leaves it out
+pytestmark = pytest.mark.slow
+
 STORED = Path(__file__).parent / "__snapshots__" / "test_layout_snapshots"
 
 

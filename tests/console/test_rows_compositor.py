@@ -7,12 +7,16 @@ import random
 from functools import partial
 from pathlib import Path
 
+import pytest
 from textual._compositor import Compositor
 from textual.geometry import Region
 
 from gatepost.app import GatepostApp
 from gatepost.render import RowsCompositor
 from tests.console_helpers import settle
+
+# checks a fast path of console/render/: skipped when the console runs plain
+pytestmark = pytest.mark.render_floor
 
 
 def _written(app: GatepostApp, compositor: Compositor, regions: list[Region], *, textuals: bool) -> str:

@@ -70,19 +70,20 @@ def textual_private_names() -> frozenset[str]:
 
 
 @cache
+def _textual_class_names(klass: type) -> frozenset[str]:
+    """The private names one Textual class defines or sets on its objects."""
+    names = {name for name in vars(klass) if private(name)}
+    try:
+        source = textwrap.dedent(inspect.getsource(klass))
+    except (OSError, TypeError):
+        return frozenset(names)
+    return frozenset(names | {name for name in _defined_here(ast.parse(source)) if private(name)})
+
+
+@cache
 def textual_names_of(cls: type) -> frozenset[str]:
     """The private names the Textual classes among `cls`'s bases define or set on their objects."""
-    names: set[str] = set()
-    for klass in cls.__mro__:
-        if not _is_textual(klass.__module__):
-            continue
-        names.update(name for name in vars(klass) if private(name))
-        try:
-            source = textwrap.dedent(inspect.getsource(klass))
-        except (OSError, TypeError):
-            continue
-        names.update(name for name in _defined_here(ast.parse(source)) if private(name))
-    return frozenset(names)
+    return frozenset().union(*(_textual_class_names(k) for k in cls.__mro__ if _is_textual(k.__module__)))
 
 
 @dataclass(frozen=True)
