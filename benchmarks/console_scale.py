@@ -38,12 +38,6 @@ import tempfile
 import time
 from pathlib import Path
 
-# gatepost before Textual: importing it sets the frame rate the console runs at (TEXTUAL_FPS=120, read by
-# Textual once, when first imported). Imported after Textual, both apps here ran at Textual's 60: a frame
-# waited up to 33 ms for Textual's screen timer, not the 8.3-16.7 ms it waits in `gatepost console`.
-import gatepost  # noqa: F401
-
-# isort: split
 from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
@@ -51,12 +45,17 @@ from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Header, Static
 
 from gatepost.app import GatepostApp
+from gatepost.render import set_frame_rate
 from gatepost.screenshots import detail_settled
 from gatepost.store import cases, skills
 from gatepost.store.evaluation import import_artifact
 from gatepost.store.kernel import PERSON_CAPABILITIES, add_actor, open_store, transaction
 from gatepost.store.skills import import_manifest
 from gatepost.widgets.paged_list import PagedList
+
+# both apps here run at the frame rate `gatepost console` sets as it starts (120 a second): at Textual's 60 a
+# frame waited up to 33 ms for Textual's screen timer, not the 8.3-16.7 ms it waits in the console
+set_frame_rate()
 
 ROOT = Path(__file__).resolve().parent.parent
 

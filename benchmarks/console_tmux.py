@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import gatepost  # noqa: F401  (sets TEXTUAL_FPS as `gatepost console` runs: the bare app gets the same rate)
+from gatepost.render import FRAME_RATE
 
 SCREENS = {"2": "Cases", "4": "Regressions", "5": "Manifests", "6": "Proposals"}  # the deciding screens, by key
 
@@ -167,7 +167,9 @@ def main() -> None:
     if shutil.which("tmux") is None:
         raise SystemExit("console_tmux: tmux is not on PATH")
     folder = Path(tempfile.mkdtemp(prefix="gatepost-tmux-"))
-    env = {**os.environ, "TERM": "xterm-256color", "GATEPOST_REVIEWER": args.person}
+    # the bare app at the frame rate `gatepost console` sets as it starts (a TEXTUAL_FPS set here wins in both)
+    env = {**os.environ, "TERM": "xterm-256color", "GATEPOST_REVIEWER": args.person,
+           "TEXTUAL_FPS": os.environ.get("TEXTUAL_FPS", str(FRAME_RATE))}
     env.pop("TMUX", None)
     try:
         store = args.store

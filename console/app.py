@@ -7,7 +7,6 @@ writer thread (the `db` connection); a write still waiting after a moment says s
 """
 
 import asyncio
-import gc
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -20,11 +19,11 @@ from sqlite_utils import Database
 from textual.app import App
 from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen, Screen
-from textual.widget import AwaitMount
 
 from gatepost.keymap import bound, load_keymap
 from gatepost.links import parse_link
 from gatepost.palette import StoreItems
+from gatepost.render import ConsoleApp, new_screen
 from gatepost.screens.audit import AuditScreen
 from gatepost.screens.base import GatepostScreen
 from gatepost.screens.cases import CasesScreen
@@ -53,18 +52,14 @@ WAITING = "waiting for the store…"
 
 def _loader(mode: str, screen_class: type[GatepostScreen]) -> Callable[[], Screen[Any]]:
     def make() -> Screen[Any]:
-        screen = screen_class()
+        screen = new_screen(screen_class)  # with render's frame control, unless the console runs plain
         screen.mode_name = mode
-        # it is styled when it mounts, from the stylesheet as it is now. Textual starts a screen's count at -1,
-        # so the first switch back to it ran App.refresh_css: the whole stylesheet reparsed, every widget restyled
-        # (each DataTable's rendered rows dropped) and laid out again. A theme change later still bumps the app's.
-        screen._css_update_count = screen.app._css_update_count
         return screen
 
     return make
 
 
-class GatepostApp(App[Any]):
+class GatepostApp(ConsoleApp):
     """The console. `person` decides; an unknown person can browse but not decide."""
 
     TITLE = "gatepost"
@@ -103,21 +98,6 @@ class GatepostApp(App[Any]):
         self.actor_kind = actor["kind"] if actor else None
         self.capabilities: list[str] = actor["capabilities"] if actor and actor["kind"] == "person" else []
         self.set_keymap(load_keymap() if keymap is None else keymap)
-
-    _shown_again = False  # within switch_mode: the screen switched to already exists
-
-    def switch_mode(self, mode: str) -> AwaitMount:
-        """Textual holds every screen update back 50 ms on a switch, to hide a new screen being built; a screen
-        shown again is already built and is drawn at once (its revisit waited those 50 ms for nothing)."""
-        self._shown_again = mode != self.current_mode and mode in self._screen_stacks
-        try:
-            return super().switch_mode(mode)
-        finally:
-            self._shown_again = False
-
-    def delay_update(self, delay: float = 0.05) -> None:
-        if not self._shown_again:
-            super().delay_update(delay)
 
     def on_mount(self) -> None:
         if self.capabilities:
@@ -161,7 +141,6 @@ class GatepostApp(App[Any]):
         with self.long_read_lock:
             if self.long_reader is not None:
                 self.long_reader.close()
-        gc.unfreeze()  # what the screens froze (GatepostScreen.first_page_drawn) is collectable again once the app is gone
 
     # --- the store ------------------------------------------------------------------------
     @contextmanager

@@ -19,6 +19,8 @@ from typing import Any
 from textual.app import App
 from textual.binding import Binding
 
+from gatepost.render import keymap_of
+
 DISPLAY = {"question_mark": "?", "slash": "/", "left_square_bracket": "[", "right_square_bracket": "]",
            "escape": "Esc", "backspace": "⌫", "enter": "Enter"}
 
@@ -62,13 +64,13 @@ def show_key(key: str) -> str:
 
 def key_for(app: App[Any], binding_id: str, default: str) -> str:
     """The key bound to `binding_id` now (the keymap's, else `default`), as shown to a person."""
-    keymap = getattr(app, "_keymap", {}) or {}
+    keymap = keymap_of(app)
     return show_key(keymap.get(binding_id, default))
 
 
 def keys_for(app: App[Any], binding_id: str, default: str) -> list[str]:
     """Every key bound to `binding_id` now (the keymap's, else `default`), as Textual names them."""
-    keymap = getattr(app, "_keymap", {}) or {}
+    keymap = keymap_of(app)
     return [k.strip() for k in str(keymap.get(binding_id, default)).split(",") if k.strip()]
 
 

@@ -12,6 +12,7 @@ from textual.pilot import Pilot
 from textual.worker import WorkerCancelled
 
 from gatepost.app import GatepostApp
+from gatepost.render import steady_cursor
 
 SIZE = (140, 42)
 
@@ -61,11 +62,7 @@ async def _shoot(db_path: Path, person: str, out: Path) -> list[Path]:
                 field.cursor_blink = False  # type: ignore[attr-defined]
             await pilot.pause()
             for field in fields:  # a blink tick already queued may have hidden it: set it once more
-                field._cursor_visible = field.has_focus  # type: ignore[attr-defined]
-                cache = getattr(field, "_line_cache", None)  # TextArea caches lines without the focus in the key
-                if cache is not None:
-                    cache.clear()
-                field.refresh()
+                steady_cursor(field)
             await pilot.pause()
             await pilot.wait_for_scheduled_animations()
             path = out / f"{name}.svg"

@@ -1,19 +1,15 @@
 """What every screen of the console shares: header, footer, the store and the person."""
 
-import gc
 from collections.abc import Callable
-from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import Header
 
 from gatepost.keymap import bound
-from gatepost.screens.compositor import RowsCompositor
 from gatepost.store.views import change_seq
 from gatepost.widgets.key_bar import KeyFooter
 from gatepost.widgets.nav_bar import NavBar
@@ -23,7 +19,6 @@ if TYPE_CHECKING:  # the app imports every screen: only the type checker imports
     from gatepost.app import GatepostApp
 
 DETAIL_LEAST = 30  # columns the detail pane keeps when a list needs more than half the width
-FIRST_PAGE_HOLD = 0.3  # seconds a new screen's first frame waits for its first page at most
 HEADER_ICON = "≡"  # in every common monospace font (⭘ rendered as a missing-glyph box)
 
 
@@ -42,13 +37,6 @@ class GatepostScreen(Screen[Any]):
     """
     mode_name: str | None = None  # the app sets it: the NavBar marks this screen's key
     shown_change: int | None = None  # the store's change_seq when the screen was last shown
-    _heap_frozen = False  # first_page_drawn froze the heap for this screen
-    _holding = False  # the screen holds the app's frames back until its first page is in (_hold_first_frame)
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._compositor = RowsCompositor()  # a partial update renders its rows only (compositor.py)
-        self._after_frame: list[Callable[[], object]] = []  # after_painted's, while a mode switch holds frames back
 
     def compose(self) -> ComposeResult:
         yield Header(icon=HEADER_ICON)
@@ -60,98 +48,23 @@ class GatepostScreen(Screen[Any]):
     def body(self) -> ComposeResult:
         return iter(())
 
-    # --- shown again: what Textual redoes that a screen only hidden does not need ---------------------
-    def _on_screen_resume(self, event: events.ScreenResume) -> None:
-        """Shown again (a mode switch or a dialog closed): Textual's own handler (Screen._on_screen_resume, which
-        runs after this one) restyles every widget of the screen when the event asks it to, which empties each
-        DataTable's rendered rows, and the repaint then draws every row again (a revisit cost about a first
-        frame). Nothing about the styles changed while it was hidden: a theme or CSS change is applied by
-        `App.switch_mode` (refresh_css) before this. So the event asks for no restyle; the screen is repainted
-        from what its widgets already rendered, and laid out again only when the size changed."""
-        event.refresh_styles = False
+    # --- when it is drawn: hooks render's frame control fills (gatepost.render.FrameControl) -----------------
+    def after_painted(self, callback: Callable[..., object], *args: Any) -> None:
+        """`callback(*args)` once what the screen shows now is drawn."""
+        self.call_after_refresh(callback, *args)
 
-    def _screen_resized(self, size: Size) -> None:
-        """`App.switch_mode` calls this on every switch and Textual lays the whole screen out again even at the
-        same size; only a new size needs it."""
-        if size != self._size:
-            super()._screen_resized(size)
+    def hold_first_frame(self, lists: bool) -> None:
+        """Mounted (`lists`: it shows a PagedList): frames may be held until its first page is in."""
 
-    # --- built behind a mode switch: one frame, when the switch shows it -----------------------------
-    _laying_out = False  # within Screen._refresh_layout
-    _put_off = 0  # layouts in a row whose frame was put off for the next (at most two)
+    def release_first_frame(self) -> None:
+        """Its first page is in: frames held for it are let through."""
 
-    def _refresh_layout(self, size: Size | None = None, scroll: bool = False) -> None:
-        self._laying_out = True
-        try:
-            super()._refresh_layout(size, scroll)
-        finally:
-            self._laying_out = False
-
-    def _compositor_refresh(self) -> None:
-        """Frames Textual draws only to draw them again.
-
-        `App.switch_mode` holds frames back while a new screen is built (App.delay_update), yet the layout made
-        meanwhile (the screen resumed) rendered a whole frame anyway, which App._display then dropped: a first
-        page was rendered twice (70 ms of the Results screen's). While frames are held back the screen is only
-        marked for a repaint, drawn once they are let through.
-
-        A frame is put off while a widget has asked for a layout (the layout just made showed a scrollbar or
-        moved a scrolled content: Textual lays out again at once), at most twice in a row: what is to be drawn
-        stays in the compositor, and the frame after the last layout draws it all once (the Results screen's
-        first page was drawn, then its scrollbars and what they moved in two more frames).
-
-        Then the end of the hold asks for the whole screen (a repaint) while the rows that came meanwhile ask for a
-        layout: Textual drew the layout's frame, then the whole screen again in a second one (Screen.
-        _on_timer_update). A layout's frame takes the whole screen in when it is asked for: one frame."""
-        if self is not self.app.screen:
-            super()._compositor_refresh()
-            return
-        if self.app._batch_count:
-            self.refresh()
-            return
-        if self._put_off < 2 and any(w._layout_required for w in self._compositor.visible_widgets if w is not self):
-            self._put_off += self._laying_out
-            return  # the layout asked for draws it (Widget._check_refresh asks the screen for it)
-        self._put_off = 0
-        if self._repaint_required:
-            self._repaint_required = False
-            self._compositor.update_widgets({self})
-        super()._compositor_refresh()
-        if self._after_frame:
-            waiting, self._after_frame = self._after_frame, []
-            for callback in waiting:
-                self.call_after_refresh(callback)
+    def first_page_drawn(self) -> None:
+        """Once its first page is in: what it made lives as long as the console."""
 
     @on(events.Mount)
-    def _hold_first_frame(self) -> None:
-        """A list screen built behind a mode switch's hold (App.delay_update, 50 ms) keeps frames held until its
-        first page is in (at most FIRST_PAGE_HOLD): that hold often ended first, and the screen was drawn whole
-        with its lists empty, then whole again once the rows came (a third of the Results screen's first page)."""
-        if self.app._batch_count and self.query(PagedList):
-            self._holding = True
-            self.app._begin_batch()
-            self.set_timer(FIRST_PAGE_HOLD, self._release_first_frame)
-
-    def _release_first_frame(self) -> None:
-        if self._holding:
-            self._holding = False
-            self.app._end_batch()
-            if not self.app._batch_count:
-                self.refresh()
-
-    def after_painted(self, callback: Callable[..., object], *args: Any) -> None:
-        """`callback(*args)` once what the screen shows now is drawn: Textual's call_after_refresh runs it at once
-        while a mode switch holds frames back, or when a frame put off for a layout (_compositor_refresh) left the
-        screen idle a moment, so work meant to follow the first frame shared its time."""
-        if self.app._batch_count or self._frame_coming():
-            self._after_frame.append(partial(callback, *args))
-        else:
-            self.call_after_refresh(callback, *args)
-
-    def _frame_coming(self) -> bool:
-        """Whether the screen or one of its widgets asked for a repaint or a layout not drawn yet."""
-        return bool(self._layout_required or self._repaint_required or self._dirty_widgets) or any(
-            w._layout_required or w._repaint_required for w in self._compositor.widgets)
+    def _mounted(self) -> None:
+        self.hold_first_frame(bool(self.query(PagedList)))
 
     # --- layout: the list pane takes what its columns need, up to half the width -----------------
     def fit_list_panes(self) -> None:
@@ -184,17 +97,7 @@ class GatepostScreen(Screen[Any]):
     def _fit_after_load(self) -> None:
         self.fit_list_panes()
         self.first_page_drawn()
-        self._release_first_frame()
-
-    def first_page_drawn(self) -> None:
-        """Once per screen, when its first page is in: what exists now (modules, styles, the screen's widgets and
-        rendered rows) lives as long as the console, so Python's collector stops walking it (gc.freeze). Full
-        collections walked the whole heap, 100–400 ms each, and came every few cursor moves; they now walk only
-        what was made since. Freed as before when no longer referenced; only a cycle among these objects would
-        stay, and they are made once per screen."""
-        if not self._heap_frozen:
-            self._heap_frozen = True
-            gc.freeze()
+        self.release_first_frame()
 
     def on_resize(self, event: events.Resize) -> None:
         self.fit_list_panes()

@@ -28,8 +28,8 @@ from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widget import Widget
 
+from gatepost.render import set_virtual_size
 from gatepost.widgets.one_line import one_line
 
 
@@ -313,15 +313,9 @@ class LineDetail(ScrollView, can_focus=True):
                 start = None
 
     def _set_virtual_size(self, size: Size) -> None:
-        """The new height without a layout (Widget.virtual_size is a layout reactive); only a scrollbar that
-        appears or goes asks for one, since the compositor places scrollbars."""
-        if size == self.virtual_size:
-            return
-        shown = (self.show_vertical_scrollbar, self.show_horizontal_scrollbar)
-        self.set_reactive(Widget.virtual_size, size)
-        self._scroll_update(size)
-        if (self.show_vertical_scrollbar, self.show_horizontal_scrollbar) != shown:
-            self.refresh(layout=True)
+        """The new height, without a layout unless a scrollbar appears or goes (render's set_virtual_size)."""
+        if size != self.virtual_size:
+            set_virtual_size(self, size)
 
     def _draw(self, b: Block, width: int) -> tuple[list[Strip], list[_Target]]:
         if b.kind == "outline":

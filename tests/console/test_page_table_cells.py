@@ -2,14 +2,19 @@
 works out its size without measuring every cell: what it draws and the size it takes must be what DataTable's
 own code gives, cell for cell (every list screen of the demo, the cursor's row and the others, the header)."""
 
+import pytest
 from rich.console import Console
 from rich.style import Style
 from rich.text import Text
 from textual.widgets import DataTable
 
 from gatepost.app import GatepostApp
-from gatepost.widgets.paged_list import PagedList, one_line_cell
+from gatepost.render import one_line_cell
+from gatepost.widgets.paged_list import PagedList
 from tests.console_helpers import settle
+
+# checks a fast path of console/render/: skipped when the console runs plain
+pytestmark = pytest.mark.render_floor
 
 
 def _drawn_both_ways(table, row: int, column: int, cursor: bool) -> tuple[object, object]:  # noqa: ANN001

@@ -1,4 +1,4 @@
-"""A partial update renders only the widgets with a cell in it, on its rows only (console/screens/compositor.py;
+"""A partial update renders only the widgets with a cell in it, on its rows only (console/render/compositor.py;
 issue 15: a cursor move rendered some 650 widget lines to show 2 rows and 40 detail lines). What it writes to
 the terminal must be what Textual's own compositor writes, byte for byte, whatever the rows and columns that
 changed: on the lists, the detail, the header, the bars, across both panes, in part of a widget."""
@@ -7,12 +7,16 @@ import random
 from functools import partial
 from pathlib import Path
 
+import pytest
 from textual._compositor import Compositor
 from textual.geometry import Region
 
 from gatepost.app import GatepostApp
-from gatepost.screens.compositor import RowsCompositor
+from gatepost.render import RowsCompositor
 from tests.console_helpers import settle
+
+# checks a fast path of console/render/: skipped when the console runs plain
+pytestmark = pytest.mark.render_floor
 
 
 def _written(app: GatepostApp, compositor: Compositor, regions: list[Region], *, textuals: bool) -> str:

@@ -65,6 +65,7 @@ async def test_moving_to_the_next_item_repaints_only_the_lines_that_differ(demo_
         assert not same or same - rows  # and a line that reads the same (a title, a decision) is kept
 
 
+@pytest.mark.render_floor  # a fast path of console/render/ (widgets.set_virtual_size)
 @SCREENS
 async def test_moving_through_items_that_fit_and_items_that_do_not_lays_nothing_out(demo_copy, key, monkeypatch):
     """The detail's scrollbar came and went between an item that fits the pane and one that does not, and each

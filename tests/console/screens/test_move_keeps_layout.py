@@ -3,6 +3,8 @@ what the queue bar says about the shown item (● changed since you looked) come
 read away from the row the person left. Each such shift laid the whole screen out and repainted it (a 68 KB
 write in a terminal for one move)."""
 
+import pytest
+
 from gatepost.app import GatepostApp
 from gatepost.store.cases import add_evidence
 from gatepost.store.flows import mark_seen
@@ -39,6 +41,7 @@ async def test_the_list_keeps_its_place_and_width_when_a_mark_comes_and_goes(sto
         assert paged.region == region
 
 
+@pytest.mark.render_floor  # a fast path of console/render/ (table.FastRows._set_hover_cursor)
 async def test_a_cursor_move_draws_only_the_row_it_leaves_and_the_row_it_reaches(store_path):
     db = open_store(store_path)
     add_actor(db, "ana", "person", ["case.close"])

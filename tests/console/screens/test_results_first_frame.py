@@ -3,19 +3,23 @@ tasks and that task's diff. The run, its tasks and the task's outputs were read 
 out and drawn on its own (a first frame with an empty task list, then more frames as each came); and Textual
 rendered the screen while the mode switch held frames back, a frame it then threw away."""
 
+import pytest
 from textual._compositor import Compositor
 from textual.widgets import Static
 
-import gatepost.screens.base as base_screen
+import gatepost.render.frames as frames
 from gatepost.app import GatepostApp
 from gatepost.screens.results import ResultsScreen
 from gatepost.widgets.paged_list import PagedList
 from tests.console_helpers import settle
 
+# checks a fast path of console/render/: skipped when the console runs plain
+pytestmark = pytest.mark.render_floor
+
 
 async def test_the_first_frame_shows_the_runs_the_run_s_tasks_and_the_task_s_diff(demo_copy, monkeypatch):
     # the screen holds its first frame until its first page is in: however slow the machine, it is in by then
-    monkeypatch.setattr(base_screen, "FIRST_PAGE_HOLD", 60.0, raising=False)
+    monkeypatch.setattr(frames, "FIRST_PAGE_HOLD", 60.0)
     app = GatepostApp(demo_copy, person="ana")
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(pilot)

@@ -4,8 +4,13 @@ screen's first page made is left out of Python's full collections while the app 
 
 import gc
 
+import pytest
+
 from gatepost.app import GatepostApp
 from tests.console_helpers import settle
+
+# checks a fast path of console/render/: skipped when the console runs plain
+pytestmark = pytest.mark.render_floor
 
 
 async def test_a_screen_shown_again_is_not_restyled_laid_out_or_held_back(demo_copy):

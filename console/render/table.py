@@ -1,0 +1,141 @@
+"""The page table's fast paths: a DataTable that keeps its rendered cells and rows through a resize and draws a
+one-line cell straight from its Text.
+
+`FastRows` holds render's overrides of DataTable (console/render/internals.py lists each private name with
+why); `fast(PageTable, FastRows)` puts them before the PagedList's table unless the console runs plain, where the
+table is the stock DataTable with the PagedList's keys. The rows it draws are DataTable's, cell for cell
+(tests/console/test_page_table_cells.py).
+"""
+
+from typing import TYPE_CHECKING, Any
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.geometry import Size
+
+from gatepost.widgets.one_line import one_line
+
+if TYPE_CHECKING:  # a mixin: at run time its class is put before a DataTable's (switch.fast)
+    from textual.widgets import DataTable
+
+    _Table = DataTable[Any]
+else:
+    _Table = object
+
+_NO_STYLE = Style.null()  # the style of a cell's padding (Rich's Padding, style "none")
+
+
+def one_line_cell(console: Any, cell: object, width: int, padding: int, pre_style: Style,
+                  post_style: Style) -> list[list[Segment]] | None:
+    """The segments DataTable draws for `cell` in a one-line row, `width` cells wide with `padding` each side
+    (console.render_lines of the cell, Padding and Styled: Rich's whole render pipeline, ~470 calls a cell);
+    None when the cell is not a one-line Text that fits (`one_line`), left as Rich lays it out."""
+    inner = width - 2 * padding
+    segments = one_line(console, cell, inner)
+    if segments is None:
+        return None
+    line = [Segment(" " * padding, _NO_STYLE)] if padding else []
+    line.extend(segments)
+    length = Segment.get_line_length(segments)
+    if length < inner:
+        line.append(Segment(" " * (inner - length), _NO_STYLE))
+    if padding:
+        line.append(Segment(" " * padding, _NO_STYLE))
+    return [list(Segment.apply_style(line, pre_style, post_style))]
+
+
+class FastRows(_Table):
+    """A DataTable whose rendered cells outlive a resize.
+
+    DataTable throws every rendered cell away when its size changes, but a PagedList gives each column a
+    fixed width, so only the padding after the last column depends on the table's width: that is in the
+    rendered rows and lines (the lines are keyed by width), the cells stay. A list pane fitted to its first
+    page resizes the table once the rows are in: its cells were rendered twice.
+
+    A resize is drawn by the layout that made it (the screen repaints every region it moved), yet Textual also
+    leaves the whole table marked for repaint (Widget._size_updated), flushed with the next change of the table
+    alone: the first cursor move after a list was laid out again (a queue bar shown above it) redrew and wrote
+    every row (25 KB to the terminal), and a table's first layout drew its rows, then drew them all again. The
+    rows drawn are kept for the width they were drawn at (a new width changes the padding in them, and DataTable
+    keys them by row alone), so the layout's frame draws them right: what Textual marked is dropped."""
+
+    _rows_width: int | None = None  # the width the rows in the row cache were rendered at
+
+    def _render_line_in_row(self, row_key: Any, line_no: int, base_style: Style, cursor_location: Any,
+                            hover_location: Any) -> Any:
+        width = self.size.width
+        if width != self._rows_width:  # DataTable keys its rows by row, not width: rendered again at a new one
+            self._row_render_cache.clear()
+            self._rows_width = width
+        return super()._render_line_in_row(row_key, line_no, base_style, cursor_location, hover_location)
+
+    def _on_resize(self, event: events.Resize) -> None:
+        event.prevent_default()  # DataTable._on_resize: a new _update_count, which every cache is keyed by
+        if not self._repaint_required:  # the layout's frame draws (or drew) the resized table; nothing else asked
+            self._repaint_regions.clear()
+
+    def _update_dimensions(self, new_rows: Any) -> None:
+        """DataTable measures every cell of every new row for the columns' content widths (Rich's Measurement, a
+        page's 650 cells), which only a column without a width of its own reads: a PagedList gives each its
+        width, so only the table's size is worked out."""
+        rows = [self.rows.get(key) for key in new_rows]
+        if any(c.auto_width for c in self.columns.values()) or any(
+                r is not None and (r.label is not None or r.auto_height) for r in rows):
+            super()._update_dimensions(new_rows)
+            return
+        width = sum(column.get_render_width(self) for column in self.columns.values()) + self._row_label_column_width
+        self.virtual_size = Size(width, self._total_row_height + (self.header_height if self.show_header else 0))
+
+    def _render_cell(self, row_index: int, column_index: int, base_style: Style, width: int, cursor: bool = False,
+                     hover: bool = False) -> list[list[Segment]]:
+        """DataTable._render_cell, drawing a one-line cell that fits (nearly every cell of a page: the columns
+        are fitted to them) straight from its Text (one_line_cell): the same segments, a quarter of the work.
+        A page's first frame was mostly this (the Results screen draws 370 cells)."""
+        header = row_index == -1
+        row_key = self._header_row_key if header else self._row_locations.get_key(row_index)
+        column_key = self._column_locations.get_key(column_index)
+        row = None if header or row_key is None else self.rows.get(row_key)
+        if row_key is None or column_key is None or (self.header_height if header else row.height if row else 0) != 1:
+            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+        key = (row_key, column_key, base_style, cursor, hover, self._show_hover_cursor, self._update_count,
+               self._pseudo_class_state)
+        cached = self._cell_render_cache.get(key)
+        if cached is not None:
+            return cached
+        fixed = not header and (row_index < self.fixed_rows or column_index < self.fixed_columns)
+        component_style, post_style = self._get_styles_to_render_cell(
+            header, False, fixed, hover, cursor, self.show_cursor, self._show_hover_cursor,
+            self.cursor_foreground_priority == "css", self.cursor_background_priority == "css")
+        cell = self._get_row_renderables(row_index).cells[column_index]
+        pre_style = base_style + Style.from_meta({"row": row_index, "column": column_index}) + component_style
+        lines = one_line_cell(self.app.console, cell, width, self.cell_padding, pre_style, post_style)
+        if lines is None:
+            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+        self._cell_render_cache[key] = lines
+        return lines
+
+    def _set_hover_cursor(self, active: bool) -> None:
+        """DataTable turns the mouse's hover cursor off on every cursor key and repaints the hovered row each
+        time, though it was off already: a third row drawn on every move (row 0, where nobody hovered)."""
+        if not active and not self._show_hover_cursor:
+            return
+        super()._set_hover_cursor(active)
+
+    def set_row_cells(self, row: int, values: dict[int, object]) -> None:
+        """Put `values` (column index: value) in row `row` and redraw that row alone. DataTable.update_cell_at
+        throws away every rendered cell and redraws the whole table: a ● read away redrew 40 rows."""
+        row_key = self._row_locations.get_key(row)
+        if row_key is None:
+            return
+        columns = self.ordered_columns
+        for col, value in values.items():
+            self._data[row_key][columns[col].key] = value
+        for row_cached in [k for k in self._row_render_cache.keys() if k[0] == row_key]:
+            self._row_render_cache.discard(row_cached)
+        for cell_cached in [k for k in self._cell_render_cache.keys() if k[0] == row_key]:
+            self._cell_render_cache.discard(cell_cached)
+        for renderable in [k for k in self._row_renderable_cache.keys() if k[1] == row]:
+            self._row_renderable_cache.discard(renderable)
+        self._line_cache.clear()  # keyed by screen line: rebuilt from the rows rendered, which are kept
+        self.refresh_row(row)
