@@ -49,6 +49,3 @@ def restore(ctx: click.Context, file: str, force: bool, as_json: bool, as_name: 
         return
     output.line(f"restore: {copy.path} is the backup {file} ({copy.events} events, verified); "
                 f"head: event {copy.head_seq} sha256 {copy.head_hash}")
-
-
-COMMANDS = [backup, restore]

@@ -214,6 +214,3 @@ def demo(ctx: click.Context, db_opt: str | None, no_console: bool, seed: int, fo
         from gatepost.app import GatepostApp
 
         GatepostApp(path, person=who).run()
-
-
-COMMANDS = [init, actors, console, demo]

@@ -51,6 +51,3 @@ def bootstrap(ctx: click.Context, skill: str, sample: int, as_json: bool, as_nam
         output.line(f"warning: {text}")
     output.line(f"next: gatepost manifest approve {draft['id']} --as NAME  |  "
                f"gatepost manifest reject {draft['id']} --as NAME --note …")
-
-
-COMMANDS = [bootstrap]

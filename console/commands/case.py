@@ -14,11 +14,6 @@ from gatepost.store.views import OUTCOMES
 SYMBOL = {"TRUE": "✔", "FALSE": "✘", "UNKNOWN": "?"}
 
 
-def _say(text: str) -> None:
-    """Print a line made from data through the output layer: one line, nothing in it drives the terminal."""
-    output.line(text)
-
-
 @click.group()
 def case() -> None:
     """Cases of eval.gated_change/1: a loop's candidate change, its evidence, and the decision on it."""
@@ -35,7 +30,7 @@ def case_import(ctx: click.Context, files: tuple[str, ...], as_name: str | None)
     for path in files:
         case_id = cases_mod.import_case(db, path, actor=who)
         row = cases_mod.get_case(db, case_id)
-        _say(f"{case_id}: {row['status']} at revision {cases_mod.short_revision(row['current_revision'])} "
+        output.line(f"{case_id}: {row['status']} at revision {cases_mod.short_revision(row['current_revision'])} "
                    f"({cases_mod.claim_strip(row['protocol'], row['claims'])})")
 
 
@@ -52,7 +47,7 @@ def case_revise(ctx: click.Context, file: str, note: str | None, as_name: str | 
     db = open_ctx_store(ctx)
     revision = cases_mod.revise_case(db, file, actor=person(as_name), note=note)
     row = cases_mod.get_case(db, cases_mod.read_case_file(file)["id"])
-    _say(f"{row['id']}: {row['status']} at revision {cases_mod.short_revision(revision)} "
+    output.line(f"{row['id']}: {row['status']} at revision {cases_mod.short_revision(revision)} "
          f"({cases_mod.claim_strip(row['protocol'], row['claims'])})")
 
 
@@ -89,16 +84,16 @@ def case_list(ctx: click.Context, status: str | None, outcome: str | None, searc
             for r in rows]})
         return
     if not rows:
-        _say("no cases match" if total or status or outcome or search or contradicted or kept_not_landed else
+        output.line("no cases match" if total or status or outcome or search or contradicted or kept_not_landed else
                    "no cases yet: gatepost case import FILE")
         return
     for r in rows:
         state = r["outcome"] or ("open ◆" if r["needs_decision"] else "open")
         state += " ⚠" if r["id"] in flagged else ""
-        _say(f"{r['id']:<14} {cases_mod.short_revision(r['current_revision'])} "
+        output.line(f"{r['id']:<14} {cases_mod.short_revision(r['current_revision'])} "
                    f"{cases_mod.claim_strip(r['protocol'], r['claims']):<9} {state:<12} {r['title']}")
     if total > offset + len(rows):
-        _say(f"… showing {offset + 1}–{offset + len(rows)} of {total} (--offset {offset + len(rows)})")
+        output.line(f"… showing {offset + 1}–{offset + len(rows)} of {total} (--offset {offset + len(rows)})")
 
 
 def contradicted_line(found: cases_mod.Contradiction) -> str:
@@ -123,42 +118,42 @@ def case_show(ctx: click.Context, case_id: str, as_json: bool, as_name: str | No
         echo_json(cases_mod.show_json(view))
         return
     cand = view["candidate"]
-    _say(f"{view['id']} · {view['title']}  ({view['status']}{' · ' + view['outcome'] if view['outcome'] else ''})")
+    output.line(f"{view['id']} · {view['title']}  ({view['status']}{' · ' + view['outcome'] if view['outcome'] else ''})")
     if view["contradicted"]:
-        _say(f"⚠ contradicted later: {contradicted_line(view['contradicted'])}")
-    _say(f"author {view['author']} · protocol {view['protocol']} · revision {view['revision']}")
+        output.line(f"⚠ contradicted later: {contradicted_line(view['contradicted'])}")
+    output.line(f"author {view['author']} · protocol {view['protocol']} · revision {view['revision']}")
     basis = cand["basis"]
-    _say(f"candidate {cand['path'] or '(no path)'} · basis " +
+    output.line(f"candidate {cand['path'] or '(no path)'} · basis " +
                " ".join(f"{k}={basis[k]}" for k in sorted(basis)))
     base = view["base"]
     if view["loop"] or base["stale"]:
-        _say(f"loop {view['loop'] or '—'} · base " + (str(base["why"]) if base["stale"] else
+        output.line(f"loop {view['loop'] or '—'} · base " + (str(base["why"]) if base["stale"] else
                                                            f"current ({(base.get('made_on') or '')[:19]}…)"))
     for a in view.get("applied") or []:
-        _say(f"applied at {a['ref'] or '—'} by {a['actor']} ({a['at']}): {a['path']} is {a['content_hash'][:19]}…")
+        output.line(f"applied at {a['ref'] or '—'} by {a['actor']} ({a['at']}): {a['path']} is {a['content_hash'][:19]}…")
     content = cand["content"]
     text = content if isinstance(content, str) else json.dumps(content, indent=2, ensure_ascii=False)
-    _say("content:")
+    output.line("content:")
     for content_line in text.splitlines():
-        _say(f"  | {content_line}")
-    _say("claims:")
+        output.line(f"  | {content_line}")
+    output.line("claims:")
     for name in view["claim_order"]:
-        _say(f"  {SYMBOL[view['claims'][name]]} {name:<24} {view['explanations'][name]}")
+        output.line(f"  {SYMBOL[view['claims'][name]]} {name:<24} {view['explanations'][name]}")
     counts = view["evidence_counts"]
-    _say(f"evidence ({counts['counting']} counting, {counts['not independent']} not independent, "
+    output.line(f"evidence ({counts['counting']} counting, {counts['not independent']} not independent, "
                f"{counts['stale']} stale):")
     for e in view["evidence"]:
-        _say(f"  #{e['id']:<4} {e['kind']} {e['result']} · {e['producer']} about "
+        output.line(f"  #{e['id']:<4} {e['kind']} {e['result']} · {e['producer']} about "
                    f"{cases_mod.short_revision(e['about'], 7)} — {cases_mod.evidence_note(e)}"
                    + (f"; decides {', '.join(e['decides'])}" if e["decides"] else ""))
-    _say("outcomes:")
+    output.line("outcomes:")
     for name, o in view["outcomes"].items():
-        _say(f"  {'allowed' if o['allowed'] else 'refused':<8} {name:<13} {o['why']}")
-    _say(f"actions (for {view['viewer']}):")
+        output.line(f"  {'allowed' if o['allowed'] else 'refused':<8} {name:<13} {o['why']}")
+    output.line(f"actions (for {view['viewer']}):")
     for name, a in view["actions"].items():
-        _say(f"  {a['status']:<18} {name:<28} {a['why']}")
+        output.line(f"  {a['status']:<18} {name:<28} {a['why']}")
     for d in view["decisions"]:
-        _say(f"decided {d['outcome']} by {d['actor']} at {d['at']} on revision "
+        output.line(f"decided {d['outcome']} by {d['actor']} at {d['at']} on revision "
                    f"{cases_mod.short_revision(d['revision'])}" + (f": {d['note']}" if d["note"] else ""))
 
 
@@ -182,7 +177,7 @@ def case_evidence(ctx: click.Context, case_id: str, kind: str, result: str, prod
     evidence_id = cases_mod.add_evidence(db, case_id, kind=kind, result=result, producer=producer, about=about,
                                          at=at, actor=person(as_name))
     row = cases_mod.get_case(db, case_id)
-    _say(f"evidence #{evidence_id} on {case_id}: {cases_mod.claim_strip(row['protocol'], row['claims'])}"
+    output.line(f"evidence #{evidence_id} on {case_id}: {cases_mod.claim_strip(row['protocol'], row['claims'])}"
                f" · outcomes allowed now: {', '.join(row['allowed']) or 'none (closed)'}")
 
 
@@ -203,7 +198,4 @@ def case_decide(ctx: click.Context, case_id: str, outcome: str, note: str | None
     who = person(as_name)
     decision_id = flows.decide(db, case_id, outcome, actor=who, note=note, based_on_seq=based_on_seq)
     suffix = f"; proposal case:{case_id} waits for a person" if outcome == "proposed" else ""
-    _say(f"{case_id}: {outcome} by {who} (decision #{decision_id}){suffix}")
-
-
-COMMANDS = [case]
+    output.line(f"{case_id}: {outcome} by {who} (decision #{decision_id}){suffix}")

@@ -201,6 +201,3 @@ def compare(ctx: click.Context, case_id: str, candidates: tuple[str, ...], basel
         output.line(f"  {kind}: {report['evidence']['result']}")
     else:
         output.line(f"  settled nothing: {report['undecided']}")
-
-
-SUBCOMMANDS = {"case": [evaluate, compare]}

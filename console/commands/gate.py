@@ -59,6 +59,3 @@ def gate(ctx: click.Context, config_file: str, proposal_files: tuple[str, ...], 
             output.line(f"{result['proposal_id']}{new}: {result['status']}{scores}: {result['reason']}")
     if failed:
         sys.exit(1)
-
-
-COMMANDS = [gate]

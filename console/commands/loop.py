@@ -169,6 +169,3 @@ def current(ctx: click.Context, path: str, set_file: str | None, ref: str | None
     src = doc["source"]
     output.line(f"{doc['path']}: {doc['content_hash']} from {src['subject_type']} {src['subject_id']}"
                 + (f" at {src['ref']}" if src["ref"] else "") + f" by {src['actor']} ({src['at']}, event #{src['event_seq']})")
-
-
-COMMANDS = [loop, current]

@@ -178,7 +178,3 @@ def events(ctx: click.Context, since: int | None, limit: int, kind: str | None, 
             return
         if not page:
             time.sleep(POLL_SECONDS)
-
-
-SUBCOMMANDS = {"case": [case_new, case_wait, case_applied], "proposal": [proposal_applied]}
-COMMANDS = [events]

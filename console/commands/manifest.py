@@ -165,6 +165,3 @@ def versions(ctx: click.Context, skill: str, as_json: bool) -> None:
         origin = f" from {v['draft_id']}" if v["draft_id"] else ""
         output.line(f"{'*' if v['active'] else ' '} v{v['version']}  {v['source']}{origin} by {v['author']}  "
                    f"{v['created_at'][:19]}  {', '.join(v['assertions'])}")
-
-
-COMMANDS = [manifest_group]

@@ -129,6 +129,3 @@ def proposal_mark(ctx: click.Context, proposal_id: str, status: str, note: str, 
     updated = mark_proposal(open_ctx_store(ctx), proposal_id, status, actor=who, note=note,
                             override_gate=override_gate)
     output.line(f"{updated['id']}: {updated['status']} by {who}")
-
-
-COMMANDS = [proposal]

@@ -42,6 +42,3 @@ def protocol_validate(files: tuple[str, ...]) -> None:
         proto = load_protocol(path)
         output.line(f"{path}: {proto.key}: {len(proto.claims)} claims, {len(proto.actions)} actions, "
                    f"{len(proto.outcomes)} outcomes, {len(proto.obligations)} obligations")
-
-
-COMMANDS = [protocol]

@@ -75,6 +75,3 @@ def report_regressions(ctx: click.Context, fmt: str, out_file: str | None, force
 def report_suite(ctx: click.Context, run_id: str, fmt: str, out_file: str | None, force: bool) -> None:
     """One evaluation run RUN_ID: pass rates, delta, verdict, warnings and each task."""
     _emit(ctx, reports.suite_report(open_ctx_store(ctx), run_id, fmt), out_file, force)
-
-
-COMMANDS = [report]

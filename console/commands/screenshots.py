@@ -37,6 +37,3 @@ def screenshots(out: str, seed: int, as_name: str) -> None:
             os.chdir(here)
     for path in saved:
         output.line(str(Path(out) / path.name))
-
-
-COMMANDS = [screenshots]

@@ -324,6 +324,3 @@ def serve(ctx: click.Context, host: str, port: int, public: bool, public_url: st
         if exc.errno == errno.EADDRINUSE:
             raise InputError(f"--port {port}: already in use on {host}; choose another with --port") from None
         raise InputError(f"--host {host} --port {port}: cannot listen ({exc.strerror or exc})") from None
-
-
-COMMANDS = [serve]

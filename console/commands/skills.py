@@ -293,6 +293,3 @@ def mismatch(ctx: click.Context, skill: str, note: str, as_name: str | None) -> 
         output.line(f"flagged {skill} (event #{seq}); bootstrap draft {draft['id']} waits for review")
     else:
         output.line(f"flagged {skill} (event #{seq}); no draft: {why}")
-
-
-COMMANDS = [skills_group]

@@ -47,6 +47,3 @@ def export_cmd(ctx: click.Context, file: str, force: bool) -> None:
     write_file(file, evals_state.dumps(state), store=store_path(ctx), force=force, option="FILE")
     n = len(state["skills"])
     output.line(f"wrote {n} skill state{'s' if n != 1 else ''} to {file}")
-
-
-COMMANDS = [state_group]

@@ -308,6 +308,3 @@ def suite_export_artifact(ctx: click.Context, run_id: str, out_file: str | None,
     artifact["truth_anchor"] = str(target)
     write_file(target, json.dumps(artifact, indent=2, ensure_ascii=False) + "\n", store=store_path(ctx), force=force)
     output.line(f"written: {target}")
-
-
-COMMANDS = [suite]

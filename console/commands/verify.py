@@ -66,6 +66,3 @@ def verify(ctx: click.Context, expect: str | None, as_json: bool, as_name: str |
     finally:
         db.close()
     ctx.exit(0 if report.intact else 1)
-
-
-COMMANDS = [verify]

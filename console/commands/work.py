@@ -52,6 +52,3 @@ def team_cmd(ctx: click.Context, as_json: bool) -> None:
         output.line("nobody has assigned work or judgments today")
     for row in rows:
         output.line(progress_line(row))
-
-
-COMMANDS = [assign_cmd, team_cmd]

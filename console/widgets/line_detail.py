@@ -179,11 +179,6 @@ class LineDetail(ScrollView, can_focus=True):
         self._draw_to(sys.maxsize)
         return [strip.text.rstrip() for strip in self._lines]
 
-    def line_of(self, target: Node | Choice) -> int | None:
-        """The line (in the whole content, from 0) that `target` starts on; a click there acts on it."""
-        self._draw_to(sys.maxsize)
-        return next((i for i, t in enumerate(self._targets) if t is not None and self._resolve(t) is target), None)
-
     def _resolve(self, target: tuple[str, tuple[int, ...] | str]) -> Node | Choice | None:
         name, where = target
         content = self.block(name)

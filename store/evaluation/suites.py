@@ -63,10 +63,6 @@ class Suite:
     must_detect: float = MUST_DETECT  # the tuning change the suite should decide; validate warns otherwise
     guard_allow: tuple[str, ...] = ()  # expected answers a candidate may legitimately contain (the guard skips them)
 
-    @property
-    def fixtures_dir(self) -> Path:
-        return self.path.parent / FIXTURES
-
     def tasks_in(self, split: str) -> list[Task]:
         """The tasks of one split, or every task for `all`."""
         return [t for t in self.tasks if split == "all" or t.split == split]
@@ -92,10 +88,6 @@ class Suite:
                 "tuning": {"tasks": tuning, "words": detect_words(tuning, self.alpha, what="tuning tasks")},
                 "heldout": {"tasks": heldout, "words": detect_words(heldout, self.alpha, what="held-out tasks")},
                 "warnings": warnings}
-
-    def expected_answers(self) -> list[str]:
-        """Every `contains` expected string of the suite (the guard check looks for them)."""
-        return [s for t in self.tasks if t.judge_type == "contains" for s in t.judge["expected"]]
 
     def expected_by_task(self) -> list[tuple[str, str]]:
         """(task id, expected string) for every `contains` task: the guard names the task of a leak."""

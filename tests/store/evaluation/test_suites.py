@@ -20,7 +20,7 @@ def test_valid_suite_loads_with_splits_timeouts_and_defaults():
     assert first.timeout_seconds == 5 and first.split == "tuning"
     rubric = next(t for t in suite.tasks if t.judge_type == "llm-rubric")
     assert rubric.judge["pass_threshold"] == 0.7
-    assert "POWERFUL" in suite.expected_answers()
+    assert ("tier-keyword", "POWERFUL") in suite.expected_by_task()
 
 
 def test_every_problem_is_reported_with_task_and_field():
