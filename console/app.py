@@ -93,7 +93,7 @@ class GatepostApp(ConsoleApp):
         self.person = person
         self.open_at = parse_link(open_at) if open_at else None
         self.history: list[str] = []  # modes left by a jump (palette, c, an overview line): Escape goes back
-        self.lease_holders: set[Any] = set()  # queue screens holding a lease now: released on quit
+        self.lease_holders: set[Any] = set()  # queues (screens/queue.py) holding a lease now: released on quit
         actor = get_actor(self.db, person)
         self.actor_kind = actor["kind"] if actor else None
         self.capabilities: list[str] = actor["capabilities"] if actor and actor["kind"] == "person" else []

@@ -7,11 +7,9 @@ import click
 from gatepost import output
 from gatepost.commands._common import SEQ, as_option, echo_json, open_ctx_store, person
 from gatepost.store import cases as cases_mod
-from gatepost.store import flows
+from gatepost.store import flows, glyphs
 from gatepost.store.kernel import InputError
 from gatepost.store.views import OUTCOMES
-
-SYMBOL = {"TRUE": "✔", "FALSE": "✘", "UNKNOWN": "?"}
 
 
 @click.group()
@@ -138,7 +136,7 @@ def case_show(ctx: click.Context, case_id: str, as_json: bool, as_name: str | No
         output.line(f"  | {content_line}")
     output.line("claims:")
     for name in view["claim_order"]:
-        output.line(f"  {SYMBOL[view['claims'][name]]} {name:<24} {view['explanations'][name]}")
+        output.line(f"  {glyphs.CLAIM[view['claims'][name]]} {name:<24} {view['explanations'][name]}")
     counts = view["evidence_counts"]
     output.line(f"evidence ({counts['counting']} counting, {counts['not independent']} not independent, "
                f"{counts['stale']} stale):")

@@ -7,7 +7,7 @@ import click
 
 from gatepost import output
 from gatepost.commands._common import as_option, echo_json, open_ctx_store, person, person_acts
-from gatepost.store import skills
+from gatepost.store import glyphs, skills
 from gatepost.store.kernel import InputError, parse_iso, read_input
 from gatepost.store.skills import regressions
 
@@ -229,7 +229,7 @@ def _print(results: list[dict[str, Any]]) -> None:
             output.line(f"- {r['skill']}: not evaluated: {r['why']}")
             continue
         sev = f" ({r['severity']})" if r.get("state") == "NEW_FAIL" else ""
-        mark = regressions.SYMBOLS.get(r["state"], "?")
+        mark = glyphs.REGRESSION.get(r["state"], glyphs.UNKNOWN)
         tail = " · unchanged" if r["status"] == "unchanged" else ""
         output.line(f"{mark} {r['skill']}: {r['state']}{sev} · run {r['run_id']} · manifest v{r['manifest_version']}"
                    f"{tail}")
@@ -238,7 +238,7 @@ def _print(results: list[dict[str, Any]]) -> None:
             output.line(f"    acknowledged by {ack['actor']} until {ack['until'][:19]}Z: {ack['note']}")
         for a in r["assertions"]:
             if not a["passed"]:
-                output.line(f"    ✘ {a['assertion']}: {a['message']}")
+                output.line(f"    {glyphs.FAIL} {a['assertion']}: {a['message']}")
         if r["state"] == "CHRONIC":
             output.line("    recommendation: operator review — fix the skill or relax the assertion (no new filing)")
         elif r["state"] == "STABLE_FAIL":
@@ -263,7 +263,7 @@ def show(ctx: click.Context, skill: str | None, state: str | None, as_json: bool
     for r in rows:
         state_text = r["state"] or "not evaluated"
         sev = f" ({r['severity']})" if r["severity"] else ""
-        mark = regressions.SYMBOLS.get(r["state"], "·")
+        mark = glyphs.REGRESSION.get(r["state"], glyphs.UNCHECKED)
         failing = f"  failing: {', '.join(r['failing'])}" if r["failing"] else ""
         output.line(f"{mark} {r['skill']:<28} {state_text + sev:<20} fails {r['fail_streak']:>2}  passes "
                    f"{r['pass_streak']:>3}  last run {r['last_run'] or '—'}{failing}")

@@ -9,8 +9,9 @@ from textual import on
 
 from gatepost.keymap import key_for
 from gatepost.safe import literal, one_line
-from gatepost.screens.decision import Decision, DecisionScreen, Done, Work, decided_line
+from gatepost.screens.decision import Decision, DecisionScreen, Done, decided_line
 from gatepost.screens.list_detail import Filter
+from gatepost.screens.queue import Work
 from gatepost.store import cases as cases_mod
 from gatepost.store.kernel import GatepostError
 from gatepost.store.protocol import protocol_for, short
@@ -94,7 +95,7 @@ class CasesScreen(DecisionScreen):
             self.filters["outcome"] = None
         if changed.get("outcome") and self.filters["status"] in ("open", "needs_decision", "design_review"):
             self.filters["status"] = "closed"
-        if "status" in changed and not self.queue_active:
+        if "status" in changed and not self.queue.active:
             self.WORK = self.DESIGN_WORK if self.filters["status"] == "design_review" else self.CASE_WORK
 
     def action_work_queue(self) -> None:

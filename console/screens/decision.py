@@ -9,11 +9,12 @@ The four deciding screens (Cases, Proposals, Manifests, Regressions) configure i
   the same act (`flows.decide_on`); returns a `Done` (the toast, and the item to follow if the
   decision made a new one, as an edit makes a new draft);
 - WORK (a `Work`: the queue, the lease's subject type, its filter, the hint once empty) for
-  working the list as a queue: `w` takes the first item with a lease, a
-  decision lands on the next, `s` sends the item to the back for the session, `x` stops.
+  working the list as a queue (`gatepost.screens.queue.Queue`, `self.queue`): `w` takes the first
+  item with a lease, a decision lands on the next, `s` sends the item to the back for the session,
+  `x` stops.
 """
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -26,32 +27,27 @@ from textual.widget import Widget
 from gatepost.keymap import bound, key_for, keys_for
 from gatepost.safe import literal, one_line
 from gatepost.screens.list_detail import ListDetailScreen
+from gatepost.screens.queue import Queue, Work
 from gatepost.store.flows import decide_on, mark_seen, may
+from gatepost.store.glyphs import ASSIGNED, CHANGED, WARNING
 from gatepost.store.kernel import (
     UNCHECKED,
-    ConflictError,
     GatepostError,
     Lease,
     Verdict,
     last_seq,
     leases,
-    transaction,
 )
 from gatepost.store.views import (
-    QUEUES,
     Assignment,
     QueueState,
     assigned_ids,
     assignment_of,
-    change_seq,
     changes_since_seen,
-    queue_state,
 )
 from gatepost.widgets.note_dialog import NoteDialog
 from gatepost.widgets.paged_list import Row, as_col
-from gatepost.widgets.queue_bar import QueueBar, until
-
-RENEW_EVERY = 300.0  # seconds: a 15-minute lease renewed every 5 minutes while the item stays open
+from gatepost.widgets.queue_bar import QueueBar
 
 
 @dataclass(frozen=True)
@@ -65,21 +61,6 @@ class Decision:
     prompt: str = "Note"
     required: bool = True
     confirm: str = ""  # the dialog's button; default: the label
-
-
-@dataclass(frozen=True)
-class Work:
-    """How the list is worked as a queue: the queue's name (store.views.QUEUES), the lease's subject
-    type, the filter that shows the queue's items, and what to do once it is empty."""
-
-    queue: str
-    subject: str
-    filter: dict[str, str]
-    empty_hint: str
-
-    @property
-    def name(self) -> str:
-        return self.queue
 
 
 @dataclass(frozen=True)
@@ -117,7 +98,7 @@ class DecisionScreen(ListDetailScreen):
     """A list whose items a person decides; see the module docstring for what a screen configures."""
 
     DECISIONS: ClassVar[tuple[Decision, ...]] = ()
-    WORK: "Work"  # a screen may switch queues (Cases: the design reviewers')
+    WORK: Work  # a screen may switch queues (Cases: the design reviewers')
     BINDINGS = [
         bound("w", "work_queue", "Work queue", "queue.work"),
         bound("s", "queue_skip", "Skip", "queue.skip"),
@@ -134,21 +115,12 @@ class DecisionScreen(ListDetailScreen):
         super().__init__()
         self.seen_seq: int | None = None
         self.holder: Lease | None = None
-        self.queue: QueueState | None = None
-        self.queue_active = False
-        self.queue_key: str | None = None  # the item the person works now (and holds a lease on)
-        self.queue_done = 0  # decisions taken since the queue was started
-        self.queue_skipped: list[str] = []  # skipped this session: they come back last
-        self.queue_lap: list[str] = []  # skipped since the queue came round to its first item: the position
-        self._queue_ended: Text | None = None
-        self._queue_refused: Text | None = None  # why the queue could not be worked (a read-only store)
-        self._queue_timer: Any = None
+        self.queue = Queue(self)
         self._seen_before: tuple[str | None, str | None] = (None, None)  # the item last drawn, what had changed
         self._marked_seen: dict[str, bool] = {}
         self._unmark: set[str] = set()  # rows opened with ● whose read receipt is written: it goes when left
         self.looked = Text()
         self.verdicts: dict[str, Verdict] = {}  # the store's answer for the item shown, by decision
-        self._queue_cache: tuple[int, str, QueueState] | None = None  # (change_seq, queue, the queue then)
 
     # --- what a screen provides -----------------------------------------------------------------
     NOUN: ClassVar[str] = "item"  # "no item selected"
@@ -219,7 +191,7 @@ class DecisionScreen(ListDetailScreen):
             return None
         kind = self.WORK.subject
         seq = self.seq_of(db, key, detail)
-        return ItemRead(detail, seq, leases.holder(db, kind, key), self._queue_now(db),
+        return ItemRead(detail, seq, leases.holder(db, kind, key), self.queue.read(db),
                         changes_since_seen(db, self.person, kind, [key]).get(key), assignment_of(db, kind, key),
                         may(db, kind, key, actor=self.person, seen_seq=seq,
                             names=[d.name for d in self.DECISIONS]))
@@ -239,11 +211,11 @@ class DecisionScreen(ListDetailScreen):
         at = self.mark_column()
         out: list[Row] = []
         for key, cells in rows:
-            mark = ("●" if key in changed else "") + ("→" if key in mine else "")
+            mark = (CHANGED if key in changed else "") + (ASSIGNED if key in mine else "")
             if (mark or key in flagged) and len(cells) > at:
                 value = cells[at]
                 cell = value if isinstance(value, Text) else literal(str(value))
-                prefix = Text("⚠", style="bold yellow") if key in flagged else Text()
+                prefix = Text(WARNING, style="bold yellow") if key in flagged else Text()
                 prefix.append(mark, style="bold cyan")
                 cells = [*cells[:at], prefix + Text(" ") + cell if cell.plain else prefix, *cells[at + 1:]]
             out.append((key, cells))
@@ -267,11 +239,11 @@ class DecisionScreen(ListDetailScreen):
         self._seen_before = (key, changed)
         text = Text()
         if changed:
-            text.append_text(literal(f"● {changed}", style="bold cyan"))
+            text.append_text(literal(f"{CHANGED} {changed}", style="bold cyan"))
         if read.assigned:
             text.append("  " if text.plain else "")
             who = "you" if read.assigned["assignee"] == self.person else read.assigned["assignee"]
-            text.append_text(literal(f"→ assigned to {who} by {read.assigned['assigned_by'] or '—'}", style="cyan"))
+            text.append_text(literal(f"{ASSIGNED} assigned to {who} by {read.assigned['assigned_by'] or '—'}", style="cyan"))
         if read.changed or not self._marked_seen.get(key):
             self._marked_seen[key] = True
             kind, person = self.WORK.subject, self.person
@@ -296,18 +268,7 @@ class DecisionScreen(ListDetailScreen):
             self.paged.reload(keep_key=self.paged.current_key, quiet=True)
 
     def read_nothing(self, db: Any) -> ItemRead:
-        return ItemRead(None, queue=self._queue_now(db))
-
-    def _queue_now(self, db: Any) -> QueueState:
-        """The queue, read again only when the store changed since (its change_seq: a cursor move, even with
-        the seen mark it writes, does not move it), and on 10,000 cases it was the costliest read of a move."""
-        version, name = change_seq(db), self.WORK.name  # Cases switches between two queues
-        cached = self._queue_cache
-        if cached is not None and cached[:2] == (version, name):
-            return cached[2]
-        state = queue_state(db, name, self.person)
-        self._queue_cache = (version, name, state)
-        return state
+        return ItemRead(None, queue=self.queue.read(db))
 
     def _apply_detail(self, key: str | None, detail: Any) -> None:
         if key != self.wanted:
@@ -318,9 +279,9 @@ class DecisionScreen(ListDetailScreen):
         self.holder = read.holder if read else None
         self.looked = self._looked(key, read) if key and read else Text()
         if read and read.queue is not None:
-            self.queue = read.queue
+            self.queue.state = read.queue
         super()._apply_detail(key, read.detail if read else None)
-        self.queue_render()
+        self.queue.render()
 
 
     # --- deciding -------------------------------------------------------------------------------
@@ -355,7 +316,7 @@ class DecisionScreen(ListDetailScreen):
 
     def browsing_text(self) -> Text:
         """What a person who only browses is told instead of the decisions they cannot take."""
-        return literal(f"{self.person} holds none of {', '.join(self._queue_capabilities())}: browsing only, "
+        return literal(f"{self.person} holds none of {', '.join(self.queue.capabilities())}: browsing only, "
                        "no decisions here\n", style="dim")
 
     def actions_text(self) -> Text:
@@ -375,7 +336,7 @@ class DecisionScreen(ListDetailScreen):
     def action_decide(self, name: str) -> None:
         decision = self.decision(name)
         if self.browsing_only():
-            self.notify(f"{self.person} holds none of {', '.join(self._queue_capabilities())}: browsing only, "
+            self.notify(f"{self.person} holds none of {', '.join(self.queue.capabilities())}: browsing only, "
                         "no decisions here.", title="Browsing only", severity="warning")
             return
         allowed, why = self.legal(name)
@@ -405,14 +366,14 @@ class DecisionScreen(ListDetailScreen):
         self.notify(done.message, title="Decided", severity=done.severity)
         if done.follow:
             self.open_item(done.follow)
-            if self.queue_active:
-                await self._queue_go(None, prefer=done.follow, release=True)
+            if self.queue.active:
+                await self.queue.go(None, prefer=done.follow, release=True)
             return
         self.render_title()
-        if self.queue_active and key == self.queue_key:
-            self.queue_done += 1
+        if self.queue.active and key == self.queue.key:
+            self.queue.done += 1
             self.paged.reload(quiet=True)  # the cursor stays on the item shown: the next one, once the queue took it
-            await self._queue_go(key, release=True)  # shows the next item: the decided one is not read again
+            await self.queue.go(key, release=True)  # shows the next item: the decided one is not read again
             if self.wanted != key:
                 return
         # the decided item stays shown while it is still on the list; one that left it (the filter no longer
@@ -420,251 +381,21 @@ class DecisionScreen(ListDetailScreen):
         self.paged.reload(keep_key=key, quiet=True, keep_row=True)
         self.show(key)  # the decided item in its new state (the queue ended, stopped or was not worked)
 
-    # --- the queue ------------------------------------------------------------------------------
-    @property
-    def queue_label(self) -> str:
-        return QUEUES[self.WORK.name].label
-
-    def _k(self, binding_id: str, default: str) -> str:
-        return key_for(self.app, binding_id, default)
-
-    def queue_render(self) -> None:
-        """Redraw the bar: progress (or how many wait and how to start) and who holds the item shown."""
-        bars = list(self.query(QueueBar))
-        qs = self.queue
-        if not bars or qs is None:
-            return
-        bar = bars[0]
-        held = f" · {len(qs.held)} held by others" if qs.held else ""
-        text = Text()
-        if self.queue_active and self.queue_key:
-            # a skip moves on as a decision does: the item after it is one further; once every item left was
-            # skipped the first comes back, and the count starts again from it
-            position = min(len([k for k in self.queue_lap if k in qs.keys]) + 1, max(len(qs.keys), 1))
-            text.append("▶ Queue", style="bold")
-            text.append_text(literal(f" · {self.queue_label}: {self.queue_done + position} of "
-                                     f"{self.queue_done + max(len(qs.keys), position)}"))
-            text.append_text(literal(f" · {self.queue_done} done{held}", style="dim"))
-            text.append(f"   decide to move on · {self._k('queue.skip', 's')} skip · "
-                        f"{self._k('queue.stop', 'x')} stop", style="dim")
-            bar.add_class("-working")
-        else:
-            bar.remove_class("-working")
-            if not self._queue_capabilities_held():
-                # nobody's queue: an unknown name, a producer or a person without these capabilities browses
-                text.append_text(literal(f"{self.queue_label}: {len(qs.keys) or 'none'} waiting{held} · "
-                                         f"{self.person} holds none of {', '.join(self._queue_capabilities())}: "
-                                         "browsing only", style="dim"))
-            elif qs.keys:
-                self._queue_ended = None
-                text.append(self._k("queue.work", "w"), style="bold")
-                text.append_text(literal(f" work the queue · {self.queue_label}: {len(qs.keys)} for you{held}"))
-            elif self._queue_ended is not None:
-                text = self._queue_ended
-            else:
-                text.append_text(literal(f"Queue empty: no {self.queue_label} left for you{held}.", style="dim"))
-        if self._queue_refused is not None:
-            text.append("\n")
-            text.append_text(self._queue_refused)
-        holding = self.looked.copy() if self.shown else Text()
-        lease = self.holder if self.shown else None
-        if lease and holding.plain:
-            holding.append("\n")
-        if lease and lease["holder"] != self.person:
-            holding.append("⚑ ", style="bold yellow")
-            holding.append_text(literal(f"{lease['holder']} is working on it until {until(lease)}",
-                                        style="bold yellow"))
-            holding.append(" — your decisions on it are refused until then", style="yellow")
-        elif lease:
-            holding.append_text(literal(f"you hold it until {until(lease)} (renewed while it stays open)",
-                                        style="dim"))
-        bar.show(progress=text, holding=holding)
-
-    def _queue_capabilities(self) -> list[str]:
-        """The capabilities any of which lets a person work this screen's queue (one per decision)."""
-        return sorted({d.capability for d in self.DECISIONS})
-
-    def _queue_capabilities_held(self) -> bool:
-        return any(self.can(c) for c in self._queue_capabilities())
-
-    def _may_work(self) -> bool:
-        if self._queue_capabilities_held():
-            return True
-        self.notify(f"{self.person} holds none of {', '.join(self._queue_capabilities())}: browsing only, no "
-                    "queue to work.", severity="warning")
-        return False
-
+    # --- the queue: the keys, on the component that works it -----------------------------------
     def action_work_queue(self) -> None:
         """Start (or restart) working the queue from its first item."""
-        if not self._may_work():
-            return
-        self.queue_active, self.queue_done, self.queue_skipped, self.queue_lap = True, 0, [], []
-        self._queue_refused = None
-        if self.WORK.filter:
-            self.apply_filter(**self.WORK.filter)
-        self.run_worker(self._queue_go(None), group="queue")
+        self.queue.start()
 
     def action_queue_skip(self) -> None:
         """Leave this item for later this session (or for someone else) and open the next one."""
-        if not self.queue_active or not self.queue_key:
-            self.notify(f"Press {self._k('queue.work', 'w')} to work the queue first.", severity="warning")
-            return
-        if self.queue and self.queue.keys == [self.queue_key]:
-            self.notify("This is the only item left in your queue.", severity="warning")
-            return
-        skipped = self.queue_key
-        self.queue_skipped = [k for k in self.queue_skipped if k != skipped] + [skipped]
-        self.queue_lap.append(skipped)
-        self.run_worker(self._queue_go(skipped, release=True), group="queue")
+        self.queue.skip()
 
     def action_queue_stop(self) -> None:
-        if self.queue_active:
-            self._queue_finish()
-            self.notify("Stopped working the queue; the item is free for others again.")
-
-    async def _queue_go(self, after: str | None, *, prefer: str | None = None, release: bool = False) -> None:
-        """Take the next item's lease (on the writer) and show it; the queue ends when none is left."""
-        person, subject, queue = self.person, self.WORK.subject, self.WORK.name
-        current = self.queue_key if release or after is None else None
-        skipped = list(self.queue_skipped)
-
-        def take_next(db: Any) -> tuple[str | None, QueueState]:
-            with transaction(db):  # giving the item back and taking the next: one write, not two
-                qs = queue_state(db, queue, person)
-                order = [k for k in qs.keys if k not in skipped] + [k for k in skipped if k in qs.keys]
-                candidates = ([prefer] if prefer in qs.keys else []) + [k for k in order if k not in (after, prefer)]
-                if after in order and after not in candidates:
-                    candidates.append(after)  # a skipped item still comes back, last
-                for candidate in candidates:
-                    if current and current != candidate:
-                        leases.release(db, subject, current, person)
-                    try:
-                        leases.take(db, subject, candidate, person)
-                    except ConflictError:  # someone took it since we looked: the next one
-                        continue
-                    return candidate, queue_state(db, queue, person)
-                if current:
-                    leases.release(db, subject, current, person)
-                return None, queue_state(db, queue, person)
-
-        try:
-            key, qs = await self.gp_app.write(take_next)
-        except GatepostError as exc:  # the store refused the lease (read-only media, a broken store)
-            self._queue_stop_refused(exc)
-            return
-        self.queue = qs
-        if not self.queue_active:  # stopped meanwhile
-            return
-        if key is None:
-            self.queue_key = None
-            self._queue_empty(qs)
-            return
-        self.queue_key = key
-        if key in self.queue_lap:  # came round to an item skipped before: a new lap
-            self.queue_lap = []
-        self.gp_app.lease_holders.add(self)
-        if self._queue_timer is None:
-            self._queue_timer = self.set_interval(RENEW_EVERY, self._renew_later)
-        if self.paged.move_to_key(key):
-            self.show(key)
-        else:
-            self.open_item(key)
-        self.queue_render()
-
-    def _queue_stop_refused(self, exc: GatepostError) -> None:
-        """The queue could not take (or give back) a lease: stop it, say why in one line, keep browsing."""
-        self.queue_active = False
-        self.queue_key = None
-        self.gp_app.lease_holders.discard(self)
-        if self._queue_timer is not None:
-            self._queue_timer.stop()
-            self._queue_timer = None
-        self._queue_refused = literal(f"✘ queue stopped: {one_line(str(exc), 200)}", style="bold red")
-        self.notify(str(exc), title="Queue stopped", severity="error", timeout=10)
-        self.queue_render()
-
-    def _queue_empty(self, qs: QueueState) -> None:
-        done = self.queue_done
-        self._queue_finish(render=False)
-        held = f" {len(qs.held)} held by others." if qs.held else ""
-        text = Text("✔ Queue empty", style="bold green")
-        text.append_text(literal(f": {done} decided, no {self.queue_label} left for you.{held} "
-                                 f"{self.WORK.empty_hint}"))
-        self._queue_ended = text
-        for bar in self.query(QueueBar):
-            bar.show(progress=text, holding=Text())
-        self.notify(f"Queue empty: no {self.queue_label} left for you. {self.WORK.empty_hint}", title="Done")
-
-    def _renew(self, db: Any) -> str | None:
-        """Renew the held item's lease (on the writer); the refusal when it was lost."""
-        if not (self.queue_active and self.queue_key):
-            return None
-        try:
-            leases.take(db, self.WORK.subject, self.queue_key, self.person)
-        except ConflictError as exc:
-            return str(exc)
-        return None
-
-    def _queue_renew(self) -> None:
-        """Renew now, on the calling thread's connection (the timer goes through the writer)."""
-        self._renew(self.gp_app.db)
-
-    def _renew_later(self) -> None:
-        async def renew() -> None:
-            try:
-                lost = await self.gp_app.write(self._renew)
-            except GatepostError as exc:
-                self._queue_stop_refused(exc)
-                return
-            if lost:
-                self.notify(lost, title="Lease lost", severity="error", timeout=10)
-            if self.shown:
-                self.show(self.shown)
-
-        self.run_worker(renew(), group="queue")
-
-    def _release_on(self, db: Any, key: str | None) -> None:
-        if key:
-            leases.release(db, self.WORK.subject, key, self.person)
-
-    def lease_release(self) -> Callable[[Any], None]:
-        """The act that gives back the item this screen holds, bound here on the UI thread: the app runs it on
-        its writer thread as it quits, after every pending write, where no app context can be read."""
-        key, self.queue_key = self.queue_key, None
-        subject, person = self.WORK.subject, self.person
-
-        def release(db: Any) -> None:
-            if key:
-                leases.release(db, subject, key, person)
-
-        return release
-
-    def _queue_finish(self, *, render: bool = True) -> None:
-        key, self.queue_key = self.queue_key, None
-        self.queue_active = False
-        self.gp_app.lease_holders.discard(self)
-        if self._queue_timer is not None:
-            self._queue_timer.stop()
-            self._queue_timer = None
-        if key:
-            release: Callable[[Any], None] = lambda db: self._release_on(db, key)  # noqa: E731
-
-            async def give_back() -> None:
-                try:
-                    await self.gp_app.write(release)
-                except GatepostError as exc:  # nothing to give back on a store that took nothing
-                    self.notify(str(exc), title="Lease", severity="warning")
-                    return
-                if render and self.shown:
-                    self.show(self.shown)
-
-            self.app.run_worker(give_back(), group="queue-release")
-        if render:
-            self.queue_render()
+        self.queue.stop()
 
     def on_screen_suspend(self) -> None:
         super().on_screen_suspend()
         if isinstance(self.app.screen, ModalScreen):  # a dialog or help over this screen: still here
             return
-        if self.queue_active:
-            self._queue_finish()
+        if self.queue.active:
+            self.queue.finish()

@@ -11,9 +11,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, TextArea
 
 from gatepost.safe import literal, one_line
-from gatepost.screens.decision import Decision, DecisionScreen, Done, Work
+from gatepost.screens.decision import Decision, DecisionScreen, Done
 from gatepost.screens.list_detail import Filter
+from gatepost.screens.queue import Work
 from gatepost.store import skills as skills_mod
+from gatepost.store.glyphs import DRAFT, FAIL, PASS, UNCHECKED
 from gatepost.store.kernel import GatepostError
 from gatepost.store.skills import (
     DRAFT_STATUSES,
@@ -35,9 +37,8 @@ from gatepost.widgets.paged_list import Col, Row
 COLUMNS = [Col("draft", 10), Col("skill", 30, min=12, whole=True), Col("origin", 9, drop=2), Col("by", 8, drop=3),
            Col("status", 12, drop=1), Col("created", 11, drop=4)]
 STATUS_STYLE = {"pending": "bold cyan", "approved": "green", "rejected": "red", "superseded": "dim"}
-STATUS_SYMBOL = {"pending": "✎", "approved": "✔", "rejected": "✘", "superseded": "↷"}
 CAPABILITY = "manifest.review"
-STATUS = Filter("status", tuple((f"{STATUS_SYMBOL[s]} {s}", s) for s in DRAFT_STATUSES)
+STATUS = Filter("status", tuple((f"{DRAFT[s]} {s}", s) for s in DRAFT_STATUSES)
                 + (("⚠ contradicted later", "contradicted"),), "every status", default="pending")
 
 
@@ -78,7 +79,7 @@ class EditDraftDialog(Dialog):
             yield Label(literal(f"Edit {self.draft['id']} · {self.draft['skill']} — saving makes a new draft by you "
                                 f"({self.hint('saves')})", style="bold"))
             if self.refused:
-                yield Label(literal(f"✘ {self.refused}\nYour edit is kept below: save to try again on what is "
+                yield Label(literal(f"{FAIL} {self.refused}\nYour edit is kept below: save to try again on what is "
                                     "there now, or cancel.", style="bold red"), id="edit-refused")
             yield TextArea(self.text, id="edit-yaml", show_line_numbers=True, tab_behavior="indent")
             yield Label("", id="edit-status")
@@ -102,11 +103,11 @@ class EditDraftDialog(Dialog):
             assertions = parse_draft_yaml(text, self.draft["skill"], source="draft")
         except GatepostError as exc:
             self.valid = False
-            status.update(literal(f"✘ {exc}", style="bold red"))
+            status.update(literal(f"{FAIL} {exc}", style="bold red"))
             return
         self.valid = True
         same = assertions == self.draft["assertions"]
-        status.update(literal(f"✔ valid: {len(assertions)} assertions" + (" (unchanged)" if same else ""),
+        status.update(literal(f"{PASS} valid: {len(assertions)} assertions" + (" (unchanged)" if same else ""),
                               style="green"))
 
     @on(TextArea.Changed, "#edit-yaml")
@@ -154,7 +155,7 @@ class ManifestsScreen(DecisionScreen):
                                       offset=offset)
         return self.mark_rows(db, [(r["id"], [one_line(r["id"], 10), one_line(r["skill"], 30), r["origin"] or "",
                            one_line(r["author"], 8),
-                           Text(f"{STATUS_SYMBOL.get(r['status'], '')} {r['status']}",
+                           Text(f"{DRAFT.get(r['status'], '')} {r['status']}",
                                 style=STATUS_STYLE.get(r["status"], "")),
                            (r["created_at"] or "")[5:16].replace("T", " ")]) for r in rows]), total
 
@@ -214,7 +215,7 @@ class ManifestsScreen(DecisionScreen):
         text.append(" · ")
         text.append_text(literal(draft["skill"], style="bold"))
         text.append(" · ")
-        text.append(f"{STATUS_SYMBOL.get(draft['status'], '')} {draft['status']}",
+        text.append(f"{DRAFT.get(draft['status'], '')} {draft['status']}",
                     style=STATUS_STYLE.get(draft["status"], ""))
         text.append(f"\n{draft['origin']} draft by ")
         text.append_text(literal(draft["author"] or "?"))
@@ -257,7 +258,7 @@ class ManifestsScreen(DecisionScreen):
         text.append(f"\nheadings (kept when in ≥ {needed} of {len(ev.get('runs', []))} runs):")
         for heading, runs in ev.get("headings", {}).items():
             kept = needed is not None and len(runs) >= needed
-            text.append("\n  ✔ " if kept else "\n  · ", style="green" if kept else "dim")
+            text.append(f"\n  {PASS} " if kept else f"\n  {UNCHECKED} ", style="green" if kept else "dim")
             text.append_text(literal(heading, style="" if kept else "dim"))
             text.append(f"  in {len(runs)}", style="dim")
         dropped = ev.get("forbidden_dropped") or {}

@@ -13,6 +13,7 @@ from textual.worker import get_current_worker
 
 from gatepost.safe import literal
 from gatepost.screens.base import GatepostScreen
+from gatepost.store.glyphs import DRAFT, OUTCOME, REGRESSION, WARNING
 from gatepost.store.views import counts, team_progress
 
 # (mode, filter key, filter value, label, counts group, counts key, symbol)
@@ -21,29 +22,29 @@ LINES = [
         ("cases", "status", "needs_decision", "cases a reviewer can decide now", "cases", "needs_decision", "◆"),
         ("cases", "status", "design_review", "cases waiting on a design review", "cases", "design_review", "◇"),
         ("cases", "status", "contradicted", "decisions on cases contradicted by later evidence", "contradicted",
-         "cases", "⚠"),
+         "cases", WARNING),
         ("proposals", "status", "contradicted", "accepted proposals contradicted by later evidence", "contradicted",
-         "proposals", "⚠"),
+         "proposals", WARNING),
         ("manifests", "status", "contradicted", "approved drafts contradicted by a later run", "contradicted",
-         "drafts", "⚠"),
+         "drafts", WARNING),
         ("cases", "status", "kept_not_landed", "kept changes never recorded applied", "cases", "kept_not_landed",
          "⇣"),
         ("cases", "status", "open", "open cases", "cases", "open", "○"),
         ("proposals", "status", "waiting", "proposals waiting for a person", "proposals", "waiting", "✉"),
-        ("manifests", "status", "pending", "manifest drafts waiting for review", "drafts", "pending", "✎"),
+        ("manifests", "status", "pending", "manifest drafts waiting for review", "drafts", "pending", DRAFT["pending"]),
     ]),
     ("Regressions", [
-        ("regressions", "state", "NEW_FAIL", "NEW_FAIL: passing last run, failing now", "regressions", "NEW_FAIL", "✘"),
-        ("regressions", "state", "CHRONIC", "CHRONIC: failing more than 3 runs in a row", "regressions", "CHRONIC", "‼"),
-        ("regressions", "state", "STABLE_FAIL", "STABLE_FAIL: manifest may mismatch", "regressions", "STABLE_FAIL", "≈"),
-        ("regressions", "state", "NEW_PASS", "NEW_PASS: failing last run, passing now", "regressions", "NEW_PASS", "↑"),
-        ("regressions", "state", "PASS", "PASS", "regressions", "PASS", "✔"),
+        ("regressions", "state", "NEW_FAIL", "NEW_FAIL: passing last run, failing now", "regressions", "NEW_FAIL", REGRESSION["NEW_FAIL"]),
+        ("regressions", "state", "CHRONIC", "CHRONIC: failing more than 3 runs in a row", "regressions", "CHRONIC", REGRESSION["CHRONIC"]),
+        ("regressions", "state", "STABLE_FAIL", "STABLE_FAIL: manifest may mismatch", "regressions", "STABLE_FAIL", REGRESSION["STABLE_FAIL"]),
+        ("regressions", "state", "NEW_PASS", "NEW_PASS: failing last run, passing now", "regressions", "NEW_PASS", REGRESSION["NEW_PASS"]),
+        ("regressions", "state", "PASS", "PASS", "regressions", "PASS", REGRESSION["PASS"]),
     ]),
     ("Closed cases", [
-        ("cases", "outcome", "kept", "kept", "outcomes", "kept", "✔"),
-        ("cases", "outcome", "rejected", "rejected", "outcomes", "rejected", "✘"),
-        ("cases", "outcome", "proposed", "proposed to a person", "outcomes", "proposed", "→"),
-        ("cases", "outcome", "inconclusive", "inconclusive", "outcomes", "inconclusive", "?"),
+        ("cases", "outcome", "kept", "kept", "outcomes", "kept", OUTCOME["kept"]),
+        ("cases", "outcome", "rejected", "rejected", "outcomes", "rejected", OUTCOME["rejected"]),
+        ("cases", "outcome", "proposed", "proposed to a person", "outcomes", "proposed", OUTCOME["proposed"]),
+        ("cases", "outcome", "inconclusive", "inconclusive", "outcomes", "inconclusive", OUTCOME["inconclusive"]),
     ]),
     ("Proposals and evaluations", [
         ("proposals", "status", "needs_changes", "proposals sent back for changes", "proposals", "needs_changes", "↺"),

@@ -8,10 +8,12 @@ from rich.text import Text
 
 from gatepost.keymap import bound
 from gatepost.safe import literal, one_line
-from gatepost.screens.decision import Decision, DecisionScreen, Done, Work, decided_line
+from gatepost.screens.decision import Decision, DecisionScreen, Done, decided_line
 from gatepost.screens.list_detail import Filter
+from gatepost.screens.queue import Work
 from gatepost.store import proposals as proposals_mod
 from gatepost.store.proposals import gate_status
+from gatepost.widgets.case_claims import symbol
 from gatepost.widgets.diff_view import unified_diff
 from gatepost.widgets.line_detail import Block
 from gatepost.widgets.paged_list import Col, Row
@@ -30,7 +32,6 @@ MARKS = [("accepted", "a", "accept"), ("declined", "d", "decline"), ("needs_chan
 STATUS_STYLE = {"waiting": "bold", "needs_changes": "yellow", "accepted": "green", "declined": "red"}
 GATE_STYLE = {"passed": "green", "failed": "bold red", "not_targeted": "dim", "disabled": "dim"}
 CAPABILITY = "proposal.review"
-CLAIM_MARK = {"TRUE": ("✔", "green"), "FALSE": ("✘", "red"), "UNKNOWN": ("?", "yellow")}
 
 
 def gate_text(status: str | None, *, short: bool = False) -> Text:
@@ -144,8 +145,9 @@ class ProposalsScreen(DecisionScreen):
         explanations = view.get("explanations") or {}
         for name in order:
             value = view["claims"].get(name, "")
-            mark, style = CLAIM_MARK.get(value, ("·", "dim"))
-            text.append(f"{mark} ", style=f"bold {style}")
+            mark = symbol(value)
+            mark.append(" ")
+            text.append_text(mark)
             text.append_text(literal(f"{name}  "))
             text.append_text(literal(explanations.get(name, ""), style="dim"))
             text.append("\n")

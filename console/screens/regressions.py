@@ -5,12 +5,13 @@ from typing import Any
 from rich.text import Text
 
 from gatepost.safe import literal, one_line
-from gatepost.screens.decision import Decision, DecisionScreen, Done, Work
+from gatepost.screens.decision import Decision, DecisionScreen, Done
 from gatepost.screens.list_detail import Filter
+from gatepost.screens.queue import Work
+from gatepost.store.glyphs import ACKNOWLEDGED, FAIL, PASS, REGRESSION, UNCHECKED
 from gatepost.store.skills import (
     MEANING,
     STATES,
-    SYMBOLS,
     SkillDetail,
     skill_detail,
 )
@@ -27,14 +28,14 @@ CAPABILITY = "regression.triage"
 COLOURS = {"NEW_FAIL": "bold red", "CHRONIC": "bold magenta", "STABLE_FAIL": "yellow", "NEW_PASS": "cyan",
            "PASS": "green"}
 SEVERITY_COLOURS = {"high": "bold red", "medium": "yellow", "low": "dim"}
-STATE = Filter("state", tuple((f"{SYMBOLS[s]} {s}", s) for s in STATES), "every state")
+STATE = Filter("state", tuple((f"{REGRESSION[s]} {s}", s) for s in STATES), "every state")
 
 
 def state_text(state: str | None, severity: str | None = None) -> Text:
     """A state as its symbol and name, coloured; the symbol carries the meaning without colour."""
     if state is None:
         return Text("· not evaluated", style="dim")
-    text = Text(f"{SYMBOLS[state]} {state}", style=COLOURS[state])
+    text = Text(f"{REGRESSION[state]} {state}", style=COLOURS[state])
     if severity:
         text.append(f" ({severity})", style=SEVERITY_COLOURS.get(severity, ""))
     return text
@@ -44,7 +45,7 @@ def strip_text(history: list[dict[str, Any]]) -> Text:
     """The run history as a strip of marks, oldest to newest: ✔ pass, ✘ fail."""
     text = Text()
     for entry in history:
-        text.append("✔" if entry["passed"] else "✘", style="green" if entry["passed"] else "bold red")
+        text.append(PASS if entry["passed"] else FAIL, style="green" if entry["passed"] else "bold red")
     return text
 
 
@@ -70,18 +71,18 @@ class RegressionsScreen(DecisionScreen):
                                   offset=offset)
         out: list[Row] = []
         for r in rows:
-            symbol = Text(SYMBOLS.get(r["state"] or "", "·"), style=COLOURS.get(r["state"] or "", "dim"))
+            symbol = Text(REGRESSION.get(r["state"] or "", UNCHECKED), style=COLOURS.get(r["state"] or "", "dim"))
             state = Text(r["state"] or "—", style=COLOURS.get(r["state"] or "", "dim"))
             if r["severity"]:
                 state.append(f" {r['severity']}", style=SEVERITY_COLOURS.get(r["severity"], ""))
             if not r["state"]:
                 streak = ""
             elif r["fail_streak"]:
-                streak = f"✘ {r['fail_streak']}"
+                streak = f"{FAIL} {r['fail_streak']}"
             else:
-                streak = f"✔ {r['pass_streak']}"
+                streak = f"{PASS} {r['pass_streak']}"
             broke = Text(str(r["broken_streak"]), justify="right") if r["broken_streak"] else Text("")
-            ack = "✓ack " if r["acknowledged"] else ("↺new " if r["returned_because"] else "")
+            ack = f"{ACKNOWLEDGED}ack " if r["acknowledged"] else ("↺new " if r["returned_because"] else "")
             failing = Text(str(len(r["failing"])), justify="right", style="bold red") if r["failing"] else Text("")
             error = Text("error", style="bold red") if r["run_error"] else Text("")
             out.append((r["skill"], [symbol, one_line(r["skill"], 30), state, streak, broke, failing, error,
@@ -145,7 +146,7 @@ class RegressionsScreen(DecisionScreen):
         text.append(f"(last {len(d['history'])} evals, oldest → newest)\n", style="dim")
         text.append_text(strip_text(d["history"]))
         passes = sum(1 for h in d["history"] if h["passed"])
-        text.append(f"   {passes} ✔ pass · {len(d['history']) - passes} ✘ fail", style="dim")
+        text.append(f"   {passes} {PASS} pass · {len(d['history']) - passes} {FAIL} fail", style="dim")
         return text
 
     def _changes(self, d: SkillDetail) -> Text:
@@ -160,7 +161,7 @@ class RegressionsScreen(DecisionScreen):
         if not found["changes"]:
             text.append("\nno assertion changed its result", style="dim")
             return text
-        marks = {True: ("✔", "green"), False: ("✘", "bold red"), None: ("·", "dim")}
+        marks = {True: (PASS, "green"), False: (FAIL, "bold red"), None: (UNCHECKED, "dim")}
         for c in found["changes"]:
             text.append("\n")
             text.append(*marks[c["before"]])
@@ -189,9 +190,9 @@ class RegressionsScreen(DecisionScreen):
             text.append(" ")
             for mark in row["marks"]:
                 if mark is None:
-                    text.append("·", style="dim")
+                    text.append(UNCHECKED, style="dim")
                 else:
-                    text.append("✔" if mark else "✘", style="green" if mark else "bold red")
+                    text.append(PASS if mark else FAIL, style="green" if mark else "bold red")
         return text
 
     def _failing(self, d: SkillDetail) -> Text:
@@ -204,7 +205,7 @@ class RegressionsScreen(DecisionScreen):
         text.append(f" ({len(failing)} failing of {len(d['assertions'])})", style="dim")
         for a in failing + [a for a in d["assertions"] if a["passed"]]:
             text.append("\n")
-            text.append("✘ " if not a["passed"] else "✔ ", style="bold red" if not a["passed"] else "green")
+            text.append(f"{FAIL} " if not a["passed"] else f"{PASS} ", style="bold red" if not a["passed"] else "green")
             text.append_text(literal(a["assertion"], style="bold" if not a["passed"] else ""))
             text.append(": ")
             text.append_text(literal(a["message"], style="" if not a["passed"] else "dim"))

@@ -5,16 +5,18 @@ from typing import Any
 from rich.text import Text
 
 from gatepost.safe import literal
+from gatepost.store import glyphs
 from gatepost.store.cases import CaseView
 from gatepost.widgets.line_detail import Node, Outline
 
-SYMBOLS = {"TRUE": ("✔", "green"), "FALSE": ("✘", "red"), "UNKNOWN": ("?", "yellow")}
+COLOURS = {"TRUE": "green", "FALSE": "red", "UNKNOWN": "yellow"}
 EVIDENCE_STYLE = {"counting": "green", "stale": "yellow", "not independent": "magenta", "unused": "dim"}
 
 
 def symbol(value: str | None) -> Text:
-    mark, style = SYMBOLS.get(value or "", ("·", "dim"))
-    return Text(mark, style=f"bold {style}")
+    """A claim's mark (glyphs.CLAIM) in its colour; a value without one is a dim dot."""
+    value = value or ""
+    return Text(glyphs.CLAIM.get(value, glyphs.UNCHECKED), style=f"bold {COLOURS.get(value, 'dim')}")
 
 
 def claim_strip(claims: dict[str, str], order: list[str], derived: list[str]) -> Text:

@@ -8,6 +8,7 @@ from textual.widgets import Button, Label, TextArea
 
 from gatepost.keymap import bound, key_for
 from gatepost.safe import literal
+from gatepost.store.glyphs import FAIL
 
 
 class Dialog(ModalScreen[str | None]):
@@ -89,7 +90,7 @@ class NoteDialog(Dialog):
         with Vertical():
             yield Label(literal(self.title_text, style="bold"))
             if self.refused:
-                yield Label(literal(f"✘ {self.refused}\nYour note is kept below: confirm to decide again on what "
+                yield Label(literal(f"{FAIL} {self.refused}\nYour note is kept below: confirm to decide again on what "
                                     "is there now, or cancel.", style="bold"), classes="dialog-error",
                             id="note-refused")
             yield Label(literal(self.prompt + (" (required)" if self.required else " (optional)")

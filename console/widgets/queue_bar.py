@@ -1,7 +1,7 @@
 """The queue bar of a deciding screen: progress while working its queue, and who holds the item shown.
 
-The queue itself (leases taken and released on the writer, skip, stop, next) is in
-`gatepost.screens.decision.DecisionScreen`; this is only the line that shows it.
+The queue itself (leases taken and released on the writer, skip, stop, next) is
+`gatepost.screens.queue.Queue`; this is only the line that shows it.
 """
 
 

@@ -9,7 +9,7 @@ from typing import Any, cast
 
 from sqlite_utils import Database
 
-from gatepost.store import loops
+from gatepost.store import glyphs, loops
 from gatepost.store.kernel import (
     InputError,
     all_rows,
@@ -231,9 +231,10 @@ def list_cases(db: Database, *, status: str | None = None, outcome: str | None =
 def claim_strip(protocol_ref: str, claims: dict[str, str]) -> str:
     """✔ ✘ ? per claim in protocol order, claims resting on claims after a space (for lists)."""
     protocol = protocol_for(protocol_ref)
-    symbol = {"TRUE": "✔", "FALSE": "✘"}
-    base = "".join(symbol.get(claims.get(n, ""), "?") for n in protocol.claim_order if not protocol.derived(n))
-    derived = "".join(symbol.get(claims.get(n, ""), "?") for n in protocol.claim_order if protocol.derived(n))
+    base = "".join(glyphs.CLAIM.get(claims.get(n, ""), glyphs.UNKNOWN) for n in protocol.claim_order
+                   if not protocol.derived(n))
+    derived = "".join(glyphs.CLAIM.get(claims.get(n, ""), glyphs.UNKNOWN) for n in protocol.claim_order
+                      if protocol.derived(n))
     return f"{base} {derived}".strip()
 
 

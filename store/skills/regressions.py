@@ -43,7 +43,6 @@ HIGH_FROM = 30  # a broken pass streak this long is high; 2 up to this is medium
 URGENCY = {("NEW_FAIL", "high"): 0, ("NEW_FAIL", "medium"): 1, ("NEW_FAIL", "low"): 2,
            ("CHRONIC", None): 3, ("STABLE_FAIL", None): 4, ("NEW_PASS", None): 5, ("PASS", None): 6}
 NOT_EVALUATED = 7
-SYMBOLS = {"NEW_FAIL": "✘", "CHRONIC": "‼", "STABLE_FAIL": "≈", "NEW_PASS": "↑", "PASS": "✔"}
 MEANING = {
     "NEW_FAIL": "passing last run, failing now",
     "CHRONIC": "failing more than 3 runs in a row: recommend operator review (no new filing)",

@@ -41,8 +41,6 @@ from .regressions import (
 )
 from .reports import (
     FORMATS,
-    STATE_SYMBOLS,
-    SYMBOLS,
     case_report,
     regression_changes,
     regressions_report,
@@ -98,8 +96,6 @@ __all__ = [
     "REGRESSION_STATES",
     "RegressionRow",
     "SOURCES",
-    "STATE_SYMBOLS",
-    "SYMBOLS",
     "VerifyReport",
     "case_report",
     "change_seq",

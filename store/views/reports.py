@@ -13,13 +13,11 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from sqlite_utils import Database
 
-from gatepost.store import cases, skills
+from gatepost.store import cases, glyphs, skills
 from gatepost.store import evaluation as evaluator
 from gatepost.store.kernel import InputError, guarded
 
 FORMATS = ("md", "html")
-SYMBOLS = {"TRUE": "✔", "FALSE": "✘", "UNKNOWN": "?"}
-STATE_SYMBOLS = {"NEW_FAIL": "✘", "CHRONIC": "‼", "STABLE_FAIL": "≈", "NEW_PASS": "↑", "PASS": "✔"}
 _BACKTICKS = re.compile(r"`+")
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|~])")
 
@@ -57,7 +55,7 @@ def _env() -> Environment:
     env.filters["md"] = _md
     env.filters["fence"] = _fence
     env.filters["as_text"] = _as_text
-    env.globals.update(SYMBOLS=SYMBOLS, STATE_SYMBOLS=STATE_SYMBOLS)
+    env.globals.update(SYMBOLS=glyphs.CLAIM, STATE_SYMBOLS=glyphs.REGRESSION)
     return env
 
 

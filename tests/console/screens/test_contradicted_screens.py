@@ -83,7 +83,7 @@ async def test_a_design_reviewer_works_the_cases_waiting_only_on_a_design_review
         await pilot.press("w")  # vera holds only eval_design.review: her queue is the design reviews
         await settle(pilot)
         screen = app.screen
-        assert screen.queue_active and screen.shown == "c-5"
+        assert screen.queue.active and screen.shown == "c-5"
         assert sorted(screen.query_one(PagedList).keys) == ["c-3", "c-5"]  # the list: every case waiting
         assert "cases waiting on a design review: 1 of 1" in str(screen.query_one(QueueBar).render())
         head = screen.query_one(LineDetail).text("head")
@@ -96,7 +96,7 @@ async def test_a_design_reviewer_works_the_cases_waiting_only_on_a_design_review
         await settle(pilot)
         await settle(pilot)
         # the queue is empty: c-4 waits on more than the design, vera's review would not count on c-3
-        assert not app.screen.queue_active
+        assert not app.screen.queue.active
         assert "Queue empty" in str(app.screen.query_one(QueueBar).render())
     db = open_store(store)
     view = cases.case_view(db, "c-5")

@@ -149,7 +149,7 @@ async def test_working_the_queue_on_a_read_only_store_says_why_in_one_line(store
         await settle(pilot)
         assert app.is_running and app.return_code is None  # no traceback: the console goes on
         screen = app.screen
-        assert not screen.queue_active
+        assert not screen.queue.active
         bar = str(screen.query_one(QueueBar).render())
         assert "queue stopped" in bar and "read-only" in bar
         screen.apply_filter(status="any")

@@ -79,10 +79,10 @@ async def test_in_a_queue_the_next_item_is_highlighted_and_shown(demo_copy, key,
         await pilot.press("w")
         await _settled(pilot)
         for _ in range(3):
-            if not screen.queue_active:
+            if not screen.queue.active:
                 break
             first = screen.shown
-            assert first == screen.paged.current_key == screen.queue_key
+            assert first == screen.paged.current_key == screen.queue.key
             allowed = _allowed(screen)
             if not allowed:
                 await pilot.press("s")
@@ -90,5 +90,5 @@ async def test_in_a_queue_the_next_item_is_highlighted_and_shown(demo_copy, key,
                 continue
             await _decide(pilot, allowed[0], "queued")
             assert screen.shown == screen.paged.current_key
-            if screen.queue_active:
-                assert screen.shown == screen.queue_key != first
+            if screen.queue.active:
+                assert screen.shown == screen.queue.key != first

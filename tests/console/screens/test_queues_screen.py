@@ -90,7 +90,7 @@ async def test_work_the_cases_queue_to_its_end(store):
                 assert f"{i + 2} of 3 · {i + 1} done" in bar(app)
         assert "Queue empty: 3 decided, no cases needing a decision left for you" in bar(app)
         assert "f shows them" in bar(app)  # what to do next
-        assert not screen.queue_active
+        assert not screen.queue.active
     db.close()
 
 
@@ -162,7 +162,7 @@ async def test_leaving_the_screen_releases_the_lease(store):
         held = app.screen.shown
         assert leases.holder(db, "case", held)["holder"] == "ana"
         first = leases.holder(db, "case", held)["expires_at"]
-        app.screen._queue_renew()  # what the 5-minute timer does while the item stays open
+        app.screen.queue.renew(app.db)  # what the 5-minute timer runs on the writer while the item stays open
         assert leases.holder(db, "case", held)["expires_at"] > first
         assert list_events(db, subject_type="case", subject_id=held)[0]["kind"] == "lease.renewed"
         await pilot.press("k")  # the note dialog over the screen keeps the lease
@@ -180,7 +180,7 @@ async def test_a_browsing_person_has_no_queue_to_work(store):
     app = GatepostApp(store, person="dara")
     async with app.run_test(size=(160, 50)) as pilot:
         await work_the_cases_queue(pilot)
-        assert not app.screen.queue_active
+        assert not app.screen.queue.active
         assert any("browsing only" in n.message for n in app._notifications)
 
 
@@ -299,7 +299,7 @@ async def test_quitting_gives_the_held_lease_back(demo_copy):
     app = GatepostApp(path, person="ana")
     async with app.run_test(size=(140, 42)) as pilot:
         await work_the_cases_queue(pilot)
-        held = app.screen.queue_key
+        held = app.screen.queue.key
         assert held and leases.holder(app.db, "case", held)["holder"] == "ana"
     db = open_store(path)
     assert leases.holder(db, "case", held) is None
