@@ -25,7 +25,7 @@ from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Select, Static
-from textual.worker import get_current_worker
+from textual.worker import Worker, get_current_worker
 
 from gatepost.keymap import bound, key_for
 from gatepost.safe import literal
@@ -55,6 +55,24 @@ class Filter:
 
 class ListDetailScreen(GatepostScreen):
     """List + detail, read in workers; see the module docstring for what a screen configures."""
+
+    class DetailRead(Message):
+        """What the detail worker read for `key`, posted to the screen from the worker's thread. Only a read
+        that answers the screen's newest request is drawn: it replaces the reads waiting before it, and an
+        older one is dropped (the person moved on, or the item was asked for again, while it was read)."""
+
+        bubble = False
+
+        def __init__(self, screen: "ListDetailScreen", worker: Worker[None], key: str | None, detail: Any) -> None:
+            super().__init__()
+            self.screen, self.worker, self.key, self.detail = screen, worker, key, detail
+
+        def newest(self) -> bool:
+            """This read answers the screen's newest request (Textual's worker for it, not a counter)."""
+            return self.worker is self.screen._reading
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, ListDetailScreen.DetailRead) and message.newest()
 
     class DetailShown(Message):
         """The detail pane now shows `key` (None: nothing); stale reads never post it."""
@@ -86,7 +104,8 @@ class ListDetailScreen(GatepostScreen):
         self.wanted: str | None = None  # the key the detail is being read for
         self.follow_idle = FOLLOW_IDLE
         self._follow_timer: Timer | None = None
-        self._generation = 0  # of the newest detail request: an older result is dropped
+        self._reading: Worker[None] | None = None  # the newest detail request: what another worker read is dropped
+        self._asked = False  # a detail was asked for: the first page's row is shown at once, later ones follow
         self.detail_settled = asyncio.Event()  # clear while a detail is pending (tests and benchmarks wait on it)
         self.detail_settled.set()
 
@@ -292,7 +311,7 @@ class ListDetailScreen(GatepostScreen):
         if event.paged.id != f"{self.NAME}-list":
             return
         event.stop()
-        if not self._generation:
+        if not self._asked:
             self.show(event.key)  # the first page's row: drawn at once, nobody is moving yet
         elif event.key != self.wanted:
             self.follow(event.key)
@@ -301,7 +320,8 @@ class ListDetailScreen(GatepostScreen):
         """Show `key` once the cursor rests `follow_idle` seconds: each move restarts a Textual timer,
         so holding a key down reads and draws only the row it stops on."""
         self.wanted = key
-        self._generation += 1  # a read already under way is for a row the person left
+        self._asked = True
+        self._reading = None  # a read already under way is for a row the person left
         if self._follow_timer is not None:
             self._follow_timer.stop()
         self.detail_settled.clear()
@@ -317,23 +337,25 @@ class ListDetailScreen(GatepostScreen):
             self._follow_timer.stop()
             self._follow_timer = None
         self.wanted = key
-        self._generation += 1
+        self._asked = True
         self.detail_settled.clear()
-        self._read_detail(self._generation, key)
+        self._reading = self._read_detail(key)
 
     @work(thread=True, exclusive=True, group="detail")
-    def _read_detail(self, generation: int, key: str | None) -> None:
+    def _read_detail(self, key: str | None) -> None:
         worker = get_current_worker()
         with self.gp_app.reading() as db:
             if worker.is_cancelled:
                 return  # a newer request came while this one waited for the connection
             detail = self.read_item(db, key) if key else self.read_nothing(db)
         if not worker.is_cancelled:
-            self.app.call_from_thread(self._arrived, generation, key, detail)
+            self.post_message(self.DetailRead(self, worker, key, detail))
 
-    def _arrived(self, generation: int, key: str | None, detail: Any) -> None:
-        if generation != self._generation:
+    @on(DetailRead)
+    def _arrived(self, event: DetailRead) -> None:
+        if not event.newest():
             return  # stale: the person moved on (or the item was asked for again) while it was read
+        key, detail = event.key, event.detail
         self._apply_detail(key, detail)
         self.detail_settled.set()
         self.post_message(self.DetailShown(key))
