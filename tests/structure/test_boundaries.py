@@ -1,5 +1,6 @@
 """The layering rules hold in the code itself, so a change that breaks one fails here, not in review.
 
+- the store stands on floors (FLOORS): a package imports only packages on floors below its own;
 - store/ never imports Textual or click; console/ never writes SQL;
 - store/protocol/ (the interpreter) runs no SQL and imports nothing of the database;
 - no function-level import anywhere in store/ (a function-level import is how a cycle hides);
@@ -83,3 +84,48 @@ def test_other_packages_use_a_domain_through_its_init(path: Path):
         parts = name.split(".")
         if parts[:2] == ["gatepost", "store"] and len(parts) > 3 and parts[2] in DOMAINS and parts[2] != own:
             pytest.fail(f"{'/'.join(rel)} imports {name}: use gatepost.store.{parts[2]} instead")
+
+
+# The store's floors, as docs/architecture.md draws them: a package imports only packages on floors below
+# its own (the kernel and the marks stand on nothing of the store; the demo builder uses everything).
+FLOORS = [
+    {"kernel", "glyphs"},
+    {"protocol", "evaluation"},
+    {"skills", "loops"},
+    {"cases"},
+    {"proposals"},
+    {"views", "flows"},
+    {"demo"},
+]
+
+
+def _store_unit(path: Path) -> str:
+    """The package (or top-level module) of store/ a file belongs to: `cases`, `flows`, `glyphs`."""
+    rel = path.relative_to(STORE).parts
+    return rel[0] if len(rel) > 1 else rel[0].removesuffix(".py")
+
+
+def _store_units_imported(path: Path) -> set[str]:
+    found = set()
+    for name, node in _imports(path):
+        parts = name.split(".")
+        if parts[:2] == ["gatepost", "store"] and len(parts) > 2:
+            found.add(parts[2])
+        elif name == "gatepost.store" and isinstance(node, ast.ImportFrom):
+            found |= {alias.name for alias in node.names}
+    return found
+
+
+def test_the_store_stands_on_its_floors():
+    floor_of = {unit: i for i, units in enumerate(FLOORS) for unit in units}
+    wrong = []
+    for path in _modules(STORE):
+        unit = _store_unit(path)
+        if unit == "__init__":
+            continue
+        assert unit in floor_of, f"store/{unit} stands on no floor: add it to FLOORS (and to docs/architecture.md)"
+        for other in _store_units_imported(path) - {unit}:
+            if floor_of.get(other, len(FLOORS)) >= floor_of[unit]:
+                wrong.append(f"{path.relative_to(ROOT)} (floor {floor_of[unit] + 1}) imports store/{other} "
+                             f"(floor {floor_of[other] + 1 if other in floor_of else '?'})")
+    assert not wrong, "an import runs up or across a floor:\n" + "\n".join(wrong)
