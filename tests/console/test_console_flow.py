@@ -157,6 +157,7 @@ async def test_a_skipped_item_goes_to_the_back_and_the_counter_never_goes_backwa
         assert positions == [1, 2, 3, 1, 2]
 
 
+@pytest.mark.slow
 async def test_a_decision_while_another_process_holds_the_store_waits_without_freezing(store):
     app = GatepostApp(store, person="ana")
     async with app.run_test(size=(160, 50)) as pilot:

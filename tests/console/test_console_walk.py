@@ -38,6 +38,7 @@ def statements(monkeypatch) -> list[tuple[bool, str]]:
     return seen
 
 
+@pytest.mark.slow
 async def test_every_screen_opens_and_every_binding_answers_and_no_sql_runs_on_the_event_loop(
         demo_copy, statements):
     app = GatepostApp(demo_copy, person="ana")

@@ -65,6 +65,7 @@ def test_pack_wraps_between_entries_never_inside_one():
 
 
 # --- the list pane and its columns -------------------------------------------------------------
+@pytest.mark.slow
 async def test_at_200_columns_the_list_pane_takes_what_its_titles_need(demo_here):
     app = GatepostApp(demo_here, person="ana")
     async with app.run_test(size=(200, 50)) as pilot:
@@ -155,6 +156,7 @@ async def test_a_dialog_at_50_by_15_shows_its_hint_and_its_confirm_button(demo_h
         assert "Esc cancels" in str(title.render())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [(50, 15), (80, 24), (120, 40)])
 # the first open case and the first pending draft are held by colleagues, so their decisions are not offered:
 # the second's are

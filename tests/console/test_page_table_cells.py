@@ -27,6 +27,7 @@ def _drawn_both_ways(table, row: int, column: int, cursor: bool) -> tuple[object
     return ours, theirs
 
 
+@pytest.mark.slow
 async def test_every_cell_of_every_list_is_drawn_as_datatable_draws_it(demo_copy):
     app = GatepostApp(demo_copy, person="ana")
     compared = 0

@@ -3,6 +3,8 @@
 import json
 import re
 
+import pytest
+
 from gatepost.app import GatepostApp
 from gatepost.store import cases, proposals, skills
 from gatepost.store.evaluation import import_artifact
@@ -59,6 +61,7 @@ def _screen_text(app) -> str:
     return text
 
 
+@pytest.mark.slow
 async def test_hostile_text_is_literal_on_every_screen(db, store_path, tmp_path):
     keys = _populate(db, tmp_path)
     app = GatepostApp(store_path, person="ana")

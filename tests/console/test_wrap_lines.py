@@ -1,6 +1,7 @@
 """A detail's lines read exactly as Rich draws them: the short way for a line that fits (issue 15: half the
 time of a new item's lines) gives the same characters, styles and widths as Rich's own wrapping."""
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
@@ -43,6 +44,7 @@ def texts(draw: st.DrawFn) -> Text:
     return text
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(texts(), st.integers(1, 60), st.sampled_from([None, Style(bgcolor="grey23"), Style(bold=True)]))
 def test_every_line_reads_as_rich_draws_it(text: Text, width: int, under: Style | None) -> None:

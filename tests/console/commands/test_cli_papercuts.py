@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from gatepost.cli import main
@@ -132,6 +133,7 @@ def _run_with_tty_stderr(args: list[str], cwd: Path) -> tuple[int, str]:
     return proc.returncode, b"".join(chunks).decode("utf-8", "replace")
 
 
+@pytest.mark.slow
 def test_long_work_shows_progress_only_on_a_terminal(tmp_path, cli):
     args = ["--db", str(tmp_path / "s.db"), "suite", "run", "--suite", str(BASIC), "--skill", str(GOOD_SKILL),
             "--mock"]

@@ -3,6 +3,8 @@ Regressions screen; `events` says what each decision was, gives the newest N, an
 
 import json
 
+import pytest
+
 from gatepost.store.kernel import open_store
 from gatepost.store.views import worst_first
 from tests.conftest import run_gatepost
@@ -15,6 +17,7 @@ def _console_order(path) -> list[str]:
     return [r["skill"] for r in rows]
 
 
+@pytest.mark.slow
 def test_skills_show_and_the_report_list_skills_worst_first_as_the_console(demo_copy):
     shown = run_gatepost("--db", str(demo_copy), "skills", "show", "--json")
     assert shown.returncode == 0, shown.stderr
@@ -25,6 +28,7 @@ def test_skills_show_and_the_report_list_skills_worst_first_as_the_console(demo_
     assert [r["skill"] for r in json.loads(report.stdout)["skills"]] == order
 
 
+@pytest.mark.slow
 def test_events_last_n_no_leases_and_the_outcome(demo_copy):
     every = run_gatepost("--db", str(demo_copy), "events", "--json", "--limit", "10000")
     events = [json.loads(line) for line in every.stdout.splitlines()]

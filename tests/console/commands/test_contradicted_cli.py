@@ -2,12 +2,15 @@
 
 import json
 
+import pytest
+
 from gatepost.store import cases, flows
 from gatepost.store.kernel import add_actor, freeze, open_store
 from tests.conftest import run_gatepost
 from tests.store.cases.test_contradicted import new_case
 
 
+@pytest.mark.slow
 def test_case_list_contradicted_and_case_show_say_what_later_evidence_changed(tmp_path):
     path = tmp_path / "store.db"
     db = open_store(path)

@@ -4,6 +4,8 @@ a suite's guard_allow; a leaked guard makes `case evaluate` exit 1 naming the ta
 import json
 from pathlib import Path
 
+import pytest
+
 from gatepost.store.cases import import_case, revise_candidate
 from gatepost.store.kernel import add_actor, open_store
 from tests.conftest import run_gatepost
@@ -28,6 +30,7 @@ def _store(tmp_path: Path, content: str) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_about_must_name_a_known_design_of_the_case(tmp_path):
     path = _store(tmp_path, "Write a changelog.")
     base = ("--db", str(path), "case", "evidence", "case-7", "--kind", "design_review", "--result", "passed",
@@ -71,6 +74,7 @@ def test_a_leaked_guard_exits_1_naming_the_task_and_the_string(tmp_path):
     assert any(line.startswith("leaked: task t2 expects 'tier is high'") for line in lines)
 
 
+@pytest.mark.slow
 def test_guard_allow_lets_a_candidate_spell_out_its_own_output_format(tmp_path):
     path = _store(tmp_path, "Sections: ### Added, ### Fixed.")
     result = _evaluate(path, _suite(tmp_path, ["### added"]))

@@ -79,6 +79,7 @@ def test_import_artifact_round_trips_a_run(cli, tmp_path: Path):
     assert cli("suite", "import-artifact", str(out)).output.startswith("already imported")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("read_ahead", ["off", "0"])  # read here; read ahead by a worker process
 def test_import_artifact_takes_many_files_each_its_own_transaction(tmp_path: Path, read_ahead: str):
     store = tmp_path / "s.db"

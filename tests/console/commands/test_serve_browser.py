@@ -38,7 +38,7 @@ def _chromium() -> str | None:
 
 CHROMIUM = _chromium()
 
-pytestmark = [pytest.mark.browser, pytest.mark.skipif(
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.skipif(
     CHROMIUM is None,
     reason="no Chromium installed (/usr/bin/chromium or `chromium` on PATH); "
            ".ci/system-deps installs Debian's chromium",

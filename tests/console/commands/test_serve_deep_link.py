@@ -91,6 +91,7 @@ async def test_serve_open_prints_the_url_that_opens_the_console_on_the_run(linke
     assert run_id in drawn and "linked-task-" in drawn  # the Results screen, on that run, its tasks listed
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("link", ["bogus:1", "results", "results:", "case:a\u0007b", "results:" + "x" * 400])
 async def test_a_bad_link_in_the_url_is_refused_with_400_and_one_line(linked, link):
     port, _, token, _, _ = linked

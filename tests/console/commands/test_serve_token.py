@@ -104,6 +104,7 @@ async def test_a_foreign_host_is_refused_even_with_the_token(served):
     assert status == 200
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("origin", ["https://evil.example", None, "http://127.0.0.1:1"])
 async def test_a_websocket_from_a_foreign_origin_is_refused(served, origin):
     port, _, token = served

@@ -34,6 +34,7 @@ async def open_screen(pilot, key: str):
     return screen, detail
 
 
+@pytest.mark.slow
 @SCREENS
 async def test_the_same_item_drawn_again_paints_no_line(demo_copy, key, painted):
     app = GatepostApp(demo_copy, person="ana")
@@ -46,6 +47,7 @@ async def test_the_same_item_drawn_again_paints_no_line(demo_copy, key, painted)
         assert painted == [] and detail.drawn() == before
 
 
+@pytest.mark.slow
 @SCREENS
 async def test_moving_to_the_next_item_repaints_only_the_lines_that_differ(demo_copy, key, painted):
     app = GatepostApp(demo_copy, person="ana")
@@ -65,6 +67,7 @@ async def test_moving_to_the_next_item_repaints_only_the_lines_that_differ(demo_
         assert not same or same - rows  # and a line that reads the same (a title, a decision) is kept
 
 
+@pytest.mark.slow
 @pytest.mark.render_floor  # a fast path of console/render/ (widgets.set_virtual_size)
 @SCREENS
 async def test_moving_through_items_that_fit_and_items_that_do_not_lays_nothing_out(demo_copy, key, monkeypatch):

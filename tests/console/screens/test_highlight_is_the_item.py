@@ -43,6 +43,7 @@ async def _on_a_decidable_row(pilot, first: int = 2) -> str:
     raise AssertionError("no item to decide on this screen")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("key", "mode"), SCREENS, ids=[m for _k, m in SCREENS])
 async def test_after_a_decision_the_cursor_and_the_detail_show_one_item(demo_copy, key, mode):
     app = GatepostApp(demo_copy, person="ana")
@@ -69,6 +70,7 @@ async def test_after_a_decision_the_cursor_and_the_detail_show_one_item(demo_cop
             db.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("key", "mode"), SCREENS, ids=[m for _k, m in SCREENS])
 async def test_in_a_queue_the_next_item_is_highlighted_and_shown(demo_copy, key, mode):
     app = GatepostApp(demo_copy, person="ana")

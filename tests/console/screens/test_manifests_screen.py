@@ -1,5 +1,6 @@
 """The Manifests screen, driven with Pilot: draft beside the active version, diff, evidence, decisions."""
 
+import pytest
 from textual.widgets import TextArea
 
 from gatepost.app import GatepostApp
@@ -68,6 +69,7 @@ async def test_approve_makes_the_draft_active(db, store_path):
         assert screen.query_one(PagedList).keys == [draft["id"]]
 
 
+@pytest.mark.slow
 async def test_reject_requires_a_note(db, store_path):
     build(db)
     [draft], _ = list_drafts(db)

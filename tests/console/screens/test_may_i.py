@@ -45,6 +45,7 @@ def _accepted(path: Path, subject: str, name: str, key: str, person: str, seq: i
         db.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("person", PEOPLE)
 @pytest.mark.parametrize(("key", "mode", "table", "column"), SCREENS, ids=[s[1] for s in SCREENS])
 async def test_enabled_if_and_only_if_the_store_accepts(demo_copy, tmp_path, person, key, mode, table, column):

@@ -64,6 +64,7 @@ async def work_the_cases_queue(pilot) -> None:
     await settle(pilot)
 
 
+@pytest.mark.slow
 async def test_work_the_cases_queue_to_its_end(store):
     db = open_store(store)
     order = queue_state(db, "cases", "ana").keys
@@ -253,6 +254,7 @@ async def test_the_bar_is_on_each_queue_screen(store):
             assert line in bar(app)
 
 
+@pytest.mark.slow
 def test_the_demo_has_colleagues_working_the_queues(tmp_path):
     from gatepost.store.demo import build_demo
 

@@ -4,6 +4,8 @@ screen with their state, the failing check and the output judged; a skill with n
 import shutil
 from pathlib import Path
 
+import pytest
+
 from gatepost.app import GatepostApp
 from gatepost.store.kernel import add_actor, freeze, make_admin
 from gatepost.store.skills import judge_manifest, read_aeon_manifest, record_aeon_results
@@ -15,6 +17,7 @@ RUN = (Path(__file__).resolve().parents[2] / "fixtures" / "reference" / "upstrea
        / "c31d240ff146c1c63e1f2ce939ed40fe90215307")
 
 
+@pytest.mark.slow
 async def test_aeons_skills_show_on_regressions(db, store_path, tmp_path):
     root = tmp_path / "aeon"
     shutil.copytree(RUN / "articles", root / "articles")

@@ -1,5 +1,7 @@
 """The Regressions screen, driven with Pilot: urgency order, filters, strip, literal output, triage."""
 
+import pytest
+
 from gatepost.app import GatepostApp
 from gatepost.store.kernel import list_events
 from gatepost.store.skills import list_drafts
@@ -85,6 +87,7 @@ async def test_acknowledge_with_a_note_records_an_event(db, store_path):
         assert "acknowledged by bruno: repair queued" in _text(app.screen, "triage")
 
 
+@pytest.mark.slow
 async def test_manifest_mismatch_starts_a_bootstrap_draft(db, store_path):
     build(db)
     app = GatepostApp(store_path, person="bruno")

@@ -4,9 +4,12 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import run_gatepost
 
 
+@pytest.mark.slow
 def test_a_demo_store_with_newer_decisions_is_kept_unless_forced(tmp_path: Path, demo_store: Path):
     db = tmp_path / "demo.db"
     shutil.copy(demo_store, db)  # a demo store `gatepost demo` built (tests/conftest.py)

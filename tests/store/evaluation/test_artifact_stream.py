@@ -79,6 +79,7 @@ def _write_piecewise(path: Path, n: int, *, bad_last_baseline_score: object = No
         out.write("}")
 
 
+@pytest.mark.slow
 def test_a_large_artifact_imports_through_the_cli_in_one_transaction(tmp_path: Path):
     """Over the 64 MiB limit of other files: streamed. A bad result at the very end stores nothing."""
     n = 120_000

@@ -57,6 +57,7 @@ def test_an_entry_dated_in_the_future_is_a_miss(db, suite, tmp_path: Path):
     assert any("dated in the future" in w for w in now["warnings"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("change", [
     {"created_at": []}, {"created_at": None}, {"results": "all passed"}, {"mac": 7}, {"created_at": "yesterday"},
     {"created_at": "2026-01-01T00:00:00"},

@@ -4,6 +4,7 @@ a large enough one still makes it TRUE, and `strict` is a choice the case shows.
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -119,6 +120,7 @@ def test_a_held_out_set_large_enough_to_see_a_regression_records_a_drop(tmp_path
     db.close()
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(tasks=st.integers(min_value=1, max_value=14), data=st.data())
 def test_keep_claims_are_true_only_when_the_exact_test_decides(tmp_path_factory, tasks, data):
@@ -139,6 +141,7 @@ def test_keep_claims_are_true_only_when_the_exact_test_decides(tmp_path_factory,
     db.close()
 
 
+@pytest.mark.slow
 def test_case_evaluate_mock_says_its_evidence_never_counts(tmp_path: Path):
     suite = write_suite(tmp_path / "t", [contains_task("t1", "q", ["x"])])
     env = {"GATEPOST_DB": str(tmp_path / "s.db")}

@@ -72,6 +72,7 @@ def _one_line(done, *words):
     assert len(done.stderr.strip().splitlines()) == 1 and all(w in done.stderr for w in words), done.stderr
 
 
+@pytest.mark.slow
 def test_what_is_not_read_is_refused_in_one_line(tmp_path: Path):
     store = ["--db", str(tmp_path / "s.db")]
     _one_line(run_gatepost(*store, "suite", "import-artifact", str(FOREIGN / "inspect-release-candidate.zstd.eval")),
@@ -126,6 +127,7 @@ def _compare(store, *args):
     return run_gatepost(*store, "case", "compare", "c-1", *args, "--producer", "ci-eval", "--as", "ci-eval")
 
 
+@pytest.mark.slow
 def test_a_junit_report_and_an_inspect_log_become_comparisons_the_protocol_counts(case_store):
     db, store = case_store
     junit = ("--candidate", _run(db, AFTER), "--baseline", _run(db, BEFORE))
@@ -144,6 +146,7 @@ def test_a_junit_report_and_an_inspect_log_become_comparisons_the_protocol_count
     assert view["claims"]["heldout.not_regressed"] == "TRUE" and view["claims"]["tuning.improved"] == "TRUE"
 
 
+@pytest.mark.slow
 def test_compare_follows_case_evaluates_decision_rule(case_store):
     db, store = case_store
     inspect = ("--candidate", _run(db, CAND), "--baseline", _run(db, BASE))

@@ -139,6 +139,7 @@ def test_the_first_bad_file_stops_the_import_with_the_files_before_it_stored(tmp
     db.close()
 
 
+@pytest.mark.slow
 def test_a_worker_that_dies_leaves_this_process_to_read_the_rest(tmp_path: Path, ahead: None,
                                                                  counted: dict[str, int]):
     files = _files(tmp_path, 8, per=3000)  # a pipe holds two answers: the worker waits, writing the third

@@ -47,6 +47,7 @@ def test_stored_orders_verify_and_verify_changes_nothing(tmp_path: Path, monkeyp
     assert _rows(store) == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("edit, table", [
     ("UPDATE run_task_pages SET entries = '[]' WHERE run_id = :run AND list = 'failing'", "run_task_pages"),
     ("DELETE FROM run_task_pages WHERE run_id = :run AND list = 'differs'", "run_task_pages"),

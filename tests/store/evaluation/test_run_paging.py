@@ -201,6 +201,7 @@ def demo_store(demo_builds: dict[str, Path], order_mode: str, tmp_path: Path) ->
     return path
 
 
+@pytest.mark.slow
 def test_the_demo_stores_runs_page_in_run_tasks_order(demo_store: Path):
     db = open_store(demo_store)
     runs, total = list_runs(db, limit=1000)

@@ -123,6 +123,7 @@ def generated(tmp_path_factory):
     db.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("run_id", ["gen-1", "gen-2", "gen-3", "gen-4"])
 def test_sql_figures_equal_the_old_whole_run_computation(generated, run_id):
     new = run_statistics(generated, run_id)
@@ -153,6 +154,7 @@ def _python_peak(db, run_id: str) -> int:
         tracemalloc.stop()
 
 
+@pytest.mark.slow
 def test_memory_of_the_figures_does_not_grow_with_the_run(tmp_path: Path):
     db = open_store(tmp_path / "big.db")
     suite = load_suite(write_suite(tmp_path / "suite", [contains_task("t0", "q?", ["a"])]))

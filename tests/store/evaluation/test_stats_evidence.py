@@ -52,6 +52,7 @@ def _run_json(tmp_path: Path, *args: str) -> dict:
     return json.loads(done.stdout)
 
 
+@pytest.mark.slow
 def test_suite_run_json_carries_intervals_and_says_a_small_delta_is_noise(tmp_path: Path):
     suite = _suite(tmp_path / "suite", 7)
     cand = _skill(tmp_path / "cand.md", WORDS[:4])
@@ -87,6 +88,7 @@ def test_a_large_delta_on_enough_tasks_is_decided(tmp_path: Path):
     assert "better beyond the noise at α = 0.05" in comparison["words"]
 
 
+@pytest.mark.slow
 def test_flaky_tasks_within_pass_at_k_and_across_runs(tmp_path: Path):
     suite = _suite(tmp_path / "suite", 3)
     cand = _skill(tmp_path / "cand.md", WORDS[:3])
@@ -134,6 +136,7 @@ def _case(db, content: str, case_id: str = "case-20") -> str:
     }, actor="ana")
 
 
+@pytest.mark.slow
 def test_significant_rule_records_nothing_for_a_noisy_tuning_delta_and_says_why(cli, store_path: Path,
                                                                                  tmp_path: Path):
     db = open_store(store_path)
@@ -168,6 +171,7 @@ def test_significant_rule_records_nothing_for_a_noisy_tuning_delta_and_says_why(
     assert kinds["tuning_comparison"]["details"]["inside_noise"] == [True, True]
 
 
+@pytest.mark.slow
 def test_significant_rule_records_a_decided_improvement(cli, store_path: Path, tmp_path: Path):
     db = open_store(store_path)
     _case(db, "\n".join(WORDS[:10]))
@@ -227,6 +231,7 @@ def test_an_identical_candidate_never_reproduces_under_significant(tmp_path_fact
 
 
 # --- the console and the reports -------------------------------------------------------------
+@pytest.mark.slow
 async def test_results_screen_shows_intervals_and_filters_to_flaky_tasks(tmp_path: Path):
     db = open_store(tmp_path / "s.db")
     add_actor(db, "ana", "person", [])
@@ -259,6 +264,7 @@ async def test_results_screen_shows_intervals_and_filters_to_flaky_tasks(tmp_pat
         assert tasks.total == 7
 
 
+@pytest.mark.slow
 def test_report_suite_md_and_html_show_intervals_p_values_and_flaky_tasks(tmp_path: Path):
     suite = _suite(tmp_path / "suite", 3)
     cand = _skill(tmp_path / "cand.md", WORDS[:3])
@@ -281,6 +287,7 @@ def _pane_text(screen) -> str:
     return " ".join([*(str(w.render()) for w in screen.query(Static)), *(d.plain() for d in screen.query(LineDetail))])
 
 
+@pytest.mark.slow
 async def test_cases_screen_warns_when_a_claim_rests_on_noise_and_says_what_settled_nothing(
         cli, store_path: Path, tmp_path: Path):
     db = open_store(store_path)

@@ -105,6 +105,7 @@ def test_other_shapes_are_grouped_by_sqlite_and_show_the_same(tmp_path: Path, mo
     assert kept == [False]
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(runs_=st.lists(st.tuples(st.lists(st.tuples(st.integers(0, 20), st.booleans(), st.booleans(),
                                                    st.sampled_from(["a", "b", "", None])), max_size=25),

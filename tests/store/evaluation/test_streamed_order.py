@@ -112,6 +112,7 @@ def _sides(n: int, seed: int, *, splits: tuple[str | None, ...]) -> tuple[list, 
     return candidate, baseline
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["stored", "computed"])
 def test_a_streamed_import_shows_the_same_run_as_a_whole_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                             mode: str):
@@ -139,6 +140,7 @@ def test_a_streamed_run_of_one_split_stores_no_list_per_split(tmp_path: Path, mo
     assert lists == {"all", "failing", "differs", "flaky"}
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(runs_=st.lists(st.tuples(st.lists(st.tuples(st.integers(0, 12), st.booleans(),
                                                    st.sampled_from(["a", "b", "", None])), max_size=30),

@@ -44,6 +44,7 @@ def _sealed_and_stored(store: Path, run_id: str) -> tuple[str, str | None]:
 PATHS = pytest.mark.parametrize("streamed_above", [0, runs.MAX_FILE_BYTES], ids=["streamed", "whole"])
 
 
+@pytest.mark.slow
 @PATHS
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(results, max_size=12), st.lists(results, max_size=6))

@@ -68,6 +68,7 @@ def _add(gp, suite, *extra, who="admin"):
               "--evaluator", "run-52", *extra, "--as", who)
 
 
+@pytest.mark.slow
 def test_loop_add_reports_what_its_suite_can_decide_and_records_the_rule(store):
     gp, tmp = store
     suite = _suite(tmp / "suite.yaml", 7, 1)
@@ -89,6 +90,7 @@ def test_loop_add_reports_what_its_suite_can_decide_and_records_the_rule(store):
     assert events[-1]["payload"]["decision_rule_changed"] == {"from": "significant", "to": "strict"}
 
 
+@pytest.mark.slow
 def test_an_evaluator_cannot_choose_a_loops_rule(store):
     gp, tmp = store
     suite = _suite(tmp / "suite.yaml", 3)

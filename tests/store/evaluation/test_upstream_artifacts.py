@@ -184,6 +184,7 @@ def test_a_flat_artifact_that_contradicts_itself_is_refused_through_the_cli(tmp_
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_every_suite_upstream_accepts_gatepost_accepts_and_what_it_refuses_gatepost_refuses(tmp_path: Path):
     """Upstream's own load_task_suite (run through upstream_verdict.py on a copy) against `suite validate`."""
     root = tmp_path / "up"

@@ -76,6 +76,7 @@ def _plain(text: str) -> bool:
     return True
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(artifact_texts())
 def test_a_whole_file_reads_as_the_strict_reading_reads_it(text: str):

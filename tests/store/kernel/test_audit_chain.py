@@ -49,6 +49,7 @@ def one(path: Path, query: str):
         conn.close()
 
 
+@pytest.mark.slow
 def test_an_untouched_store_is_intact_and_prints_its_head(store: Path):
     result = verify(store)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -115,6 +116,7 @@ def test_a_forged_decision_with_its_event_and_projection_is_found(store: Path):
     assert "kept" in shown.stdout  # every command shows the forgery; only verify can tell
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("edit, words", [
     ("UPDATE cases SET status = 'open', outcome = NULL WHERE id = (SELECT case_id FROM decisions LIMIT 1)",
      "status: the events say 'closed'"),
@@ -142,6 +144,7 @@ def test_an_edited_evidence_record_is_found(store: Path):
     assert "the table holds 'passed'; the row was edited by hand" in result.stdout
 
 
+@pytest.mark.slow
 def test_a_cut_tail_is_found_with_the_head_kept_elsewhere(store: Path):
     kept = verify(store).stdout.split("sha256 ")[1].split()[0]
     sql(store, "DELETE FROM events WHERE seq > (SELECT MAX(seq) - 3 FROM events) AND kind LIKE 'lease.%'"
@@ -154,6 +157,7 @@ def test_a_cut_tail_is_found_with_the_head_kept_elsewhere(store: Path):
     assert result.stdout.index("the tail was cut") < result.stdout.index("head: event")  # the head after findings
 
 
+@pytest.mark.slow
 def test_an_empty_or_malformed_expected_head_is_bad_input(store: Path):
     for value in ("", "  ", "abc"):
         result = verify(store, "--expect", value)
@@ -177,6 +181,7 @@ def resign_with_the_demo_key(store: Path, folder: Path) -> None:
         unguarded="signatures")
 
 
+@pytest.mark.slow
 def test_a_history_rewritten_whole_is_found_with_the_head_kept_elsewhere(store: Path):
     kept = verify(store).stdout.split("sha256 ")[1].split()[0]
     conn = sqlite3.connect(store)
@@ -202,6 +207,7 @@ def test_a_history_rewritten_whole_is_found_with_the_head_kept_elsewhere(store: 
     assert verify(store, "--expect", kept).returncode == 1
 
 
+@pytest.mark.slow
 def test_dropped_triggers_refuse_writes_until_verify_has_run(store: Path):
     sql(store, "DROP TRIGGER decisions_no_update")
     refused = run_gatepost("--db", str(store), "actors", "add", "zoe", "--as", "ana")
@@ -215,6 +221,7 @@ def test_dropped_triggers_refuse_writes_until_verify_has_run(store: Path):
     assert verify(store).returncode == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("trigger", ["applications_no_delete", "loop_cases_no_update", "signatures_no_delete"])
 def test_every_record_tables_dropped_trigger_is_found(store: Path, trigger: str):
     """Not only m001's tables: where a loop's change landed and who signed are records too."""
@@ -226,6 +233,7 @@ def test_every_record_tables_dropped_trigger_is_found(store: Path, trigger: str)
     assert verify(store).returncode == 0
 
 
+@pytest.mark.slow
 def test_verify_of_a_file_that_is_not_a_store_exits_2(tmp_path: Path):
     (tmp_path / "notes.txt").write_text("hello")
     result = verify(tmp_path / "notes.txt")

@@ -67,6 +67,7 @@ def store(tmp_path: Path) -> Path:
 
 
 # --- 1. who may grant ---------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_init_names_the_administrator_and_only_it_grants(store: Path):
     listed = {a["name"]: a["capabilities"] for a in json.loads(gp(store, "actors", "list", "--json").stdout)}
     assert "store.admin" in listed[ME]
@@ -86,6 +87,7 @@ def test_init_names_the_administrator_and_only_it_grants(store: Path):
     db.close()
 
 
+@pytest.mark.slow
 def test_a_producer_never_holds_admin_or_outside_surface(store: Path):
     for cap in ("store.admin", "loop_change.apply_outside_surface"):
         refused(gp(store, "actors", "grant", "run-41", cap, "--as", ME), 3, "never granted to a loop")
@@ -101,6 +103,7 @@ def test_a_store_without_admin_lets_anyone_start_it(tmp_path: Path):
 
 
 # --- 2. no self-dealing, printable names --------------------------------------------------------
+@pytest.mark.slow
 def test_the_author_never_decides_nor_records_evidence_on_its_own_case(store: Path, tmp_path: Path):
     assert gp(store, "case", "import", str(case_file(tmp_path)), "--as", "run-41").returncode == 0
     refused(gp(store, "case", "evidence", "case-0042", "--kind", "guard_check", "--result", "clean",
@@ -114,6 +117,7 @@ def test_the_author_never_decides_nor_records_evidence_on_its_own_case(store: Pa
             "self-dealing")
 
 
+@pytest.mark.slow
 def test_invisible_characters_in_a_name_are_bad_input(store: Path, tmp_path: Path):
     refused(gp(store, "actors", "add", "reviewer\u200b", "--as", ME), 2, "U+200B")
     refused(gp(store, "case", "import", str(case_file(tmp_path, independent=("run-41\u200b",))), "--as", "ana"),
@@ -123,6 +127,7 @@ def test_invisible_characters_in_a_name_are_bad_input(store: Path, tmp_path: Pat
 
 
 # --- 3. evidence only as oneself ----------------------------------------------------------------
+@pytest.mark.slow
 def test_evidence_is_recorded_as_oneself_or_with_record_for(store: Path, tmp_path: Path):
     assert gp(store, "case", "import", str(case_file(tmp_path)), "--as", "run-41").returncode == 0
     refused(gp(store, "case", "evidence", "case-0042", "--kind", "guard_check", "--result", "clean",
@@ -142,6 +147,7 @@ def test_evidence_is_recorded_as_oneself_or_with_record_for(store: Path, tmp_pat
 
 
 # --- 4. who you are -----------------------------------------------------------------------------
+@pytest.mark.slow
 def test_a_bound_name_needs_its_os_user(store: Path, tmp_path: Path):
     assert gp(store, "case", "import", str(case_file(tmp_path)), "--as", "run-41").returncode == 0
     assert gp(store, "actors", "bind", "ana", "--os-user", "ana-not-" + ME, "--as", ME).returncode == 0
@@ -155,6 +161,7 @@ def test_a_bound_name_needs_its_os_user(store: Path, tmp_path: Path):
 
 
 # --- 5. store time ------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_a_future_at_is_bad_input_and_newest_is_the_store_sequence(store: Path, tmp_path: Path):
     assert gp(store, "case", "import", str(case_file(tmp_path)), "--as", "run-41").returncode == 0
     refused(gp(store, "case", "evidence", "case-0042", "--kind", "guard_check", "--result", "clean",
@@ -173,6 +180,7 @@ def test_a_future_at_is_bad_input_and_newest_is_the_store_sequence(store: Path, 
 
 
 # --- 6. a case is what it was imported as -------------------------------------------------------
+@pytest.mark.slow
 def test_reimport_is_a_no_op_when_identical_and_refused_otherwise(store: Path, tmp_path: Path):
     first = case_file(tmp_path, independent=("run-52", "ana"))
     assert gp(store, "case", "import", str(first), "--as", "run-41").returncode == 0
@@ -201,6 +209,7 @@ def test_reimport_is_a_no_op_when_identical_and_refused_otherwise(store: Path, t
 
 
 # --- 7. state comes from runs -------------------------------------------------------------------
+@pytest.mark.slow
 def test_state_import_never_overrides_runs(store: Path, tmp_path: Path):
     manifest = tmp_path / "evals.yaml"
     manifest.write_text("s:\n  min_words: 100\n")
@@ -232,6 +241,7 @@ def test_mock_evidence_is_shown_and_never_counts(tmp_path: Path):
 
 
 # --- 9. outside the surface -----------------------------------------------------------------------
+@pytest.mark.slow
 def test_accepting_a_change_outside_the_surface_needs_its_capability(store: Path, tmp_path: Path):
     assert gp(store, "case", "import", str(case_file(tmp_path)), "--as", "run-41").returncode == 0
     assert gp(store, "case", "evidence", "case-0042", "--kind", "guard_check", "--result", "outside",
@@ -276,6 +286,7 @@ ACT = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(acts=st.lists(ACT, min_size=1, max_size=25))
 def test_no_sequence_of_acts_lets_an_author_or_an_alias_or_a_non_holder_decide(tmp_path_factory, acts):
@@ -313,6 +324,7 @@ def test_no_sequence_of_acts_lets_an_author_or_an_alias_or_a_non_holder_decide(t
     db.close()
 
 
+@pytest.mark.slow
 def test_the_demo_builds_with_its_authority_granted(tmp_path: Path):
     built = run_gatepost("--db", str(tmp_path / "demo.db"), "demo", "--no-console", "--as", "pat",
                          env={"GATEPOST_REVIEWER": ""})

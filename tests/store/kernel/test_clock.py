@@ -70,6 +70,7 @@ def test_no_other_wall_clock_in_store_or_console():
     assert offenders == []
 
 
+@pytest.mark.slow
 def test_the_demo_is_the_same_store_whenever_it_is_built(tmp_path: Path, demo_store: Path, built_demo: Path):
     def dump(path: Path) -> list:
         with sqlite3.connect(path) as conn:

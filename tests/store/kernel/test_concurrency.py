@@ -84,6 +84,7 @@ def store(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_two_reviewers_deciding_one_case_at_once_one_wins_the_other_is_told_it_changed(store, tmp_path):
     rounds = 3
     for n in range(rounds):
@@ -125,6 +126,7 @@ def test_two_reviewers_deciding_one_case_at_once_one_wins_the_other_is_told_it_c
         db.close()
 
 
+@pytest.mark.slow
 def test_eight_producers_writing_at_once_every_row_lands_and_no_lock_reaches_anyone(store, tmp_path):
     producers, writes = 8, 50
     db = open_store(store)

@@ -74,6 +74,7 @@ def _core(snapshot: dict) -> dict:
     return {k: v for k, v in snapshot.items() if k not in DERIVED}
 
 
+@pytest.mark.slow
 def test_an_import_killed_midway_leaves_nothing_and_rerunning_it_completes(tmp_path):
     artifact = tmp_path / "big-artifact.json"
     _artifact(artifact, RESULTS)

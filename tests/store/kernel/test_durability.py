@@ -77,6 +77,7 @@ print("done", flush=True)
 """
 
 
+@pytest.mark.slow
 def test_a_backup_taken_while_others_write_verifies_and_restores(store, tmp_path):
     writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(store), "60"], stdout=subprocess.PIPE, text=True)
                for _ in range(3)]
@@ -114,6 +115,7 @@ def test_a_backup_taken_while_others_write_verifies_and_restores(store, tmp_path
     assert json.loads(events.splitlines()[0])["actor"] == "admin"
 
 
+@pytest.mark.slow
 def test_a_damaged_backup_is_never_restored(store, tmp_path):
     backup = tmp_path / "copy.db"
     assert run_gatepost("--db", str(store), "backup", str(backup)).returncode == 0

@@ -352,6 +352,7 @@ GARBAGE = st.one_of(
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("importer", IMPORTERS)
 @settings(FUZZ, max_examples=25)
 @given(content=GARBAGE)
@@ -520,6 +521,7 @@ READERS = ["case", "manifest", "suite-validate", "suite-run", "proposal", "state
            "suite-run-skill", "protocol", "actors-key", "skills-record", "skills-eval", "manifest-edit"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reader", READERS)
 @pytest.mark.parametrize("kind", ["fifo", "device"])
 def test_a_path_that_is_no_regular_file_is_refused_at_once(harness, reader, kind):
@@ -538,6 +540,7 @@ def test_a_path_that_is_no_regular_file_is_refused_at_once(harness, reader, kind
     assert "not a regular file" in done.stderr or "no such skill file" in done.stderr, done.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", ["report-regressions", "state-export", "suite-export"])
 def test_an_output_path_that_is_a_fifo_is_refused_at_once(harness, target):
     path = harness.folder / "out-pipe"
@@ -580,6 +583,7 @@ def test_surrogates_early_years_and_huge_documents_are_one_line(harness, importe
     assert says in result.output, result.output
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [
     ["skills", "record", "token-movers", "--output", "OUT", "--at", "0999-12-31T00:00:00Z", "--as", "ana"],
     ["skills", "record", "token-movers", "--output", "OUT", "--at", "0001-01-01", "--as", "ana"],

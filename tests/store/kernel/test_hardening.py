@@ -301,6 +301,7 @@ def test_a_case_file_with_a_key_twice_is_refused(store_path: Path, tmp_path: Pat
     one_line_error(gatepost(store_path, "case", "import", str(twice)), "case.yaml", "duplicate key 'title'")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [["suite", "import-artifact"], ["state", "import"]])
 def test_artifact_and_state_files_refuse_duplicates_and_huge_integers(people: Path, tmp_path: Path, command):
     twice = tmp_path / "twice.json"

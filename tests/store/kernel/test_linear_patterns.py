@@ -192,6 +192,7 @@ TOKENS = st.sampled_from([" ", "  ", "\t", "#", "##", "#######", "-", "*", "**",
                           ".", ")", ":", "x", "Source", "SOURCES", "sources", "s", "ſource", "\u00a0", "\x1c"])
 
 
+@pytest.mark.slow
 @settings(max_examples=3000, deadline=None)
 @given(line=st.lists(TOKENS, max_size=10).map("".join))
 def test_the_scans_agree_with_the_patterns_on_short_lines(line):

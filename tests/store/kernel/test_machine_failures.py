@@ -52,6 +52,7 @@ def tmpfs(where: Path, size_kb: int):
         subprocess.run(["umount", "-l", str(where)], capture_output=True)
 
 
+@pytest.mark.slow
 def test_disk_full_is_one_line_and_nothing_is_half_written(demo_store: Path, tmp_path: Path):
     size_kb = demo_store.stat().st_size // 1024 + 512
     with tmpfs(tmp_path / "disk", size_kb) as disk:
@@ -74,6 +75,7 @@ def test_disk_full_is_one_line_and_nothing_is_half_written(demo_store: Path, tmp
         assert gatepost(store, "verify").returncode == 0
 
 
+@pytest.mark.slow
 def test_a_store_on_read_only_media_is_browsed_and_refuses_writes_in_one_line(demo_store: Path, tmp_path: Path):
     with tmpfs(tmp_path / "media", demo_store.stat().st_size // 1024 * 3) as media:
         store = media / "review.db"
@@ -174,6 +176,7 @@ def test_a_new_store_carries_gateposts_application_id(tmp_path: Path):
     conn.close()
 
 
+@pytest.mark.slow
 def test_another_sqlite_utils_programs_database_is_refused_and_left_untouched(tmp_path: Path):
     other = tmp_path / "other.db"
     conn = sqlite3.connect(other)

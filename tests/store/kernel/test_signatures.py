@@ -78,6 +78,7 @@ def register(store: Path, tmp_path: Path, name: str = "ana") -> Path:
     return key
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("act", ["draft reject", "case decide", "proposal mark", "regression acknowledge"])
 def test_a_signed_decision_is_accepted_and_an_unsigned_one_refused(store: Path, tmp_path: Path, act: str):
     key = register(store, tmp_path)
@@ -101,6 +102,7 @@ def test_a_signed_decision_is_accepted_and_an_unsigned_one_refused(store: Path, 
     assert "intact" in check.stdout
 
 
+@pytest.mark.slow
 def test_the_key_can_come_from_the_environment_or_ssh_agent(store: Path, tmp_path: Path):
     key = register(store, tmp_path)
     todo = decisions(store)
@@ -151,6 +153,7 @@ def _signed(store: Path, tmp_path: Path) -> int:
     return one(store, "SELECT MAX(event_seq) FROM signatures")[0]
 
 
+@pytest.mark.slow
 def test_a_forged_signature_is_found_by_verify(store: Path, tmp_path: Path):
     seq = _signed(store, tmp_path)
     signature = one(store, "SELECT signature FROM signatures WHERE event_seq = ?", (seq,))[0]
@@ -166,6 +169,7 @@ def test_a_forged_signature_is_found_by_verify(store: Path, tmp_path: Path):
     assert "forged or edited" in found[0]
 
 
+@pytest.mark.slow
 def test_a_signature_by_another_key_or_a_deleted_one_is_found_by_verify(store: Path, tmp_path: Path):
     seq = _signed(store, tmp_path)
     other = keygen(tmp_path, "mallory")
@@ -184,6 +188,7 @@ def test_a_signature_by_another_key_or_a_deleted_one_is_found_by_verify(store: P
         in result.stdout
 
 
+@pytest.mark.slow
 def test_a_replaced_key_leaves_older_signatures_valid(store: Path, tmp_path: Path):
     _signed(store, tmp_path)
     newer = keygen(tmp_path, "ana-2026")
@@ -202,6 +207,7 @@ def test_a_replaced_key_leaves_older_signatures_valid(store: Path, tmp_path: Pat
     assert "ana's key" in check.stdout and "rotation signed with the replaced key" in check.stdout
 
 
+@pytest.mark.slow
 def test_who_may_register_a_key(store: Path, tmp_path: Path):
     key = keygen(tmp_path, "bruno")
     # an unbound person cannot vouch for their own key: anyone can type their name
@@ -232,6 +238,7 @@ def test_a_key_file_that_is_not_a_public_key_is_bad_input(store: Path, tmp_path:
     assert one(store, "SELECT COUNT(*) FROM actor_keys WHERE actor = 'ana'")[0] == 0
 
 
+@pytest.mark.slow
 def test_a_swapped_key_is_found_even_when_the_signatures_are_remade_with_it(store: Path, tmp_path: Path):
     """An attacker with the file puts their own key in place of ana's and re-signs her decision with it."""
     seq = _signed(store, tmp_path)

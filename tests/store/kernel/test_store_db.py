@@ -170,6 +170,7 @@ def test_a_schema_version_set_by_hand_is_repaired_from_the_migrations_it_records
     conn.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", [-1, "missing"])
 def test_a_schema_version_the_migrations_cannot_prove_is_refused_in_one_line(tmp_path, version):
     path = tmp_path / "store.db"

@@ -83,6 +83,7 @@ def files(tmp_path: Path) -> Path:
 
 
 # --- 1. the importer is the author ----------------------------------------------------------------
+@pytest.mark.slow
 def test_a_file_cannot_name_another_author_than_its_importer(store: Path, files: Path):
     before = events(store)
     forged = case_file(files, author="ghost-run", independent=("loop-a", "run-52"))
@@ -94,6 +95,7 @@ def test_a_file_cannot_name_another_author_than_its_importer(store: Path, files:
     assert gp(store, "case", "import", str(case_file(files, author="Loop-A")), "--as", "loop-a").returncode == 0
 
 
+@pytest.mark.slow
 def test_an_administrator_imports_on_an_authors_behalf_and_the_event_names_both(store: Path, files: Path):
     done = gp(store, "case", "import", str(case_file(files, author="ghost-run")), "--as", ME)
     assert done.returncode == 0, done.stderr
@@ -103,6 +105,7 @@ def test_an_administrator_imports_on_an_authors_behalf_and_the_event_names_both(
 
 
 # --- 2. revisions belong to their author; the path is part of the revision -------------------------
+@pytest.mark.slow
 def test_only_the_author_or_an_administrator_revises_a_case(store: Path, files: Path):
     assert gp(store, "case", "import", str(case_file(files)), "--as", "loop-a").returncode == 0
     before = events(store)
@@ -116,6 +119,7 @@ def test_only_the_author_or_an_administrator_revises_a_case(store: Path, files: 
     assert actor == ME and json.loads(payload)["on_behalf_of"] == "loop-a"
 
 
+@pytest.mark.slow
 def test_moving_the_candidate_makes_its_evidence_stale(store: Path, files: Path):
     assert gp(store, "case", "import", str(case_file(files)), "--as", "loop-a").returncode == 0
     assert gp(store, "case", "evidence", "case-0042", "--kind", "guard_check", "--result", "clean",
@@ -146,6 +150,7 @@ def test_paths_are_normalised():
     assert repo_path(".github/workflows/ci.yml") == ".github/workflows/ci.yml"
 
 
+@pytest.mark.slow
 def test_bad_paths_are_refused_at_import_revise_current_and_proposals(store: Path, files: Path):
     assert gp(store, "case", "import", str(case_file(files)), "--as", "loop-a").returncode == 0
     before = events(store)
@@ -179,6 +184,7 @@ def test_a_landing_on_a_bad_path_is_bad_input(tmp_path: Path):
 
 
 # --- 3. the OS user comes from the OS ---------------------------------------------------------------
+@pytest.mark.slow
 def test_logname_and_user_do_not_make_a_process_another_os_user(store: Path, files: Path):
     assert gp(store, "case", "import", str(case_file(files)), "--as", "loop-a").returncode == 0
     other = "someone-not-" + ME
@@ -192,6 +198,7 @@ def test_logname_and_user_do_not_make_a_process_another_os_user(store: Path, fil
 
 
 # --- 4. the clock comes from the store ----------------------------------------------------------------
+@pytest.mark.slow
 def test_the_environment_neither_outlasts_a_lease_nor_stamps_events(store: Path, files: Path):
     assert gp(store, "case", "import", str(case_file(files)), "--as", "loop-a").returncode == 0
     assert gp(store, "actors", "add", "bruno", "--capability", "case.close", "--as", ME).returncode == 0
@@ -207,6 +214,7 @@ def test_the_environment_neither_outlasts_a_lease_nor_stamps_events(store: Path,
     assert one(store, "SELECT MAX(at) FROM events")[0][:4] != "2099"
 
 
+@pytest.mark.slow
 def test_a_lease_needs_a_capability_the_items_decisions_need(store: Path, files: Path):
     assert gp(store, "case", "import", str(case_file(files)), "--as", "loop-a").returncode == 0
     assert gp(store, "actors", "add", "dara", "--as", ME).returncode == 0  # browses, decides nothing
@@ -240,6 +248,7 @@ def rotation(folder: Path, old: Path, new: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 @needs_keygen
 def test_a_key_is_replaced_only_with_the_old_key_or_another_administrator(store: Path, tmp_path: Path):
     assert gp(store, "actors", "grant", "ana", "store.admin", "--as", ME).returncode == 0
@@ -269,6 +278,7 @@ def test_a_key_is_replaced_only_with_the_old_key_or_another_administrator(store:
 
 
 # --- 6. deciding is for people, never for whom the evidence came from ---------------------------------
+@pytest.mark.slow
 def test_a_producer_is_never_granted_a_deciding_capability(store: Path):
     before = events(store)
     for cap in ("loop_change.keep", "case.close", "proposal.review", "manifest.review", "regression.triage",
@@ -280,6 +290,7 @@ def test_a_producer_is_never_granted_a_deciding_capability(store: Path):
     assert events(store) == before
 
 
+@pytest.mark.slow
 def test_whose_evidence_counts_on_a_case_never_decides_it(store: Path, files: Path):
     assert gp(store, "case", "import", str(case_file(files)), "--as", "loop-a").returncode == 0
     for kind, result, who in (("guard_check", "clean", "ana"), ("design_review", "passed", "erin"),

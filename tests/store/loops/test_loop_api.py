@@ -84,6 +84,7 @@ def _review_and_keep(gp, case_id: str) -> subprocess.CompletedProcess:
     return gp("case", "decide", case_id, "kept", "--seq", str(shown["last_seq"]), "--note", "good", "--as", "ana")
 
 
+@pytest.mark.slow
 def test_a_loops_day_loop_evaluator_reviewer_and_ci_as_separate_processes(day):
     gp, tmp = day["gp"], day["tmp"]
     # the loop makes a case from a file: the revision and basis computed by gatepost
@@ -145,6 +146,7 @@ def test_a_loops_day_loop_evaluator_reviewer_and_ci_as_separate_processes(day):
     assert "case.decided" in gp("events", "--subject", f"case:{case_id}").stdout
 
 
+@pytest.mark.slow
 def test_case_wait_exit_codes_per_outcome_and_timeout(day):
     gp = day["gp"]
     made = [_json(gp("case", "new", "--loop", "writer", "--path", PATH, "--content-file", name, "--json",
@@ -156,6 +158,7 @@ def test_case_wait_exit_codes_per_outcome_and_timeout(day):
     assert gp("case", "wait", "case-nope", "--timeout", "1").returncode == 2
 
 
+@pytest.mark.slow
 def test_evaluation_settings_come_from_the_loop_and_overrides_are_refused_or_audited(day):
     gp = day["gp"]
     case_id = _json(gp("case", "new", "--loop", "writer", "--path", PATH, "--content-file", "better.md",
@@ -189,6 +192,7 @@ def test_evaluation_settings_come_from_the_loop_and_overrides_are_refused_or_aud
     assert changed.returncode == 3 and "refused: registered: suite file suite.yaml is sha256:" in changed.stderr
 
 
+@pytest.mark.slow
 def test_case_new_checks_the_loops_paths_and_independence(day):
     gp = day["gp"]
     outside = gp("case", "new", "--loop", "writer", "--path", "_rules/x.md", "--content-file", "better.md",
@@ -205,6 +209,7 @@ def test_case_new_checks_the_loops_paths_and_independence(day):
     assert doc["independent"] == {"different_agent_run": ["run-52", "ana", "erin"]} and doc["loop"] == "writer"
 
 
+@pytest.mark.slow
 def test_proposals_on_the_same_base_cannot_both_be_accepted_and_applied_marks_current(day):
     gp, tmp = day["gp"], day["tmp"]
     ids = []
@@ -227,6 +232,7 @@ def test_proposals_on_the_same_base_cannot_both_be_accepted_and_applied_marks_cu
     assert twice.returncode == 3 and "already recorded applied" in twice.stderr
 
 
+@pytest.mark.slow
 def test_ci_sees_coverage_staleness_acknowledged_failures_and_its_own_report_mark(tmp_path: Path):
     db = str(tmp_path / "store.db")
 
@@ -277,6 +283,7 @@ def test_ci_sees_coverage_staleness_acknowledged_failures_and_its_own_report_mar
     assert all(e["actor"] for e in reports)
 
 
+@pytest.mark.slow
 def test_the_demo_runs_a_loops_day(tmp_path: Path):
     db = str(tmp_path / "demo.db")
     built = run_gatepost("demo", "--no-console", "--db", db, "-q", "--as", "tester", timeout=180)

@@ -35,6 +35,7 @@ def _add(gp, suite, *extra, who="admin"):
               "--evaluator", "run-52", "--reviewer", "ana", *extra, "--as", who)
 
 
+@pytest.mark.slow
 def test_only_store_admin_registers_a_loop(store):
     gp, suite, _ = store
     refused = _add(gp, suite, who="ana")
@@ -43,6 +44,7 @@ def test_only_store_admin_registers_a_loop(store):
     assert json.loads(gp("loop", "list", "--json").stdout) == {"schema": "gatepost.loops/1", "loops": []}
 
 
+@pytest.mark.slow
 def test_loop_add_list_show_and_a_new_version_when_settings_change(store):
     gp, suite, _ = store
     assert _add(gp, suite).returncode == 0
@@ -63,6 +65,7 @@ def test_loop_add_list_show_and_a_new_version_when_settings_change(store):
     assert kinds == ["loop.added", "loop.changed"]
 
 
+@pytest.mark.slow
 def test_loop_add_bad_input_is_exit_2_naming_the_option(store):
     gp, suite, _ = store
     both = gp("loop", "add", "writer", "--surface", "x", "--suite", str(suite), "--evaluator", "run-52",
@@ -77,6 +80,7 @@ def test_loop_add_bad_input_is_exit_2_naming_the_option(store):
     assert gp("loop", "show", "nope").returncode == 2
 
 
+@pytest.mark.slow
 def test_current_set_needs_store_admin_and_shows_where_it_came_from(store):
     gp, _, tmp = store
     (tmp / "a.md").write_text("hello\n", "utf-8")
@@ -91,6 +95,7 @@ def test_current_set_needs_store_admin_and_shows_where_it_came_from(store):
     assert gp("current", "skills/a/SKILL.md", "--content").stdout == "hello\n"
 
 
+@pytest.mark.slow
 def test_a_bootstrap_draft_says_which_sampled_runs_it_would_fail(store):
     gp, _, tmp = store
     words = [40, 80, 90, 100, 20]  # oldest first: the newest run is the shortest, below p25

@@ -4,10 +4,13 @@ new version, and every record says which files it ran with."""
 
 import json
 
+import pytest
+
 from tests.conftest import run_gatepost
 from tests.store.loops.test_loop_api import EXECUTOR, PATH, _json, day  # noqa: F401 (the fixture used here)
 
 
+@pytest.mark.slow
 def test_editing_the_registered_executor_is_refused_until_registered_again(day):  # noqa: F811
     gp, tmp = day["gp"], day["tmp"]
     shown = _json(gp("loop", "show", "writer", "--json"))

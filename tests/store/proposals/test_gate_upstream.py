@@ -65,6 +65,7 @@ def _gatepost(*args: str, cwd: Path) -> subprocess.CompletedProcess:
                           timeout=120)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(SCORERS))
 @pytest.mark.parametrize("variation", sorted(VARIATIONS))
 def test_real_scorers_give_the_same_result_directly_and_through_the_gate(setup: Path, tmp_path: Path, kind: str,
@@ -154,6 +155,7 @@ def test_proposal_show_json_says_booleans(setup: Path, tmp_path: Path):
     assert result["passed"] is True and result["targeted"] is True
 
 
+@pytest.mark.slow
 def test_accepting_a_proposal_whose_gate_failed_needs_an_override_with_a_reason(setup: Path, tmp_path: Path):
     config = setup / "ai-memory.toml"
     config.write_text(f'[auto_improve.eval]\nenabled = true\ncommand = "{_command("py")}"\n')

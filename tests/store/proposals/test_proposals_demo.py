@@ -2,12 +2,15 @@
 
 import random
 
+import pytest
+
 from gatepost.store.demo import actors as demo_actors
 from gatepost.store.demo import suites as demo_suites
 from gatepost.store.evaluation import list_runs
 from gatepost.store.proposals import count_by_status
 
 
+@pytest.mark.slow
 def test_demo_part_builds_runs_and_proposals_in_every_state_deterministically(db, tmp_path):
     from gatepost.store.kernel import open_store
 

@@ -39,6 +39,7 @@ def _acknowledge(gp) -> None:
     assert done.returncode == 0, done.stderr
 
 
+@pytest.mark.slow
 def test_a_failure_after_a_pass_is_new_whatever_until_said(gp):
     assert gp.record_and_eval("long.md").returncode == 0
     assert gp.record_and_eval("short.md").returncode == 1  # NEW_FAIL
@@ -51,6 +52,7 @@ def test_a_failure_after_a_pass_is_new_whatever_until_said(gp):
     assert "acknowledged by ana" not in again.stdout
 
 
+@pytest.mark.slow
 def test_a_newly_failing_assertion_is_not_covered(gp):
     assert gp.record_and_eval("long.md").returncode == 0
     assert gp.record_and_eval("short.md").returncode == 1

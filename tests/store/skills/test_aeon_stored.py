@@ -69,6 +69,7 @@ def _eval(db: list[str], root: Path, as_of: str, *args: str):
                         "--as-of", as_of, *args)
 
 
+@pytest.mark.slow
 def test_aeons_diff_and_the_stored_states_follow_its_two_runs(store: list[str], tmp_path: Path):
     root = tmp_path / "aeon"
     _before(root)
@@ -111,6 +112,7 @@ def test_aeons_diff_and_the_stored_states_follow_its_two_runs(store: list[str], 
     assert _eval(store, root, AT_RUN, "--fail-on", "STABLE_FAIL,FIXED").returncode == 0
 
 
+@pytest.mark.slow
 def test_an_output_is_dated_by_its_file_name_else_its_modification_time(store: list[str], tmp_path: Path):
     root = tmp_path / "aeon"
     (root / "articles").mkdir(parents=True)
@@ -133,6 +135,7 @@ def test_an_output_is_dated_by_its_file_name_else_its_modification_time(store: l
     assert [(r["output_at"], r["dated_by"]) for r in judged][0] == ("2026-02-19T00:00:00Z", "file name")
 
 
+@pytest.mark.slow
 def test_storing_needs_evidence_record(store: list[str], tmp_path: Path):
     root = tmp_path / "aeon"
     _before(root)

@@ -31,6 +31,7 @@ def eval_with(db, store_path: Path, output: str, day: int, fail_on: str = "NEW_F
     return gatepost(store_path, "skills", "eval", "--fail-on", fail_on, "--as", "ci-nightly")
 
 
+@pytest.mark.slow
 def test_skills_eval_fails_the_pipeline_on_new_fail_and_chronic_only(skill_store, store_path):
     green = eval_with(skill_store, store_path, GOOD, 1)
     assert green.returncode == 0, green.stderr
@@ -53,6 +54,7 @@ def test_skills_eval_without_fail_on_never_fails_and_a_bad_state_is_exit_2(skill
     assert bad.returncode == 2 and "BROKEN" in bad.stderr and "Traceback" not in bad.stderr
 
 
+@pytest.mark.slow
 def test_suite_run_fails_the_pipeline_on_regression_and_a_tie_passes(tmp_path, store_path):
     suite = write_suite(tmp_path / "suite", [contains_task("t1", "name it", ["alpha"]),
                                             contains_task("t2", "name it", ["beta"])])
@@ -73,6 +75,7 @@ def test_suite_run_fails_the_pipeline_on_regression_and_a_tie_passes(tmp_path, s
     assert tie.returncode == 0 and "verdict pass" in tie.stdout
 
 
+@pytest.mark.slow
 def test_regressions_report_is_quiet_when_nothing_changed(skill_store, store_path):
     eval_with(skill_store, store_path, GOOD, 1)
     first = gatepost(store_path, "report", "regressions")
@@ -88,6 +91,7 @@ def test_regressions_report_is_quiet_when_nothing_changed(skill_store, store_pat
     assert "digest: PASS → NEW\\_FAIL" in changed.stdout
 
 
+@pytest.mark.slow
 def test_help_documents_the_exit_codes():
     eval_help = run_gatepost("skills", "eval", "--help").stdout
     assert "--fail-on" in eval_help and "1 a skill ended in a --fail-on state" in eval_help
@@ -97,6 +101,7 @@ def test_help_documents_the_exit_codes():
     assert "changed since the previous report" in report_help
 
 
+@pytest.mark.slow
 def test_the_documented_fail_on_catches_stable_fail_and_uncovered_skills(skill_store, store_path):
     documented = "NEW_FAIL,STABLE_FAIL,CHRONIC,STALE,UNCOVERED"
     assert eval_with(skill_store, store_path, GOOD, 1, documented).returncode == 0
@@ -109,6 +114,7 @@ def test_the_documented_fail_on_catches_stable_fail_and_uncovered_skills(skill_s
     assert uncovered.returncode == 1 and "unchecked" in uncovered.stderr and "digest" not in uncovered.stderr
 
 
+@pytest.mark.slow
 def test_an_acknowledgement_quiets_ci_for_the_same_time_from_the_console_and_the_cli(skill_store, store_path):
     for day in (1, 2, 3):
         eval_with(skill_store, store_path, GOOD if day == 1 else BAD, day)

@@ -2,6 +2,8 @@
 
 import random
 
+import pytest
+
 from gatepost.store.demo import actors as demo_actors
 from gatepost.store.demo import skills as demo_skills
 from gatepost.store.kernel import open_store
@@ -17,6 +19,7 @@ def _build(path):
     return db, summary
 
 
+@pytest.mark.slow
 def test_demo_has_every_state_severity_and_draft_status(tmp_path):
     db, summary = _build(tmp_path / "demo.db")
     data = counts(db)
@@ -35,6 +38,7 @@ def test_demo_has_every_state_severity_and_draft_status(tmp_path):
     db.close()
 
 
+@pytest.mark.slow
 def test_demo_is_deterministic(tmp_path):
     states = []
     for name in ("a.db", "b.db"):

@@ -24,6 +24,7 @@ def _shown(app, option_id: str) -> int:
     return int(re.search(r"([\d,]+)", str(option.prompt)).group(1).replace(",", ""))
 
 
+@pytest.mark.slow
 async def test_counts_are_the_stores(demo):
     app = GatepostApp(demo, person="ana")
     async with app.run_test(size=(140, 45)) as pilot:
@@ -37,6 +38,7 @@ async def test_counts_are_the_stores(demo):
         assert _shown(app, "manifests|status|pending") == manifests.list_drafts(db, status="pending")[1] > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("option_id, mode", [
     ("cases|status|open", "cases"),
     ("regressions|state|CHRONIC", "regressions"),

@@ -89,6 +89,7 @@ EDITS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("statement, words", EDITS, ids=[w for _, w in EDITS])
 def test_each_hand_edit_is_a_named_finding(demo_bytes, statement: str, words: str):
     conn = _copy(demo_bytes)
@@ -209,6 +210,7 @@ def _edit_one(memory: sqlite3.Connection, table: str, column: str, pick: int) ->
     return conn, True
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(target=st.sampled_from(_columns()), pick=st.integers(min_value=0, max_value=10_000))
 def test_any_column_edited_by_hand_is_named(demo_bytes, target: tuple[str, str], pick: int):
