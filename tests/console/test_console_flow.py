@@ -186,6 +186,7 @@ async def test_a_decision_while_another_process_holds_the_store_waits_without_fr
         assert WAITING not in app.sub_title
 
 
+@pytest.mark.slow
 async def test_the_manifest_editor_closes_with_one_escape_and_starts_on_an_assertion(db, store_path):
     build(db)
     app = GatepostApp(store_path, person="bruno")

@@ -7,6 +7,7 @@ import sqlite3
 import tempfile
 from pathlib import Path
 
+import pytest
 import yaml
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
@@ -80,6 +81,7 @@ COMMANDS = [
 ]
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=hostile_text)
 def test_no_raw_control_reaches_the_terminal(text):

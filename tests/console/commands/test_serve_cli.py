@@ -113,6 +113,7 @@ def test_help_says_who_acts(cli):
     assert "--host" in out and "--port" in out and "--public" in out and "8000" in out and "127.0.0.1" in out
 
 
+@pytest.mark.slow
 async def test_page_and_websocket_run_the_console(demo_db: Path, tmp_path: Path):
     """Without a browser: the page points at the served websocket, which runs a real console."""
     import aiohttp

@@ -57,6 +57,7 @@ def flip(signature: str, line: int, at: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("kind", "bits"), KEYS, ids=[f"{k}{''.join(b)}" for k, b in KEYS])
 def test_in_process_and_ssh_keygen_agree(tmp_path, kind, bits):
     key, public = keygen(tmp_path, kind, bits, "ana")
