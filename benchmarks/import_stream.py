@@ -72,7 +72,8 @@ def write_artifact(path: Path, n: int, chars: int) -> None:
 def _child_gatepost(artifact: str, store: str, sql_order: str = "") -> None:
     sys.path.insert(0, str(ROOT))
     from gatepost.store.evaluation import import_artifact  # noqa: PLC0415 - the child's only import
-    from gatepost.store.kernel import StreamedOrder, open_store  # noqa: PLC0415
+    from gatepost.store.evaluation.task_order import StreamedOrder  # noqa: PLC0415
+    from gatepost.store.kernel import open_store  # noqa: PLC0415
     if sql_order:  # --sql-order: the review order grouped by SQLite from task_results, as before StreamedOrder
         StreamedOrder.usable = lambda self, db, run_id: False  # type: ignore[method-assign]
     db = open_store(store)

@@ -42,11 +42,11 @@ SIZE = (160, 50)
 
 # --- building a store ----------------------------------------------------------------------------
 def build(path: Path, n: int) -> dict[str, float | str]:
+    from gatepost.store.evaluation.task_order import refresh_task_order
     from gatepost.store.kernel import (
         PERSON_CAPABILITIES,
         add_actor,
         open_store,
-        refresh_task_order,
         transaction,
     )
 

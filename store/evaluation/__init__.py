@@ -99,6 +99,7 @@ from .runs import (
     task_attempts,
     task_outputs,
 )
+from .schema import EVALUATION_MIGRATIONS
 from .stats import (
     ALPHA,
     DECISION_RULES,
@@ -142,6 +143,19 @@ from .suites import (
     read_suite_text,
     validate_suite,
 )
+from .task_order import (
+    FLAG_CHANGED,
+    FLAG_DIFFERS,
+    FLAG_FAILING,
+    FLAG_FLAKY,
+    FLAG_WAS_KNOWN,
+    FLAG_WAS_PASSED,
+    TASK_CHUNK,
+    counted_figures,
+    order_differences,
+    stored_figures,
+    stored_orders,
+)
 from .task_pages import (
     FILTERS,
     PAGE_SIZE,
@@ -159,6 +173,18 @@ __all__ = [
     "RunSettings",
     "RunDetail",
     "RunRow",
+    "EVALUATION_MIGRATIONS",
+    "FLAG_CHANGED",
+    "FLAG_DIFFERS",
+    "FLAG_FAILING",
+    "FLAG_FLAKY",
+    "FLAG_WAS_KNOWN",
+    "FLAG_WAS_PASSED",
+    "TASK_CHUNK",
+    "counted_figures",
+    "order_differences",
+    "stored_figures",
+    "stored_orders",
     "artifact_digest",
     "max_artifact_bytes",
     "stream_artifact",

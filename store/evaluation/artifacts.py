@@ -397,8 +397,7 @@ def _boundary(buf: str, pos: int, tries: int = 32) -> int | None:
     return None
 
 
-def _fast_window(reader: "_Reader", side: str, prefix: tuple[Any, ...], first_id: int | None
-                 ) -> tuple[list[Any], int, bool] | None:
+def _fast_window(reader: "_Reader", side: str, prefix: tuple[Any, ...]) -> tuple[list[Any], int, bool] | None:
     """The whole results ahead in the reader's window, decoded at once (fast_results); None: read them
     value by value (a window the typed decoder cannot vouch for, or no whole result in it)."""
     if len(reader.buf) - reader.pos < STREAM_CHUNK and not reader.eof:
@@ -407,7 +406,7 @@ def _fast_window(reader: "_Reader", side: str, prefix: tuple[Any, ...], first_id
     end = _boundary(reader.buf, reader.pos)
     if end is None:
         return None
-    decoded = decode_window(reader.buf[reader.pos:end], prefix, side, first_id)
+    decoded = decode_window(reader.buf[reader.pos:end], prefix, side)
     if decoded is not None:
         reader.pos = end
     return decoded
@@ -497,16 +496,14 @@ def _parse_fast(text: str, name: str) -> ParsedArtifact | None:
 
 
 def stream_artifact(path: Path, *, name: str, on_rows: Callable[[list[Any]], None],
-                    batch: int = 5000, run_id: str | None = None, first_id: int | None = None) -> ParsedArtifact:
+                    batch: int = 5000, run_id: str | None = None) -> ParsedArtifact:
     """Parse a large artifact in bounded memory: per-task results are checked and handed to `on_rows` in
     batches as they are read; everything else (small) is kept and checked as parse_artifact checks it.
 
     Windows of whole results are decoded at once by a typed C decoder (fast_results) where it can vouch
-    for them, else value by value. With `run_id`, rows are task_results rows (TASK_COLUMNS order) of it; with
-    `first_id` too, each row starts with its id, given in file order from first_id.
+    for them, else value by value. With `run_id`, rows are task_results rows (TASK_COLUMNS order) of it.
     """
     prefix = (run_id,) if run_id is not None else ()
-    next_id = first_id if run_id is not None else None
     header: dict[str, Any] = {}
     counts: dict[str, tuple[int, int]] = {}
     mock_any = False
@@ -522,11 +519,9 @@ def stream_artifact(path: Path, *, name: str, on_rows: Callable[[list[Any]], Non
                     reader.pos += 1
                 else:
                     while True:
-                        fast = _fast_window(reader, side, prefix, next_id) if not items else None
+                        fast = _fast_window(reader, side, prefix) if not items else None
                         if fast is not None:
                             on_rows(fast[0])
-                            if next_id is not None:
-                                next_id += len(fast[0])
                             seen, passed, mock_any = seen + len(fast[0]), passed + fast[1], mock_any or fast[2]
                             closing = reader.peek()
                         else:
@@ -537,11 +532,7 @@ def stream_artifact(path: Path, *, name: str, on_rows: Callable[[list[Any]], Non
                             mock_any = mock_any or mock
                             seen += len(rows)
                             passed += sum(r[2] for r in rows)
-                            if next_id is not None and prefix:
-                                on_rows([(i, *prefix, r[0], r[1], 1, *r[2:]) for i, r in enumerate(rows, next_id)])
-                                next_id += len(rows)
-                            else:
-                                on_rows([(*prefix, r[0], r[1], 1, *r[2:]) for r in rows] if prefix else rows)
+                            on_rows([(*prefix, r[0], r[1], 1, *r[2:]) for r in rows] if prefix else rows)
                             items = []
                         if closing == ",":
                             reader.pos += 1

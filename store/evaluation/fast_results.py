@@ -75,14 +75,12 @@ def _text_colons(column: tuple[Any, ...]) -> int | None:
     return colons
 
 
-def decode_window(text: str, prefix: tuple[Any, ...], side: str, first_id: int | None = None
-                  ) -> tuple[list[tuple[Any, ...]], int, bool] | None:
+def decode_window(text: str, prefix: tuple[Any, ...], side: str) -> tuple[list[tuple[Any, ...]], int, bool] | None:
     """(rows, passes, whether any result is a mock) for `text`, whole results separated by commas (the
     inside of a results array); None when the strict decoder must read it instead.
 
     Without a prefix each row is an `artifacts.RowTuple`; with one (the run id) it is the task_results
-    row in evaluation's TASK_COLUMNS order, attempt 1, ready for executemany; with `first_id` too, each row
-    starts with its id (first_id, first_id + 1, ...), so the caller need not build every row again.
+    row in evaluation's TASK_COLUMNS order, attempt 1, ready for executemany.
 
     The results are checked and turned into rows a column at a time (C-speed list operations over the
     window's fields, no Python loop per result where a field is given as upstream gives it).
@@ -136,6 +134,4 @@ def decode_window(text: str, prefix: tuple[Any, ...], side: str, first_id: int |
     if not prefix:  # artifacts.RowTuple: no id, no run id, no attempt
         return list(zip(repeat(side, n), *columns, strict=False)), passes, mock_any  # repeat(): endless
     ahead: tuple[Any, ...] = (repeat(prefix[0]), repeat(side), task_ids, repeat(1), *columns[1:])
-    if first_id is not None:
-        ahead = (range(first_id, first_id + n), *ahead)
     return list(zip(*ahead, strict=False)), passes, mock_any  # the repeat() columns are endless

@@ -28,11 +28,10 @@ from sqlite_utils import Database
 
 from gatepost.store.kernel import GatepostError
 
-from .runs import ReadArtifact, next_task_id, read_artifact_file, store_artifact_file
+from .runs import ReadArtifact, read_artifact_file, store_artifact_file
 
 AHEAD_MIN_BYTES = 16 * 1024 * 1024  # below this in all, the files are read here
-AHEAD_MAX_FILES = 8  # paths asked for and not yet answered, at most: a correction of the ids reaches the
-# worker within as many files (and the paths always fit in its stdin pipe)
+AHEAD_MAX_FILES = 8  # paths asked for and not yet answered, at most (they always fit in its stdin pipe)
 WORKER = "from gatepost.store.evaluation.importing import serve_reads; serve_reads()"
 
 
@@ -91,49 +90,43 @@ def _read_here(db: Database, files: list[Path], *, actor: str | None) -> Iterato
 
 def _store_here(db: Database, path: Path, *, actor: str | None) -> tuple[Path, str, bool]:
     """One file read and stored by this process (a bad file raises here, as it would alone)."""
-    return (path, *store_artifact_file(db, read_artifact_file(path, first_id=next_task_id(db)), actor=actor))
+    return (path, *store_artifact_file(db, read_artifact_file(path), actor=actor))
 
 
 def _read_ahead(db: Database, worker: subprocess.Popen[bytes], files: list[Path], *, actor: str | None
                 ) -> Iterator[tuple[Path, str, bool]]:
     """import_artifacts with the worker reading the files ahead. Until it has started (it says so), this
     process reads the files itself: none waits on it. Memory stays bounded: the worker writes what it read
-    into a pipe this process empties one answer at a time, so it is at most a few files ahead.
-
-    The worker counts the ids on from the store's next id as if every file were stored. When one is not (stored
-    before) or takes more (a large file, streamed here) or other ids (another writer), the next request tells
-    it the difference: from then on its ids are the store's again (the few read meanwhile get theirs here)."""
+    into a pipe this process empties one answer at a time, so it is at most a few files ahead. What the
+    worker read needs nothing of the store: its rows are sealed by their position in their run, not by the
+    ids the store gives them."""
     requests, answers = worker.stdin, worker.stdout
     assert requests is not None and answers is not None
     _widen(answers)
     asked = answered = 0  # files asked for (from the one the worker started on); answers read
     started = False  # the worker said it is ready: from then on it reads every file
     alone = False  # the worker is gone: this process reads the rest itself
-    sent = shift = 0  # corrections of the worker's id count: sent in all; to send with the next request
     try:
         for index, path in enumerate(files):
-            read, applied = None, 0
+            read = None
             if not alone:
                 try:
                     if not started and _ready(answers):
                         started, asked = True, index
                     if started and asked < len(files) and asked - index < AHEAD_MAX_FILES:
                         while asked < len(files) and asked - index < AHEAD_MAX_FILES:
-                            # the first tells the worker the store's next task id: it counts on from there
-                            pickle.dump((files[asked], next_task_id(db) if asked == index else None, shift), requests)
-                            sent, shift, asked = sent + shift, 0, asked + 1
+                            pickle.dump(files[asked], requests)
+                            asked += 1
                         requests.flush()
                     if started:
                         answered += 1
-                        read, applied = _answer(answers)
+                        read = _answer(answers)
                 except (OSError, EOFError, pickle.UnpicklingError):  # it died (killed, out of memory)
                     alone = True
             if read is None:  # not read there: read here
                 yield _store_here(db, path, actor=actor)
                 continue
             yield (path, *store_artifact_file(db, read, actor=actor))
-            # what the worker's count should have been after this file, less what was sent since it read it
-            shift += next_task_id(db) - (read.first_id + len(read.rows)) - (sent + shift - applied)
     finally:
         _stop(worker, idle=started and not alone and answered == asked)
 
@@ -157,13 +150,12 @@ def _widen(pipe: IO[bytes]) -> None:
             pass
 
 
-def _answer(answers: IO[bytes]) -> tuple[ReadArtifact | None, int]:
-    """The worker's next answer and the id corrections it had taken in when it read the file: what it read;
-    its error for a bad file, raised here; None to read it here."""
-    kind, value, applied = pickle.load(answers)
+def _answer(answers: IO[bytes]) -> ReadArtifact | None:
+    """The worker's next answer: what it read; its error for a bad file, raised here; None to read it here."""
+    kind, value = pickle.load(answers)
     if kind == "error":
         raise value
-    return (value if kind == "read" else None), applied
+    return value if kind == "read" else None
 
 
 def _stop(worker: subprocess.Popen[bytes], *, idle: bool) -> None:
@@ -188,36 +180,23 @@ def _stop(worker: subprocess.Popen[bytes], *, idle: bool) -> None:
 
 def serve_reads(requests: IO[bytes] | None = None, answers: IO[bytes] | None = None) -> None:
     """The worker: says ("ready", None), then reads each path asked for, in order, until its stdin ends, and
-    answers ("read", ReadArtifact, applied), ("error", the file's GatepostError, applied), or ("here", None,
-    applied) when anything else went wrong (read it there).
-
-    Each request is (path, the store's next task id or None, a correction): the first gives the id, and the
-    ids go on from there, file after file, as if each file were stored; a correction moves the count (a file
-    not stored as counted). `applied`: the corrections taken in so far, so the importing process knows which
-    of its corrections a file's ids already have."""
+    answers ("read", ReadArtifact), ("error", the file's GatepostError), or ("here", None) when anything
+    else went wrong (read it there)."""
     requests = requests or sys.stdin.buffer
     answers = answers or sys.stdout.buffer
     pickle.dump(("ready", None), answers)  # started: the importing process hands over the files from now on
     answers.flush()
-    next_id = 1
-    applied = 0
     while True:
         try:
-            path, start, shift = pickle.load(requests)
+            path = pickle.load(requests)
         except EOFError:
             return
-        if start is not None:
-            next_id = start
-        next_id += shift
-        applied += shift
-        answer: tuple[str, Any, int]
+        answer: tuple[str, Any]
         try:
-            read = read_artifact_file(path, first_id=next_id)
-            next_id += len(read.rows)
-            answer = ("read", read, applied)
+            answer = ("read", read_artifact_file(path))
         except GatepostError as exc:
-            answer = ("error", exc, applied)
+            answer = ("error", exc)
         except Exception:  # noqa: BLE001 - read again by the importing process, which raises it with its traceback
-            answer = ("here", None, applied)
+            answer = ("here", None)
         pickle.dump(answer, answers, protocol=pickle.HIGHEST_PROTOCOL)
         answers.flush()

@@ -16,9 +16,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from gatepost.store.kernel import stored_figures
-
 from . import stats
+from .task_order import stored_figures
 
 # a side's content hash for a task_results row, through its run
 _SIDE_HASH = "CASE t.side WHEN 'candidate' THEN r.candidate_hash ELSE r.baseline_hash END"
@@ -239,7 +238,7 @@ def run_statistics(db: Database, run_id: str, *, alpha: float = stats.ALPHA, lev
 
 
 def _from_figures(figures: dict[str, int], k: int, alpha: float, level: float) -> dict[str, Any]:
-    """run_statistics from a run's stored counts (kernel.stored_figures), stored only when every task has one
+    """run_statistics from a run's stored counts (task_order.stored_figures), stored only when every task has one
     attempt per side: then a side's pass^k is its pass rate where k is 1 (not measurable above), and no task
     is flaky (one attempt cannot both pass and fail)."""
     out: dict[str, Any] = {"level": level, "alpha": alpha, "pass_k": k}

@@ -22,8 +22,6 @@ from gatepost.store.kernel import (
     MAX_FILE_BYTES,
     FlatRows,
     InputError,
-    StoreError,
-    StreamedOrder,
     StreamedRecords,
     all_rows,
     background_inserts,
@@ -32,7 +30,6 @@ from gatepost.store.kernel import (
     insert_values,
     now_iso,
     read_text,
-    refresh_task_order,
     stored_score,
 )
 
@@ -47,6 +44,7 @@ from .artifacts import (
 )
 from .attempts import attempts_line, outcome, outcome_counts, summarise_attempts
 from .suites import Suite
+from .task_order import StreamedOrder, refresh_task_order
 from .types import RunDetail, RunRow
 
 
@@ -69,7 +67,6 @@ def record_suite(db: Database, suite: Suite, *, at: str | None = None) -> None:
 
 TASK_COLUMNS = ("run_id", "side", "task_id", "attempt", "passed", "judged", "score", "duration_ms", "output",
                 "reason", "mock", "split", "details", "error")
-_TASK_ID_COLUMNS = ("id", *TASK_COLUMNS)
 # The per-task results live in task_results only; the stored artifact JSON says so and get_run puts them back.
 RESULTS_IN_TABLE = "task_results"
 
@@ -149,12 +146,6 @@ def _results_from_table(db: Database, run_id: str) -> dict[str, list[dict[str, A
     return out
 
 
-def next_task_id(db: Database) -> int:
-    """The id the next task result gets: an import gives its rows their ids, so the rows it seals are the rows
-    stored, id for id."""
-    return int(db.execute("SELECT MAX(id) FROM task_results").fetchone()[0] or 0) + 1
-
-
 @dataclass
 class ReadArtifact:
     """An artifact file read and checked, not yet stored: what `read_artifact_file` gives and
@@ -167,11 +158,10 @@ class ReadArtifact:
     # task_results rows in TASK_COLUMNS order (no id), scores as SQLite stores them (stored_score); details
     # and error (the last two) left out when null in every row: inserting them cost a fifth of the insert.
     # Held as their values one after the other, `width` per row, as they are bound (`rows` makes the
-    # tuples). `digest`: their seal, hashed with ids from `first_id`, as an act with no other records has
-    # it (kernel StreamedRecords): whoever stores them from that id need not hash them again.
+    # tuples). `digest`: their seal (by position), as an act with no other records has it (kernel
+    # StreamedRecords): whoever stores them need not hash them again.
     values: list[Any]
     width: int
-    first_id: int
     digest: str | None = None
     source: str = ""  # the file's absolute path (imported_from)
 
@@ -196,45 +186,28 @@ def store_run(db: Database, suite: Suite | None, artifact: dict[str, Any], *, ac
         seq = act.next_seq()
         db.execute(f"INSERT INTO evaluation_runs (id, {', '.join(_RUN_FIELDS)})"
                    f" VALUES (?, {', '.join('?' * len(_RUN_FIELDS))})", [run_id, *_run_values(suite, artifact, seq)])
-        # hashed before they go in (here, or by the import's worker) with the ids they get, so the rows
+        # hashed before they go in (here, or by the import's worker), by their position in the run, so the rows
         # sealed are the rows stored (reading them back for the digest cost a fifth of an import)
         sealed = StreamedRecords(db, seq)
-        rows, given = _sealed_rows(db, sealed, run_id, artifact, read)
-        insert_values(db.conn, "task_results", (TASK_COLUMNS if given is not None else _TASK_ID_COLUMNS)[:rows.width],
-                      rows.values)
-        if given is not None and rows.values:
-            _check_ids(db, given, len(rows))
+        rows = _sealed_rows(sealed, run_id, artifact, read)
+        insert_values(db.conn, "task_results", TASK_COLUMNS[:rows.width], rows.values)
         act.event("suite.run", subject_type="run", subject_id=run_id, payload=_payload(artifact), note=_note(artifact),
                   at=artifact.get("finished_at"), seal=True, sealed=sealed)
-        refresh_task_order(db, run_id, rows, with_ids=given is None)  # the run's review order and counts
+        refresh_task_order(db, run_id, rows)  # the run's review order and counts
 
 
-def _sealed_rows(db: Database, sealed: StreamedRecords, run_id: str, artifact: dict[str, Any],
-                 read: ReadArtifact | None) -> tuple[FlatRows, int | None]:
-    """The run's task_results rows as they are to be inserted, hashed into `sealed`, and the id SQLite gives
-    the first of them when they go in without ids (None: each row starts with its id).
-
-    An import's reader hashed them with ids counted from the store's next id (in a worker process, ahead of
-    the store). When they start at the store's next id, they go in without ids: SQLite gives each the largest
-    id plus one, the very ids hashed (an insert with ids costs a tenth more; checked after). Else (a file
-    before was not stored as counted, or another writer took the ids) they are given the next ids here and
-    hashed again: ids stay dense."""
-    next_id = next_task_id(db)
+def _sealed_rows(sealed: StreamedRecords, run_id: str, artifact: dict[str, Any],
+                 read: ReadArtifact | None) -> FlatRows:
+    """The run's task_results rows as they are to be inserted (no ids: SQLite gives each the next one), hashed
+    into `sealed`: an import's reader hashed them already (maybe in a worker process), a run's are hashed here."""
     if read is None:
         rows = _task_rows(run_id, "candidate", artifact["candidate_results"]) + \
             _task_rows(run_id, "baseline", artifact["baseline_results"] or [])
-        return _flat(sealed.add([(i, *row) for i, row in enumerate(rows, next_id)]), len(_TASK_ID_COLUMNS)), None
-    if read.first_id == next_id and sealed.adopt(read.digest):
-        return read.rows, next_id
-    rows = sealed.add([(i, *row) for i, row in enumerate(read.rows, next_id)], as_stored=True)
-    return _flat(rows, read.width + 1), None
-
-
-def _check_ids(db: Database, first: int, count: int) -> None:
-    """Rows inserted without ids got first, first + 1, ... (what their seal hashed), or nothing is stored."""
-    last = db.execute("SELECT last_insert_rowid()").fetchone()[0]
-    if last != first + count - 1:
-        raise StoreError(f"task results got ids up to {last}, expected {first + count - 1}: nothing was stored")
+        return _flat(sealed.add(rows), len(TASK_COLUMNS))
+    if sealed.adopt(read.digest):
+        return read.rows
+    sealed.add(list(read.rows), as_stored=True)
+    return read.rows
 
 
 def _flat(rows: list[tuple[Any, ...]], width: int) -> FlatRows:
@@ -398,17 +371,17 @@ def task_outputs(db: Database, run_id: str, task_id: str) -> dict[str, dict[str,
 
 
 # --- importing and exporting artifact files ---------------------------------------------------
-def read_artifact_file(path: str | Path, *, first_id: int) -> ReadArtifact:
-    """Read, hash and check one artifact file (no store needed), its rows given their ids from `first_id`
-    and encoded for the seal; InputError naming the file when it is not one. A file over the whole-read
-    limit is only named here: it is streamed when stored."""
+def read_artifact_file(path: str | Path) -> ReadArtifact:
+    """Read, hash and check one artifact file (no store needed), its rows hashed for the seal; InputError
+    naming the file when it is not one. A file over the whole-read limit is only named here: it is streamed
+    when stored."""
     path = Path(path)
     try:
         size = path.stat().st_size if path.is_file() else 0
     except OSError:
         size = 0
     if size > MAX_FILE_BYTES:  # streamed in bounded memory, stored in batches inside its one transaction
-        return ReadArtifact(path, "", None, [], 0, first_id)
+        return ReadArtifact(path, "", None, [], 0)
     text = read_text(path, what="artifact file")
     parsed = parse_artifact(text, name=path.name)
     run_id = "imp-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
@@ -419,9 +392,9 @@ def read_artifact_file(path: str | Path, *, first_id: int) -> ReadArtifact:
                                                                  else parsed.rows)]
     parsed.rows = []  # held once, as the rows to store
     sealed = StreamedRecords(None, 0)
-    sealed.add([(i, *row) for i, row in enumerate(rows, first_id)], as_stored=True)
+    sealed.add(rows, as_stored=True)
     return ReadArtifact(path, run_id, parsed, list(chain.from_iterable(rows)), len(rows[0]) if rows else 0,
-                        first_id, sealed.hexdigest(), str(path.resolve()))
+                        sealed.hexdigest(), str(path.resolve()))
 
 
 _UPSTREAM_ONLY = itemgetter(-2, -1)  # a row's details and error
@@ -441,7 +414,7 @@ def store_artifact_file(db: Database, read: ReadArtifact, *, actor: str | None =
 def import_artifact(db: Database, path: str | Path, *, actor: str | None = None) -> tuple[str, bool]:
     """Store an evaluator artifact JSON (any shape upstream's evaluate.py writes, or gatepost's);
     returns (run id, newly stored). A file whose delta or verdict contradicts its rates is refused."""
-    return store_artifact_file(db, read_artifact_file(path, first_id=next_task_id(db)), actor=actor)
+    return store_artifact_file(db, read_artifact_file(path), actor=actor)
 
 
 def _imported(parsed: ParsedArtifact, path: Path, run_id: str, source: str = "") -> dict[str, Any]:
@@ -514,17 +487,16 @@ def _import_streamed(db: Database, path: Path, *, actor: str | None) -> tuple[st
         # the results' digest (sealed by the run's event) hashed as they are inserted, not read back
         sealed = StreamedRecords(db, seq)
         order = StreamedOrder(db)  # the per-task aggregates of the review order, kept as the rows go in
-        next_id = next_task_id(db)
         # SQLite writes one batch in a second thread while this one parses the next (two cores: the import
         # takes about the longer of the two, not their sum); the connection is the writer's until it ends
-        with background_inserts(db.conn, "task_results", _TASK_ID_COLUMNS) as insert:
+        with background_inserts(db.conn, "task_results", TASK_COLUMNS) as insert:
 
             def store_rows(rows: list[Any]) -> None:
-                rows = sealed.add(rows)  # ids given, so the rows hashed are the rows stored, id for id
+                rows = sealed.add(rows)  # in the order they go in: the rows hashed are the rows stored
                 order.keep(rows)
                 insert(rows)
 
-            parsed = stream_artifact(path, name=path.name, on_rows=store_rows, run_id=run_id, first_id=next_id)
+            parsed = stream_artifact(path, name=path.name, on_rows=store_rows, run_id=run_id)
         artifact = _imported(parsed, path, run_id)
         seq = act.event("suite.run", subject_type="run", subject_id=run_id, payload=_payload(artifact),
                         note=_note(artifact), at=artifact.get("finished_at"), seal=True, sealed=sealed)

@@ -3,19 +3,21 @@
 
 The order (changed since the previous run of the suite and skill, then candidate ≠ baseline, then
 the rest, each in import order), the filters and the counts come from `run_task_pages` and
-`run_task_counts` (kernel/task_order.py), written when the run was stored: a page is a primary-key
+`run_task_counts` (task_order.py), written when the run was stored: a page is a primary-key
 read of one or two chunks of its list. Only the tasks of the page are read from task_results, their
 attempts collapsed per side by a GROUP BY (pass@k, best score, outcome counts).
 """
 
 import json
-import weakref
 from collections.abc import Collection
 from typing import Any, TypedDict
 
 from sqlite_utils import Database
 
-from gatepost.store.kernel import (
+from gatepost.store.kernel import one_of
+
+from .attempts import outcome
+from .task_order import (
     FLAG_CHANGED,
     FLAG_DIFFERS,
     FLAG_FAILING,
@@ -23,14 +25,8 @@ from gatepost.store.kernel import (
     FLAG_WAS_KNOWN,
     FLAG_WAS_PASSED,
     TASK_CHUNK,
-    Built,
-    computed_order,
-    is_stored,
     neighbour_run,
-    one_of,
 )
-
-from .attempts import outcome
 
 FILTERS = ("failing", "changed", "differs", "flaky")
 PAGE_SIZE = 50
@@ -93,47 +89,24 @@ _COUNT_KEYS = ("tasks", "failing", "changed", "changed_now_pass", "differs", "fl
 
 
 class _Order:
-    """A run's order, read from the store for a large run, or computed once (and kept while the store
-    does not change) for a small one; both answer with the same lists, chunked alike."""
-
-    # per open store: run id -> ((data_version, total_changes) when computed, the order)
-    _cache: "weakref.WeakKeyDictionary[Database, dict[str, tuple[tuple[int, int], Built]]]" = \
-        weakref.WeakKeyDictionary()
+    """A run's stored order: its counts and its lists, read a chunk at a time."""
 
     def __init__(self, db: Database, run_id: str) -> None:
         self.db, self.run_id = db, run_id
-        self.built: Built | None = None
-        if not is_stored(db, run_id):
-            mine = self._cache.setdefault(db, {})
-            version = (db.execute("PRAGMA data_version").fetchone()[0], db.conn.total_changes)
-            cached = mine.get(run_id)
-            if cached is None or cached[0] != version:
-                if len(mine) > 16:
-                    mine.clear()
-                cached = mine[run_id] = (version, computed_order(db, run_id))
-            self.built = cached[1]
 
     def counts(self, split: str | None = None) -> tuple[str | None, dict[str, int], dict[str, int]]:
         """(previous run, totals over the run or one split, tasks per split)."""
         totals = dict.fromkeys(_COUNT_KEYS, 0)
         splits: dict[str, int] = {}
-        rows: list[tuple[Any, ...]]
-        if self.built is not None:
-            previous = self.built.previous
-            rows = [(name, *values) for name, values in sorted(self.built.counts.items())
-                    if split is None or name == split]
-        else:
-            sql = ("SELECT split, previous_run, tasks, failing, changed, changed_now_pass, differs, flaky"
-                   " FROM run_task_counts WHERE run_id = ?")
-            params: list[Any] = [self.run_id]
-            if split is not None:
-                sql += " AND split = ?"
-                params.append(split)
-            previous, rows = None, []
-            for name, prev, *values in self.db.execute(sql + " ORDER BY split", params).fetchall():
-                previous = prev
-                rows.append((name, *values))
-        for name, *values in rows:
+        sql = ("SELECT split, previous_run, tasks, failing, changed, changed_now_pass, differs, flaky"
+               " FROM run_task_counts WHERE run_id = ?")
+        params: list[Any] = [self.run_id]
+        if split is not None:
+            sql += " AND split = ?"
+            params.append(split)
+        previous = None
+        for name, prev, *values in self.db.execute(sql + " ORDER BY split", params).fetchall():
+            previous = prev
             splits[name] = values[0]
             for key, value in zip(_COUNT_KEYS, values, strict=True):
                 totals[key] += value or 0
@@ -142,11 +115,6 @@ class _Order:
     def chunks(self, name: str, numbers: list[int] | None = None, like: str | None = None) -> list[tuple[int, list[Any]]]:
         """(chunk number, items) of a list, for these chunk numbers (all when None), in order; `like`: only
         chunks whose JSON text matches it (SQL LIKE)."""
-        if self.built is not None:
-            items = self.built.lists.get(name, [])
-            wanted = numbers if numbers is not None else range((len(items) + TASK_CHUNK - 1) // TASK_CHUNK)
-            return [(n, items[n * TASK_CHUNK:(n + 1) * TASK_CHUNK]) for n in wanted
-                    if 0 <= n * TASK_CHUNK < len(items)]
         out: list[tuple[int, list[Any]]] = []
         sql = "SELECT chunk, entries FROM run_task_pages WHERE run_id = ? AND list = ?"
         if like is not None:
@@ -191,7 +159,7 @@ def _like(text: str) -> str:
 
 
 def run_task_counts(db: Database, run_id: str) -> TaskCounts:
-    """A run's task counts: a few stored rows for a large run, whatever its size."""
+    """A run's task counts: a few stored rows, whatever its size."""
     previous, totals, splits = _Order(db, run_id).counts()
     if not splits:  # a run without tasks has no counts: its previous run is still worth naming
         previous = neighbour_run(db, run_id, after=False)

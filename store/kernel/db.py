@@ -146,7 +146,7 @@ def _open(path: Path, *, create: bool, read_only: bool | None) -> Database:
         remember_file(db, str(path))
         if read_only:
             mark_read_only(db)
-            if schema.migrations.pending(db):
+            if schema.store_migrations().pending(db):
                 raise StoreError(f"{path}: read-only, and written by an older gatepost (schema version "
                                  f"{schema_version(db)}, this one uses {schema.latest_version()}); open it once "
                                  "where it can be written to upgrade it")
@@ -202,7 +202,7 @@ def _check_owner(db: Database, path: Path, *, read_only: bool = False) -> None:
         if tables and not _ours_by_schema(db, tables):
             raise StoreError(f"{path}: a SQLite database, but not a gatepost store (no gatepost application_id "
                              "or schema); left untouched")
-    applied = [m.name for m in schema.migrations.applied(db)]
+    applied = [m.name for m in schema.store_migrations().applied(db)]
     known = schema.known_migration_names()
     unknown = [name for name in applied if name not in known]
     stored_version = db.execute("PRAGMA user_version").fetchone()[0]
@@ -243,7 +243,7 @@ def _migrate(db: Database, path: Path) -> None:
     damaged file would spread the damage.
     """
     stamped = db.execute("PRAGMA application_id").fetchone()[0] == schema.APPLICATION_ID
-    pending = schema.migrations.pending(db)
+    pending = schema.store_migrations().pending(db)
     if not pending:
         if not stamped:  # a gatepost store from before the application_id, recognised by its schema
             with db.atomic():
@@ -254,12 +254,12 @@ def _migrate(db: Database, path: Path) -> None:
         if problem is not None:
             raise StoreError(f"{path}: damaged ({problem}); not migrated, nothing was written; "
                              f"{recover_hint(str(path))}")
-    schema.migrations.ensure_migrations_table(db)
-    done = len(schema.migrations.applied(db))
+    schema.store_migrations().ensure_migrations_table(db)
+    done = len(schema.store_migrations().applied(db))
     for migration in pending:
         with db.atomic():
             migration.fn(db)
-            schema.migrations._record_applied(db, migration.name)
+            schema.store_migrations()._record_applied(db, migration.name)
             done += 1
             db.execute(f"PRAGMA user_version = {done}")
             db.execute(f"PRAGMA application_id = {schema.APPLICATION_ID}")

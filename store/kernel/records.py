@@ -3,15 +3,22 @@
 A skill run, a manifest version and an evaluation run's task results are rows of their own tables,
 not fields of their event. So that editing one of them is as visible as editing the event, the
 event that creates them carries `records_sha256` in its payload: a canonical digest of those rows
-as SQLite stores them (read back inside the write's transaction, so the writer and `gatepost
-verify` hash the very same values). The payload is part of the chained event, so the chain covers
-the records too.
+as SQLite stores them (read back inside the write's transaction, or hashed as they are inserted, so the
+writer and `gatepost verify` hash the very same values). The payload is part of the chained event, so the
+chain covers the records too.
+
+Task results are sealed by their position in their event's runs, not by their row ids: the lines are
+hashed in id order without the id. A row id is the store's (the largest plus one), so whoever hashes the
+rows ahead of the store (an import's worker process) need not know which ids they will get.
 
 Records stored before this seal existed are sealed once by a migration: one `audit.records_sealed`
-event holding the digest of each older event's records.
+event holding the digest of each older event's records. Events sealed in the first format, which hashed
+each task result's id, are sealed again by position once by a later migration (`reseal_by_position`),
+after checking each against what it sealed: one `audit.records_resealed` event.
 """
 
 import hashlib
+import json
 from collections.abc import Iterator
 from math import copysign
 from typing import Any
@@ -19,25 +26,36 @@ from typing import Any
 import msgspec
 from sqlite_utils import Database
 
-RECORDS_FORMAT = "gatepost-records/1"  # sha256(format, then per table: "\n" table "\n", one JSON line per row)
+RECORDS_FORMAT = "gatepost-records/2"  # sha256(format, then per table: "\n" table "\n", one JSON line per row)
+RECORDS_FORMAT_IDS = "gatepost-records/1"  # the first format: task results hashed with their row ids
 RECORDS_KEY = "records_sha256"  # the payload key of an event that seals the records it created
 SEAL_KIND = "audit.records_sealed"  # the migration's event: {"digests": {seq: digest}} for older events
+RESEAL_KIND = "audit.records_resealed"  # {"digests": {seq: digest}} sealed again by position, "unmatched": [seq]
 
 # Per table: the rows an event created, given its seq, in a fixed order (every stored column that
 # says what the record is; event_seq is the link itself, so moving a row to another event shows too).
-TASK_RESULT_COLUMNS = ("id", "run_id", "side", "task_id", "attempt", "passed", "judged", "score", "duration_ms",
+# Task results: in id order (their position), the id itself not hashed.
+TASK_RESULT_COLUMNS = ("run_id", "side", "task_id", "attempt", "passed", "judged", "score", "duration_ms",
                        "output", "reason", "mock", "split", "details", "error")
 # The tables whose records are read by their event's seq (both indexed on (event_seq, id)), and their columns.
 SEQ_TABLES: tuple[tuple[str, str], ...] = (
     ("skill_runs", "id, skill, at, status, output, word_count, producer, recorded_at"),
     ("manifest_versions", "id, skill, version, assertions, source, draft_id, author, created_at"),
 )
-RECORD_SOURCES: tuple[tuple[str, str], ...] = (
-    *((table, f"SELECT {columns} FROM {table} WHERE event_seq = ? ORDER BY id") for table, columns in SEQ_TABLES),
+
+
+def _task_results_sql(columns: tuple[str, ...]) -> str:
     # CROSS JOIN: SQLite reads the runs first (by event_seq) and then their results by run_id, never all
     # task results in id order (that made every sealed act cost a scan of the whole table)
-    ("task_results", f"SELECT {', '.join('t.' + c for c in TASK_RESULT_COLUMNS)} FROM evaluation_runs r"
-                     " CROSS JOIN task_results t ON t.run_id = r.id WHERE r.event_seq = ? ORDER BY t.id"),
+    return (f"SELECT {', '.join('t.' + c for c in columns)} FROM evaluation_runs r"
+            " CROSS JOIN task_results t ON t.run_id = r.id WHERE r.event_seq = ? ORDER BY t.id")
+
+
+_TASK_RESULTS_BY_FORMAT = {RECORDS_FORMAT: _task_results_sql(TASK_RESULT_COLUMNS),
+                           RECORDS_FORMAT_IDS: _task_results_sql(("id", *TASK_RESULT_COLUMNS))}
+RECORD_SOURCES: tuple[tuple[str, str], ...] = (
+    *((table, f"SELECT {columns} FROM {table} WHERE event_seq = ? ORDER BY id") for table, columns in SEQ_TABLES),
+    ("task_results", _TASK_RESULTS_BY_FORMAT[RECORDS_FORMAT]),
 )
 # Which events have records: every seq a record of these tables names.
 _SCORE = TASK_RESULT_COLUMNS.index("score")
@@ -72,19 +90,21 @@ def records_digest(db: Database, seq: int) -> str | None:
     return digest.hexdigest() if found else None
 
 
-def records_digests(db: Database) -> Iterator[tuple[int, str | None]]:
+def records_digests(db: Database, *, form: str = RECORDS_FORMAT) -> Iterator[tuple[int, str | None]]:
     """(seq, records_digest(db, seq)) of every event some record names, in seq order, reading each table once.
 
     What verify checks: one read of skill_runs and manifest_versions in (event_seq, id) order, merged by
     seq, and the task results of each event's runs; the same bytes records_digest hashes, without its
-    queries per event (three per skill run made verify's cost per event grow with the store).
+    queries per event (three per skill run made verify's cost per event grow with the store). `form`
+    RECORDS_FORMAT_IDS: the digests as the first format sealed them (what `reseal_by_position` checks).
     """
     streams = [_by_seq(db, f"SELECT event_seq, {columns} FROM {table} WHERE event_seq IS NOT NULL"
                            " ORDER BY event_seq, id") for table, columns in SEQ_TABLES]
     heads = [next(stream, None) for stream in streams]
     runs = {r[0] for r in db.execute("SELECT DISTINCT event_seq FROM evaluation_runs WHERE event_seq IS NOT NULL")}
+    task_results = _TASK_RESULTS_BY_FORMAT[form]
     for seq in seqs_with_records(db):
-        digest = hashlib.sha256(RECORDS_FORMAT.encode("ascii"))
+        digest = hashlib.sha256(form.encode("ascii"))
         found = False
         for i, (table, _) in enumerate(SEQ_TABLES):
             digest.update(b"\n" + table.encode("ascii") + b"\n")
@@ -94,10 +114,9 @@ def records_digests(db: Database) -> Iterator[tuple[int, str | None]]:
                     found = True
                     digest.update(_encode(tuple(row[1:])))  # type: ignore[index]
                 heads[i] = next(streams[i], None)
-        table, sql = RECORD_SOURCES[-1]
-        digest.update(b"\n" + table.encode("ascii") + b"\n")
+        digest.update(b"\ntask_results\n")
         if seq in runs:
-            cursor = db.execute(sql, [seq])
+            cursor = db.execute(task_results, [seq])
             while rows := cursor.fetchmany(5000):
                 found = True
                 digest.update(_ENCODER.encode_lines(rows))  # the bytes of _encode, row after row
@@ -115,8 +134,8 @@ class StreamedRecords:
     of read back (reading a 1 GB run back cost as much as parsing it).
 
     The other tables' records are read when it is made (the act writes none after); then `add` takes the
-    task results in id order, as the very tuples the act inserts (TASK_RESULT_COLUMNS order, id first) and
-    returns them as SQLite will store them: a score (REAL) as a float, -0.0 as 0.0. Every other value is
+    task results in the order they are inserted (their position), as the very tuples the act inserts
+    (TASK_RESULT_COLUMNS order, no id: SQLite gives each the next one) and returns them as SQLite will store them: a score (REAL) as a float, -0.0 as 0.0. Every other value is
     already stored as given: text as str or None, whole numbers as int (the importer makes them so).
     """
 
@@ -144,7 +163,7 @@ class StreamedRecords:
         return True
 
     def add(self, rows: list[tuple[Any, ...]], *, as_stored: bool = False) -> list[tuple[Any, ...]]:
-        """Hash these rows (id first, in TASK_RESULT_COLUMNS order); returns them as they are to be inserted.
+        """Hash these rows (TASK_RESULT_COLUMNS order), next in the run; returns them as they are to be inserted.
 
         Rows may leave out trailing columns that are null in every one of them (an import's rows leave out
         details and error: inserting two nulls per row cost a fifth of the insert); they are hashed as null.
@@ -170,7 +189,7 @@ class StreamedRecords:
 
 
 def _task_result_lines(rows: list[tuple[Any, ...]]) -> bytes:
-    """Task results (id first, TASK_RESULT_COLUMNS order, scores as stored) as the seal hashes them: one JSON
+    """Task results (TASK_RESULT_COLUMNS order, scores as stored) as the seal hashes them: one JSON
     line per row, as `_encode` gives. Rows may leave out trailing columns null in every one of them."""
     lines = _ENCODER.encode_lines(rows)
     missing = len(TASK_RESULT_COLUMNS) - len(rows[0]) if rows else 0
@@ -190,10 +209,58 @@ def seqs_with_records(db: Database) -> list[int]:
 
 
 def seal_existing(db: Database) -> dict[str, str]:
-    """The digest of every event's records, keyed by seq (as text): what the migration seals."""
+    """The digest of every event's records, keyed by seq (as text), in the first format: what the migration
+    that first sealed older records sealed (a later migration checks them and seals them again by position)."""
+    return {str(seq): digest for seq, digest in records_digests(db, form=RECORDS_FORMAT_IDS) if digest is not None}
+
+
+def _claimed(db: Database) -> dict[int, str]:
+    """What each event with records claims they hash to: its own payload's digest, else the older migration's."""
+    claimed: dict[int, str] = {}
+    for (text,) in db.execute("SELECT payload FROM events WHERE kind = ? ORDER BY seq", [SEAL_KIND]).fetchall():
+        digests = _payload(text).get("digests")
+        if isinstance(digests, dict):
+            claimed.update({int(k): str(v) for k, v in digests.items() if str(k).isdigit()})
+    for seq, text in db.execute("SELECT seq, payload FROM events WHERE payload LIKE ? ORDER BY seq",
+                                [f"%{RECORDS_KEY}%"]).fetchall():
+        digest = _payload(text).get(RECORDS_KEY)
+        if isinstance(digest, str):
+            claimed[seq] = digest
+    return claimed
+
+
+def _payload(text: str | None) -> dict[str, Any]:
+    try:
+        value = json.loads(text) if text else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def reseal_by_position(db: Database) -> tuple[dict[str, str], list[int]]:
+    """The records of every event sealed in the first format, sealed again by position: (digests by seq as
+    text, the seqs left out). An event's records are sealed again only when they still hash, in the first
+    format, to what the event (or the older migration) sealed; one that does not (a record edited before,
+    or none claimed) is left out, so `gatepost verify` goes on finding it. Nothing is sealed unchecked."""
+    claimed = _claimed(db)
+    before = dict(records_digests(db, form=RECORDS_FORMAT_IDS))
     digests: dict[str, str] = {}
-    for seq in seqs_with_records(db):
-        digest = records_digest(db, seq)
-        if digest is not None:
-            digests[str(seq)] = digest
-    return digests
+    unmatched: list[int] = []
+    for seq, now in records_digests(db):
+        if now is not None and before.get(seq) is not None and claimed.get(seq) == before[seq]:
+            digests[str(seq)] = now
+        else:
+            unmatched.append(seq)
+    return digests, unmatched
+
+
+def migration_seals(db: Database) -> dict[int, tuple[str, str]]:
+    """Per seq, the digest a migration sealed for its records and which: the newest wins (sealed again by
+    position over sealed once); events after the migrations carry their own in their payload."""
+    seals: dict[int, tuple[str, str]] = {}
+    for kind, label in ((SEAL_KIND, "sealed by the migration"), (RESEAL_KIND, "sealed again by position")):
+        for (text,) in db.execute("SELECT payload FROM events WHERE kind = ? ORDER BY seq", [kind]).fetchall():
+            digests = _payload(text).get("digests")
+            if isinstance(digests, dict):
+                seals.update({int(k): (label, str(v)) for k, v in digests.items() if str(k).isdigit()})
+    return seals

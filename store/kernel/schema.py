@@ -1,10 +1,9 @@
-"""Tables and indexes, declared once, as ordered sqlite-utils migrations.
+"""The kernel's tables and its migrations, and the store's ordered list of migrations once it is set.
 
-Tables named in the docstring of each group are either append-only records
-(events, evidence, decisions, assertion results, task results, gate results,
-manifest versions) or projections of those records kept in the same
-transaction as the event that changes them (cases.status, regression_states,
-manifest_drafts.status, proposals.status) so that lists can page from SQL.
+The list itself is composed on the store's top floor (gatepost.store.schema), out of each domain's
+migrations in the order they were written, and handed to the kernel (`use_migrations`) when the store
+package is imported: opening a store runs them, and the kernel never names another domain's tables
+(the record tables' triggers aside: RECORD_TABLES, which it checks before every write).
 """
 
 import json
@@ -14,16 +13,18 @@ from sqlite_utils.migrations import Migrations
 
 from .chain import EVENT_FIELDS, GENESIS, canonical_event, chain_hash, insert_chained
 from .clock import now_iso
-from .records import RECORDS_FORMAT, SEAL_KIND, seal_existing
-from .task_order import (
-    backfill_figures,
-    backfill_task_order,
-    create_figures_table,
-    create_task_order_tables,
+from .errors import StoreError
+from .records import (
+    RECORDS_FORMAT,
+    RECORDS_FORMAT_IDS,
+    RESEAL_KIND,
+    SEAL_KIND,
+    reseal_by_position,
+    seal_existing,
 )
 
 MIGRATION_SET = "gatepost"
-migrations = Migrations(MIGRATION_SET)
+_registered: list[Migrations] = []  # the store's migrations, in order: set once by the top floor
 
 # Tables whose rows are records: triggers refuse UPDATE and DELETE on them.
 APPEND_ONLY = (
@@ -53,366 +54,29 @@ def append_only_triggers(db: Database, table: str) -> None:
         db.execute(trigger_sql(table, verb).replace("CREATE TRIGGER", "CREATE TRIGGER IF NOT EXISTS", 1))
 
 
-@migrations(name="m001_initial")
-def m001_initial(db: Database) -> None:
-    # --- identities and authority -------------------------------------------------
-    db.table("actors").create(
-        {"name": str, "kind": str, "created_at": str},
-        pk="name",
-        not_null={"kind", "created_at"},
-    )
-    db.table("capabilities").create(
-        {"actor": str, "capability": str, "granted_by": str, "granted_at": str},
-        pk=("actor", "capability"),
-        foreign_keys=[("actor", "actors", "name")],
-    )
-    # --- the audit trail: every act of a person or a producer ----------------------
-    db.table("events").create(
-        {
-            "seq": int,
-            "at": str,
-            "actor": str,
-            "kind": str,  # e.g. case.imported, evidence.added, case.decided, manifest.approved
-            "subject_type": str,  # case | skill | draft | proposal | run | actor | suite | state
-            "subject_id": str,
-            "revision": str,
-            "note": str,
-            "payload": str,  # JSON
-        },
-        pk="seq",
-        not_null={"at", "kind"},
-    )
-    db.table("events").create_index(["subject_type", "subject_id", "seq"])
-    db.table("events").create_index(["actor", "seq"])
-    db.table("events").create_index(["kind", "seq"])
-    # --- eval.gated_change/1 cases -----------------------------------------------------
-    db.table("cases").create(
-        {
-            "id": str,
-            "protocol": str,
-            "title": str,
-            "author": str,  # the agent run that wrote the candidate
-            "candidate_path": str,
-            "current_revision": str,
-            "independent": str,  # JSON {dimension: [producer, ...]}
-            "status": str,  # open | closed  (projection of decisions)
-            "outcome": str,  # null | kept | rejected | proposed | inconclusive
-            "claims": str,  # JSON {claim: TRUE|FALSE|UNKNOWN} cache for lists
-            "allowed": str,  # JSON [outcome, ...] the protocol allows now (cache for lists)
-            "needs_decision": int,  # 1 when open and an outcome other than inconclusive is allowed
-            "last_seq": int,  # seq of the newest event about this case
-            "created_at": str,
-            "updated_at": str,
-        },
-        pk="id",
-        not_null={"protocol", "title", "status", "created_at"},
-    )
-    db.table("cases").create_index(["status", "updated_at"])
-    db.table("cases").create_index(["outcome", "updated_at"])
-    db.table("cases").create_index(["updated_at"])
-    db.table("cases").create_index(["needs_decision", "updated_at"])
-    db.table("candidate_revisions").create(
-        {
-            "case_id": str,
-            "revision": str,
-            "content": str,
-            "basis": str,  # JSON {baseline, question_set, data_revision, design}
-            "created_at": str,
-            "event_seq": int,
-        },
-        pk=("case_id", "revision"),
-        foreign_keys=[("case_id", "cases", "id")],
-    )
-    db.table("evidence").create(
-        {
-            "id": int,
-            "case_id": str,
-            "kind": str,
-            "result": str,
-            "producer": str,
-            "artifact": str,  # candidate | eval_design | ...
-            "about": str,  # the artifact revision the record is about
-            "observed_at": str,
-            "details": str,  # JSON: what produced it (run ids, suite, ...)
-            "event_seq": int,
-        },
-        pk="id",
-        foreign_keys=[("case_id", "cases", "id")],
-        not_null={"case_id", "kind", "result", "artifact", "about", "observed_at"},
-    )
-    db.table("evidence").create_index(["case_id", "kind", "observed_at"])
-    db.table("decisions").create(
-        {
-            "id": int,
-            "case_id": str,
-            "outcome": str,
-            "actor": str,
-            "capability": str,
-            "revision": str,
-            "note": str,
-            "at": str,
-            "based_on_seq": int,
-            "event_seq": int,
-        },
-        pk="id",
-        foreign_keys=[("case_id", "cases", "id")],
-        not_null={"case_id", "outcome", "actor", "revision", "at"},
-    )
-    db.table("decisions").create_index(["case_id", "at"])
-    # --- skill evals (aeon) ----------------------------------------------------------
-    db.table("skills").create(
-        {"name": str, "family": str, "created_at": str},
-        pk="name",
-    )
-    db.table("skill_runs").create(
-        {
-            "id": str,
-            "skill": str,
-            "at": str,
-            "status": str,  # ok | error
-            "output": str,
-            "word_count": int,
-            "producer": str,  # the producer or person who recorded the run
-            "recorded_at": str,
-            "event_seq": int,
-        },
-        pk="id",
-        foreign_keys=[("skill", "skills", "name")],
-        not_null={"skill", "at", "status"},
-    )
-    db.table("skill_runs").create_index(["skill", "at"])
-    db.table("skill_runs").create_index(["skill", "status", "at"])
-    db.table("manifest_versions").create(
-        {
-            "id": int,
-            "skill": str,
-            "version": int,
-            "assertions": str,  # JSON {key: value}
-            "source": str,  # import | draft
-            "draft_id": str,
-            "author": str,
-            "created_at": str,
-            "event_seq": int,
-        },
-        pk="id",
-        foreign_keys=[("skill", "skills", "name")],
-        not_null={"skill", "version", "assertions", "created_at"},
-    )
-    db.table("manifest_versions").create_index(["skill", "version"], unique=True)
-    db.table("manifests").create(  # projection: the active version per skill
-        {"skill": str, "active_version_id": int, "updated_at": str},
-        pk="skill",
-        foreign_keys=[("skill", "skills", "name"), ("active_version_id", "manifest_versions", "id")],
-    )
-    db.table("manifest_drafts").create(
-        {
-            "id": str,
-            "skill": str,
-            "assertions": str,  # JSON
-            "yaml": str,  # the draft as a person reads it
-            "evidence": str,  # JSON: runs sampled, word counts, headings found where
-            "author": str,
-            "origin": str,  # bootstrap | edit | mismatch
-            "parent_id": str,  # the draft an edit was made from
-            "based_on_version_id": int,  # the active version when drafted
-            "status": str,  # pending | approved | rejected | superseded (projection)
-            "created_at": str,
-            "decided_at": str,
-            "event_seq": int,
-        },
-        pk="id",
-        foreign_keys=[("skill", "skills", "name")],
-        not_null={"skill", "assertions", "status", "created_at"},
-    )
-    db.table("manifest_drafts").create_index(["status", "created_at"])
-    db.table("manifest_drafts").create_index(["skill", "created_at"])
-    db.table("skill_evals").create(
-        {
-            "id": int,
-            "skill": str,
-            "run_id": str,
-            "manifest_version_id": int,
-            "passed": int,
-            "state": str,  # the regression state this eval led to
-            "severity": str,
-            "fail_streak": int,
-            "pass_streak": int,
-            "broken_streak": int,  # the pass streak a NEW_FAIL broke
-            "base_fail_streak": int,  # the streaks this eval started from (a re-evaluation of
-            "base_pass_streak": int,  # the same run under a new manifest starts from them again)
-            "at": str,
-            "event_seq": int,
-        },
-        pk="id",
-        foreign_keys=[
-            ("skill", "skills", "name"),
-            ("run_id", "skill_runs", "id"),
-            ("manifest_version_id", "manifest_versions", "id"),
-        ],
-        not_null={"skill", "passed", "at"},
-    )
-    db.table("skill_evals").create_index(["skill", "id"])
-    db.table("assertion_results").create(
-        {
-            "id": int,
-            "eval_id": int,
-            "skill": str,
-            "run_id": str,
-            "assertion": str,
-            "passed": int,
-            "message": str,
-        },
-        pk="id",
-        foreign_keys=[("eval_id", "skill_evals", "id")],
-        not_null={"eval_id", "skill", "assertion", "passed"},
-    )
-    db.table("assertion_results").create_index(["eval_id"])
-    db.table("assertion_results").create_index(["skill", "assertion", "eval_id"])
-    db.table("regression_states").create(  # projection of skill_evals, one row per skill
-        {
-            "skill": str,
-            "state": str,  # PASS | NEW_PASS | NEW_FAIL | STABLE_FAIL | CHRONIC
-            "severity": str,  # low | medium | high for NEW_FAIL, else null
-            "fail_streak": int,
-            "pass_streak": int,
-            "broken_streak": int,  # the pass streak a NEW_FAIL broke (severity comes from it)
-            "last_run": str,  # the time of the run last evaluated
-            "last_run_id": str,
-            "last_eval_id": int,
-            "acknowledged_eval_id": int,  # the eval a person acknowledged (triage)
-            "failing": str,  # JSON [assertion, ...]
-            "urgency": int,  # sort key: lower is more urgent
-            "updated_at": str,
-        },
-        pk="skill",
-        foreign_keys=[("skill", "skills", "name")],
-    )
-    db.table("regression_states").create_index(["urgency", "skill"])
-    db.table("regression_states").create_index(["state", "skill"])
-    # --- task suites and evaluation runs ---------------------------------------------
-    db.table("task_suites").create(
-        {
-            "id": str,  # sha256 of the suite file's content
-            "skill_id": str,
-            "version": str,
-            "path": str,
-            "yaml": str,
-            "task_count": int,
-            "loaded_at": str,
-        },
-        pk="id",
-    )
-    db.table("evaluation_runs").create(
-        {
-            "id": str,
-            "suite_id": str,
-            "skill_id": str,
-            "candidate_path": str,
-            "candidate_hash": str,
-            "baseline_path": str,
-            "baseline_hash": str,
-            "executor": str,
-            "mock": int,
-            "pass_k": int,
-            "split": str,
-            "execution_pass_rate": float,
-            "baseline_pass_rate": float,
-            "delta": float,
-            "verdict": str,
-            "warnings": str,  # JSON
-            "baseline_health": str,  # JSON
-            "artifact": str,  # JSON: the seed's artifact, as written
-            "case_id": str,
-            "purpose": str,  # standalone | tuning-1 | tuning-2 | heldout
-            "started_at": str,
-            "finished_at": str,
-            "event_seq": int,
-        },
-        pk="id",
-        foreign_keys=[("suite_id", "task_suites", "id")],
-    )
-    db.table("evaluation_runs").create_index(["started_at"])
-    db.table("evaluation_runs").create_index(["suite_id", "skill_id", "started_at"])
-    db.table("evaluation_runs").create_index(["case_id"])
-    db.table("task_results").create(
-        {
-            "id": int,
-            "run_id": str,
-            "side": str,  # candidate | baseline
-            "task_id": str,
-            "attempt": int,
-            "passed": int,
-            "judged": int,  # 0 when no judge could judge it (llm-rubric without a command)
-            "score": float,
-            "duration_ms": int,
-            "output": str,
-            "reason": str,  # why an attempt failed: timeout, crash, exit code, ...
-            "mock": int,
-            "split": str,
-        },
-        pk="id",
-        foreign_keys=[("run_id", "evaluation_runs", "id")],
-        not_null={"run_id", "side", "task_id"},
-    )
-    db.table("task_results").create_index(["run_id", "side", "task_id", "attempt"])
-    # --- proposals and the scorer gate --------------------------------------------------
-    db.table("proposals").create(
-        {
-            "id": str,
-            "path": str,
-            "kind": str,
-            "operation": str,  # create | update
-            "edit_mode": str,  # full_page | patch
-            "title": str,
-            "confidence": float,
-            "rationale": str,
-            "before_body": str,
-            "after_body": str,
-            "expected_base_body_sha256": str,
-            "case_id": str,  # set when the proposal is a case whose outcome is proposed
-            "status": str,  # waiting | accepted | declined | needs_changes (projection)
-            "created_at": str,
-            "updated_at": str,
-            "event_seq": int,
-        },
-        pk="id",
-        not_null={"status", "created_at"},
-    )
-    db.table("proposals").create_index(["status", "created_at"])
-    db.table("proposals").create_index(["case_id"])
-    db.table("gate_results").create(
-        {
-            "id": int,
-            "proposal_id": str,
-            "passed": int,
-            "score_before": float,
-            "score_after": float,
-            "reason": str,
-            "command": str,
-            "targeted": int,  # 0 when the proposal's path is outside the gate's targets
-            "duration_ms": int,
-            "at": str,
-            "event_seq": int,
-        },
-        pk="id",
-        foreign_keys=[("proposal_id", "proposals", "id")],
-        not_null={"proposal_id", "passed", "at"},
-    )
-    db.table("gate_results").create_index(["proposal_id", "at"])
-    for table in APPEND_ONLY:
-        append_only_triggers(db, table)
+def use_migrations(ordered: Migrations) -> None:
+    """The store's migrations, in the order they run (gatepost.store.schema sets them when imported)."""
+    if ordered.name != MIGRATION_SET:
+        raise ValueError(f"migrations: expected the set {MIGRATION_SET!r}, got {ordered.name!r}")
+    _registered[:] = [ordered]
+
+
+def store_migrations() -> Migrations:
+    """The store's ordered migrations (StoreError before the top floor has set them)."""
+    if not _registered:
+        raise StoreError("the store's migrations are not set: import gatepost.store (its schema sets them)")
+    return _registered[0]
 
 
 def latest_version() -> int:
     """The schema version this gatepost writes: the number of migrations it knows."""
-    return len(migrations._migrations)
+    return len(store_migrations()._migrations)
 
 
 def known_migration_names() -> list[str]:
-    return [m.name for m in migrations._migrations]
+    return [m.name for m in store_migrations()._migrations]
 
 
-@migrations(name="m002_leases")
 def m002_leases(db: Database) -> None:
     """Leases: who is working an item of a queue, until when. Each take/renew/release is an event."""
     db.table("leases").create(
@@ -431,17 +95,9 @@ def m002_leases(db: Database) -> None:
     db.table("leases").create_index(["expires_at"])
 
 
-@migrations(name="m003_pipeline_authority")
-def m003_pipeline_authority(db: Database) -> None:
-    """Authority: an actor may be bound to an OS user; evidence names who recorded it."""
-    db.table("actors").add_column("os_user", str)
-    db.table("evidence").add_column("recorded_by", str)
-
-
 APPLICATION_ID = 0x47415445  # "GATE": PRAGMA application_id of every gatepost store
 
 
-@migrations(name="m003_kernel_audit_chain")
 def m003_kernel_audit_chain(db: Database) -> None:
     """Hash-chain the audit trail: every event gets `prev_hash` and `hash`.
 
@@ -469,97 +125,12 @@ def m003_kernel_audit_chain(db: Database) -> None:
 LOOPS_APPEND_ONLY = ("loop_versions", "loop_cases", "applications")  # m004's record tables
 
 
-@migrations(name="m004_loops_registry")
-def m004_loops_registry(db: Database) -> None:
-    """Registered loops, what is current per path, and where changes landed.
-
-    `loop_versions`, `loop_cases` and `applications` are records; `loops` and `current_content` are
-    their projections (the newest version of each loop; the newest applied content of each path).
-    """
-    db.table("loop_versions").create(
-        {"name": str, "version": int, "settings": str, "actor": str, "at": str, "event_seq": int},
-        pk=("name", "version"),
-        not_null={"settings", "at"},
-    )
-    db.table("loops").create(
-        {"name": str, "version": int, "settings": str, "created_at": str, "updated_at": str, "event_seq": int},
-        pk="name",
-        not_null={"version", "settings"},
-    )
-    db.table("loop_cases").create(  # which loop made a case (case new --loop), with the base it was made on
-        {"case_id": str, "loop": str, "path": str, "base_hash": str, "loop_version": int, "event_seq": int},
-        pk="case_id",
-        foreign_keys=[("loop", "loops", "name")],
-        not_null={"loop", "path", "base_hash"},
-    )
-    db.table("loop_cases").create_index(["loop"])
-    db.table("applications").create(
-        {"id": int, "subject_type": str, "subject_id": str, "path": str, "content_hash": str, "content": str,
-         "ref": str, "actor": str, "at": str, "event_seq": int},
-        pk="id",
-        not_null={"subject_type", "subject_id", "path", "content_hash", "at"},
-    )
-    db.table("applications").create_index(["path", "id"])
-    db.table("applications").create_index(["subject_type", "subject_id"])
-    db.table("current_content").create(
-        {"path": str, "content_hash": str, "application_id": int, "event_seq": int},
-        pk="path",
-        not_null={"content_hash"},
-    )
-    for table in LOOPS_APPEND_ONLY:
-        append_only_triggers(db, table)
-
-
-@migrations(name="m005_scale_run_task_order")
-def m005_scale_run_task_order(db: Database) -> None:
-    """A run's tasks in review order with their counts: a page of one run reads one or two stored chunks."""
-    create_task_order_tables(db)
-    backfill_task_order(db)
-
-
-@migrations(name="m006_stats_judgments_assignments")
-def m006_stats_judgments_assignments(db: Database) -> None:
-    """Judgments that carry forward and work assigned to people.
-
-    - regression_states.acknowledged_failing: the failing assertions an acknowledgement covered (JSON); it
-      carries forward while the same assertions fail; returned_because: those newly failing that ended it;
-    - seen_marks: per person, the newest event of an item they opened (what "changed since you looked" counts
-      from); a person's own read receipt, not a record: no event;
-    - assignments: who an item is assigned to (the projection of assignment.* events).
-    """
-    db.table("regression_states").add_column("acknowledged_failing", str)
-    db.table("regression_states").add_column("returned_because", str)
-    db.table("seen_marks").create(
-        {"person": str, "subject_type": str, "subject_id": str, "seq": int, "at": str},
-        pk=("person", "subject_type", "subject_id"),
-        not_null={"seq", "at"},
-    )
-    db.table("assignments").create(
-        {"subject_type": str, "subject_id": str, "assignee": str, "assigned_by": str, "at": str, "event_seq": int},
-        pk=("subject_type", "subject_id"),
-        not_null={"assignee", "at"},
-    )
-    db.table("assignments").create_index(["assignee"])
-
-
-@migrations(name="m007_formats_upstream_results_and_cache_key")
-def m007_formats_upstream_results_and_cache_key(db: Database) -> None:
-    """Upstream evaluator results keep their `details` and `error` (export as imported); the
-    store's own random key signs baseline-cache entries, so a cache file is trusted only if this
-    store wrote it."""
-    db.execute("ALTER TABLE task_results ADD COLUMN details TEXT")
-    db.execute("ALTER TABLE task_results ADD COLUMN error TEXT")
-    db.table("store_keys").create({"name": str, "value": str}, pk="name", not_null={"value"})
-    db.execute("INSERT INTO store_keys (name, value) VALUES ('baseline_cache', lower(hex(randomblob(32))))")
-
-
 # Record tables added by later migrations (APPEND_ONLY is m001's list; its triggers are made there).
 KERNEL_APPEND_ONLY = ("actor_keys", "signatures")
 # Every table whose triggers must be there: what the store checks before a write and verify restores.
 RECORD_TABLES = (*APPEND_ONLY, *LOOPS_APPEND_ONLY, *KERNEL_APPEND_ONLY)
 
 
-@migrations(name="m008_kernel_signatures_and_sealed_records")
 def m008_kernel_signatures_and_sealed_records(db: Database) -> None:
     """SSH keys and signed decisions, and records sealed into the chain.
 
@@ -588,16 +159,8 @@ def m008_kernel_signatures_and_sealed_records(db: Database) -> None:
     if digests:
         insert_chained(db, now_iso(), None, SEAL_KIND, "store", "records", None,
                        f"sealed the records of {len(digests)} events stored before events sealed their records",
-                       json.dumps({"format": RECORDS_FORMAT, "digests": digests}, sort_keys=True))
+                       json.dumps({"format": RECORDS_FORMAT_IDS, "digests": digests}, sort_keys=True))
 
-@migrations(name="m009_console_case_queue_index")
-def m009_console_case_queue_index(db: Database) -> None:
-    """The cases queue (open, needing a decision, oldest first) read from one covering index: on 10,000
-    cases the console's queue bar read it in ~80 ms from the table."""
-    db.execute("CREATE INDEX IF NOT EXISTS idx_cases_queue ON cases (status, needs_decision, updated_at, id)")
-
-
-@migrations(name="m010_kernel_records_by_event")
 def m010_kernel_records_by_event(db: Database) -> None:
     """The records an event created, found by its seq (records.RECORD_SOURCES): sealing a skill run on a store
     of 1,000,000 task results read the whole table each time (0.44 s a run), and verify did so per event."""
@@ -606,18 +169,9 @@ def m010_kernel_records_by_event(db: Database) -> None:
     db.execute("CREATE INDEX IF NOT EXISTS idx_evaluation_runs_event ON evaluation_runs (event_seq)")
 
 
-@migrations(name="m011_scale_run_task_figures")
-def m011_scale_run_task_figures(db: Database) -> None:
-    """A large run's statistics counts stored with its order: opening a run of 1,000,000 tasks
-    streamed every task for its statistics (about 1 s per 100,000), competing with its first rows."""
-    create_figures_table(db)
-    backfill_figures(db)
-
-
 EVENTS_COMPLETE_KIND = "audit.events_complete"  # from this event on, each event carries all its act wrote
 
 
-@migrations(name="m012_kernel_events_complete")
 def m012_kernel_events_complete(db: Database) -> None:
     """From here on every event carries everything its act wrote (evidence details, a case's content and path,
     the times of grants and keys, evaluations with their assertion results, ...), so `gatepost verify`
@@ -628,3 +182,28 @@ def m012_kernel_events_complete(db: Database) -> None:
         insert_chained(db, now_iso(), None, EVENTS_COMPLETE_KIND, "store", "events", None,
                        f"the {count} events before this one may not carry every column their acts wrote",
                        json.dumps({"events": count}, sort_keys=True))
+
+
+def m013_kernel_records_by_position(db: Database) -> None:
+    """Task results sealed by their position in their run, not by their row ids: events sealed in the first
+    format are checked against it and sealed again by position, in one `audit.records_resealed` event. One
+    whose records no longer hash to what it sealed is left out of it (and named there), so `gatepost verify`
+    goes on finding it: nothing unchecked is sealed."""
+    digests, unmatched = reseal_by_position(db)
+    if digests or unmatched:
+        left = f"; {len(unmatched)} no longer matched their seal and were left out" if unmatched else ""
+        insert_chained(db, now_iso(), None, RESEAL_KIND, "store", "records", None,
+                       f"sealed again by position the records of {len(digests)} events{left}",
+                       json.dumps({"format": RECORDS_FORMAT, "from": RECORDS_FORMAT_IDS, "digests": digests,
+                                   "unmatched": unmatched}, sort_keys=True))
+
+
+# The kernel's migrations by name, for the top floor's ordered list.
+KERNEL_MIGRATIONS = {
+    "m002_leases": m002_leases,
+    "m003_kernel_audit_chain": m003_kernel_audit_chain,
+    "m008_kernel_signatures_and_sealed_records": m008_kernel_signatures_and_sealed_records,
+    "m010_kernel_records_by_event": m010_kernel_records_by_event,
+    "m012_kernel_events_complete": m012_kernel_events_complete,
+    "m013_kernel_records_by_position": m013_kernel_records_by_position,
+}

@@ -15,27 +15,28 @@ Read-only checks, each finding one line naming the first broken sequence or row:
    no decision by a person with a key lacks one.
 """
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from sqlite_utils import Database
 
+from gatepost.store.evaluation import (
+    counted_figures,
+    order_differences,
+    stored_figures,
+    stored_orders,
+)
 from gatepost.store.kernel import (
     EVENT_FIELDS,
     GENESIS,
-    SEAL_KIND,
     canonical_event,
     chain_hash,
-    counted_figures,
     key_replacements,
+    migration_seals,
     missing_triggers,
-    order_differences,
     records_digests,
     signature_findings,
-    stored_figures,
-    stored_orders,
 )
 
 from .replay import Replay, compare
@@ -56,14 +57,6 @@ class VerifyReport:
     @property
     def intact(self) -> bool:
         return not self.findings
-
-
-def _payload(text: str | None) -> dict[str, Any]:
-    try:
-        value = json.loads(text) if text else {}
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
 
 
 def _chain(db: Database, report: VerifyReport, replay: Replay) -> None:
@@ -126,28 +119,19 @@ def _references(db: Database, report: VerifyReport) -> None:
                                             "not in the store; events were deleted")
 
 
-def _sealed(db: Database) -> dict[int, str]:
-    """The digests the migration sealed for records stored before events sealed their own."""
-    sealed: dict[int, str] = {}
-    for (text,) in db.execute("SELECT payload FROM events WHERE kind = ? ORDER BY seq", [SEAL_KIND]).fetchall():
-        digests = _payload(text).get("digests")
-        if isinstance(digests, dict):
-            sealed.update({int(k): str(v) for k, v in digests.items() if str(k).isdigit()})
-    return sealed
-
-
 def _records(db: Database, report: VerifyReport, replay: Replay) -> None:
     """The skill runs, manifest versions and task results each event created still hash to what it sealed
-    (what each event sealed was collected as the chain was read: `Replay.sealed`)."""
-    sealed = _sealed(db)
+    (what each event sealed was collected as the chain was read: `Replay.sealed`). A migration's seal of an
+    event's records, newer than the event (records sealed again by position), is the one they must match."""
+    sealed = migration_seals(db)
     claimed = replay.sealed
     digests = dict(records_digests(db))
     for seq in sorted(set(digests) | set(claimed)):
         now = digests.get(seq)
-        if seq in claimed:
+        if seq in sealed:
+            kind, wanted = sealed[seq]
+        elif seq in claimed:
             kind, wanted = claimed[seq]
-        elif seq in sealed:
-            kind, wanted = "sealed by the migration", sealed[seq]
         else:
             _find(report, seq, f"event {seq}: skill runs, manifest versions or task results name it, and no hash "
                                "covers them; they were inserted by hand")

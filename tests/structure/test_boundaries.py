@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from gatepost.store.schema import MIGRATIONS
+
 ROOT = Path(__file__).resolve().parents[2]
 STORE = ROOT / "store"
 CONSOLE = ROOT / "console"
@@ -94,7 +96,7 @@ FLOORS = [
     {"skills", "loops"},
     {"cases"},
     {"proposals"},
-    {"views", "flows"},
+    {"views", "flows", "schema"},
     {"demo"},
 ]
 
@@ -129,3 +131,42 @@ def test_the_store_stands_on_its_floors():
                 wrong.append(f"{path.relative_to(ROOT)} (floor {floor_of[unit] + 1}) imports store/{other} "
                              f"(floor {floor_of[other] + 1 if other in floor_of else '?'})")
     assert not wrong, "an import runs up or across a floor:\n" + "\n".join(wrong)
+
+
+def _imported_modules(source: str, package: str) -> set[str]:
+    """Every module a file imports, relative imports resolved against its package (`gatepost.store.kernel`)."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = package.rsplit(".", node.level - 1)[0] if node.level else ""
+            module = ".".join(part for part in (base, node.module or "") if part)
+            found |= {module} | {f"{module}.{alias.name}" for alias in node.names}
+    return found
+
+
+@pytest.mark.parametrize("path", _modules(STORE / "kernel"), ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_kernel_imports_nothing_above_it(path: Path):
+    """The kernel is the bottom floor: it names no domain's module (evaluation's run order and migrations live
+    in evaluation; the ordered list of every domain's migrations on the top floor, store/schema.py)."""
+    found = _imported_modules(path.read_text(encoding="utf-8"), "gatepost.store.kernel")
+    above = sorted(name for name in found if name.startswith("gatepost.store.")
+                   and not name.startswith("gatepost.store.kernel"))
+    assert not above, f"{path.relative_to(ROOT)} imports {above}"
+
+
+def test_the_kernel_check_sees_relative_and_absolute_imports():
+    found = _imported_modules("from ..evaluation import task_order\nfrom .chain import head\n"
+                              "import gatepost.store.cases\n", "gatepost.store.kernel")
+    assert {"gatepost.store.evaluation.task_order", "gatepost.store.kernel.chain.head",
+            "gatepost.store.cases"} <= found
+
+
+def test_migration_names_are_unique_and_new_ones_numbered_once():
+    """A store records each migration by name: a name is never reused, and from m004 on no number repeats
+    (the two m003 stay as stores recorded them)."""
+    assert len(set(MIGRATIONS)) == len(MIGRATIONS)
+    numbers = [name.split("_")[0] for name in MIGRATIONS]
+    assert numbers[:4] == ["m001", "m002", "m003", "m003"] and len(set(numbers[4:])) == len(numbers[4:])
+    assert numbers == sorted(numbers)

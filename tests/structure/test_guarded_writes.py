@@ -20,6 +20,8 @@ CONSOLE = ROOT / "console"
 # Whole modules that write outside the acts, and why that is not an act's write.
 EXEMPT_MODULES = {
     "store/kernel/schema.py": "the migrations: they make and convert the tables, before any act",
+    "store/evaluation/schema.py": "the migrations: they make and convert the tables, before any act",
+    "store/schema.py": "the migrations: they make and convert the tables, before any act",
     "store/kernel/chain.py": "event append internals: insert_chained is how Act.event writes an event",
     "store/kernel/signing.py": "event append internals: sign_event stores the signature of the event append_event "
                                "just wrote, in that act",
@@ -40,22 +42,22 @@ HELPERS = {
     "store/evaluation/runs.py::record_suite": "the suite text a stored run points at, inside store_run's act",
     "store/loops/current.py::_land": "the landing record and current_content of record_applied / set_current",
     "store/loops/current.py::link_case": "which loop made a case, inside new_case's act",
-    "store/kernel/task_order.py::refresh_task_order": "a run's review order (a projection), in the run's act",
-    "store/kernel/task_order.py::_write": "the stored review order, written by refresh_task_order",
-    "store/kernel/task_order.py::_write_ordered": "the stored review order sorted by SQLite, from refresh_task_order",
-    "store/kernel/task_order.py::_write_streamed": "the stored review order of a streamed import, from _write_ordered",
-    "store/kernel/task_order.py::_forget": "drops a stored review order, from refresh_task_order",
-    "store/kernel/task_order.py::_write_figures": "a run's statistics counts, stored with its review order",
-    "store/kernel/task_order.py::_write_counts": "a run's counts per split, from _write, _write_ordered, _write_streamed",
+    "store/evaluation/task_order.py::refresh_task_order": "a run's review order (a projection), in the run's act",
+    "store/evaluation/task_order.py::_write": "the stored review order, written by refresh_task_order",
+    "store/evaluation/task_order.py::_write_ordered": "the stored review order sorted by SQLite, from refresh_task_order",
+    "store/evaluation/task_order.py::_write_streamed": "the stored review order of a streamed import, from _write_ordered",
+    "store/evaluation/task_order.py::_forget": "drops a stored review order, from refresh_task_order",
+    "store/evaluation/task_order.py::_write_figures": "a run's statistics counts, stored with its review order",
+    "store/evaluation/task_order.py::_write_counts": "a run's counts per split, from _write, _write_ordered, _write_streamed",
 }
 # Functions that write outside any act, and why they may.
 EXEMPT = {
-    "store/kernel/task_order.py::backfill_task_order": "a migration's step: the order of runs stored before it existed",
-    "store/kernel/task_order.py::backfill_figures": "a migration's step: the counts of runs stored before it existed",
-    "store/kernel/task_order.py::keep": "StreamedOrder's temporary table (this connection's, not the store's)",
-    "store/kernel/task_order.py::empty": "StreamedOrder's temporary table (this connection's, not the store's)",
-    "store/kernel/task_order.py::_kept_in_order": "StreamedOrder's temporary table (this connection's, not the store's)",
-    "store/kernel/task_order.py::order_differences": "verify's check: a run's order written again into temporary "
+    "store/evaluation/task_order.py::backfill_task_order": "a migration's step: the order of runs stored before it existed",
+    "store/evaluation/task_order.py::backfill_figures": "a migration's step: the counts of runs stored before it existed",
+    "store/evaluation/task_order.py::keep": "StreamedOrder's temporary table (this connection's, not the store's)",
+    "store/evaluation/task_order.py::empty": "StreamedOrder's temporary table (this connection's, not the store's)",
+    "store/evaluation/task_order.py::_kept_in_order": "StreamedOrder's temporary table (this connection's, not the store's)",
+    "store/evaluation/task_order.py::order_differences": "verify's check: a run's order written again into temporary "
                                                      "tables of the same names, in a savepoint rolled back after",
     "store/flows.py::mark_seen": "a person's read receipt (seen_marks): changes nothing anyone else sees, no event",
 }

@@ -1,4 +1,4 @@
-"""A large run's stored review order and counts (what the console lists its tasks by, and under which filters) are
+"""A run's stored review order and counts (what the console lists its tasks by, and under which filters) are
 derived data no hash covers: `gatepost verify` writes them again from the task results and finds a row edited,
 added or deleted by hand, naming the run and the table, and changes nothing in the store while it looks."""
 
@@ -10,13 +10,12 @@ import pytest
 from gatepost.store.evaluation import import_artifact, runs
 from gatepost.store.kernel import open_store
 from tests.conftest import run_gatepost
-from tests.store.evaluation.test_run_task_figures import STORE_ABOVE, _write
+from tests.store.evaluation.test_run_task_figures import _write
 
 
 def _store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[str]]:
     """Three runs of one skill with their order stored: a first, a second whose tasks changed since, and a third
     imported the streamed way (its order written from what the import kept, not from task_results)."""
-    monkeypatch.setattr(STORE_ABOVE, 0)  # every run's order stored, as a run over 4,000 results has it
     store = tmp_path / "s.db"
     db = open_store(store)
     ids = []

@@ -2,14 +2,12 @@
 runs stored out of order, and the same order as run_tasks() on the demo store."""
 
 import json
-import shutil
 import sqlite3
 import sys
 from pathlib import Path
 
 import pytest
 
-from gatepost.store.demo import build_demo
 from gatepost.store.evaluation import (
     CommandExecutor,
     RunSettings,
@@ -27,15 +25,6 @@ from tests.console_helpers import settle
 from tests.evaluator_helpers import contains_task, write_suite
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "reviewer"
-STORE_ABOVE = "gatepost.store.kernel.task_order.TASK_ORDER_STORE_ABOVE"
-
-
-@pytest.fixture(autouse=True, params=["stored", "computed"])
-def order_mode(request, monkeypatch) -> str:
-    """Every test twice: runs whose order is stored when their results are (large runs; here every run),
-    and runs whose order is computed when read (small runs; here every run)."""
-    monkeypatch.setattr(STORE_ABOVE, 0 if request.param == "stored" else 10**12)
-    return request.param
 
 
 def _artifact(tmp_path: Path, name: str, day: int, candidate: dict[str, bool], baseline: dict[str, bool],
@@ -180,6 +169,7 @@ def _same_as_run_tasks(db, run_id: str) -> None:
                 assert new[side][key] == was[side][key], (run_id, new["task_id"], side, key)
 
 
+<<<<<<< HEAD
 @pytest.fixture(scope="session")
 def demo_builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The demo built once per order mode (stored: every run's order stored; computed: none), per test process."""
@@ -204,6 +194,10 @@ def demo_store(demo_builds: dict[str, Path], order_mode: str, tmp_path: Path) ->
 @pytest.mark.slow
 def test_the_demo_stores_runs_page_in_run_tasks_order(demo_store: Path):
     db = open_store(demo_store)
+=======
+def test_the_demo_stores_runs_page_in_run_tasks_order(demo_copy: Path):
+    db = open_store(demo_copy)
+>>>>>>> seal
     runs, total = list_runs(db, limit=1000)
     assert total == len(runs) > 10
     for run in runs:
@@ -213,18 +207,18 @@ def test_the_demo_stores_runs_page_in_run_tasks_order(demo_store: Path):
     db.close()
 
 
-def test_an_older_store_is_backfilled_when_opened(demo_store: Path, order_mode: str):
-    """A store from before the projection: the migration stores the order of every large run."""
-    conn = sqlite3.connect(demo_store)
+def test_an_older_store_is_backfilled_when_opened(demo_copy: Path):
+    """A store from before the projection: the migration stores the order of every run."""
+    conn = sqlite3.connect(demo_copy)
     before = conn.execute("SELECT * FROM run_task_pages ORDER BY run_id, list, chunk").fetchall()
     counts = conn.execute("SELECT * FROM run_task_counts ORDER BY run_id, split").fetchall()
-    assert bool(before and counts) == (order_mode == "stored")
+    assert before and counts
     conn.execute("DROP TABLE run_task_pages")
     conn.execute("DROP TABLE run_task_counts")
     conn.execute("DELETE FROM _sqlite_migrations WHERE name = 'm005_scale_run_task_order'")
     conn.commit()
     conn.close()
-    db = open_store(demo_store)
+    db = open_store(demo_copy)
     assert db.execute("SELECT * FROM run_task_pages ORDER BY run_id, list, chunk").fetchall() == before
     assert db.execute("SELECT * FROM run_task_counts ORDER BY run_id, split").fetchall() == counts
     for run in list_runs(db, limit=1000)[0]:

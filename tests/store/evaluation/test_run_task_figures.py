@@ -10,12 +10,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gatepost.store.evaluation import import_artifact, run_statistics, runs
-from gatepost.store.kernel import open_store, stored_figures
+from gatepost.store.evaluation import import_artifact, run_statistics, runs, stored_figures
+from gatepost.store.kernel import open_store
 from tests.conftest import run_gatepost
 from tests.store.evaluation.test_run_statistics_sql import _old_run_statistics
 
-STORE_ABOVE = "gatepost.store.kernel.task_order.TASK_ORDER_STORE_ABOVE"
 NOT_STORED = "gatepost.store.evaluation.noise.stored_figures"
 
 
@@ -63,13 +62,12 @@ def test_stored_counts_give_the_statistics_task_by_task_would(tmp_path_factory: 
                                                              monkeypatch: pytest.MonkeyPatch, tasks: list,
                                                              pass_k: int | None, streamed: bool) -> None:
     """One attempt per task and side (upstream's shape), tasks on one side only, pass^k measurable or not."""
-    monkeypatch.setattr(STORE_ABOVE, 0)
     folder = tmp_path_factory.mktemp("figures")
     candidate = [(f"t{i}", c) for i, (c, _, where) in enumerate(tasks) if where != "baseline"]
     baseline = [(f"t{i}", b) for i, (_, b, where) in enumerate(tasks) if where != "candidate"]
     figures, fast, stream, old = _both_ways(folder / "s.db", _write(folder / "a.json", candidate, baseline,
                                                                     pass_k=pass_k), monkeypatch, streamed=streamed)
-    if tasks:  # a run without results stores no order (nothing above TASK_ORDER_STORE_ABOVE's 0)
+    if tasks:  # a run without results has no order to store
         assert figures is not None
         assert (figures["candidate_tasks"], figures["baseline_tasks"]) == (len(candidate), len(baseline))
     _agree(fast, stream, old)
@@ -78,7 +76,6 @@ def test_stored_counts_give_the_statistics_task_by_task_would(tmp_path_factory: 
 @pytest.mark.parametrize("streamed", [False, True])
 def test_a_run_with_repeated_attempts_stores_no_counts_and_streams_its_statistics(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, streamed: bool) -> None:
-    monkeypatch.setattr(STORE_ABOVE, 0)
     candidate = [("t1", True), ("t2", False), ("t1", False)]  # t1 twice: two attempts, flaky
     figures, fast, stream, old = _both_ways(tmp_path / "s.db", _write(tmp_path / "a.json", candidate,
                                                                       [("t1", True), ("t2", True)]),
@@ -88,15 +85,16 @@ def test_a_run_with_repeated_attempts_stores_no_counts_and_streams_its_statistic
     assert old["flaky"][0]["task_id"] == "t1"
 
 
-def test_a_small_run_stores_no_counts(tmp_path: Path) -> None:
+def test_a_run_of_one_task_stores_its_counts(tmp_path: Path) -> None:
     db = open_store(tmp_path / "s.db")
     run_id, _ = import_artifact(db, _write(tmp_path / "a.json", [("t1", True)], [("t1", False)]), actor="ana")
-    assert stored_figures(db, run_id) is None and run_statistics(db, run_id) is not None
+    assert stored_figures(db, run_id) == {"candidate_tasks": 1, "candidate_passed": 1, "baseline_tasks": 1,
+                                          "baseline_passed": 0, "both_pass": 0, "only_candidate": 1,
+                                          "only_baseline": 0, "neither": 0}
 
 
 def test_the_migration_stores_the_counts_of_runs_stored_before_it(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(STORE_ABOVE, 0)
     store = tmp_path / "s.db"
     db = open_store(store)
     run_id, _ = import_artifact(db, _write(tmp_path / "a.json", [("t1", True), ("t2", False), ("t3", True)],
@@ -115,7 +113,6 @@ def test_the_migration_stores_the_counts_of_runs_stored_before_it(tmp_path: Path
 
 
 def test_verify_finds_stored_counts_edited_by_hand(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(STORE_ABOVE, 0)
     store = tmp_path / "s.db"
     db = open_store(store)
     run_id, _ = import_artifact(db, _write(tmp_path / "a.json", [("t1", True), ("t2", False), ("t3", True)],

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gatepost.store.kernel import task_order
-from tests.store.evaluation.test_streamed_order import STORE_ABOVE, _import_all, _seen
+from gatepost.store.evaluation import task_order
+from tests.store.evaluation.test_streamed_order import _import_all, _seen
 
 SPLITS = ("tuning", "heldout", None)
 
@@ -78,7 +78,6 @@ def test_aligned_runs_keep_their_figures_and_show_the_same_as_whole_imports(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kept: list[bool]) -> None:
     """Three runs of one skill (so tasks change since the previous run), 600 tasks (several chunks), either side
     first in the file, the middle run imported last."""
-    monkeypatch.setattr(STORE_ABOVE, 0)
     paths = [_artifact(tmp_path / f"day{day}.json", day, _tasks(600, seed), baseline_first=day == 3)
              for day, seed in ((1, 1), (5, 2), (3, 3))]
     _same_both_ways(tmp_path, monkeypatch, paths)
@@ -88,7 +87,6 @@ def test_aligned_runs_keep_their_figures_and_show_the_same_as_whole_imports(
 @pytest.mark.parametrize("shape", ["swapped", "repeated", "missing", "extra", "one side"])
 def test_other_shapes_are_grouped_by_sqlite_and_show_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                               kept: list[bool], shape: str) -> None:
-    monkeypatch.setattr(STORE_ABOVE, 0)
     tasks = _tasks(300, 9)
     order = [t for t, *_ in tasks]
     if shape == "swapped":  # the same tasks, two of them in another order
@@ -119,8 +117,7 @@ def test_streamed_and_whole_imports_agree_on_any_aligned_runs(tmp_path_factory: 
     Not generated: a baseline listed first in another order than the candidate's. A whole import stores the
     candidate's results first and a streamed one the file's first side first, so "import order" differs there;
     that was so before the kept figures (which that shape does not use) and is left as it is."""
-    monkeypatch.setattr(STORE_ABOVE, 0)
-    monkeypatch.setattr("gatepost.store.kernel.task_order.TASK_CHUNK", 4)  # lists of many chunks
+    monkeypatch.setattr("gatepost.store.evaluation.task_order.TASK_CHUNK", 4)  # lists of many chunks
     monkeypatch.setattr("gatepost.store.evaluation.task_pages.TASK_CHUNK", 4)
     folder = tmp_path_factory.mktemp("runs")
     paths = []
@@ -144,8 +141,7 @@ def test_task_ids_and_splits_of_any_text_show_the_same_both_ways(tmp_path: Path,
     """Task ids and splits with quotes, backslashes, control characters, non-ASCII text and ':' (a streamed import
     writes its chunks' JSON with msgspec, a whole one with json.dumps): page for page and text for text the same,
     for a first run (its kept entries read back as they are) and for a run with a previous one (joined by SQLite)."""
-    monkeypatch.setattr(STORE_ABOVE, 0)
-    monkeypatch.setattr("gatepost.store.kernel.task_order.TASK_CHUNK", 4)
+    monkeypatch.setattr("gatepost.store.evaluation.task_order.TASK_CHUNK", 4)
     monkeypatch.setattr("gatepost.store.evaluation.task_pages.TASK_CHUNK", 4)
     paths = []
     for day in (1, 2):

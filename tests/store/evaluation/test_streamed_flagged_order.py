@@ -7,14 +7,12 @@ from pathlib import Path
 import pytest
 
 from tests.store.evaluation.test_streamed_aligned_order import _artifact, _same_both_ways
-from tests.store.evaluation.test_streamed_order import STORE_ABOVE
 
 
 @pytest.mark.parametrize("second_split_at", [0, 31, 32, 45, 99, None])
 def test_a_second_split_in_a_later_batch_shows_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                         second_split_at: int | None) -> None:
-    monkeypatch.setattr(STORE_ABOVE, 0)
-    monkeypatch.setattr("gatepost.store.kernel.task_order.TASK_CHUNK", 4)  # batches of 32 tasks
+    monkeypatch.setattr("gatepost.store.evaluation.task_order.TASK_CHUNK", 4)  # batches of 32 tasks
     monkeypatch.setattr("gatepost.store.evaluation.task_pages.TASK_CHUNK", 4)
     paths = []
     for day in (1, 2):  # the second run has a previous run: changed tasks come first

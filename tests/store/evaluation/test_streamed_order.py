@@ -19,7 +19,6 @@ from gatepost.store.evaluation import (
 )
 from gatepost.store.kernel import open_store
 
-STORE_ABOVE = "gatepost.store.kernel.task_order.TASK_ORDER_STORE_ABOVE"
 FILTERS = (None, "failing", "changed", "differs", "flaky")
 
 
@@ -112,13 +111,16 @@ def _sides(n: int, seed: int, *, splits: tuple[str | None, ...]) -> tuple[list, 
     return candidate, baseline
 
 
+<<<<<<< HEAD
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ["stored", "computed"])
 def test_a_streamed_import_shows_the_same_run_as_a_whole_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                             mode: str):
+=======
+def test_a_streamed_import_shows_the_same_run_as_a_whole_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+>>>>>>> seal
     """Three runs of one suite and skill (so tasks change since the previous run), 700 tasks each (several
     chunks of 256), tasks of several splits and none, the middle run imported last."""
-    monkeypatch.setattr(STORE_ABOVE, 0 if mode == "stored" else 10**12)
     paths = []
     for day, seed in ((1, 1), (5, 2), (3, 3)):
         candidate, baseline = _sides(700, seed, splits=("tuning", "heldout", None))
@@ -127,13 +129,11 @@ def test_a_streamed_import_shows_the_same_run_as_a_whole_one(tmp_path: Path, mon
     counts = run_task_counts(open_store(tmp_path / "streamed.db"), ids[1])
     assert counts["previous_run"] == ids[2] and counts["changed"] > 0 and counts["flaky"] > 0
     assert set(counts["splits"]) == {"tuning", "heldout", ""}
-    if mode == "stored":
-        lists = {row[0] for row in _seen(tmp_path / "streamed.db", ids[1])["stored_pages"]}
-        assert {"all", "failing", "differs", "flaky", "split:tuning", "split:heldout", "split:"} <= lists
+    lists = {row[0] for row in _seen(tmp_path / "streamed.db", ids[1])["stored_pages"]}
+    assert {"all", "failing", "differs", "flaky", "split:tuning", "split:heldout", "split:"} <= lists
 
 
 def test_a_streamed_run_of_one_split_stores_no_list_per_split(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(STORE_ABOVE, 0)
     candidate, baseline = _sides(600, 7, splits=("tuning",))
     ids = _same_both_ways(tmp_path, monkeypatch, [_write(tmp_path / "one.json", 1, candidate, baseline)])
     lists = {row[0] for row in _seen(tmp_path / "streamed.db", ids[0])["stored_pages"]}
@@ -151,8 +151,7 @@ def test_streamed_and_whole_imports_agree_on_any_small_runs(tmp_path_factory: py
                                                            monkeypatch: pytest.MonkeyPatch, runs_: list) -> None:
     """Tasks on one side only, attempts disagreeing, tasks whose attempts name different splits, empty sides:
     the order stored from SQLite's sort is the one stored from the rows in memory, chunk for chunk."""
-    monkeypatch.setattr(STORE_ABOVE, 0)
-    monkeypatch.setattr("gatepost.store.kernel.task_order.TASK_CHUNK", 4)  # lists of many chunks
+    monkeypatch.setattr("gatepost.store.evaluation.task_order.TASK_CHUNK", 4)  # lists of many chunks
     monkeypatch.setattr("gatepost.store.evaluation.task_pages.TASK_CHUNK", 4)
     folder = tmp_path_factory.mktemp("runs")
     paths = [_write(folder / f"run{day}.json", day + 1, [(f"t{t}", p, s) for t, p, s in candidate],

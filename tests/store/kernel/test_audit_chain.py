@@ -9,8 +9,9 @@ import pytest
 from sqlite_utils import Database
 
 from gatepost.store.demo.signed import DEMO_NEW_PRIVATE_KEY
-from gatepost.store.kernel import GENESIS, canonical_event, chain_hash, migrations, open_store
+from gatepost.store.kernel import GENESIS, canonical_event, chain_hash, open_store
 from gatepost.store.kernel import append_event as append
+from gatepost.store.schema import migrations
 from tests.conftest import run_gatepost
 
 

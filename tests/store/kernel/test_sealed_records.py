@@ -1,5 +1,5 @@
-"""The chain covers the records an event created (issue 12, item 11): skill runs, manifest versions and
-task results. Editing, adding or deleting one is found by `gatepost verify`, naming the event."""
+"""The chain covers the records an event created: skill runs, manifest versions and task results (by their
+position in their run). Editing, adding or deleting one is found by `gatepost verify`, naming the event."""
 
 import json
 import sqlite3
@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 from sqlite_utils import Database
 
-from gatepost.store.kernel import migrations, open_store
+from gatepost.store.kernel import open_store
 from gatepost.store.kernel.chain import insert_chained
+from gatepost.store.kernel.records import RECORDS_FORMAT_IDS, records_digests
+from gatepost.store.schema import migrations
 from tests.store.kernel.test_audit_chain import one, sql, verify
 
 
@@ -107,15 +109,67 @@ def test_an_older_store_has_its_records_sealed_once_as_an_event(tmp_path: Path):
     path = tmp_path / "old.db"
     seqs = _old_store(path)
     open_store(path).close()
-    kind, payload = one(path, "SELECT kind, payload FROM events WHERE kind != 'audit.events_complete'"
-                              " ORDER BY seq DESC LIMIT 1")
-    assert kind == "audit.records_sealed"
-    assert set(json.loads(payload)["digests"]) == {str(s) for s in seqs.values()}
+    sealed = one(path, "SELECT payload FROM events WHERE kind = 'audit.records_sealed'")[0]
+    assert set(json.loads(sealed)["digests"]) == {str(s) for s in seqs.values()}
+    # then sealed again by position (the first seal hashed task results' row ids), after checking the first
+    resealed = json.loads(one(path, "SELECT payload FROM events WHERE kind = 'audit.records_resealed'")[0])
+    assert set(resealed["digests"]) == {str(s) for s in seqs.values()} and resealed["unmatched"] == []
     assert verify(path).returncode == 0
     sql(path, "UPDATE task_results SET score = 0.5 WHERE task_id = 't1'", unguarded="task_results")
     sql(path, "UPDATE skill_runs SET output = 'bye' WHERE id = 'digest-0001'", unguarded="skill_runs")
     result = verify(path)
     assert result.returncode == 1
-    assert "(sealed by the migration) no longer hash" in finding(result, seqs["suite"])
+    assert "(sealed again by position) no longer hash" in finding(result, seqs["suite"])
     assert "no longer hash" in finding(result, seqs["run"])
     assert f"event {seqs['version']}:" not in result.stdout
+
+
+def _sealed_by_ids(path: Path) -> dict[str, int]:
+    """A store as gatepost wrote it while events sealed their task results with their row ids: a run's event whose
+    payload holds the digest in that format, its task results given ids after another run's."""
+    db = Database(sqlite3.connect(path))
+    migrations.apply(db, stop_before="m013_kernel_records_by_position")
+    at = "2026-11-01T00:00:00Z"
+    seqs = {}
+    with db.atomic():
+        for run in ("r1", "r2"):
+            seq = db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM events").fetchone()[0]
+            db.execute("INSERT INTO evaluation_runs (id, verdict, execution_pass_rate, event_seq)"
+                       " VALUES (?, 'pass', 1.0, ?)", [run, seq])
+            for n in range(3):
+                db.execute("INSERT INTO task_results (run_id, side, task_id, attempt, passed, score)"
+                           " VALUES (?, 'candidate', ?, 1, ?, 1.0)", [run, f"t{n}", n % 2])
+            digest = dict(records_digests(db, form=RECORDS_FORMAT_IDS))[seq]
+            assert insert_chained(db, at, "ci", "suite.run", "run", run, None, None,
+                                  json.dumps({"records_sha256": digest})) == seq
+            seqs[run] = seq
+    db.conn.close()
+    return seqs
+
+
+def test_task_results_sealed_with_their_ids_are_sealed_again_by_position(tmp_path: Path):
+    path = tmp_path / "ids.db"
+    seqs = _sealed_by_ids(path)
+    open_store(path).close()
+    resealed = json.loads(one(path, "SELECT payload FROM events WHERE kind = 'audit.records_resealed'")[0])
+    assert set(resealed["digests"]) == {str(s) for s in seqs.values()} and resealed["unmatched"] == []
+    assert verify(path).returncode == 0
+    sql(path, "UPDATE task_results SET passed = 1 WHERE run_id = 'r2' AND task_id = 't0'", unguarded="task_results")
+    result = verify(path)
+    assert result.returncode == 1
+    assert "(sealed again by position) no longer hash" in finding(result, seqs["r2"])
+
+
+def test_records_edited_before_the_reseal_are_not_sealed_again_and_stay_found(tmp_path: Path):
+    """The migration checks each event's records against what it sealed before sealing them again: a task
+    result edited while they were sealed with ids is left out, and verify goes on finding it."""
+    path = tmp_path / "ids.db"
+    seqs = _sealed_by_ids(path)
+    sql(path, "UPDATE task_results SET score = 0.25 WHERE run_id = 'r1' AND task_id = 't2'", unguarded="task_results")
+    open_store(path).close()
+    resealed = json.loads(one(path, "SELECT payload FROM events WHERE kind = 'audit.records_resealed'")[0])
+    assert set(resealed["digests"]) == {str(seqs["r2"])} and resealed["unmatched"] == [seqs["r1"]]
+    result = verify(path)
+    assert result.returncode == 1
+    assert "no longer hash to what it sealed" in finding(result, seqs["r1"])
+    assert f"event {seqs['r2']}:" not in result.stdout

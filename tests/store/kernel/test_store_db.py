@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from gatepost.store import schema
 from gatepost.store.kernel import (
     StoreError,
     append_event,
@@ -16,7 +17,6 @@ from gatepost.store.kernel import (
     one_of,
     open_store,
     resolve_path,
-    schema,
     schema_version,
     transaction,
 )

@@ -1,18 +1,16 @@
 """A run's tasks in review order, kept as a projection of task_results so a page is one or two row reads.
 
-Opening a run used to aggregate and sort every task result of it in Python (seconds and hundreds of MB
-at 100,000 tasks). Here the order is written when a run's results are stored: the tasks in the order a
-reviewer reads them (changed since the previous run of the same suite and skill, then candidate ≠
-baseline, then the rest, each in import order) with their flags, and the positions of the failing,
-differing and flaky ones. Each list is cut into chunks of CHUNK items, one row per chunk keyed
-(run_id, list, chunk), so the page at any offset is a primary-key read of one or two rows, and storing
-a run writes about 1/CHUNK rows per task (a row per task cost as much as the task results themselves).
-`run_task_counts` keeps the counts per split. "Previous run" can change when an older run is stored
-later, so storing a run also rebuilds the run that follows it.
+The order is written when a run's results are stored, for every run: the tasks in the order a reviewer
+reads them (changed since the previous run of the same suite and skill, then candidate ≠ baseline, then
+the rest, each in import order) with their flags, and the positions of the failing, differing and flaky
+ones. Each list is cut into chunks of CHUNK items, one row per chunk keyed (run_id, list, chunk), so the
+page at any offset is a primary-key read of one or two rows, and storing a run writes about 1/CHUNK rows
+per task (a row per task cost as much as the task results themselves). `run_task_counts` keeps the counts
+per split. "Previous run" can change when an older run is stored later, so storing a run also rebuilds the
+run that follows it.
 """
 
 import hashlib
-import json
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import compress, repeat
@@ -26,7 +24,6 @@ PAGES_TABLE = "run_task_pages"
 COUNTS_TABLE = "run_task_counts"
 FIGURES_TABLE = "run_task_figures"
 TASK_CHUNK = 256
-TASK_ORDER_STORE_ABOVE = 4_000  # results in a run above which its order is stored (else computed when read)
 # An entry of the list "all": [task_id, split, flags]; its position is chunk * CHUNK + its index.
 # The lists "failing", "differs", "flaky" and (with several splits) "split:<name>" hold positions; the
 # changed tasks are the first ones.
@@ -77,10 +74,11 @@ class _Figures:
         self.cells = [0] * 9
         self.single = True
 
-    def add(self, c_n: int, c_pass: int | None, b_n: int, b_pass: int | None) -> None:
+    def add(self, c_n: int, c_pass: int | None, b_n: int, b_pass: int | None, n: int = 1) -> None:
+        """n tasks of these per-side attempts and pass@k."""
         if c_n > 1 or b_n > 1:
             self.single = False
-        self.cells[(2 if c_pass else 1 if c_n else 0) * 3 + (2 if b_pass else 1 if b_n else 0)] += 1
+        self.cells[(2 if c_pass else 1 if c_n else 0) * 3 + (2 if b_pass else 1 if b_n else 0)] += n
 
     def row(self) -> tuple[int, ...]:
         """FIGURE_NAMES' values."""
@@ -172,15 +170,15 @@ def neighbour_run(db: Database, run_id: str, *, after: bool) -> str | None:
     return found[0] if found else None
 
 
-def _from_rows(rows: Sequence[Sequence[Any]], first_id: int, shift: int = 0) -> list[list[Any]]:
-    """The per-task aggregates of _AGGREGATE, from the task results just inserted (ids from first_id; `shift`
-    1: each row starts with its id)."""
+def _from_rows(rows: Sequence[Sequence[Any]]) -> list[list[Any]]:
+    """The per-task aggregates of _AGGREGATE, from the task results just inserted (in their order: a task's
+    first position in the run stands for its first id)."""
     tasks: dict[str, list[Any]] = {}
-    at_task, at_split, at_side, at_passed = _TASK + shift, _SPLIT + shift, _SIDE + shift, _PASSED + shift
+    at_task, at_split, at_side, at_passed = _TASK, _SPLIT, _SIDE, _PASSED
     for offset, row in enumerate(rows):
         task = tasks.get(row[at_task])
         if task is None:
-            task = tasks[row[at_task]] = [row[at_task], first_id + offset, None, 0, None, None, 0, None, None]
+            task = tasks[row[at_task]] = [row[at_task], offset, None, 0, None, None, 0, None, None]
         task[2] = row[at_split]
         side = row[at_side]
         at = 3 if side == "candidate" else 6 if side == "baseline" else 0
@@ -193,8 +191,8 @@ def _from_rows(rows: Sequence[Sequence[Any]], first_id: int, shift: int = 0) -> 
 
 
 class Built(NamedTuple):
-    """A run's order as written (or, for a small run, as computed when read): its previous run, its lists
-    by name (the entries of "all", the positions of the others) and its counts per split."""
+    """A run's order as written: its previous run, its lists by name (the entries of "all", the positions of
+    the others) and its counts per split."""
 
     previous: str | None
     lists: dict[str, list[Any]]
@@ -242,17 +240,24 @@ def _build(db: Database, run_id: str, tasks: Iterable[Sequence[Any]]) -> Built:
             "SELECT task_id, MAX(COALESCE(passed, 0)) FROM task_results WHERE run_id = ? AND side = 'candidate'"
             " GROUP BY task_id", [previous]).fetchall())
     keyed = []
-    counts: dict[str, list[int]] = {}
-    figures = _Figures()
+    tally: Counter[tuple[str | None, int]] = Counter()  # tasks per (split, flags): the counts, at the end
+    cells: Counter[tuple[int, int, int, int]] = Counter()  # tasks per side's (attempts, pass@k): the figures
     for task_id, ord_, split, c_n, c_pass, c_min, b_n, b_pass, b_min in tasks:
-        figures.add(c_n, c_pass, b_n, b_pass)
+        cells[(c_n, c_pass, b_n, b_pass)] += 1
         flags = _flags(before.get(task_id), c_n, c_pass, c_min, b_n, b_pass, b_min)
         keyed.append((0 if flags & FLAG_CHANGED else 1 if flags & FLAG_DIFFERS else 2, ord_, task_id, split, flags))
-        _count(counts, split, flags)
+        tally[(split, flags)] += 1
     keyed.sort()
-    lists: dict[str, list[Any]] = {"all": [[k[2], k[3], k[4]] for k in keyed]}
+    counts: dict[str, list[int]] = {}
+    for (split, flag), n in tally.items():
+        _count(counts, split, flag, n)
+    figures = _Figures()
+    for (c_n, c_pass, b_n, b_pass), n in cells.items():
+        figures.add(c_n, c_pass, b_n, b_pass, n)
+    flags_of = [k[4] for k in keyed]
+    lists: dict[str, list[Any]] = {"all": [k[2:] for k in keyed]}
     for name, bit in (("failing", FLAG_FAILING), ("differs", FLAG_DIFFERS), ("flaky", FLAG_FLAKY)):
-        lists[name] = [i for i, k in enumerate(keyed) if k[4] & bit]
+        lists[name] = list(compress(range(len(keyed)), map(and_, flags_of, repeat(bit))))
     if len(counts) > 1:  # a run of one split needs no list per split: it is the list "all"
         for i, k in enumerate(keyed):
             lists.setdefault(f"split:{k[3] or ''}", []).append(i)
@@ -264,8 +269,7 @@ def _write(db: Database, run_id: str, built: Built) -> None:
     _forget(db, run_id)
     db.conn.executemany(
         _INSERT_PAGE,
-        [(run_id, name, start // TASK_CHUNK, json.dumps(items[start:start + TASK_CHUNK], ensure_ascii=False,
-                                                        separators=(",", ":")))
+        [(run_id, name, start // TASK_CHUNK, _dumps(items[start:start + TASK_CHUNK]))
          for name, items in built.lists.items() for start in range(0, len(items), TASK_CHUNK)])
     _write_counts(db, run_id, built.previous, built.counts, built.figures)
 
@@ -297,7 +301,7 @@ ORDER BY CASE WHEN prev.was IS NOT NULL AND c_n > 0 AND (prev.was > 0) != (c_pas
 
 # The same, from the per-task aggregates StreamedOrder kept while the results were inserted (a narrow temporary
 # table, one row per task) instead of grouping the run's wide task_results rows again.
-_STREAMED_TABLE = "temp.gatepost_streamed_order"  # per task: id, first id, split, candidate and baseline passed
+_STREAMED_TABLE = "temp.gatepost_streamed_order"  # per task: id, first position, split, candidate and baseline passed
 _ORDERED_STREAMED = _ORDERED.replace(
     f"WITH agg AS ({_AGGREGATE})",
     "WITH agg AS (SELECT task_id, first_id, split, 1 AS c_n, c AS c_pass, c AS c_min, 1 AS b_n, b AS b_pass,"
@@ -305,14 +309,14 @@ _ORDERED_STREAMED = _ORDERED.replace(
 assert _ORDERED_STREAMED != _ORDERED
 
 
-# Per batch of a streamed import's second side: its first task's id and its tasks' [task_id, split, flags] as
+# Per batch of a streamed import's second side: its first task's position on its side and its tasks' [task_id, split, flags] as
 # JSON, flags as _flags gives them for a run with no previous run (so the entries of the list "all" as they are).
 _BATCHES_TABLE = "temp.gatepost_streamed_batches"
 _FLAGS_OF = (FLAG_FAILING, FLAG_FAILING | FLAG_DIFFERS, FLAG_DIFFERS, 0)  # by candidate passed * 2 + baseline passed
 _PASSES_OF = {flags: (i // 2, i % 2) for i, flags in enumerate(_FLAGS_OF)}  # (candidate, baseline) passed, by flags
 _ENCODE = msgspec.json.Encoder().encode
 _DECODE = msgspec.json.Decoder(list[tuple[str, str | None, int]]).decode
-_SIDE_OF = itemgetter(2)  # a row's side, id first
+_SIDE_OF = itemgetter(_SIDE)  # a row's side
 _SPLIT_FLAGS = itemgetter(1, 2)  # (split, flags) of a _STREAMED_FLAGGED row
 
 # _ORDERED_STREAMED with each task's flags (as _flags gives them) computed by SQLite: every task of a kept run
@@ -354,18 +358,17 @@ class StreamedOrder:
         self.empty()
         self.sides: list[str] = []  # the sides in the order they came: at most two, each once
         self.passed = bytearray()  # per task of the first side: whether it passed
-        self.first_id = 0  # the first side's first id (its ids run on from it)
         self.seconds = 0  # rows of the second side so far
         self.hashes = (hashlib.sha256(), hashlib.sha256())  # each side's task ids in sequence
         self.shaped = True
         self.rows = 0  # every row kept, whatever its shape: the run's task results
 
     def keep(self, rows: list[tuple[Any, ...]]) -> None:
-        """Rows about to be inserted (task_results columns, id first, evaluation's TASK_COLUMNS order after it)."""
+        """Rows about to be inserted, in order (task_results columns in evaluation's TASK_COLUMNS order)."""
         self.rows += len(rows)
         if not rows or not self.shaped:
             return
-        side = rows[0][2]
+        side = rows[0][_SIDE]
         if side not in ("candidate", "baseline") or len(set(map(_SIDE_OF, rows))) > 1:
             self.shaped = False
             return
@@ -374,16 +377,11 @@ class StreamedOrder:
             if len(self.sides) > 2:
                 self.shaped = False
                 return
-            if len(self.sides) == 1:
-                self.first_id = rows[0][0]
-        tasks = [row[3] for row in rows]
+        tasks = [row[_TASK] for row in rows]
         ids = msgspec.json.encode(tasks)
         if len(self.sides) == 1:
-            if rows[0][0] != self.first_id + len(self.passed):
-                self.shaped = False
-                return
             self.hashes[0].update(ids[1:-1] + b",")
-            self.passed.extend([row[5] and 1 for row in rows])
+            self.passed.extend([row[_PASSED] and 1 for row in rows])
             return
         self.hashes[1].update(ids[1:-1] + b",")
         start = self.seconds
@@ -391,11 +389,11 @@ class StreamedOrder:
         if self.seconds > len(self.passed):
             self.shaped = False
             return
-        kept, here = self.passed[start:self.seconds], [row[5] and 1 for row in rows]
+        kept, here = self.passed[start:self.seconds], [row[_PASSED] and 1 for row in rows]
         c, b = (kept, here) if side == "baseline" else (here, kept)  # the candidate's side came first, or not
         flags = [_FLAGS_OF[2 * ci + bi] for ci, bi in zip(c, b, strict=True)]
-        entries = _ENCODE(list(zip(tasks, [row[12] for row in rows], flags, strict=True)))
-        self.db.execute(f"INSERT INTO {_BATCHES_TABLE} VALUES (?, ?)", [self.first_id + start, entries])
+        entries = _ENCODE(list(zip(tasks, [row[_SPLIT] for row in rows], flags, strict=True)))
+        self.db.execute(f"INSERT INTO {_BATCHES_TABLE} VALUES (?, ?)", [start, entries])
 
     def usable(self, db: Database, run_id: str) -> bool:
         """Whether the artifact had the shape the kept aggregates assume (then they are the run's, task for task)."""
@@ -592,19 +590,14 @@ def _forget(db: Database, run_id: str) -> None:
         db.execute(f"DELETE FROM {FIGURES_TABLE} WHERE run_id = ?", [run_id])
 
 
-def is_stored(db: Database, run_id: str) -> bool:
-    """Whether the run's order is stored (a run of more than TASK_ORDER_STORE_ABOVE results), else computed when read."""
-    return db.execute(f"SELECT 1 FROM {COUNTS_TABLE} WHERE run_id = ? LIMIT 1", [run_id]).fetchone() is not None
-
-
 def stored_orders(db: Database) -> list[str]:
-    """The runs whose review order or counts are stored (a large run's), by id."""
+    """The runs whose review order or counts are stored, by id."""
     return [r[0] for r in db.execute(f"SELECT run_id FROM {COUNTS_TABLE} UNION SELECT run_id FROM {PAGES_TABLE}"
                                      " ORDER BY 1").fetchall()]
 
 
 def order_differences(db: Database, run_id: str) -> list[str]:
-    """The tables in which a large run's stored order or counts per split are not what its task results give
+    """The tables in which a run's stored order or counts per split are not what its task results give
     now (empty: they agree). They are derived data no hash covers: an edited row would list a run's tasks in
     another order or under other filters, unnoticed. (Its statistics counts are compared by verify's own check,
     which names the counts that differ.)
@@ -633,30 +626,18 @@ def order_differences(db: Database, run_id: str) -> list[str]:
         db.execute("RELEASE gatepost_order_check")
 
 
-def computed_order(db: Database, run_id: str) -> Built:
-    """A run's order computed from task_results now (what is stored for a large run)."""
-    return _build(db, run_id, db.execute(_AGGREGATE, [run_id]).fetchall())
-
-
 def refresh_task_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] | None = None, *,
-                       streamed: "StreamedOrder | None" = None, with_ids: bool = False) -> None:
-    """Store a large run's review order and counts, and rebuild the stored order of the run that follows it.
+                       streamed: "StreamedOrder | None" = None) -> None:
+    """Store a run's review order and counts, and rebuild the stored order of the run that follows it.
 
-    Call it inside the transaction that stores the run's task results. `rows`: those results as
-    inserted just before (task_results columns in evaluation's TASK_COLUMNS order, after the id with
-    `with_ids`), so nothing is read back; `streamed`: what a streamed import kept of every row it
-    inserted (so its rows are not counted again). A run of at most TASK_ORDER_STORE_ABOVE results stores nothing:
-    its order costs a few ms to compute when read, less than storing it on every import. When the run is
-    older than one already stored, that newer run's previous run is now this one: its Δ flags and order
-    change.
+    Call it inside the transaction that stores the run's task results. `rows`: those results as inserted
+    just before, in order (task_results columns in evaluation's TASK_COLUMNS order), so nothing is read back;
+    `streamed`: what a streamed import kept of every row it inserted (so its rows are not counted again).
+    When the run is older than one already stored, that newer run's previous run is now this one: its Δ
+    flags and order change.
     """
-    size = len(rows) if rows is not None else streamed.rows if streamed is not None else \
-        db.execute("SELECT COUNT(*) FROM task_results WHERE run_id = ?", [run_id]).fetchone()[0]
-    if size <= TASK_ORDER_STORE_ABOVE:
-        _forget(db, run_id)
-    elif rows is not None and not is_stored(db, run_id):
-        last = db.execute("SELECT MAX(id) FROM task_results").fetchone()[0] or 0
-        _write(db, run_id, _build(db, run_id, _from_rows(rows, last - len(rows) + 1, 1 if with_ids else 0)))
+    if rows is not None:
+        _write(db, run_id, _build(db, run_id, _from_rows(rows)))
     elif streamed is not None and streamed.usable(db, run_id):
         _write_ordered(db, run_id, _ORDERED_STREAMED)
     else:
@@ -664,12 +645,13 @@ def refresh_task_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] 
     if streamed is not None:
         streamed.empty()
     following = neighbour_run(db, run_id, after=True)
-    if following is not None and is_stored(db, following):
+    if following is not None:
         _write_ordered(db, following)
 
 
 def backfill_task_order(db: Database) -> None:
-    """Store the order of every large stored run (a store from before the projection existed)."""
-    for (run_id,) in db.execute("SELECT run_id FROM task_results GROUP BY run_id HAVING COUNT(*) > ?",
-                                [TASK_ORDER_STORE_ABOVE]).fetchall():
+    """Store the order of every run with task results whose order is not stored (a store from before every
+    run's order was)."""
+    for (run_id,) in db.execute(f"SELECT DISTINCT run_id FROM task_results WHERE run_id NOT IN"
+                                f" (SELECT run_id FROM {COUNTS_TABLE})").fetchall():
         _write_ordered(db, run_id)
