@@ -169,35 +169,9 @@ def _same_as_run_tasks(db, run_id: str) -> None:
                 assert new[side][key] == was[side][key], (run_id, new["task_id"], side, key)
 
 
-<<<<<<< HEAD
-@pytest.fixture(scope="session")
-def demo_builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """The demo built once per order mode (stored: every run's order stored; computed: none), per test process."""
-    builds = {}
-    for mode, above in (("stored", 0), ("computed", 10**12)):
-        path = tmp_path_factory.mktemp(f"demo-{mode}") / "demo.db"
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(STORE_ABOVE, above)
-            build_demo(path, seed=7, person="ana")
-        builds[mode] = path
-    return builds
-
-
-@pytest.fixture
-def demo_store(demo_builds: dict[str, Path], order_mode: str, tmp_path: Path) -> Path:
-    """A copy of the demo built under this test's order mode (the test may write to it)."""
-    path = tmp_path / "demo.db"
-    shutil.copy(demo_builds[order_mode], path)
-    return path
-
-
 @pytest.mark.slow
-def test_the_demo_stores_runs_page_in_run_tasks_order(demo_store: Path):
-    db = open_store(demo_store)
-=======
 def test_the_demo_stores_runs_page_in_run_tasks_order(demo_copy: Path):
     db = open_store(demo_copy)
->>>>>>> seal
     runs, total = list_runs(db, limit=1000)
     assert total == len(runs) > 10
     for run in runs:

@@ -111,14 +111,8 @@ def _sides(n: int, seed: int, *, splits: tuple[str | None, ...]) -> tuple[list, 
     return candidate, baseline
 
 
-<<<<<<< HEAD
 @pytest.mark.slow
-@pytest.mark.parametrize("mode", ["stored", "computed"])
-def test_a_streamed_import_shows_the_same_run_as_a_whole_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                            mode: str):
-=======
 def test_a_streamed_import_shows_the_same_run_as_a_whole_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
->>>>>>> seal
     """Three runs of one suite and skill (so tasks change since the previous run), 700 tasks each (several
     chunks of 256), tasks of several splits and none, the middle run imported last."""
     paths = []
