@@ -98,6 +98,7 @@ from .runs import (
     store_run,
     task_attempts,
     task_outputs,
+    text_digest,
 )
 from .stats import (
     ALPHA,
@@ -159,6 +160,7 @@ __all__ = [
     "RunSettings",
     "RunDetail",
     "RunRow",
+    "text_digest",
     "artifact_digest",
     "max_artifact_bytes",
     "stream_artifact",

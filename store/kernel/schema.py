@@ -628,3 +628,20 @@ def m012_kernel_events_complete(db: Database) -> None:
         insert_chained(db, now_iso(), None, EVENTS_COMPLETE_KIND, "store", "events", None,
                        f"the {count} events before this one may not carry every column their acts wrote",
                        json.dumps({"events": count}, sort_keys=True))
+
+
+PROJECTIONS_COMPLETE_KIND = "audit.projections_complete"  # from this event on, events carry runs, suites, skills
+
+
+@migrations(name="m013_kernel_projections_complete")
+def m013_kernel_projections_complete(db: Database) -> None:
+    """From here on the events also carry the evaluation runs and task suites their acts stored (the run's
+    columns, its artifact and the suite's text as their hashes), a skill is registered at the time of the event
+    that first names it, and a case's cached columns (claims, allowed, needs_decision, last_seq, updated_at)
+    move only with an event about the case: `gatepost verify` rebuilds them all. Events stored before say less
+    of these; this event marks where they begin (none is needed in a store with no events yet)."""
+    count = db.execute("SELECT COUNT(*) FROM events").fetchone()[0]
+    if count:
+        insert_chained(db, now_iso(), None, PROJECTIONS_COMPLETE_KIND, "store", "events", None,
+                       f"the {count} events before this one may not carry the runs, suites and skills their acts "
+                       "wrote", json.dumps({"events": count}, sort_keys=True))
