@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, NamedTuple
 
 import msgspec
@@ -583,14 +584,15 @@ def cache_cases(r: Replay) -> None:
 
 
 def _shape(case: Row, current: dict[str, str], records: list[Record]) -> tuple[Any, ...]:
-    """What a case's projection depends on, its revisions named by their first appearance: a revision is a hash
-    the protocol only compares for equality (a record about the current one or not), so cases of one shape
-    (most of a large store's) are evaluated once."""
+    """What a case's projection depends on, so that cases of one shape (most of a large store's) are evaluated
+    once: its revisions named by their first appearance (a revision is a hash the protocol only compares for
+    equality: a record is about the current one or not), its records as a set (a match's value counts the records
+    that agree and those that disagree, in no order)."""
     names: dict[Any, int] = {}
     revisions = tuple((artifact, names.setdefault(rev, len(names))) for artifact, rev in sorted(current.items()))
     return (case["protocol"], case["status"], revisions,
-            tuple((r.kind, r.result, r.producer, r.artifact, names.setdefault(r.revision, len(names)))
-                  for r in records),
+            tuple(sorted(((r.kind, r.result, r.producer, r.artifact, names.setdefault(r.revision, len(names)))
+                          for r in records), key=str)),
             json.dumps(case["independent"], sort_keys=True))
 
 
@@ -625,10 +627,18 @@ def _held(table: Table) -> list[tuple[int, Callable[[Any], Any]]]:
     for i, column in enumerate(table.columns):
         digest = HASHED.get((table.name, column))
         if column in table.json:
-            out.append((i, lambda v: _canonical(_parsed(v))))
+            out.append((i, _json_held))
         elif digest is not None:
-            out.append((i, lambda v, d=digest: d(v) if isinstance(v, str) else v))
+            out.append((i, partial(_hashed_held, digest)))
     return out
+
+
+def _json_held(value: Any) -> Any:
+    return _canonical(_parsed(value))
+
+
+def _hashed_held(digest: Callable[[str], Any], value: Any) -> Any:
+    return digest(value) if isinstance(value, str) else value
 
 
 def _same(said: Any, held: Any) -> bool:
