@@ -173,6 +173,8 @@ class Replay:
     def apply(self, seq: int, at: str, actor: str | None, kind: str, subject_type: str | None,
               subject_id: str | None, revision: str | None, note: str | None, payload: str | None) -> None:
         handler = HANDLERS.get(kind) or (_applied if kind.endswith(".applied") else None)
+        if handler is _run_recorded and (subject_id,) in self.rows["skills"]:
+            handler = None  # the commonest event of a large store: a run of a skill already registered
         if kind in PROJECTING and subject_id is not None:  # the act brings the case's cached columns up to date
             before = self.projected.get(subject_id)
             self.projected[subject_id] = (seq, at if before is None or at > before[1] else before[1])
