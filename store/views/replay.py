@@ -26,7 +26,7 @@ import msgspec
 from sqlite_utils import Database
 
 from gatepost.store.cases import (
-    UNDECIDED_EVENT,
+    PROJECTING,
     current_revisions,
     distinct_records,
     mock_details,
@@ -132,9 +132,7 @@ HASHED: dict[tuple[str, str], Callable[[str], Any]] = {
     ("evaluation_runs", "artifact"): text_digest,
     ("task_suites", "yaml"): text_digest,
 }
-# The events that bring a case's cached columns up to date (cases._project runs in their acts).
-PROJECTING = frozenset({"case.imported", "case.revised", "case.independence_changed", "evidence.added",
-                        "case.decided", UNDECIDED_EVENT})
+
 TABLE = {t.name: t for t in TABLES}
 # Columns of these tables verify does not compare: a row's own id (rows are named by their key), and two times
 # taken apart from their event's (a regression state's and a manifest's last change; nothing reads them).

@@ -128,6 +128,17 @@ def test_a_revision_that_changes_nothing_writes_nothing(demo_bytes):
     assert _findings(conn) == ""
 
 
+def test_a_case_revised_through_gatepost_verifies_clean(demo_bytes):
+    """Each act that brings a case's cached columns up to date is one verify replays (cases.PROJECTING)."""
+    conn = _copy(demo_bytes)
+    db = Database(conn)
+    case_id, listed = db.execute("SELECT id, independent FROM cases WHERE status = 'open' ORDER BY id").fetchone()
+    independent = {dimension: [*names, "run-99"] for dimension, names in json.loads(listed).items()}
+    with freeze("2099-01-01T00:00:00Z"):
+        cases.revise_candidate(db, case_id, actor=None, independent=independent, content={"edited": True})
+    assert _findings(conn) == ""
+
+
 def test_a_revoked_admin_inserted_again_is_found(demo_bytes):
     conn = _copy(demo_bytes)
     db = Database(conn)
