@@ -8,7 +8,6 @@ from .acts import (
     DESIGN_REVIEW_CAPABILITY,
     DESIGN_REVIEW_KIND,
     OUTCOME_CAPABILITY,
-    UNDECIDED_EVENT,
     add_evidence,
     decide,
     decide_case,
@@ -21,6 +20,7 @@ from .acts import (
 from .contradicted import KIND_WORDS, Turn, contradiction
 from .derived import (
     PROJECTING,
+    UNDECIDED_EVENT,
     case_contradiction,
     case_state,
     case_subject,
