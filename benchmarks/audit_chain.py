@@ -15,6 +15,8 @@ Timed, each side into a fresh store, alternating, best of --repeat (other load o
   them); the ratio seal/insert is what sealing adds to storing a run;
 - signed decisions: a decision event by a person with a registered key (ssh-keygen -Y sign, then
   -Y verify, two processes) against the same event unsigned; median of --repeat.
+- verify on an existing store (`--store PATH`, e.g. console_scale.py's 10,000-case store): the same two
+  processes on that store alone.
 - verify scaling (`--cases 1000,4000`): stores whose events create records, as real ones do (cases
   imported with their evidence through `cases.import_case`, a third of them decided through
   `flows.decide`); on each, `gatepost verify` as a process against its floor, a process reading every
@@ -206,6 +208,20 @@ def verify_scaling(folder: Path, sizes: list[int], repeat: int) -> None:
           f"{per_event[max(sizes)] / per_event[min(sizes)]:.2f}x (linear: about 1)")
 
 
+def verify_store_file(path: Path, repeat: int) -> None:
+    """`gatepost verify` on an existing store (e.g. console_scale.py's 10,000-case store) against its floor: a
+    process reading every event and recomputing the chain; CPU of all processes, sides interleaved, medians."""
+    times: dict[str, list[float]] = {"floor": [], "verify": []}
+    for _ in range(repeat):
+        times["floor"].append(_cpu([sys.executable, "-c", FLOOR, str(path)]))
+        times["verify"].append(_cpu([sys.executable, "-m", "gatepost", "--db", str(path), "verify"]))
+    median = {side: statistics.median(got) for side, got in times.items()}
+    print(f"verify on {path}: CPU of all processes, median (min-max) of {repeat}, interleaved")
+    for side, got in times.items():
+        print(f"  {side:6s} {median[side]:.2f} s ({min(got):.2f}-{max(got):.2f})")
+    print(f"  verify/floor {median['verify'] / median['floor']:.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=40_000)
@@ -214,7 +230,12 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=100_000)
     parser.add_argument("--cases", default="1000,4000", help="store sizes of the verify scaling, comma-separated")
     parser.add_argument("--scaling-only", action="store_true", help="measure the verify scaling alone")
+    parser.add_argument("--store", type=Path, default=None,
+                        help="measure verify against its floor on this store alone (e.g. console_scale.py's)")
     args = parser.parse_args()
+    if args.store is not None:
+        verify_store_file(args.store, max(args.repeat, 5))
+        return
     if args.scaling_only:
         with tempfile.TemporaryDirectory() as tmp:
             verify_scaling(Path(tmp), [int(n) for n in args.cases.split(",")], max(args.repeat, 5))

@@ -43,6 +43,7 @@ from gatepost.store.protocol import (
 )
 
 from .derived import (
+    COUNTED_SQL,
     UNDECIDED_EVENT,
     _artifact_of,
     _case_row,
@@ -262,7 +263,8 @@ def revise_candidate(db: Database, case_id: str, *, content: Any = None, basis: 
                        " WHERE id = ?", [revision, json.dumps(parsed["independent"], ensure_ascii=False),
                                          parsed["title"], parsed["candidate_path"], case_id])
             _store_revision(db, case_id, revision, parsed["content"], parsed["basis"], when, seq)
-        _project(db, case_id, when)
+        if act.events:  # a revision that changed nothing writes nothing, not even the projection's time
+            _project(db, case_id, when)
     return revision
 
 
@@ -359,7 +361,7 @@ def add_evidence(db: Database, case_id: str, *, kind: str, result: str, producer
         # the projection needs only its seq and time (what keeps recording linear however long a case runs)
         same = details is not None and details.get("mock") is True or db.execute(
             "SELECT 1 FROM evidence WHERE case_id = ? AND kind = ? AND result = ? AND producer = ? AND artifact IS ?"
-            " AND about = ? AND (details IS NULL OR json_extract(details, '$.mock') IS NOT 1) LIMIT 1",
+            f" AND about = ? AND {COUNTED_SQL} LIMIT 1",
             [case_id, kind, result, stored_producer, artifact, revision]).fetchone() is not None
         seq = act.event("evidence.added", revision=revision, at=when, actor=recorder[0],
                         payload={"kind": kind, "result": result, "producer": stored_producer,

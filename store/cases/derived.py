@@ -8,8 +8,8 @@ here are what lists page from.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, cast
 
 from sqlite_utils import Database
 
@@ -53,8 +53,12 @@ def get_case(db: Database, case_id: str) -> dict[str, Any]:
 
 
 def _revisions(case: dict[str, Any]) -> dict[str, str]:
+    return current_revisions(case["current_revision"], case["basis"])
+
+
+def current_revisions(revision: str, basis: dict[str, Any]) -> dict[str, str]:
     """The current revision of each artifact: the candidate's hash, and the design named by its basis."""
-    return {"candidate": case["current_revision"], "eval_design": case["basis"].get("design")}
+    return {"candidate": revision, "eval_design": cast(str, basis.get("design"))}
 
 
 def _artifact_of(case: dict[str, Any], kind: str) -> str:
@@ -82,7 +86,11 @@ def case_state(case: dict[str, Any], rows: list[dict[str, Any]], authority: set[
 
 def is_mock(row: dict[str, Any]) -> bool:
     """Evidence from a mock executor (details.mock): stored and shown, never establishing a claim."""
-    details = json.loads(row["details"]) if row.get("details") else {}
+    return mock_details(json.loads(row["details"]) if row.get("details") else {})
+
+
+def mock_details(details: Any) -> bool:
+    """Whether evidence with these details (parsed) is from a mock executor: details.mock is true."""
     return isinstance(details, dict) and details.get("mock") is True
 
 
@@ -94,19 +102,60 @@ def _evaluate(db: Database, case: dict[str, Any], authority: set[str] | None = N
 
 
 def _distinct_records(db: Database, case_id: str) -> list[Record]:
+    """The case's evidence for its projection (`distinct_records`), read already grouped: one row per group."""
+    rows = db.execute(
+        "SELECT MAX(id), kind, result, producer, artifact, about, MAX(observed_at) FROM evidence"
+        f" WHERE case_id = ? AND {COUNTED_SQL} GROUP BY kind, result, producer, artifact, about ORDER BY MAX(id)",
+        [case_id]).fetchall()
+    return distinct_records(rows)
+
+
+# Evidence that is not mock (`is_mock`), in SQL: details.mock is JSON true.
+COUNTED_SQL = "(details IS NULL OR json_type(details, '$.mock') IS NOT 'true')"
+
+
+def distinct_records(rows: Iterable[Sequence[Any]]) -> list[Record]:
     """The case's evidence for its projection: one record per distinct kind, result, producer, artifact and
-    revision (the newest of each), mock records left out.
+    revision (the newest of each: its order, and the newest time of the group), mock records left out by the
+    caller. `rows`: (order, kind, result, producer, artifact, about, observed_at), oldest first.
 
     What a claim is rests on which results count, never on how often the same one was recorded (an expired
     record of a group means its newest is expired too), so the claims and the outcomes they allow are the
     same as from every record; the projection then costs the same on a case's 3,000th record as on its 10th.
+    A case's acts read the rows grouped by SQL already (`_distinct_records`); `gatepost verify` passes every
+    row the events made.
     """
-    rows = db.execute(
-        "SELECT MAX(id), kind, result, producer, artifact, about, MAX(observed_at) FROM evidence"
-        " WHERE case_id = ? AND (details IS NULL OR json_extract(details, '$.mock') IS NOT 1)"
-        " GROUP BY kind, result, producer, artifact, about ORDER BY MAX(id)", [case_id]).fetchall()
-    return [Record(id=str(r[0]), kind=r[1], result=r[2], artifact=r[4], revision=r[5], producer=r[3],
-                   observed_at=r[6], order=r[0]) for r in rows]
+    groups: dict[tuple[Any, ...], tuple[int, str]] = {}
+    for order, kind, result, producer, artifact, about, at in rows:
+        key = (kind, result, producer, artifact, about)
+        newest = groups.get(key)
+        groups[key] = (order, at if newest is None or (at or "") > (newest[1] or "") else newest[1])
+    ordered = sorted(groups.items(), key=lambda item: item[1][0])
+    return [Record(id=str(order), kind=kind, result=result, artifact=artifact, revision=about, producer=producer,
+                   observed_at=at, order=order) for (kind, result, producer, artifact, about), (order, at) in ordered]
+
+
+def projection(protocol: str, status: str, revisions: dict[str, str], records: list[Record],
+               independent: dict[str, list[str]]) -> tuple[dict[str, str], list[str], int]:
+    """A case's cached columns from its state: the claims, the outcomes allowed (none once closed) and whether
+    it needs a decision (an open case allowing an outcome other than inconclusive). What every act that
+    changes a case stores (`_project`) and what `gatepost verify` computes again from the events."""
+    evaluation = protocol_for(protocol).evaluate(State(revisions=revisions, records=records,
+                                                       independent=independent, authority=set()))
+    return _projected(status, evaluation)
+
+
+def _projected(status: str, evaluation: Evaluation) -> tuple[dict[str, str], list[str], int]:
+    allowed = evaluation.allowed_outcomes() if status == "open" else []
+    needs = 1 if status == "open" and any(o != "inconclusive" for o in allowed) else 0
+    return dict(evaluation.claims), allowed, needs
+
+
+UNDECIDED_EVENT = "evaluation.undecided"
+# The kinds of event whose acts bring a case's cached columns up to date (`_project`, as of that event): an act
+# that calls `_project` adds its kind here, since `gatepost verify` rebuilds last_seq and updated_at from these.
+PROJECTING = frozenset({"case.imported", "case.revised", "case.independence_changed", "evidence.added",
+                        "case.decided", UNDECIDED_EVENT})
 
 
 def _project(db: Database, case_id: str, when: str, evaluation: Evaluation | None = None) -> None:
@@ -115,17 +164,13 @@ def _project(db: Database, case_id: str, when: str, evaluation: Evaluation | Non
     since, as after a decision (the protocol was evaluated twice for one decision)."""
     case = get_case(db, case_id)
     if evaluation is None:
-        evaluation = protocol_for(case["protocol"]).evaluate(
-            State(revisions=_revisions(case), records=_distinct_records(db, case_id), independent=case["independent"],
-                  authority=set()))
-    if case["status"] == "open":
-        allowed = [name for name, o in evaluation.outcomes().items() if o["allowed"]]
+        claims, allowed, needs = projection(case["protocol"], case["status"], _revisions(case),
+                                            _distinct_records(db, case_id), case["independent"])
     else:
-        allowed = []
-    needs = 1 if case["status"] == "open" and any(o != "inconclusive" for o in allowed) else 0
+        claims, allowed, needs = _projected(case["status"], evaluation)
     db.execute("UPDATE cases SET claims = ?, allowed = ?, needs_decision = ?, last_seq = ?, updated_at = ?"
                " WHERE id = ?",
-               [json.dumps(evaluation.claims), json.dumps(allowed), needs, last_seq(db, "case", case_id),
+               [json.dumps(claims), json.dumps(allowed), needs, last_seq(db, "case", case_id),
                 max(when, case["updated_at"] or ""), case_id])
 
 
@@ -143,9 +188,6 @@ def case_subject(case_id: str) -> Callable[[Database], Subject]:
         return Subject("case", case_id, "case", case, closed=closed, author=case["author"])
 
     return load
-
-
-UNDECIDED_EVENT = "evaluation.undecided"
 
 
 def undecided_notes(db: Database, case_id: str, revision: str | None) -> dict[str, str]:

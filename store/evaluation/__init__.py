@@ -98,6 +98,7 @@ from .runs import (
     store_run,
     task_attempts,
     task_outputs,
+    text_digest,
 )
 from .schema import EVALUATION_MIGRATIONS
 from .stats import (
@@ -185,6 +186,7 @@ __all__ = [
     "order_differences",
     "stored_figures",
     "stored_orders",
+    "text_digest",
     "artifact_digest",
     "max_artifact_bytes",
     "stream_artifact",

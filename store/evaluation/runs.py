@@ -56,13 +56,16 @@ def baseline_cache_key(db: Database) -> str:
     return str(row[0])
 
 
-def record_suite(db: Database, suite: Suite, *, at: str | None = None) -> None:
-    """The suite's text, stored once per content hash (evaluation runs point at it)."""
+def record_suite(db: Database, suite: Suite, *, at: str | None = None) -> str:
+    """The suite's text, stored once per content hash (evaluation runs point at it); returns the time it would
+    be loaded at (its first run's, which stores it)."""
+    loaded_at = at or now_iso()
     db.execute(
         "INSERT OR IGNORE INTO task_suites (id, skill_id, version, path, yaml, task_count, loaded_at)"
         " VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [suite.id, suite.skill_id, suite.version, str(suite.path), suite.text, len(suite.tasks), at or now_iso()],
+        [suite.id, suite.skill_id, suite.version, str(suite.path), suite.text, len(suite.tasks), loaded_at],
     )
+    return loaded_at
 
 
 TASK_COLUMNS = ("run_id", "side", "task_id", "attempt", "passed", "judged", "score", "duration_ms", "output",
@@ -84,10 +87,29 @@ _RUN_FIELDS = ("suite_id", "skill_id", "candidate_path", "candidate_hash", "base
                "baseline_health", "artifact", "case_id", "purpose", "started_at", "finished_at", "event_seq")
 
 
-def _payload(artifact: dict[str, Any]) -> dict[str, Any]:
+def _payload(artifact: dict[str, Any], values: list[Any], suite: Suite | None = None,
+             loaded_at: str = "") -> dict[str, Any]:
+    """The run's event: what it came to, the evaluation_runs row it wrote (`values`, in _RUN_FIELDS order; the
+    stored artifact as its hash) and the suite it stored, so the chain covers them and verify rebuilds both."""
+    row = dict(zip(_RUN_FIELDS, values, strict=True))
+    del row["event_seq"]  # the event's own seq
+    row["artifact"] = text_digest(row["artifact"])
+    for key in ("warnings", "baseline_health"):
+        row[key] = json.loads(row[key])
     return {"suite": artifact.get("suite_id"), "skill_id": artifact.get("skill_id"), "verdict": artifact["verdict"],
             "delta": artifact["delta"], "case_id": artifact.get("case_id"), "purpose": artifact.get("purpose"),
-            "mock": artifact.get("mock")}
+            "mock": artifact.get("mock"), "run": row, **({"suite_row": _suite_row(suite, loaded_at)} if suite is not None else {})}
+
+
+def _suite_row(suite: Suite, loaded_at: str) -> dict[str, Any]:
+    """The task_suites row a run stores (its first run's; its text as its hash), as the run's event carries it."""
+    return {"id": suite.id, "skill_id": suite.skill_id, "version": suite.version, "path": str(suite.path),
+            "yaml": text_digest(suite.text), "task_count": len(suite.tasks), "loaded_at": loaded_at}
+
+
+def text_digest(text: str | None) -> str | None:
+    """The sha256 of a stored text (a run's artifact, a suite's YAML), as the run's event carries it."""
+    return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _run_values(suite: Suite | None, artifact: dict[str, Any], seq: int) -> list[Any]:
@@ -178,20 +200,21 @@ def store_run(db: Database, suite: Suite | None, artifact: dict[str, Any], *, ac
     doing = f"{'import' if artifact.get('purpose') == 'imported' else 'record'} evaluation run {run_id}"
     # through the guarded pipeline (identity checked printable; no capability: any named loop or CI may run a suite)
     with guarded(db, doing, actor=actor, known=False) as act:
-        if suite is not None:
-            record_suite(db, suite, at=artifact["started_at"])
+        loaded_at = record_suite(db, suite, at=artifact["started_at"]) if suite is not None else ""
         if db.execute("SELECT 1 FROM evaluation_runs WHERE id = ?", [run_id]).fetchone():
             raise InputError(f"evaluation run {run_id}: already recorded")
         # the run and its results first, naming the seq of the event that then seals them (kernel records.py)
         seq = act.next_seq()
+        values = _run_values(suite, artifact, seq)
         db.execute(f"INSERT INTO evaluation_runs (id, {', '.join(_RUN_FIELDS)})"
-                   f" VALUES (?, {', '.join('?' * len(_RUN_FIELDS))})", [run_id, *_run_values(suite, artifact, seq)])
+                   f" VALUES (?, {', '.join('?' * len(_RUN_FIELDS))})", [run_id, *values])
         # hashed before they go in (here, or by the import's worker), by their position in the run, so the rows
         # sealed are the rows stored (reading them back for the digest cost a fifth of an import)
         sealed = StreamedRecords(db, seq)
         rows = _sealed_rows(sealed, run_id, artifact, read)
         insert_values(db.conn, "task_results", TASK_COLUMNS[:rows.width], rows.values)
-        act.event("suite.run", subject_type="run", subject_id=run_id, payload=_payload(artifact), note=_note(artifact),
+        act.event("suite.run", subject_type="run", subject_id=run_id, payload=_payload(artifact, values, suite, loaded_at),
+                  note=_note(artifact),
                   at=artifact.get("finished_at"), seal=True, sealed=sealed)
         refresh_task_order(db, run_id, rows)  # the run's review order and counts
 
@@ -498,10 +521,11 @@ def _import_streamed(db: Database, path: Path, *, actor: str | None) -> tuple[st
 
             parsed = stream_artifact(path, name=path.name, on_rows=store_rows, run_id=run_id)
         artifact = _imported(parsed, path, run_id)
-        seq = act.event("suite.run", subject_type="run", subject_id=run_id, payload=_payload(artifact),
-                        note=_note(artifact), at=artifact.get("finished_at"), seal=True, sealed=sealed)
+        values = _run_values(None, artifact, seq)
+        act.event("suite.run", subject_type="run", subject_id=run_id, payload=_payload(artifact, values),
+                  note=_note(artifact), at=artifact.get("finished_at"), seal=True, sealed=sealed)
         db.execute(f"UPDATE evaluation_runs SET {', '.join(c + ' = ?' for c in _RUN_FIELDS)} WHERE id = ?",
-                   [*_run_values(None, artifact, seq), run_id])
+                   [*values, run_id])
         refresh_task_order(db, run_id, streamed=order)  # the review order, as store_run stores it (bounded)
     return run_id, True
 
@@ -521,6 +545,6 @@ def export_artifact(db: Database, run_id: str) -> dict[str, Any]:
     return upstream_artifact(artifact)
 
 
-__all__ = ["VERDICTS", "TASK_COLUMNS", "RUN_COLUMNS", "RESULTS_IN_TABLE", "ReadArtifact", "baseline_cache_key",
+__all__ = ["text_digest", "VERDICTS", "TASK_COLUMNS", "RUN_COLUMNS", "RESULTS_IN_TABLE", "ReadArtifact", "baseline_cache_key",
            "export_artifact", "get_run", "import_artifact", "list_runs", "previous_run", "read_artifact_file",
            "record_suite", "run_tasks", "store_artifact_file", "store_run", "task_attempts", "task_outputs"]

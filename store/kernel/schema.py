@@ -198,6 +198,22 @@ def m013_kernel_records_by_position(db: Database) -> None:
                                    "unmatched": unmatched}, sort_keys=True))
 
 
+PROJECTIONS_COMPLETE_KIND = "audit.projections_complete"  # from this event on, events carry runs, suites, skills
+
+
+def m015_kernel_projections_complete(db: Database) -> None:
+    """From here on the events also carry the evaluation runs and task suites their acts stored (the run's
+    columns, its artifact and the suite's text as their hashes), a skill is registered at the time of the event
+    that first names it, and a case's cached columns (claims, allowed, needs_decision, last_seq, updated_at)
+    move only with an event about the case: `gatepost verify` rebuilds them all. Events stored before say less
+    of these; this event marks where they begin (none is needed in a store with no events yet)."""
+    count = db.execute("SELECT COUNT(*) FROM events").fetchone()[0]
+    if count:
+        insert_chained(db, now_iso(), None, PROJECTIONS_COMPLETE_KIND, "store", "events", None,
+                       f"the {count} events before this one may not carry the runs, suites and skills their acts "
+                       "wrote", json.dumps({"events": count}, sort_keys=True))
+
+
 # The kernel's migrations by name, for the top floor's ordered list.
 KERNEL_MIGRATIONS = {
     "m002_leases": m002_leases,
@@ -206,4 +222,5 @@ KERNEL_MIGRATIONS = {
     "m010_kernel_records_by_event": m010_kernel_records_by_event,
     "m012_kernel_events_complete": m012_kernel_events_complete,
     "m013_kernel_records_by_position": m013_kernel_records_by_position,
+    "m015_kernel_projections_complete": m015_kernel_projections_complete,
 }

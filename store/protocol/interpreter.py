@@ -883,17 +883,29 @@ class Evaluation:
             if cond is None:
                 out[name] = {"allowed": True, "why": "no requirement"}
                 continue
-            explicit = {c.name for c in _walk(cond) if isinstance(c, Decision)}
-            if explicit - self.state.decisions:  # deciding this outcome is that explicit decision
-                view = Evaluation(self.protocol, replace(self.state, decisions=self.state.decisions | explicit))
-            else:
-                view = self
+            explicit, view = self._deciding(cond)
             allowed = view.value(cond) == TRUE
             why = view.explain(cond)
             if explicit and allowed:
                 why = "on an explicit decision with a reason" + ("" if isinstance(cond, Decision) else f" ({why})")
             out[name] = {"allowed": allowed, "why": why}
         return out
+
+    def allowed_outcomes(self) -> list[str]:
+        """The outcomes `outcomes()` allows, in the protocol's order, without saying why (a case's cached list)."""
+        out = []
+        for name, (_desc, cond) in self.protocol.outcomes.items():
+            if cond is None or self._deciding(cond)[1].value(cond) == TRUE:
+                out.append(name)
+        return out
+
+    def _deciding(self, cond: Condition) -> tuple[set[str], Evaluation]:
+        """The explicit decisions an outcome's requirement names, and the evaluation that decides it: deciding
+        the outcome is making those decisions."""
+        explicit = {c.name for c in _walk(cond) if isinstance(c, Decision)}
+        if explicit - self.state.decisions:
+            return explicit, Evaluation(self.protocol, replace(self.state, decisions=self.state.decisions | explicit))
+        return explicit, self
 
     def outcome_allowed(self, name: str, decisions: set[str] | frozenset[str] = frozenset()) -> tuple[bool, str]:
         """Whether deciding `name` (with these explicit decisions) satisfies its requirement, and why."""

@@ -142,10 +142,11 @@ def import_state(db: Database, path: str | os.PathLike[str], *, actor: str, text
                                              "runs (or needs store.admin)")
 
     with guarded(db, doing, actor=actor, capability="evidence.record", authority=from_runs) as act:
-        act.event("state.imported", subject_type="state", subject_id=os.path.basename(path),
+        when = now_iso()
+        act.event("state.imported", subject_type="state", subject_id=os.path.basename(path), at=when,
                   payload={"file": str(path), "skills": sorted(skills), "states": skills})
         for skill, entry in skills.items():
-            ensure_skill(db, skill)
+            ensure_skill(db, skill, at=when)
             step = regressions.Transition(entry["state"], entry["severity"], entry["fail_streak"],
                                           entry["pass_streak"], entry["broken_pass_streak"])
             regressions.write_state(db, skill, step, last_run=entry["last_run"], last_run_id=entry["last_run_id"],

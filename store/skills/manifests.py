@@ -38,11 +38,13 @@ DRAFT_STATUSES = ("pending", "approved", "rejected", "superseded")
 ORIGINS = ("bootstrap", "mismatch", "edit")
 
 
-def ensure_skill(db: Database, name: str, *, family: str | None = None) -> str:
-    """Skills are registered on first sight (a run, a manifest, a state file)."""
+def ensure_skill(db: Database, name: str, *, at: str) -> str:
+    """Skills are registered on first sight (a run, a manifest, a draft, a state file), inside that act, `at` the
+    time of its event naming the skill: the first event naming a skill is what `gatepost verify` rebuilds its
+    row from."""
     check_skill_name(name)
     if not db.execute("SELECT 1 FROM skills WHERE name = ?", [name]).fetchone():
-        db.table("skills").insert({"name": name, "family": family, "created_at": now_iso()})
+        db.table("skills").insert({"name": name, "family": None, "created_at": at})
     return name
 
 
@@ -102,15 +104,16 @@ def import_manifest(db: Database, path: str, *, actor: str, text: str | None = N
     manifest = parse_manifest(text, source=str(path)) if text is not None else read_manifest_file(path)
     results = []
     with guarded(db, f"import manifest {path}", actor=actor, capability="manifest.review") as act:
+        when = now_iso()
         for skill, assertions in manifest.items():
-            ensure_skill(db, skill)
+            ensure_skill(db, skill, at=when)
             active = active_version(db, skill, with_yaml=False)
             if active and active["assertions"] == assertions:
                 results.append({**active, "unchanged": True})
                 continue
             version = _add_version(db, skill, assertions, author=act.actor or actor, source="import",
                                    draft_id=None, event_seq=act.next_seq())
-            act.event("manifest.imported", subject_type="skill", subject_id=skill, seal=True,
+            act.event("manifest.imported", subject_type="skill", subject_id=skill, seal=True, at=when,
                       payload={"file": str(path), "assertions": assertions, "version_id": version["id"]})
             results.append({**version, "unchanged": False})
     return results
@@ -165,7 +168,8 @@ def create_draft(db: Database, skill: str, assertions: dict[str, Any], *, author
         raise InputError(f"draft origin: expected one of {', '.join(ORIGINS)}, got {origin!r}")
     assertions = validate_assertions(skill, assertions, source="draft")
     with guarded(db, f"draft a manifest for {skill}", actor=author, known=False) as act:
-        ensure_skill(db, skill)
+        when = now_iso()
+        ensure_skill(db, skill, at=when)
         number = db.execute("SELECT COUNT(*) + 1 FROM manifest_drafts").fetchone()[0]
         draft_id = f"draft-{number:04d}"
         while db.execute("SELECT 1 FROM manifest_drafts WHERE id = ?", [draft_id]).fetchone():
@@ -176,7 +180,6 @@ def create_draft(db: Database, skill: str, assertions: dict[str, Any], *, author
                "yaml": yaml_text if yaml_text is not None else to_yaml(skill, assertions),
                "evidence": evidence, "author": act.actor or author, "origin": origin, "parent_id": parent_id,
                "based_on_version_id": active["id"] if active else None}
-        when = now_iso()
         seq = act.event("draft.created", subject_type="draft", subject_id=draft_id, note=note, at=when,
                         payload={**row, "based_on_version": active["version"] if active else None})
         db.table("manifest_drafts").insert({

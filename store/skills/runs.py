@@ -52,7 +52,8 @@ def record_run(db: Database, skill: str, output: str, *, actor: str, run_id: str
         raise InputError(f"--run-id: expected an id without spaces (letters, digits, . _ : # / -), got {run_id!r}")
     when = observed_at(at) or now_iso()
     with guarded(db, f"record a run of {skill}", actor=actor, capability="evidence.record") as act:
-        ensure_skill(db, skill)
+        recorded = now_iso()
+        ensure_skill(db, skill, at=recorded)
         if run_id is None:
             number = db.execute("SELECT COUNT(*) + 1 FROM skill_runs WHERE skill = ?", [skill]).fetchone()[0]
             run_id = f"{skill}-{number:04d}"
@@ -61,17 +62,18 @@ def record_run(db: Database, skill: str, output: str, *, actor: str, run_id: str
                 run_id = f"{skill}-{number:04d}"
         elif db.execute("SELECT 1 FROM skill_runs WHERE id = ?", [run_id]).fetchone():
             raise InputError(f"--run-id: a run {run_id!r} is already recorded; runs are never replaced")
-        _insert_run(act, skill, output, run_id=run_id, at=when, status=status)
+        _insert_run(act, skill, output, run_id=run_id, at=when, status=status, recorded=recorded)
     return cast(dict[str, Any], get_run(db, run_id))  # the run was just recorded
 
 
-def _insert_run(act: Act, skill: str, output: str, *, run_id: str, at: str, status: str) -> None:
-    """The run, naming its event's seq; the event then seals it (kernel records.py). Inside the act."""
+def _insert_run(act: Act, skill: str, output: str, *, run_id: str, at: str, status: str, recorded: str) -> None:
+    """The run, naming its event's seq; the event (at `recorded`, when the run was recorded) then seals it
+    (kernel records.py). Inside the act."""
     words = word_count(output)
     act.db.execute("INSERT INTO skill_runs (id, skill, at, status, output, word_count, producer, recorded_at,"
                    " event_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                   [run_id, skill, at, status, output, words, act.actor, now_iso(), act.next_seq()])
-    act.event("skill.run_recorded", subject_type="skill", subject_id=skill, seal=True,
+                   [run_id, skill, at, status, output, words, act.actor, recorded, act.next_seq()])
+    act.event("skill.run_recorded", subject_type="skill", subject_id=skill, seal=True, at=recorded,
               payload={"run_id": run_id, "status": status, "at": at, "word_count": words})
 
 
@@ -143,14 +145,15 @@ def _evaluate_one(act: Act, skill: str) -> dict[str, Any]:
 
 
 def _write_eval(act: Act, skill: str, run: dict[str, Any] | None, manifest_version_id: int | None,
-                results: list[Result], fails: int, passes: int, *, payload: dict[str, Any]) -> dict[str, Any]:
+                results: list[Result], fails: int, passes: int, *, payload: dict[str, Any],
+                at: str | None = None) -> dict[str, Any]:
     """Record one eval of a skill (its event, the eval, every assertion result) and move its regression state
     from the streaks it starts from; inside the act's transaction."""
     db = act.db
     run_id = run["id"] if run else None
     passed = all(r.passed for r in results)
     step: Transition = next_state(fails, passes, passed)
-    at = now_iso()
+    at = at or now_iso()
     failing = [r.assertion for r in results if not r.passed]
     seq = act.next_seq()  # the eval and its results name their event; the event carries them whole
     eval_id = db.execute(
@@ -229,7 +232,8 @@ def record_aeon_results(db: Database, results: list[AeonResult], *, actor: str, 
     for result in results:
         skill = result.skill
         with guarded(db, f"record aeon's eval of {skill}", actor=actor, capability="evidence.record") as act:
-            ensure_skill(db, skill)
+            recorded = now_iso()
+            ensure_skill(db, skill, at=recorded)
             run: dict[str, Any] | None = None
             if result.output is not None:
                 new_id = _aeon_run_id(skill, result)
@@ -237,7 +241,7 @@ def record_aeon_results(db: Database, results: list[AeonResult], *, actor: str, 
                 if run is None:
                     at = (result.output_at or clock_now()).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
                     _insert_run(act, skill, (result.content or b"").decode("utf-8", "replace"), run_id=new_id,
-                                at=at, status="ok")
+                                at=at, status="ok", recorded=recorded)
                     run = get_run(db, new_id)
             checks = [Result(c.assertion, c.passed, c.message) for c in result.checks]
             last = _last_eval(db, skill)
@@ -260,7 +264,7 @@ def record_aeon_results(db: Database, results: list[AeonResult], *, actor: str, 
                 fails, passes = state["fail_streak"] or 0, state["pass_streak"] or 0
             else:
                 fails = passes = 0
-            written = _write_eval(act, skill, run, None, checks, fails, passes,
+            written = _write_eval(act, skill, run, None, checks, fails, passes, at=recorded,
                                   payload={"dialect": "aeon", "manifest": manifest, "aeon_status": result.status,
                                            "root_causes": list(result.root_causes)})
             out.append({**base, **written})

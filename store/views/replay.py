@@ -19,14 +19,24 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, NamedTuple
 
 import msgspec
 from sqlite_utils import Database
 
-from gatepost.store.kernel import EVENTS_COMPLETE_KIND, RECORDS_KEY
+from gatepost.store.cases import (
+    PROJECTING,
+    current_revisions,
+    distinct_records,
+    mock_details,
+    projection,
+)
+from gatepost.store.evaluation import text_digest
+from gatepost.store.kernel import EVENTS_COMPLETE_KIND, PROJECTIONS_COMPLETE_KIND, RECORDS_KEY
 from gatepost.store.loops import text_hash
 from gatepost.store.proposals import FINAL, case_proposal
+from gatepost.store.protocol import Record
 from gatepost.store.skills import Transition, state_row
 
 
@@ -65,9 +75,17 @@ class Table:
         return f"SELECT {', '.join(self.key + self.columns)} FROM [{self.name}]"
 
 
+CACHED = ("claims", "allowed", "needs_decision", "last_seq", "updated_at")  # a case's columns derived on each act
+
+RUN_COLUMNS = ("suite_id", "skill_id", "candidate_path", "candidate_hash", "baseline_path", "baseline_hash", "executor",
+               "mock", "pass_k", "split", "execution_pass_rate", "baseline_pass_rate", "delta", "verdict", "warnings",
+               "baseline_health", "artifact", "case_id", "purpose", "started_at", "finished_at")
+SUITE_COLUMNS = ("skill_id", "version", "path", "yaml", "task_count", "loaded_at")
+
 TABLES: tuple[Table, ...] = (
     Table("cases", ("id",), ("protocol", "title", "author", "candidate_path", "current_revision", "independent",
-                             "status", "outcome", "created_at"), frozenset({"independent"})),
+                             "status", "outcome", "created_at", *CACHED),
+          frozenset({"independent", "claims", "allowed"})),
     Table("candidate_revisions", ("case_id", "revision"), ("content", "basis", "created_at", "event_seq"),
           frozenset({"content", "basis"})),
     Table("evidence", ("event_seq",), ("case_id", "kind", "result", "producer", "artifact", "about", "observed_at",
@@ -103,8 +121,22 @@ TABLES: tuple[Table, ...] = (
     Table("applications", ("event_seq",), ("subject_type", "subject_id", "path", "content_hash", "content", "ref",
                                            "actor", "at")),
     Table("current_content", ("path",), ("content_hash", "application_id", "event_seq")),
+    Table("loop_cases", ("case_id",), ("loop", "path", "base_hash", "loop_version", "event_seq")),
+    Table("skills", ("name",), ("family", "created_at")),
+    Table("task_suites", ("id",), SUITE_COLUMNS),
+    Table("evaluation_runs", ("id",), (*RUN_COLUMNS, "event_seq"), frozenset({"warnings", "baseline_health"})),
 )
+# Columns the events carry as a hash of the stored text (too large to carry twice), with the hash they use.
+HASHED: dict[tuple[str, str], Callable[[str], Any]] = {
+    ("applications", "content"): text_hash,
+    ("evaluation_runs", "artifact"): text_digest,
+    ("task_suites", "yaml"): text_digest,
+}
+
 TABLE = {t.name: t for t in TABLES}
+# Columns of these tables verify does not compare: a row's own id (rows are named by their key), and two times
+# taken apart from their event's (a regression state's and a manifest's last change; nothing reads them).
+NOT_COMPARED = frozenset({"id", "regression_states.updated_at", "manifests.updated_at"})
 
 
 @dataclass(frozen=True)
@@ -125,18 +157,29 @@ class Replay:
     """The tables as the events say them, built event by event (`apply`), and what the replay itself found."""
 
     complete_from: int = 0  # events after this seq carry everything their act wrote
+    projections_from: int = 0  # ... and the runs, suites and skills they stored, and move case caches only
     rows: dict[str, dict[Key, Row]] = field(default_factory=lambda: {t.name: {} for t in TABLES})
     made_by: dict[str, dict[Key, int]] = field(default_factory=lambda: {t.name: {} for t in TABLES})
     findings: list[tuple[int, str]] = field(default_factory=list)
     regression: dict[str, dict[str, Any]] = field(default_factory=dict)  # per skill, as skills.get_state reads it
     content: dict[Key, Any] = field(default_factory=dict)  # (case, revision) -> the candidate's content
     sealed: dict[int, tuple[str, Any]] = field(default_factory=dict)  # seq -> (kind, the records digest it sealed)
+    # per case, its cached last_seq and updated_at: the event of the last act that brought them up to date (the
+    # case's newest event then), the latest time of those acts
+    projected: dict[str, tuple[int, str]] = field(default_factory=dict)
 
     def apply(self, seq: int, at: str, actor: str | None, kind: str, subject_type: str | None,
               subject_id: str | None, revision: str | None, note: str | None, payload: str | None) -> None:
         handler = HANDLERS.get(kind) or (_applied if kind.endswith(".applied") else None)
+        if handler is _run_recorded and (subject_id,) in self.rows["skills"]:
+            handler = None  # the commonest event of a large store: a run of a skill already registered
+        if kind in PROJECTING and subject_id is not None:  # the act brings the case's cached columns up to date
+            before = self.projected.get(subject_id)
+            self.projected[subject_id] = (seq, at if before is None or at > before[1] else before[1])
         if kind == EVENTS_COMPLETE_KIND:
             self.complete_from = seq
+        elif kind == PROJECTIONS_COMPLETE_KIND:
+            self.projections_from = seq
         seals = payload is not None and RECORDS_KEY in payload
         if handler is None and not seals:
             return
@@ -149,6 +192,10 @@ class Replay:
     def timed(self, ev: Event, value: Any) -> Any:
         """A column whose value the event's own fields (its time) give only from the complete events on."""
         return value if ev.seq > self.complete_from else UNSAID
+
+    def projecting(self, ev: Event, value: Any) -> Any:
+        """A column the events give only from the events carrying runs, suites and skills on."""
+        return value if ev.seq > self.projections_from else UNSAID
 
     def put(self, table: str, key: Key, ev: Event, **columns: Any) -> None:
         self.rows[table][key] = columns
@@ -196,6 +243,14 @@ def _case_imported(r: Replay, ev: Event) -> None:
           author=_said(p, "author"), candidate_path=_said(p, "candidate_path"), current_revision=ev.revision,
           independent=_said(p, "independent"), status="open", outcome=None, created_at=ev.at)
     _revision(r, ev, case_id, p)
+    if "loop" not in p:  # from before loops: whether a loop made it, the event does not say
+        r.put("loop_cases", (case_id,), ev, **{c: UNSAID for c in TABLE["loop_cases"].columns})
+    elif p["loop"]:  # case new --loop: the case's import links it to its loop, as the loop is at that moment
+        loop = r.rows["loops"].get((p["loop"],)) or {}
+        basis = p.get("basis")
+        r.put("loop_cases", (case_id,), ev, loop=p["loop"], path=_said(p, "candidate_path"),
+              base_hash=basis.get("baseline") if isinstance(basis, dict) else UNSAID,
+              loop_version=loop.get("version", UNSAID), event_seq=ev.seq)
 
 
 def _case_revised(r: Replay, ev: Event) -> None:
@@ -261,6 +316,16 @@ def _key_added(r: Replay, ev: Event) -> None:
 
 
 # --- skills ------------------------------------------------------------------------------------------
+def _skill_seen(r: Replay, ev: Event, name: Any) -> None:
+    """A skill is registered by the first event that names it (skills.ensure_skill, at that event's time)."""
+    if isinstance(name, str) and (name,) not in r.rows["skills"]:
+        r.put("skills", (name,), ev, family=r.projecting(ev, None), created_at=r.projecting(ev, ev.at))
+
+
+def _run_recorded(r: Replay, ev: Event) -> None:
+    _skill_seen(r, ev, ev.subject_id)
+
+
 def _unknown_regression(r: Replay, ev: Event, skill: str) -> None:
     """An older event that does not carry the evaluation whole: the skill's state is not rebuilt."""
     r.regression.pop(skill, None)
@@ -285,6 +350,7 @@ def _store_regression(r: Replay, ev: Event, skill: str) -> None:
 
 def _evaluated(r: Replay, ev: Event) -> None:
     p, skill = ev.payload, str(ev.subject_id)
+    _skill_seen(r, ev, skill)
     if "eval_id" not in p:
         _unknown_regression(r, ev, skill)
         return
@@ -320,6 +386,7 @@ def _mismatch(r: Replay, ev: Event) -> None:
 def _state_imported(r: Replay, ev: Event) -> None:
     states = ev.payload.get("states")
     for skill in ev.payload.get("skills") or []:
+        _skill_seen(r, ev, skill)
         entry = states.get(skill) if isinstance(states, dict) else None
         if entry is None:
             _unknown_regression(r, ev, skill)
@@ -332,11 +399,13 @@ def _state_imported(r: Replay, ev: Event) -> None:
 
 def _manifest_active(r: Replay, ev: Event) -> None:
     skill = ev.payload.get("skill") if ev.kind == "draft.approved" else ev.subject_id
+    _skill_seen(r, ev, skill)
     r.put("manifests", (skill,), ev, active_version_id=_said(ev.payload, "version_id"))
 
 
 def _draft_created(r: Replay, ev: Event) -> None:
     p = ev.payload
+    _skill_seen(r, ev, p.get("skill"))
     r.put("manifest_drafts", (ev.subject_id,), ev, skill=_said(p, "skill"), assertions=_said(p, "assertions"),
           yaml=_said(p, "yaml"), evidence=_said(p, "evidence"), author=_said(p, "author"),
           origin=_said(p, "origin"), parent_id=_said(p, "parent_id"),
@@ -423,6 +492,23 @@ def _applied(r: Replay, ev: Event) -> None:
           application_id=RowOf("applications", (ev.seq,), "id"), event_seq=ev.seq)
 
 
+# --- evaluation runs -----------------------------------------------------------------------------------
+def _suite_run(r: Replay, ev: Event) -> None:
+    """A stored evaluation run: its row as the event carries it, and the suite its first run stored."""
+    p, run_id = ev.payload, ev.subject_id
+    run = p.get("run")
+    if isinstance(run, dict):
+        r.put("evaluation_runs", (run_id,), ev, **{c: _said(run, c) for c in RUN_COLUMNS}, event_seq=ev.seq)
+    else:  # an older event: the run's columns are not said
+        r.put("evaluation_runs", (run_id,), ev, **{c: UNSAID for c in TABLE["evaluation_runs"].columns})
+    suite = p.get("suite_row")
+    if isinstance(suite, dict):
+        if (suite.get("id"),) not in r.rows["task_suites"]:  # stored once, by its first run
+            r.put("task_suites", (suite.get("id"),), ev, **{c: _said(suite, c) for c in SUITE_COLUMNS})
+    elif p.get("suite") is not None and (p["suite"],) not in r.rows["task_suites"]:
+        r.put("task_suites", (p["suite"],), ev, **{c: UNSAID for c in SUITE_COLUMNS})
+
+
 HANDLERS: dict[str, Callable[[Replay, Event], None]] = {
     "case.imported": _case_imported,
     "case.revised": _case_revised,
@@ -452,27 +538,112 @@ HANDLERS: dict[str, Callable[[Replay, Event], None]] = {
     "assignment.cleared": _assigned,
     "loop.added": _loop,
     "loop.changed": _loop,
+    "skill.run_recorded": _run_recorded,
+    "suite.run": _suite_run,
 }
 
 
+# --- a case's cached columns --------------------------------------------------------------------------
+def cache_cases(r: Replay) -> None:
+    """Each case's cached columns as its last act stored them: the claims, the outcomes allowed and whether it
+    needs a decision, computed by the cases' own projection (cases.projection) from the case, its current
+    revision and its evidence as the events made them; its newest event then and the latest time of its acts.
+
+    Computed once, at the end: every act that changes what they rest on (a revision, evidence, a decision)
+    brings them up to date, so the last one's are those of the case's final state."""
+    evidence: dict[Any, list[tuple[Any, ...]]] = {}
+    unsaid: set[Any] = set()
+    for seq, row in r.rows["evidence"].items():
+        details = row["details"]
+        fields = (row["kind"], row["result"], row["producer"], row["artifact"], row["about"], details)
+        if any(value is UNSAID for value in fields):
+            unsaid.add(row["case_id"])
+        elif not mock_details(details):
+            evidence.setdefault(row["case_id"], []).append((seq[0], *fields[:5], row["observed_at"]))
+    revisions = r.rows["candidate_revisions"]
+    computed: dict[tuple[Any, ...], tuple[dict[str, str], list[str], int]] = {}
+    for (case_id,), case in r.rows["cases"].items():
+        made = r.projected.get(case_id)
+        if made is None or made[0] <= r.projections_from:  # brought up to date before events said enough
+            case.update({c: UNSAID for c in CACHED})
+            continue
+        case["last_seq"], case["updated_at"] = made
+        r.made_by["cases"][(case_id,)] = max(made[0], r.made_by["cases"].get((case_id,), 0))
+        basis = (revisions.get((case_id, case["current_revision"])) or {}).get("basis", UNSAID)
+        inputs = (case["protocol"], case["status"], case["current_revision"], basis, case["independent"])
+        if case_id in unsaid or any(value is UNSAID for value in inputs) or not isinstance(basis, dict):
+            case.update(claims=UNSAID, allowed=UNSAID, needs_decision=UNSAID)
+            continue
+        current = current_revisions(case["current_revision"], basis)
+        records = distinct_records(evidence.get(case_id, ()))
+        key = _shape(case, current, records)
+        if key not in computed:
+            computed[key] = projection(case["protocol"], case["status"], current, records, case["independent"])
+        claims, allowed, needs = computed[key]
+        case["claims"], case["allowed"], case["needs_decision"] = claims, allowed, needs
+
+
+def _shape(case: Row, current: dict[str, str], records: list[Record]) -> tuple[Any, ...]:
+    """What a case's projection depends on, so that cases of one shape (most of a large store's) are evaluated
+    once: its revisions named by their first appearance (a revision is a hash the protocol only compares for
+    equality: a record is about the current one or not), its records as a set (a match's value counts the records
+    that agree and those that disagree, in no order)."""
+    names: dict[Any, int] = {}
+    revisions = tuple((artifact, names.setdefault(rev, len(names))) for artifact, rev in sorted(current.items()))
+    return (case["protocol"], case["status"], revisions,
+            tuple(sorted(((r.kind, r.result, r.producer, r.artifact, names.setdefault(r.revision, len(names)))
+                          for r in records), key=str)),
+            json.dumps(case["independent"], sort_keys=True))
+
+
 # --- comparing -----------------------------------------------------------------------------------------
-def _stored(table: Table, column: str, value: Any) -> Any:
-    """A stored value as the events say it: JSON parsed, an application's content as its hash."""
-    if column in table.json and isinstance(value, str):
+_CANONICAL = msgspec.json.Encoder(order="sorted")
+
+
+def _canonical(value: Any) -> Any:
+    """A JSON value as canonical bytes: two are equal exactly when they are the same JSON (true is not 1)."""
+    if value is UNSAID or isinstance(value, RowOf):
+        return value
+    try:
+        return _CANONICAL.encode(value)
+    except (TypeError, msgspec.EncodeError):
+        return value
+
+
+def _parsed(value: Any) -> Any:
+    """A stored JSON column's value, parsed (what is not JSON stays the text it is)."""
+    if isinstance(value, str):
         try:
-            return json.loads(value)
-        except ValueError:
+            return msgspec.json.decode(value)
+        except msgspec.DecodeError:
             return value
-    if table.name == "applications" and column == "content" and isinstance(value, str):
-        return text_hash(value)
     return value
 
 
+def _held(table: Table) -> list[tuple[int, Callable[[Any], Any]]]:
+    """Per compared column that is not compared as stored, its index and what makes the stored value comparable
+    with the events' (JSON as canonical bytes, a text the events carry as its hash as that hash)."""
+    out: list[tuple[int, Callable[[Any], Any]]] = []
+    for i, column in enumerate(table.columns):
+        digest = HASHED.get((table.name, column))
+        if column in table.json:
+            out.append((i, _json_held))
+        elif digest is not None:
+            out.append((i, partial(_hashed_held, digest)))
+    return out
+
+
+def _json_held(value: Any) -> Any:
+    return _canonical(_parsed(value))
+
+
+def _hashed_held(digest: Callable[[str], Any], value: Any) -> Any:
+    return digest(value) if isinstance(value, str) else value
+
+
 def _same(said: Any, held: Any) -> bool:
-    if isinstance(said, bool):
-        said = int(said)
-    if isinstance(said, float) or isinstance(held, float):
-        return said is not None and held is not None and float(said) == float(held)
+    if said is UNSAID:
+        return True
     return bool(said == held)
 
 
@@ -486,7 +657,8 @@ def _show(value: Any) -> str:
 def _difference(column: str, said: Any, held: Any) -> tuple[str, Any, Any]:
     """Where two JSON values first differ: `details.mock`, and the two values there."""
     while isinstance(said, dict) and isinstance(held, dict):
-        keys = sorted(k for k in set(said) | set(held) if said.get(k, UNSAID) != held.get(k, UNSAID))
+        keys = sorted(k for k in set(said) | set(held)
+                      if _canonical(said.get(k, UNSAID)) != _canonical(held.get(k, UNSAID)))
         if not keys:
             break
         column, said, held = f"{column}.{keys[0]}", said.get(keys[0], UNSAID), held.get(keys[0], UNSAID)
@@ -498,8 +670,12 @@ def _name(key: Key) -> str:
 
 
 def compare(db: Database, replay: Replay) -> list[tuple[int | None, str]]:
-    """Each difference between the tables and the replay, as (the event it concerns, one line)."""
+    """Each difference between the tables and the replay, as (the event it concerns, one line).
+
+    Each table is read once; a row is compared whole (its columns as a tuple against the events' tuple, JSON as
+    canonical bytes), and only a row that differs is looked at column by column."""
     out: list[tuple[int | None, str]] = []
+    cache_cases(replay)
     present = set(db.table_names())
     ids: dict[str, dict[Key, Any]] = {}
     for table in TABLES:
@@ -507,48 +683,61 @@ def compare(db: Database, replay: Replay) -> list[tuple[int | None, str]]:
             continue
         want, made_by = replay.rows[table.name], replay.made_by[table.name]
         seen: set[Key] = set()
-        width = len(table.key)
+        width, count = len(table.key), len(table.columns)
         id_of = ids.setdefault(table.name, {})
         has_id = "id" in db[table.name].columns_dict and "id" not in table.key + table.columns
         sql = table.select() if not has_id else table.select().replace(" FROM ", ", id FROM ", 1)
+        held_as = _held(table)
+        said_as = [i for i, column in enumerate(table.columns) if column in table.json]
+        columns = table.columns
         cursor = db.execute(sql)
-        while True:
-            batch = cursor.fetchmany(5000)
-            if not batch:
-                break
+        while batch := cursor.fetchmany(5000):
             for stored in batch:
                 key = tuple(stored[:width])
                 if has_id:
                     id_of[key] = stored[-1]
-                label = f"{table.name} {_name(key)}"
                 if key in seen:
-                    out.append((made_by.get(key), f"{label}: a second row with this key; a copy was inserted "
-                                                   "by hand"))
+                    out.append((made_by.get(key), f"{table.name} {_name(key)}: a second row with this key; a copy "
+                                                   "was inserted by hand"))
                     continue
                 seen.add(key)
                 row = want.get(key)
                 if row is None:
-                    out.append((None, f"{label}: no event made this row; it was inserted by hand"))
+                    out.append((None, f"{table.name} {_name(key)}: no event made this row; it was inserted by hand"))
                     continue
-                for column, held in zip(table.columns, stored[width:width + len(table.columns)], strict=True):
-                    said = row.get(column, UNSAID)
-                    if said is UNSAID:
-                        continue
-                    if isinstance(said, RowOf):
-                        said = ids.get(said.table, {}).get(said.key, UNSAID)
-                        if said is UNSAID:
-                            continue
-                    held = _stored(table, column, held)
-                    if not _same(said, held):
-                        seq = made_by.get(key)
-                        where, said, held = _difference(column, said, held)
-                        out.append((seq, f"{label}: {where}: the events say {_show(said)}"
-                                         f"{f' (event {seq})' if seq else ''}, the table holds {_show(held)}; "
-                                         "the row was edited by hand"))
+                held = list(stored[width:width + count])
+                for i, convert in held_as:
+                    held[i] = convert(held[i])
+                said = [row.get(column, UNSAID) for column in columns]
+                for i in said_as:
+                    said[i] = _canonical(said[i])
+                if said == held:
+                    continue
+                out += _differences(table, key, row, said, held, made_by.get(key), ids)
         for key in sorted(set(want) - seen, key=lambda k: made_by.get(k, 0)):
             if all(value is UNSAID for value in want[key].values()):
                 continue  # an older event that says too little to know whether it left this row
             seq = made_by.get(key)
             out.append((seq, f"{table.name} {_name(key)}: the events made this row (event {seq}), the table "
                              "lacks it; it was deleted by hand"))
+    return out
+
+
+def _differences(table: Table, key: Key, row: Row, said: list[Any], held: list[Any], seq: int | None,
+                 ids: dict[str, dict[Key, Any]]) -> list[tuple[int | None, str]]:
+    """One finding per column of a row that differs from what the events say (none the events do not say)."""
+    out: list[tuple[int | None, str]] = []
+    for column, one, other in zip(table.columns, said, held, strict=True):
+        if isinstance(one, RowOf):
+            one = ids.get(one.table, {}).get(one.key, UNSAID)
+        if _same(one, other):
+            continue
+        if column in table.json:  # shown as JSON, down to the first key that differs
+            where, one, other = _difference(column, row[column], msgspec.json.decode(other)
+                                            if isinstance(other, bytes) else other)
+        else:
+            where = column
+        out.append((seq, f"{table.name} {_name(key)}: {where}: the events say {_show(one)}"
+                         f"{f' (event {seq})' if seq else ''}, the table holds {_show(other)}; "
+                         "the row was edited by hand"))
     return out

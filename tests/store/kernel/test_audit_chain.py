@@ -259,7 +259,8 @@ def test_an_older_store_is_hashed_once_in_sequence_order_as_an_event(tmp_path: P
     conn.close()
     db = open_store(path)
     rows = db.execute("SELECT seq, kind, prev_hash, hash FROM events ORDER BY seq").fetchall()
-    assert [r[1] for r in rows] == ["test.old"] * 5 + ["audit.chained", "audit.events_complete"]
+    assert [r[1] for r in rows] == ["test.old"] * 5 + ["audit.chained", "audit.events_complete",
+                                         "audit.projections_complete"]
     assert rows[0][2] == GENESIS and all(rows[i][2] == rows[i - 1][3] for i in range(1, 6))
     with db.atomic():
         append(db, "test.new", actor="ana", subject_type="case", subject_id="c9")

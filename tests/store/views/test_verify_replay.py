@@ -9,10 +9,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlite_utils import Database
 
-from gatepost.store import flows, skills
-from gatepost.store.kernel import bind, grant, revoke
+from gatepost.store import cases, flows, skills
+from gatepost.store.kernel import bind, freeze, grant, revoke
 from gatepost.store.views import verify_store
-from gatepost.store.views.replay import TABLES
+from gatepost.store.views.replay import NOT_COMPARED, TABLE, TABLES
 from tests.conftest import run_gatepost
 
 
@@ -86,6 +86,24 @@ EDITS = [
     ("UPDATE manifests SET active_version_id = (SELECT MIN(id) FROM manifest_versions)"
      " WHERE active_version_id != (SELECT MIN(id) FROM manifest_versions)", "active_version_id"),
     ("UPDATE leases SET holder = 'mallory' WHERE rowid = (SELECT MIN(rowid) FROM leases)", "holder"),
+    ("UPDATE evidence SET details = json_set(details, '$.mock', 1) WHERE id = (SELECT MIN(id) FROM evidence"
+     " WHERE json_type(details, '$.mock') = 'true')", "details.mock: the events say true"),
+    ("UPDATE cases SET needs_decision = 1 - needs_decision WHERE id = (SELECT MIN(id) FROM cases"
+     " WHERE status = 'open')", "needs_decision: the events say"),
+    ("UPDATE cases SET allowed = '[]' WHERE id = (SELECT MIN(id) FROM cases WHERE allowed != '[]')",
+     "allowed: the events say"),
+    ("UPDATE cases SET claims = json_set(claims, '$.\"tuning.improved\"', 'TRUE') WHERE id = (SELECT MIN(id)"
+     " FROM cases WHERE json_extract(claims, '$.\"tuning.improved\"') != 'TRUE')",
+     "claims.tuning.improved: the events say"),
+    ("UPDATE cases SET last_seq = last_seq - 1 WHERE id = (SELECT MIN(id) FROM cases)", "last_seq: the events say"),
+    ("UPDATE skills SET created_at = '2020-01-01T00:00:00Z' WHERE name = (SELECT MIN(name) FROM skills)",
+     "created_at: the events say"),
+    ("UPDATE evaluation_runs SET verdict = 'pass' WHERE id = (SELECT MIN(id) FROM evaluation_runs"
+     " WHERE verdict != 'pass')", "verdict: the events say"),
+    ("UPDATE evaluation_runs SET execution_pass_rate = 1.0 WHERE id = (SELECT MIN(id) FROM evaluation_runs"
+     " WHERE execution_pass_rate < 1)", "execution_pass_rate: the events say"),
+    ("UPDATE task_suites SET yaml = yaml || ' ' WHERE id = (SELECT MIN(id) FROM task_suites)", "yaml: the events say"),
+    ("DELETE FROM loop_cases WHERE case_id = (SELECT MIN(case_id) FROM loop_cases)", "it was deleted by hand"),
 ]
 
 
@@ -97,6 +115,28 @@ def test_each_hand_edit_is_a_named_finding(demo_bytes, statement: str, words: st
     assert conn.total_changes, "the edit changed nothing: the demo store lacks what it edits"
     found = _findings(conn)
     assert words in found, found
+
+
+def test_a_revision_that_changes_nothing_writes_nothing(demo_bytes):
+    """A case's cached columns move only with an event about it (verify rebuilds them from those events)."""
+    conn = _copy(demo_bytes)
+    db = Database(conn)
+    case_id, updated = db.execute("SELECT id, updated_at FROM cases WHERE status = 'open' ORDER BY id").fetchone()
+    with freeze("2099-01-01T00:00:00Z"):
+        cases.revise_candidate(db, case_id, actor=None)
+    assert db.execute("SELECT updated_at FROM cases WHERE id = ?", [case_id]).fetchone()[0] == updated
+    assert _findings(conn) == ""
+
+
+def test_a_case_revised_through_gatepost_verifies_clean(demo_bytes):
+    """Each act that brings a case's cached columns up to date is one verify replays (cases.PROJECTING)."""
+    conn = _copy(demo_bytes)
+    db = Database(conn)
+    case_id, listed = db.execute("SELECT id, independent FROM cases WHERE status = 'open' ORDER BY id").fetchone()
+    independent = {dimension: [*names, "run-99"] for dimension, names in json.loads(listed).items()}
+    with freeze("2099-01-01T00:00:00Z"):
+        cases.revise_candidate(db, case_id, actor=None, independent=independent, content={"edited": True})
+    assert _findings(conn) == ""
 
 
 def test_a_revoked_admin_inserted_again_is_found(demo_bytes):
@@ -180,6 +220,15 @@ def _columns() -> list[tuple[str, str]]:
     return [(t.name, c) for t in TABLES for c in (*t.key, *t.columns)]
 
 
+def test_every_column_of_a_rebuilt_table_is_compared(demo_bytes):
+    """A column added to a table verify rebuilds is compared, or said not to be (NOT_COMPARED)."""
+    for table in TABLES:
+        stored = [r[1] for r in demo_bytes.execute(f"PRAGMA table_info([{table.name}])")]
+        loose = [c for c in stored if c not in (*table.key, *table.columns)
+                 and c not in NOT_COMPARED and f"{table.name}.{c}" not in NOT_COMPARED]
+        assert not loose, f"{table.name}: {loose} neither compared nor in replay.NOT_COMPARED"
+
+
 def _changed(value):
     """Another value of the same kind (what a hand edit would write)."""
     if value is None:
@@ -197,17 +246,33 @@ def _changed(value):
     return "x"
 
 
-def _edit_one(memory: sqlite3.Connection, table: str, column: str, pick: int) -> tuple[sqlite3.Connection, bool]:
+def _edit_one(memory: sqlite3.Connection, table: str, column: str, pick: int) -> tuple[sqlite3.Connection, str | None]:
+    """One column of one row edited by hand; the row's key as verify names it (None: SQLite refused the edit)."""
     conn = _copy(memory)
-    rows = conn.execute(f"SELECT rowid, [{column}] FROM [{table}] ORDER BY rowid").fetchall()
-    if not rows:
-        return conn, False
-    rowid, value = rows[pick % len(rows)]
-    try:
-        _edit(conn, f"UPDATE [{table}] SET [{column}] = ? WHERE rowid = ?", params=[_changed(value), rowid])
-    except sqlite3.IntegrityError:  # SQLite itself refuses the edit (a key taken by another row)
-        return conn, False
-    return conn, True
+    keys = TABLE[table].key
+    rows = conn.execute(f"SELECT rowid, [{column}], {', '.join(keys)} FROM [{table}] ORDER BY rowid").fetchall()
+    assert rows, f"the demo store has no {table} row"
+    rowid, value, *key = rows[pick % len(rows)]
+    for edited in (_changed(value), *([value + 1_000_003] if isinstance(value, int) else [])):
+        try:
+            _edit(conn, f"UPDATE [{table}] SET [{column}] = ? WHERE rowid = ?", params=[edited, rowid])
+        except sqlite3.IntegrityError:  # SQLite itself refuses the edit (an id taken by another row): another
+            conn = _copy(memory)
+            continue
+        return conn, "/".join(str(k) for k in key)
+    return conn, None
+
+
+def _named(conn: sqlite3.Connection, table: str, column: str, key: str) -> None:
+    """verify finds the edit (exit 1) and names the table, the row and the column (a key column: the row the
+    events made is gone)."""
+    report = verify_store(Database(conn))
+    found = "\n".join(report.findings)
+    assert not report.intact, (table, column, "verify found nothing")
+    if column in TABLE[table].key:
+        assert f"{table} {key}: the events made this row" in found, (table, column, found)
+    else:
+        assert f"{table} {key}: {column}" in found, (table, column, found)
 
 
 @pytest.mark.slow
@@ -215,18 +280,14 @@ def _edit_one(memory: sqlite3.Connection, table: str, column: str, pick: int) ->
 @given(target=st.sampled_from(_columns()), pick=st.integers(min_value=0, max_value=10_000))
 def test_any_column_edited_by_hand_is_named(demo_bytes, target: tuple[str, str], pick: int):
     table, column = target
-    conn, edited = _edit_one(demo_bytes, table, column, pick)
-    if not edited:
-        return
-    found = _findings(conn)
-    assert f"{table} " in found, (table, column, found)
+    conn, key = _edit_one(demo_bytes, table, column, pick)
+    if key is not None:
+        _named(conn, table, column, key)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("table, column", _columns())
 def test_every_column_edited_by_hand_is_named(demo_bytes, table: str, column: str):
-    conn, edited = _edit_one(demo_bytes, table, column, 0)
-    if not edited:
-        pytest.skip(f"the demo store has no {table} row")
-    found = _findings(conn)
-    assert f"{table} " in found, found
+    conn, key = _edit_one(demo_bytes, table, column, 0)
+    assert key is not None, f"SQLite refused editing {table}.{column}"
+    _named(conn, table, column, key)
