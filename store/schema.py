@@ -477,7 +477,7 @@ MIGRATIONS = (
     "m012_kernel_events_complete",
     "m013_kernel_records_by_position",
     "m014_evaluation_every_run_order",
-    "m015_kernel_projections_complete",
+    "m017_kernel_projections_complete",
 )
 assert sorted(MIGRATIONS) == sorted(_ALL), "every domain's migration has its place in MIGRATIONS, once"
 

@@ -201,7 +201,7 @@ def m013_kernel_records_by_position(db: Database) -> None:
 PROJECTIONS_COMPLETE_KIND = "audit.projections_complete"  # from this event on, events carry runs, suites, skills
 
 
-def m015_kernel_projections_complete(db: Database) -> None:
+def m017_kernel_projections_complete(db: Database) -> None:
     """From here on the events also carry the evaluation runs and task suites their acts stored (the run's
     columns, its artifact and the suite's text as their hashes), a skill is registered at the time of the event
     that first names it, and a case's cached columns (claims, allowed, needs_decision, last_seq, updated_at)
@@ -222,5 +222,5 @@ KERNEL_MIGRATIONS = {
     "m010_kernel_records_by_event": m010_kernel_records_by_event,
     "m012_kernel_events_complete": m012_kernel_events_complete,
     "m013_kernel_records_by_position": m013_kernel_records_by_position,
-    "m015_kernel_projections_complete": m015_kernel_projections_complete,
+    "m017_kernel_projections_complete": m017_kernel_projections_complete,
 }
