@@ -33,13 +33,13 @@ Prints per-event costs, events/s and the ratios chained/plain.
 
 import argparse
 import json
-import os
 import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from gatepost.store import cases, flows
@@ -59,8 +59,8 @@ from gatepost.store.views import verify_store
 
 def cpu_now() -> float:
     """CPU seconds of this process and of the children it waited for (ssh-keygen)."""
-    own = os.times()
-    return own.user + own.system + own.children_user + own.children_system
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
 
 
 def spread(values: list[float], scale: float = 1.0, unit: str = "s") -> str:
