@@ -5,8 +5,9 @@
 The store runs in WAL mode. Under NORMAL a commit is written to the WAL but synced only at a checkpoint:
 a power cut (not a crash or a kill: those keep it) can lose commits already reported to the person. Under
 FULL each commit syncs the WAL before it returns. A third mode, NORMAL with a checkpoint after each
-decision, is timed too (the alternative the design considered). The floor is NORMAL, what the store runs:
-the ratios say what each stronger promise would cost. Wall time per act, not CPU: a sync is time spent
+decision, is timed too (the alternative the design considered). The floor is NORMAL, the least WAL mode
+offers (a commit written, not synced): the ratios say what each stronger promise costs; the store runs FULL
+(docs/reliability.md). Wall time per act, not CPU: a sync is time spent
 waiting on the disk, which CPU does not count; so the figures depend on the disk and on the other
 processes using it. The modes are interleaved A B C, C B A, ... over --runs rounds (at least 5), each in a
 fresh store on the disk of the working folder; printed: per mode the median of the rounds' medians with
