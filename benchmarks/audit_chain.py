@@ -1,8 +1,13 @@
 """Cost of the hash-chained audit trail: appending events with and without the chain, and verify.
 
-    python benchmarks/audit_chain.py [--events 40000] [--batch 100] [--repeat 3]
+    python benchmarks/audit_chain.py [--events 40000] [--batch 100] [--repeat 5]
 
-Timed, each side into a fresh store, alternating, best of --repeat (other load only adds time):
+Timed in CPU (this process's, plus its children's: the ssh-keygen a signed decision starts), each side into a
+fresh store, the sides alternating A B A B, --repeat rounds (at least 5); each figure is the median with its
+spread (min-max), each ratio one of medians in the same run. The floors: the plain append for the chained
+one (the same events without the chain: what the chain adds is the ratio), the plain append again for
+verify (verify reads and checks what an append wrote), the insert of a run's results for their seal, the
+unsigned decision for the signed one.
 - chained: `kernel.append_event` (reads the head, hashes the canonical encoding, inserts with
   prev_hash and hash), EVENTS events in transactions of BATCH events;
 - plain: the same events inserted the way append_event did before the chain (one INSERT, no
@@ -13,8 +18,8 @@ Timed, each side into a fresh store, alternating, best of --repeat (other load o
 - sealed records: an evaluation run of --tasks task results inserted (one executemany, as
   `store_run` does) and then sealed by its event (`records_digest` reads them back and hashes
   them); the ratio seal/insert is what sealing adds to storing a run;
-- signed decisions: a decision event by a person with a registered key (ssh-keygen -Y sign, then
-  -Y verify, two processes) against the same event unsigned; median of --repeat.
+- signed decisions: a decision event by a person with a registered key (one `ssh-keygen -Y sign`
+  process; the signature checked in process) against the same event unsigned.
 - verify on an existing store (`--store PATH`, e.g. console_scale.py's 10,000-case store): the same two
   processes on that store alone.
 - verify scaling (`--cases 1000,4000`): stores whose events create records, as real ones do (cases
@@ -51,12 +56,23 @@ from gatepost.store.kernel import (
 )
 from gatepost.store.views import verify_store
 
+
+def cpu_now() -> float:
+    """CPU seconds of this process and of the children it waited for (ssh-keygen)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def spread(values: list[float], scale: float = 1.0, unit: str = "s") -> str:
+    return (f"{statistics.median(values) * scale:.3g} {unit} ({min(values) * scale:.3g}–{max(values) * scale:.3g})")
+
+
 PLAIN_INSERT = ("INSERT INTO events (at, actor, kind, subject_type, subject_id, revision, note, payload)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
 
 
 def _events(n: int) -> list[tuple[str, str, str, dict]]:
-    kinds = ("skill.run_recorded", "skill.evaluated", "proposal.gated", "lease.taken")  # no record each
+    kinds = ("skill.run_recorded", "report.written", "bench.noted", "bench.checked")  # no record, nothing to replay
     return [(kinds[i % 4], f"run-{i % 37}", f"case-{i % 500:04d}",
              {"kind": "result_reproduced", "result": "passed", "producer": f"run-{i % 37}", "n": i})
             for i in range(n)]
@@ -64,25 +80,25 @@ def _events(n: int) -> list[tuple[str, str, str, dict]]:
 
 def chained(path: Path, events: list, batch: int) -> float:
     db = open_store(path)
-    started = time.perf_counter()
+    started = cpu_now()
     for start in range(0, len(events), batch):
         with transaction(db):
             for kind, actor, subject, payload in events[start:start + batch]:
                 append_event(db, kind, actor=actor, subject_type="case", subject_id=subject, payload=payload)
-    elapsed = time.perf_counter() - started
+    elapsed = cpu_now() - started
     db.close()
     return elapsed
 
 
 def plain(path: Path, events: list, batch: int) -> float:
     db = open_store(path)
-    started = time.perf_counter()
+    started = cpu_now()
     for start in range(0, len(events), batch):
         with transaction(db):
             for kind, actor, subject, payload in events[start:start + batch]:
                 db.execute(PLAIN_INSERT, [now_iso(), actor, kind, "case", subject, None, None,
                                           json.dumps(payload, ensure_ascii=False, sort_keys=True)])
-    elapsed = time.perf_counter() - started
+    elapsed = cpu_now() - started
     db.close()
     return elapsed
 
@@ -100,19 +116,19 @@ def sealing(path: Path, tasks: int) -> tuple[float, float]:
         seq = next_seq(db)
         db.execute("INSERT INTO evaluation_runs (id, verdict, execution_pass_rate, event_seq) VALUES (?, ?, ?, ?)",
                    ["bench-run", "pass", 1.0, seq])
-        started = time.perf_counter()
+        started = cpu_now()
         db.conn.executemany(TASK_INSERT, rows)
-        inserted = time.perf_counter() - started
-        started = time.perf_counter()
+        inserted = cpu_now() - started
+        started = cpu_now()
         append_event(db, "suite.run", actor="ci", subject_type="run", subject_id="bench-run", payload={}, seal=True)
-        sealed = time.perf_counter() - started
+        sealed = cpu_now() - started
     assert records_digest(db, seq) is not None
     db.close()
     return inserted, sealed
 
 
-def signing(folder: Path, repeat: int) -> tuple[float, float] | None:
-    """(median seconds of a decision event signed and checked, of the same event unsigned); None without ssh-keygen."""
+def signing(folder: Path, repeat: int) -> dict[str, list[float]] | None:
+    """CPU seconds of each decision event signed (ssh-keygen's included), of each unsigned; None without ssh-keygen."""
     if shutil.which("ssh-keygen") is None:
         return None
     key = folder / "bench-key"
@@ -125,14 +141,14 @@ def signing(folder: Path, repeat: int) -> tuple[float, float] | None:
     times: dict[str, list[float]] = {"ana": [], "bo": []}
     for i in range(repeat):
         for who in ("ana", "bo"):
-            started = time.perf_counter()
+            started = cpu_now()
             with transaction(db):
                 append_event(db, "case.decided", actor=who, subject_type="case", subject_id=f"c{i}",
                              payload={"outcome": "rejected"})
-            times[who].append(time.perf_counter() - started)
+            times[who].append(cpu_now() - started)
     set_signing_key(None)
     db.close()
-    return statistics.median(times["ana"]), statistics.median(times["bo"])
+    return times
 
 
 FLOOR = """
@@ -226,7 +242,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=40_000)
     parser.add_argument("--batch", type=int, default=100)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5, help="rounds of each side (at least 5)")
     parser.add_argument("--tasks", type=int, default=100_000)
     parser.add_argument("--cases", default="1000,4000", help="store sizes of the verify scaling, comma-separated")
     parser.add_argument("--scaling-only", action="store_true", help="measure the verify scaling alone")
@@ -240,52 +256,63 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             verify_scaling(Path(tmp), [int(n) for n in args.cases.split(",")], max(args.repeat, 5))
         return
+    if args.repeat < 5:
+        parser.error("--repeat must be at least 5")
     events = _events(args.events)
-    best = {"chained": float("inf"), "plain": float("inf")}
+    took: dict[str, list[float]] = {"chained": [], "plain": []}
     with tempfile.TemporaryDirectory() as tmp:
         kept = Path(tmp) / "chained-kept.db"
         for round_ in range(args.repeat):
-            for side, run in (("plain", plain), ("chained", chained)):
+            for side, run in (("plain", plain), ("chained", chained))[::1 if round_ % 2 == 0 else -1]:
                 path = Path(tmp) / f"{side}-{round_}.db"
-                best[side] = min(best[side], run(path, events, args.batch))
+                took[side].append(run(path, events, args.batch))
                 if side == "chained" and not kept.exists():
                     path.rename(kept)
+                else:
+                    path.unlink()
         db = open_store(kept)
-        verify_best = float("inf")
+        verified = []
         for _ in range(args.repeat):
-            started = time.perf_counter()
+            started = cpu_now()
             report = verify_store(db)
-            verify_best = min(verify_best, time.perf_counter() - started)
+            verified.append(cpu_now() - started)
         db.close()
         assert report.intact and report.events == args.events, report.findings[:3]
-        started = time.perf_counter()
-        cli = subprocess.run([sys.executable, "-m", "gatepost", "--db", str(kept), "verify"],
-                             capture_output=True, text=True)
-        cli_time = time.perf_counter() - started
-        assert cli.returncode == 0, cli.stdout + cli.stderr
-        seal = min((sealing(Path(tmp) / f"sealed-{r}.db", args.tasks) for r in range(args.repeat)),
-                   key=lambda pair: pair[1])
-        signed = signing(Path(tmp), max(args.repeat, 5))
-        verify_scaling(Path(tmp), [int(n) for n in args.cases.split(",")], max(args.repeat, 5))
+        cli = [cli_cpu(kept) for _ in range(args.repeat)]
+        seals = [sealing(Path(tmp) / f"sealed-{r}.db", args.tasks) for r in range(args.repeat)]
+        signed = signing(Path(tmp), args.repeat)
+        verify_scaling(Path(tmp), [int(n) for n in args.cases.split(",")], args.repeat)
     n = args.events
-    print(f"events: {n} in transactions of {args.batch}; best of {args.repeat}")
+    plain_med = statistics.median(took["plain"])
+    print(f"events: {n} in transactions of {args.batch}; CPU, median (min-max) of {args.repeat} interleaved rounds")
     for side in ("plain", "chained"):
-        print(f"  append {side:8s} {best[side]:7.3f} s  {best[side] / n * 1e6:7.1f} µs/event  {n / best[side]:9.0f} events/s")
-    print(f"  ratio chained/plain: {best['chained'] / best['plain']:.2f}x "
-          f"(+{(best['chained'] - best['plain']) / n * 1e6:.1f} µs per event)")
-    print(f"  verify_store        {verify_best:7.3f} s  {verify_best / n * 1e6:7.1f} µs/event  {n / verify_best:9.0f} events/s")
-    print(f"  gatepost verify (a process, start included) {cli_time:.3f} s")
-    print(f"  ratio verify/plain append of the same events: {verify_best / best['plain']:.2f}x")
-    inserted, sealed = seal
-    print(f"sealed records: a run of {args.tasks} task results; best of {args.repeat}")
-    print(f"  insert {inserted:7.3f} s   seal (read back + sha256) {sealed:7.3f} s "
-          f"({sealed / args.tasks * 1e6:.1f} µs/result)   ratio seal/insert {sealed / inserted:.2f}x")
+        print(f"  append {side:8s} {spread(took[side])}  {statistics.median(took[side]) / n * 1e6:7.1f} µs/event")
+    print(f"  ratio chained/plain: {statistics.median(took['chained']) / plain_med:.2f}x "
+          f"(+{(statistics.median(took['chained']) - plain_med) / n * 1e6:.1f} µs per event)")
+    print(f"  verify_store        {spread(verified)}  {statistics.median(verified) / n * 1e6:7.1f} µs/event")
+    print(f"  gatepost verify (a process, start included) {spread(cli)}")
+    print(f"  ratio verify/plain append of the same events: {statistics.median(verified) / plain_med:.2f}x")
+    inserted, sealed = [i for i, _ in seals], [s for _, s in seals]
+    print(f"sealed records: a run of {args.tasks} task results; CPU, median (min-max) of {args.repeat}")
+    print(f"  insert {spread(inserted)}   seal (read back + sha256) {spread(sealed)} "
+          f"({statistics.median(sealed) / args.tasks * 1e6:.1f} µs/result)   ratio seal/insert "
+          f"{statistics.median(sealed) / statistics.median(inserted):.2f}x")
     if signed is None:
         print("signed decisions: skipped (no ssh-keygen)")
     else:
-        print(f"signed decisions: median of {max(args.repeat, 5)}")
-        print(f"  signed + checked {signed[0] * 1000:7.1f} ms   unsigned {signed[1] * 1000:7.2f} ms   "
-              f"ratio {signed[0] / signed[1]:.0f}x (two ssh-keygen processes)")
+        print(f"signed decisions: CPU with ssh-keygen's, median (min-max) of {args.repeat}")
+        print(f"  signed {spread(signed['ana'], 1000, 'ms')}   unsigned {spread(signed['bo'], 1000, 'ms')}   "
+              f"ratio {statistics.median(signed['ana']) / statistics.median(signed['bo']):.0f}x (one ssh-keygen process)")
+
+
+def cli_cpu(store: Path) -> float:
+    """CPU of `gatepost verify` as a process (its start included), read from this process's children's."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run([sys.executable, "-m", "gatepost", "--db", str(store), "verify"], capture_output=True,
+                          text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 if __name__ == "__main__":

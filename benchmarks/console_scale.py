@@ -1,30 +1,40 @@
-"""How the console feels on a large store, against a naive console that loads whole tables.
+"""How the console's first pages and cursor moves compare with Textual's own floor, on large stores.
 
-    python benchmarks/console_scale.py [--store PATH] [--cases 10000] [--runs 1000] [--tasks 1000]
-                                       [--skill-runs 100000] [--rebuild] [--repeat 3]
+    python benchmarks/console_scale.py [--store PATH ...] [--runs 5] [--cases 10000] [--runs-of-tasks 1000]
+                                       [--tasks 1000] [--skill-runs 100000] [--rebuild] [--stall]
 
-It builds the store once through gatepost's own functions (cases through
-store.cases.import_case, task results through evaluator artifacts imported by
-store.evaluator.import_artifact, skill runs through store.skills.record_run)
-and reuses it afterwards (benchmarks/.stores/ by default). Then, with the app
-driven headless, it measures, each against a baseline run in the same process:
-- the first page of every screen, against a minimal Textual app painting the same frame (header, 100-row
-  DataTable, Static, footer): until the last frame written before its workers were done and applied (the
-  page as a person sees it, whole; the app's start on the minimal side), its CPU, and until the test pilot
-  saw it settled (the pilot's idle checks after the last frame, each at least 20 ms of sleep, included);
-- a revisit: from the key to the screen's first frame written (a revisit reads nothing), its CPU, and the
-  time until the test pilot saw the app idle (each of its idle checks sleeps at least 20 ms);
-- a cursor move with the detail following, against the same move on a bare DataTable, three ways:
-  its wall time through the test pilot (press, then wait until settled, on both sides: issue 15's own unit,
-  in which a bare DataTable's move took 64 ms; the pilot's own waits are most of it); its CPU through the
-  pilot; and from the key to the frame that shows the detail without the pilot (`keyed_moves`: CPU, and the
-  wall time a person waits, the pilot's own walks over every widget left out), the last also against a
-  second floor: the bare DataTable beside a Static that shows 45 lines built beforehand for the highlighted
-  row at once (what Textual alone spends on a detail that follows);
-- the longest gap of a 10 ms timer while another process holds the write lock for 3 s and a
-  decision is made meanwhile (and whether it lands once the lock frees; the redraw once it lands is
-  reported apart: it is drawing, not waiting);
-- `gatepost --help` against `python -c "import click"` (median of 7).
+A store is built once through gatepost's own functions (cases through store.cases.import_case, task results
+through evaluator artifacts imported by store.evaluation.import_artifact, skill runs through
+store.skills.record_run) and reused (benchmarks/.stores/ by default; --store may be given more than once, e.g.
+a 10,000-case and a 100,000-case store, each measured in turn).
+
+Every sample is a fresh child process (benchmarks/measure.py) that runs an app headless at 160x50, so no
+side inherits the other's caches; the floor's and gatepost's children are interleaved A B A B, --runs of
+each (at least 5), and each figure is the median with its spread (min-max) and the ratio of the medians
+with the spread of the per-round ratios. Within a child a figure is that process's CPU (every thread: the
+console's reads run in worker threads; it starts no other process) from the key, sent as the terminal
+driver sends it (no test pilot: its waits and its walks over every widget are no person's cost), to the first
+frame written that shows the data.
+
+- First page: a switch to a screen not shown before, in an app already running, until the frame that shows
+  its data (gatepost: every list of the screen loaded and its detail drawn for the highlighted row).
+  The floor: the same switch in a minimal app, to a screen of a header, a DataTable of 100 rows beside a Static
+  that shows 45 lines prepared beforehand, and a footer (no store, no worker): what Textual itself spends
+  to show a page of a list with its detail. It is the floor because any console built on Textual showing
+  that page pays it; the first such switch of its process is taken, as gatepost's screens are its first
+  visits.
+- The Overview (the screen gatepost starts on): its CPU from the process's start to the frame that shows its
+  counts, at each store size: it is flat when the figure does not grow with the store (no floor: it is the
+  start of the app).
+- A cursor move on Cases with the detail following: from the key to the frame that shows the detail read for
+  the new row (the mean of 30 moves, down then up from the top so no table scrolls, each followed by 60 ms of
+  rest). The floor: the same move in the floor's page, whose Static shows the new row's prepared lines at
+  once (Static.update in the highlight handler): what Textual spends to draw a detail that follows.
+- --stall: the longest gap of a 10 ms timer while another process holds the write lock for 3 s and a decision
+  is made meanwhile, and whether it lands once the lock frees (one run, in this process).
+
+CPU figures are steadier than wall time on a loaded machine, but a machine whose other processes take both
+cores still slows the caches and the scheduler: compare ratios within one run, not figures across runs.
 """
 
 import argparse
@@ -36,24 +46,27 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+import measure
 from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, OptionList, Static
 
 from gatepost.app import GatepostApp
 from gatepost.render import set_frame_rate
-from gatepost.screenshots import detail_settled
+from gatepost.screenshots import settle
 from gatepost.store import cases, skills
 from gatepost.store.evaluation import import_artifact
 from gatepost.store.kernel import PERSON_CAPABILITIES, add_actor, open_store, transaction
 from gatepost.store.skills import import_manifest
 from gatepost.widgets.paged_list import PagedList
 
-# both apps here run at the frame rate `gatepost console` sets as it starts (120 a second): at Textual's 60 a
+# both sides run at the frame rate `gatepost console` sets as it starts (120 a second): at Textual's 60 a
 # frame waited up to 33 ms for Textual's screen timer, not the 8.3-16.7 ms it waits in the console
 set_frame_rate()
 
@@ -61,6 +74,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 SIZE = (160, 50)
 PERSON = "ana"
+MOVES = 30
 KINDS = ["guard_check", "tuning_comparison", "heldout_comparison", "design_review"]
 RESULTS = {"guard_check": ["clean", "outside", "leaked"], "tuning_comparison": ["reproduced", "not_reproduced",
            "not_better"], "heldout_comparison": ["held", "regressed"], "design_review": ["passed", "failed"]}
@@ -123,33 +137,23 @@ def build(path: Path, n_cases: int, n_runs: int, n_tasks: int, n_skill_runs: int
     db.close()
 
 
-async def _until(pilot, check, timeout: float = 120.0) -> None:
-    deadline = time.perf_counter() + timeout
-    while not check():
-        if time.perf_counter() > deadline:
-            raise TimeoutError("the screen did not paint in time")
-        await pilot.pause()
+# what the floor's detail shows for each of its 100 rows: 45 lines of text, built before any move
+DETAIL_TEXTS = [Text("\n".join(f"case-{i:05d} line {j}: " + "the evidence held " * (3 + (i + j) % 4) for j in range(45)))
+                for i in range(100)]
 
 
-async def settle(pilot) -> None:
-    """Until the app's workers are done and their results applied (what a person waits for)."""
-    app = pilot.app
-    for _ in range(100):
-        await pilot.pause()
-        await detail_settled(app)  # the detail follows the cursor after a short idle (a timer)
-        running = [w for w in app.workers if not w.is_finished]
-        if not running:
-            return
-        await app.workers.wait_for_complete(running)
+class FloorScreen(Screen[None]):
+    """The floor's page: a header, a DataTable of 100 rows beside a Static showing the highlighted row's 45
+    prepared lines (updated at once when the cursor moves), a footer."""
 
-
-class MinimalApp(App):
-    """The floor: a header, a DataTable of one page (100 rows), a Static and a footer, no store."""
+    CSS = "DataTable { width: 1fr; } #floor-detail { width: 1fr; height: 1fr; overflow-y: auto; }"
+    shown: int | None = None  # the row whose lines the Static shows
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield DataTable(cursor_type="row")
-        yield Static("detail")
+        with Horizontal():
+            yield DataTable(cursor_type="row")
+            yield Static(id="floor-detail")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -158,171 +162,131 @@ class MinimalApp(App):
         table.add_rows([(f"case-{i:05d}", "abc123", "✔✔✔?✔✔ ?", "open", f"Loop change {i}") for i in range(100)])
         table.focus()
 
-
-# what the idiomatic detail pane shows for each of the 100 rows: 45 lines of text, built before any move
-DETAIL_TEXTS = [Text("\n".join(f"case-{i:05d} line {j}: " + "the evidence held " * (3 + (i + j) % 4) for j in range(45)))
-                for i in range(100)]
-
-
-class DetailFloorApp(MinimalApp):
-    """A second floor, for the cursor move with the detail following: the same DataTable beside a Static that
-    shows the highlighted row's 45 lines at once (Static.update in the highlight handler, the text built
-    beforehand: no store, no worker, no idle). What Textual itself spends to draw a detail that follows."""
-
-    CSS = "DataTable { width: 1fr; } #floor-detail { width: 1fr; height: 1fr; overflow-y: auto; }"
-    shown = 0  # the row whose lines the Static shows (MinimalApp's on_mount fills the table: Textual calls each)
-
-    def compose(self) -> ComposeResult:
-        yield Header()
-        with Horizontal():
-            yield DataTable(cursor_type="row")
-            yield Static(DETAIL_TEXTS[0], id="floor-detail")
-        yield Footer()
-
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self.query_one("#floor-detail", Static).update(DETAIL_TEXTS[event.cursor_row])
         self.shown = event.cursor_row
 
 
-async def keyed_moves(app: App, done) -> tuple[float, float]:  # noqa: ANN001
-    """CPU (mean) and wall time (median) of one move without the test pilot, from the key (sent as the terminal
-    driver sends it) to the frame that shows what `done()` waits for (the moved row; for gatepost, the detail
-    read for it). The pilot's press and pause walk every widget of the screen after each key, a cost no person
-    pays and one that grows with the widgets a screen has (31 on Cases, 8 on the minimal app). Each move is
-    followed by 60 ms of rest (no CPU). The moves go down then back up from the list's top, so neither table
-    scrolls (a scroll repaints every row)."""
-    frame = asyncio.Event()
-    display = app._display
+class FloorApp(App[None]):
+    """The floor: an app running on a blank screen; key 2 shows the floor's page (a mode, as gatepost's screens
+    are)."""
 
-    def on_display(screen, renderable) -> None:  # noqa: ANN001
-        display(screen, renderable)
-        if renderable is not None:
-            frame.set()
+    MODES = {"blank": lambda: Screen(), "page": FloorScreen}  # noqa: RUF012 - Textual reads it from the class
+    BINDINGS = [("2", "switch_mode('page')", "Page")]  # noqa: RUF012
 
-    app._display = on_display  # type: ignore[method-assign]
-    total, walls = 0.0, []
+    def on_mount(self) -> None:
+        self.switch_mode("blank")
+
+
+FORCED = [0]  # repaints asked for in this process (Frames.until)
+
+
+class Frames:
+    """Watches the frames an app writes: `until(done)` resolves at the first frame written when `done()` holds,
+    with the process's CPU and the wall clock at that frame."""
+
+    def __init__(self, app: App) -> None:  # type: ignore[type-arg]
+        self.app, self.done, self.at = app, None, (0.0, 0.0)
+        self.seen = asyncio.Event()
+        display = app._display
+
+        def on_display(screen, renderable) -> None:  # noqa: ANN001
+            display(screen, renderable)
+            if renderable is not None and self.done is not None and not self.seen.is_set() and self.done():
+                self.at = (time.process_time(), time.perf_counter())
+                self.seen.set()
+
+        app._display = on_display  # type: ignore[method-assign]
+
+    forced = 0  # frames asked for because done() held and no frame came (counted, printed by the child)
+
+    async def until(self, done: Callable[[], object], timeout: float = 120.0) -> tuple[float, float]:
+        """The first frame written when done() holds. If done() holds and no frame comes for 5 s (the data
+        drawn changed no cell after all), a repaint is asked for and counted (printed by the parent; its CPU
+        is in the figure, the wait, idle, is not)."""
+        self.seen.clear()
+        self.done = done
+        deadline = time.perf_counter() + timeout
+        while not self.seen.is_set():
+            try:
+                await asyncio.wait_for(self.seen.wait(), 5.0)
+            except TimeoutError:
+                if time.perf_counter() > deadline:
+                    raise
+                if done():
+                    self.forced += 1
+                    FORCED[0] += 1
+                    self.app.screen.refresh()
+        self.done = None
+        return self.at
+
+    async def key(self, key: str, done: Callable[[], object]) -> tuple[float, float]:
+        """CPU and wall seconds from `key` (sent as the terminal driver sends it) to the first frame showing done()."""
+        cpu, wall = time.process_time(), time.perf_counter()
+        self.app._driver.send_message(events.Key(key, key if len(key) == 1 else None))
+        at_cpu, at_wall = await self.until(done)
+        return at_cpu - cpu, at_wall - wall
+
+
+async def keyed_moves(frames: Frames, shown: Callable[[], object]) -> float:
+    """The mean CPU of a cursor move, from the key to the frame that shows `shown()` changed."""
+    total = 0.0
     for i in range(MOVES):
-        before = done()
-        cpu, wall = time.process_time(), time.perf_counter()
-        app._driver.send_message(events.Key("down" if i < MOVES // 2 else "up", None))
-        while True:
-            frame.clear()
-            await frame.wait()
-            now = done()
-            if now is not None and now != before:
-                break
-        total += time.process_time() - cpu
-        walls.append(time.perf_counter() - wall)
+        before = shown()
+        cpu, _ = await frames.key("down" if i < MOVES // 2 else "up", lambda b=before: shown() not in (None, b))
+        total += cpu
         await asyncio.sleep(0.06)
-    app._display = display  # type: ignore[method-assign]
-    return total / MOVES, statistics.median(walls)
+    return total / MOVES
 
 
-def record_frames(app: App) -> list[tuple[float, object]]:
-    """(when, screen) of every frame the app writes to its terminal, from now on."""
-    frames: list[tuple[float, object]] = []
-    display = app._display
-
-    def timed_display(screen, renderable) -> None:  # noqa: ANN001
-        display(screen, renderable)
-        if renderable is not None:
-            frames.append((time.perf_counter(), screen))
-
-    app._display = timed_display  # type: ignore[method-assign]
-    return frames
-
-
-async def last_frame(pilot, frames: list[tuple[float, object]], started: float) -> float:  # noqa: ANN001
-    """From `started` to the last frame of the screen shown written since: the page as the person sees it at
-    last, everything read and drawn (the pilot's idle checks after it, each at least 20 ms of sleep, left out).
-    Called once the pilot saw the screen settled; a frame Textual still holds back then is waited for."""
-    screen = pilot.app.screen
-    await _until(pilot, lambda: any(t > started and shown is screen for t, shown in frames))
-    return max(t for t, shown in frames if t > started and shown is screen) - started
-
-
-async def measure_minimal() -> dict[str, float]:
-    figures: dict[str, float] = {}
-    started, cpu = time.perf_counter(), time.process_time()
-    app = MinimalApp()
-    frames = record_frames(app)
+async def floor_child() -> dict[str, float]:
+    app = FloorApp()
+    frames = Frames(app)
     async with app.run_test(size=SIZE) as pilot:
-        await _until(pilot, lambda: app.query_one(DataTable).row_count == 100)
         await pilot.pause()
-        PILOT["first frame"] = time.perf_counter() - started
-        figures["first frame (CPU)"] = time.process_time() - cpu
-        figures["first frame"] = await last_frame(pilot, frames, started)
-        cpu, wall = time.process_time(), time.perf_counter()
-        for _ in range(MOVES):
-            await pilot.press("down")
-            await settle(pilot)  # as on gatepost's side: here one more pause, nothing follows the cursor
-        figures["cursor move (CPU)"] = (time.process_time() - cpu) / MOVES
-        figures["cursor move (wall)"] = (time.perf_counter() - wall) / MOVES
-        table = app.query_one(DataTable)
-        table.move_cursor(row=0)
-        await pilot.pause()
-        cpu_moved, wall_moved = await keyed_moves(app, lambda: table.cursor_row)
-        figures["cursor move, key to frame (CPU)"] = cpu_moved
-        figures["cursor move, key to frame (wall)"] = wall_moved
-    floor = DetailFloorApp()
-    async with floor.run_test(size=SIZE) as pilot:
-        await _until(pilot, lambda: floor.query_one(DataTable).row_count == 100)
-        await pilot.pause()
-        cpu_moved, wall_moved = await keyed_moves(floor, lambda: floor.shown)
-        figures["detail floor: key to detail frame (CPU)"] = cpu_moved
-        figures["detail floor: key to detail frame (wall)"] = wall_moved
+
+        def page_shown() -> bool:
+            screen = app.screen
+            return isinstance(screen, FloorScreen) and screen.query_one(DataTable).row_count == 100 \
+                and screen.shown == 0
+
+        cpu, wall = await frames.key("2", page_shown)
+        figures = {"first page": cpu, "first page (wall)": wall}
+        screen = app.screen
+        assert isinstance(screen, FloorScreen)
+        figures["cursor move, detail following"] = await keyed_moves(frames, lambda: screen.shown)
     return figures
 
 
-MOVES = 30
-SETTLED: dict[str, float] = {}  # a revisit until the pilot saw the app idle (its waits included)
-PILOT: dict[str, float] = {}  # a first page until the pilot saw it settled (its idle checks included)
-CPU: dict[str, float] = {}  # the process's CPU for each first page (all threads): steadier than wall on a loaded machine
-
-
-async def measure_gatepost(path: Path) -> dict[str, float]:
-    figures: dict[str, float] = {}
-    started, cpu = time.perf_counter(), time.process_time()
+async def gatepost_child(path: Path) -> dict[str, float]:
     app = GatepostApp(path, person=PERSON)
-    frames = record_frames(app)
+    frames = Frames(app)
+    figures: dict[str, float] = {}
     async with app.run_test(size=SIZE) as pilot:
-        await _until(pilot, lambda: type(app.screen).__name__ == "OverviewScreen")
+        def overview_shown() -> bool:
+            lines = app.screen.query("#overview-lines")
+            return bool(lines) and lines.first(OptionList).option_count > 0
+
+        at_cpu, _ = await frames.until(overview_shown)
+        figures["overview: start to counts shown"] = at_cpu  # the process's CPU since it started
         await settle(pilot)
-        PILOT["overview: first page"] = time.perf_counter() - started
-        CPU["overview: first page"] = time.process_time() - cpu
-        figures["overview: first page"] = await last_frame(pilot, frames, started)
         for mode, key, _label, _target in app.screen_specs[1:]:
-            started, cpu = time.perf_counter(), time.process_time()
-            await pilot.press(key)
-            await _until(pilot, lambda mode=mode: app.current_mode == mode and bool(app.screen.query(PagedList))
-                         and all(p.loaded for p in app.screen.query(PagedList)))
+            def page_shown(mode: str = mode) -> bool:
+                screen = app.screen
+                lists = list(screen.query(PagedList)) if app.current_mode == mode else []
+                settled = getattr(screen, "detail_settled", None)
+                return bool(lists) and all(p.loaded for p in lists) and (settled is None or settled.is_set())
+
+            cpu, wall = await frames.key(key, page_shown)
+            figures[f"{mode}: first page"], figures[f"{mode}: first page (wall)"] = cpu, wall
             await settle(pilot)
-            PILOT[f"{mode}: first page"] = time.perf_counter() - started
-            CPU[f"{mode}: first page"] = time.process_time() - cpu
-            figures[f"{mode}: first page"] = await last_frame(pilot, frames, started)
-        for mode, key, _label, _target in app.screen_specs:
-            started, cpu = time.perf_counter(), time.process_time()
-            await pilot.press(key)
-            await settle(pilot)
-            # the key to the revisited screen's first frame (a revisit reads nothing: the frame is all of it);
-            # waiting until settled adds the test pilot's own idle checks (each at least 20 ms of sleep)
-            figures[f"{mode}: revisit"] = next(t for t, screen in frames if t > started and screen is app.screen) - started
-            CPU[f"{mode}: revisit"] = time.process_time() - cpu
-            SETTLED[f"{mode}: revisit"] = time.perf_counter() - started
-        await pilot.press("2")
+        await frames.key("2", lambda: app.current_mode == "cases")
         await settle(pilot)
-        cpu, wall = time.process_time(), time.perf_counter()
-        for _ in range(MOVES):
-            await pilot.press("down")
-            await settle(pilot)  # the detail follows every move
-        figures["cases: cursor move, detail following (CPU)"] = (time.process_time() - cpu) / MOVES
-        figures["cases: cursor move, detail following (wall)"] = (time.perf_counter() - wall) / MOVES
         screen = app.screen
         screen.query_one(PagedList).table.move_cursor(row=0)
         await settle(pilot)
-        cpu_moved, wall_moved = await keyed_moves(app, lambda: screen.shown if screen.detail_settled.is_set() else None)
-        figures["cases: cursor move, key to detail frame (CPU)"] = cpu_moved
-        figures["cases: cursor move, key to detail frame (wall)"] = wall_moved
+        figures["cases: cursor move, detail following"] = await keyed_moves(
+            frames, lambda: screen.shown if screen.detail_settled.is_set() else None)
     return figures
 
 
@@ -384,98 +348,104 @@ async def measure_stall(path: Path) -> dict[str, float]:
     return figures
 
 
-def measure_cli(runs: int = 7) -> dict[str, float]:
-    def median(argv: list[str]) -> float:
-        times = []
-        for _ in range(runs):
-            started = time.perf_counter()
-            subprocess.run(argv, capture_output=True, check=True)
-            times.append(time.perf_counter() - started)
-        return statistics.median(times)
-
-    return {"gatepost --help": median([sys.executable, "-m", "gatepost", "--help"]),
-            "python -c 'import click'": median([sys.executable, "-c", "import click"])}
+def child(side: str, store: Path | None, out: Path) -> None:
+    figures = asyncio.run(floor_child() if side == "floor" else gatepost_child(store))  # type: ignore[arg-type]
+    figures["repaints asked for"] = FORCED[0]
+    out.write_text(json.dumps(figures))
 
 
-def _median_of(runs: list[dict[str, float]]) -> dict[str, float]:
-    """Each figure's median over the runs: one run's first page moved 1.3-2.2x the minimal app on an idle machine
-    (a garbage collection, the scheduler), which one run cannot tell from a change."""
-    return {name: statistics.median(run[name] for run in runs) for name in runs[0]}
+def sample(argv: list[str], out: Path, into: list[dict[str, float]]) -> measure.Sample:
+    taken = measure.run(argv)
+    into.append(json.loads(out.read_text()))
+    return taken
+
+
+def compare(name: str, ours: list[float], floor: list[float], target: float | None = 1.2) -> None:
+    line = f"  {name:<44} {measure.spread(ours)}   floor {measure.spread(floor)}   {measure.ratio(ours, floor)}"
+    if target is not None:
+        met = statistics.median(ours) / statistics.median(floor) <= target
+        line += f"; target <= {target}x: {'met' if met else 'NOT met'}"
+    print(line, flush=True)
+
+
+def measure_store(store: Path, runs: int, work: Path) -> float:
+    """Interleaved children of both sides on one store; prints the comparison, returns the Overview's figure."""
+    floors: list[dict[str, float]] = []
+    ours: list[dict[str, float]] = []
+    me = [sys.executable, str(Path(__file__).resolve())]
+    floor_out, our_out = work / "floor.json", work / "gatepost.json"
+    measure.interleave({
+        "floor": lambda: sample([*me, "--child", "floor", "--out", str(floor_out)], floor_out, floors),
+        "gatepost": lambda: sample([*me, "--child", "gatepost", "--store", str(store), "--out", str(our_out)],
+                                   our_out, ours),
+    }, runs)
+    print(f"CPU from the key to the frame that shows the data, median of {runs} interleaved runs (min-max), "
+          "against the floor:")
+    floor_page = [f["first page"] for f in floors]
+    for name in ours[0]:
+        if name.endswith(": first page"):
+            compare(name, [f[name] for f in ours], floor_page)
+    compare("cases: cursor move, detail following", [f["cases: cursor move, detail following"] for f in ours],
+            [f["cursor move, detail following"] for f in floors])
+    overview = [f["overview: start to counts shown"] for f in ours]
+    print(f"  overview: process start to counts shown     {measure.spread(overview)} (CPU, imports included)")
+    asked = sum(f.get("repaints asked for", 0) for f in floors + ours)
+    if asked:
+        print(f"  ({asked:g} repaint(s) asked for: the data was shown and no frame came for 5 s)")
+    return statistics.median(overview)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--store", type=Path, default=ROOT / "benchmarks" / ".stores" / "console_scale.db")
+    parser.add_argument("--store", type=Path, action="append", default=None,
+                        help="a store to measure (built if missing); repeat for several sizes")
+    parser.add_argument("--runs", type=int, default=5, help="children of each side per store (at least 5)")
     parser.add_argument("--cases", type=int, default=10_000)
-    parser.add_argument("--runs", type=int, default=1_000)
+    parser.add_argument("--runs-of-tasks", type=int, default=1_000, help="evaluation runs in a built store")
     parser.add_argument("--tasks", type=int, default=1_000, help="task results per run")
     parser.add_argument("--skill-runs", type=int, default=100_000)
     parser.add_argument("--rebuild", action="store_true", help="build the store again even if it exists")
-    parser.add_argument("--repeat", type=int, default=3, help="runs of each side; every figure is their median")
     parser.add_argument("--build-only", action="store_true", help="build (or reuse) the store, measure nothing")
+    parser.add_argument("--stall", action="store_true", help="also measure a stall under another's write lock")
+    parser.add_argument("--child", choices=("floor", "gatepost"), help=argparse.SUPPRESS)
+    parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.rebuild or not args.store.exists():
-        args.store.parent.mkdir(parents=True, exist_ok=True)
-        for suffix in ("", "-wal", "-shm"):
-            Path(str(args.store) + suffix).unlink(missing_ok=True)
-        print(f"building {args.store} …", flush=True)
-        build(args.store, args.cases, args.runs, args.tasks, args.skill_runs)
-    db = open_store(args.store, create=False)
-    sizes = {t: db[t].count for t in ("cases", "task_results", "skill_runs", "events")}
-    db.close()
-    print("store: " + ", ".join(f"{n:,} {t}" for t, n in sizes.items()))
+    stores = args.store or [ROOT / "benchmarks" / ".stores" / "console_scale.db"]
+    if args.child:
+        child(args.child, stores[0] if args.store else None, args.out)
+        return
+    if args.runs < 5 and not args.build_only:
+        parser.error("--runs must be at least 5 (a median of fewer says little on a shared machine)")
+    for store in stores:
+        if args.rebuild or not store.exists():
+            store.parent.mkdir(parents=True, exist_ok=True)
+            for suffix in ("", "-wal", "-shm"):
+                Path(str(store) + suffix).unlink(missing_ok=True)
+            print(f"building {store} …", flush=True)
+            build(store, args.cases, args.runs_of_tasks, args.tasks, args.skill_runs)
     if args.build_only:
         return
-    floors, runs, cpus, settleds, pilots = [], [], [], [], []
-    for _ in range(args.repeat):  # interleaved, each in a fresh app: a drift of the machine reaches both sides
-        floors.append(asyncio.run(measure_minimal()))
-        runs.append(asyncio.run(measure_gatepost(args.store)))
-        cpus.append(dict(CPU))
-        settleds.append(dict(SETTLED))
-        pilots.append(dict(PILOT))
-    floor, ours = _median_of(floors), _median_of(runs)
-    CPU.update(_median_of(cpus))
-    SETTLED.update(_median_of(settleds))
-    PILOT.update(_median_of(pilots))
-    print(f"(each figure: the median of {args.repeat} runs)")
-    stall = asyncio.run(measure_stall(args.store))
-    cli = measure_cli()
-    print(f"\nminimal Textual app (same frame, no store): first frame {floor['first frame'] * 1000:.0f} ms "
-          f"({floor['first frame (CPU)'] * 1000:.0f} ms CPU; {PILOT['first frame'] * 1000:.0f} ms until the pilot saw it"
-          ");\n  cursor move through the pilot "
-          f"{floor['cursor move (wall)'] * 1000:.1f} ms ({floor['cursor move (CPU)'] * 1000:.1f} ms CPU), key to frame "
-          f"{floor['cursor move, key to frame (wall)'] * 1000:.1f} ms ({floor['cursor move, key to frame (CPU)'] * 1000:.1f}"
-          " ms CPU)")
-    print(f"  with a 45-line Static that follows the cursor at once (no store): key to detail frame "
-          f"{floor['detail floor: key to detail frame (wall)'] * 1000:.1f} ms "
-          f"({floor['detail floor: key to detail frame (CPU)'] * 1000:.1f} ms CPU), "
-          f"{floor['detail floor: key to detail frame (CPU)'] / floor['cursor move, key to frame (CPU)']:.2f}× the bare "
-          "DataTable's CPU")
-    print("\ngatepost:")
-    for name, seconds in ours.items():
-        unit = "(wall)" if name.endswith("(wall)") else "(CPU)"
-        base = (floor[f"cursor move, key to frame {unit}"] if "key to" in name else floor[f"cursor move {unit}"]
-                if "cursor" in name else floor["first frame"])
-        ratio = f"{seconds / base:5.2f}× the minimal app" if "revisit" not in name else ""
-        if name in CPU and "revisit" in name:
-            ratio = (f"key to frame;  CPU {CPU[name] * 1000:4.0f} ms;  {SETTLED[name] * 1000:4.0f} ms until the "
-                     "pilot saw it idle")
-        elif name in CPU:
-            ratio += (f"   CPU {CPU[name] * 1000:4.0f} ms, {CPU[name] / floor['first frame (CPU)']:4.2f}×;  until the pilot "
-                      f"saw it settled {PILOT[name] * 1000:4.0f} ms, {PILOT[name] / PILOT['first frame']:4.2f}×")
-        if "key to detail" in name:
-            ratio += f";  {seconds / floor[f'detail floor: key to detail frame {unit}']:4.2f}× the Static floor"
-        print(f"  {name:<46} {seconds * 1000:8.1f} ms  {ratio}")
-    print("\nunder another process's write lock:")
-    print(f"  longest stall of a 10 ms timer            {stall['longest stall under a 3 s write lock'] * 1000:8.1f} ms"
-          f"   (no lock held, same 3 s: {stall['longest stall, no lock held'] * 1000:.1f} ms)")
-    print(f"  decision made meanwhile landed            {'yes' if stall['decision landed after the lock (1 = yes)'] else 'NO'}")
-    print(f"  longest frame once it landed (redraw)     {stall['longest frame after the lock freed'] * 1000:8.1f} ms")
-    print("\nCLI start-up (median of 7):")
-    for name, seconds in cli.items():
-        print(f"  {name:<46} {seconds * 1000:8.1f} ms")
-    ratio = cli["gatepost --help"] / cli["python -c 'import click'"]
-    print(f"  ratio {ratio:5.2f}×")
+    measure.compile_all()
+    overviews = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for store in stores:
+            db = open_store(store)  # migrated here, not inside a timed child
+            sizes = {t: db[t].count for t in ("cases", "task_results", "skill_runs", "events")}
+            db.close()
+            print(f"\nstore {store.name}: " + ", ".join(f"{n:,} {t}" for t, n in sizes.items()), flush=True)
+            overviews[sizes["cases"]] = measure_store(store, args.runs, Path(tmp))
+    if len(overviews) > 1:
+        (small, low), (large, high) = min(overviews.items()), max(overviews.items())
+        print(f"\noverview start to counts shown: {high / low:.2f}x at {large:,} cases against {small:,} "
+              "(flat: about 1)")
+    if args.stall:
+        stall = asyncio.run(measure_stall(stores[0]))
+        print("\nunder another process's write lock:")
+        print(f"  longest stall of a 10 ms timer            {stall['longest stall under a 3 s write lock'] * 1000:8.1f} ms"
+              f"   (no lock held, same 3 s: {stall['longest stall, no lock held'] * 1000:.1f} ms)")
+        print(f"  decision made meanwhile landed            "
+              f"{'yes' if stall['decision landed after the lock (1 = yes)'] else 'NO'}")
+        print(f"  longest frame once it landed (redraw)     {stall['longest frame after the lock freed'] * 1000:8.1f} ms")
 
 
 if __name__ == "__main__":

@@ -1,58 +1,59 @@
-"""A cursor move with the detail following, on each deciding screen, against the two floors of console_scale.
+"""A cursor move with the detail following, on each deciding screen, against console_scale's floor.
 
-    python benchmarks/detail_moves.py [--store PATH] [--moves 8] [--repeat 3]
+    python benchmarks/detail_moves.py [--store PATH] [--moves 8] [--runs 5]
 
 Without --store, the demo store is built into a temporary folder (`gatepost demo --no-console`): it holds
 items on all four screens (the large store of console_scale.py has no manifest drafts). On Cases,
-Regressions, Manifests and Proposals, from the key (sent as the terminal driver sends it) to the frame that
-shows the detail read for the row the cursor reached: CPU and wall time, each screen against a bare
-DataTable's move and a DataTable beside a Static that shows 45 prepared lines at once (the floors of
-console_scale.py, run in the same process). Each figure is the median of --repeat runs.
+Regressions, Manifests and Proposals, the CPU from the key (sent as the terminal driver sends it) to the
+frame that shows the detail read for the row the cursor reached (the mean of --moves moves, half down, half
+back up). The floor is console_scale.py's: a DataTable beside a Static that shows the new row's 45 prepared
+lines at once, what Textual itself spends on a detail that follows. Each side is a fresh child process
+(benchmarks/measure.py), the floor's and gatepost's children interleaved, --runs of each (at least 5);
+printed: the median with its spread and the ratio to the floor's median.
 """
 
 import argparse
 import asyncio
-import statistics
+import json
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import console_scale as cs  # first: it imports gatepost before Textual (the console's frame rate)
+import measure
 
 from gatepost.app import GatepostApp
+from gatepost.screenshots import settle
 from gatepost.widgets.paged_list import PagedList
 
 SCREENS = (("cases", "2"), ("regressions", "4"), ("manifests", "5"), ("proposals", "6"))
 
 
-async def floors() -> dict[str, tuple[float, float]]:
-    out = {}
-    for name, app_class in (("bare DataTable", cs.MinimalApp), ("DataTable + Static floor", cs.DetailFloorApp)):
-        app = app_class()
-        async with app.run_test(size=cs.SIZE) as pilot:
-            await cs._until(pilot, lambda app=app: app.query_one(cs.DataTable).row_count == 100)
-            await pilot.pause()
-            table = app.query_one(cs.DataTable)
-            floor = isinstance(app, cs.DetailFloorApp)  # the Static shows the row: wait for it, else the cursor
-            done = (lambda app=app: app.shown) if floor else (lambda table=table: table.cursor_row)
-            out[name] = await cs.keyed_moves(app, done)
-    return out
+async def floor() -> dict[str, float]:
+    app = cs.FloorApp()
+    frames = cs.Frames(app)
+    async with app.run_test(size=cs.SIZE) as pilot:
+        await pilot.pause()
+        await frames.key("2", lambda: isinstance(app.screen, cs.FloorScreen) and app.screen.shown == 0)
+        screen = app.screen
+        return {"floor": await cs.keyed_moves(frames, lambda: screen.shown)}
 
 
-async def screens(path: Path) -> dict[str, tuple[float, float]]:
+async def screens(path: Path) -> dict[str, float]:
     out = {}
     app = GatepostApp(path, person="ana")
+    frames = cs.Frames(app)
     async with app.run_test(size=cs.SIZE) as pilot:
-        await cs.settle(pilot)
+        await settle(pilot)
         for name, key in SCREENS:
             await pilot.press(key)
-            await cs.settle(pilot)
+            await settle(pilot)
             screen = app.screen
             rows = len(screen.query_one(PagedList).keys)
             if rows <= cs.MOVES // 2:
                 raise SystemExit(f"detail_moves: {name} lists {rows} rows; --moves needs more than {cs.MOVES // 2}")
-            out[name] = await cs.keyed_moves(app, lambda s=screen: s.shown if s.detail_settled.is_set() else None)
+            out[name] = await cs.keyed_moves(frames, lambda s=screen: s.shown if s.detail_settled.is_set() else None)
     return out
 
 
@@ -60,24 +61,42 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--store", type=Path, help="a store with items on all four screens (default: the demo)")
     parser.add_argument("--moves", type=int, default=8, help="moves a screen: half down, half back up")
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--child", choices=("floor", "gatepost"), help=argparse.SUPPRESS)
+    parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     cs.MOVES = args.moves
+    if args.child:
+        figures = asyncio.run(floor() if args.child == "floor" else screens(args.store))
+        args.out.write_text(json.dumps(figures))
+        return
+    if args.runs < 5:
+        parser.error("--runs must be at least 5")
+    measure.compile_all()
     with tempfile.TemporaryDirectory(prefix="gatepost-moves-") as folder:
         store = args.store
         if store is None:
             store = Path(folder) / "demo.db"
             subprocess.run([sys.executable, "-m", "gatepost", "demo", "--db", str(store), "--no-console", "-q",
                             "--as", "ana"], check=True, capture_output=True)
-        runs = []
-        for _ in range(args.repeat):  # interleaved: a drift of the machine reaches every figure
-            runs.append({**asyncio.run(floors()), **asyncio.run(screens(store))})
-    median = {name: tuple(statistics.median(run[name][i] for run in runs) for i in (0, 1)) for name in runs[0]}
-    bare, floor = median["bare DataTable"], median["DataTable + Static floor"]
-    print(f"key to the detail's frame, 160x50, {args.moves} moves, median of {args.repeat} runs:")
-    for name, (cpu, wall) in median.items():
-        print(f"  {name:<26} CPU {cpu * 1000:5.1f} ms ({cpu / bare[0]:4.2f}x bare, {cpu / floor[0]:4.2f}x floor)"
-              f"   wall {wall * 1000:5.1f} ms ({wall / floor[1]:4.2f}x floor)")
+        found: dict[str, list[dict[str, float]]] = {"floor": [], "gatepost": []}
+        me = [sys.executable, str(Path(__file__).resolve()), "--moves", str(args.moves)]
+
+        def side(name: str) -> measure.Sample:
+            out = Path(folder) / f"{name}.json"
+            taken = measure.run([*me, "--child", name, "--out", str(out), *(["--store", str(store)]
+                                                                         if name == "gatepost" else [])])
+            found[name].append(json.loads(out.read_text()))
+            return taken
+
+        measure.interleave({name: (lambda name=name: side(name)) for name in found}, args.runs)
+    base = [f["floor"] for f in found["floor"]]
+    print(f"CPU from the key to the detail's frame, 160x50, {args.moves} moves a run, median of {args.runs} "
+          "interleaved runs (min-max):")
+    print(f"  {'floor (DataTable + Static)':<28} {measure.spread(base)}")
+    for name, _key in SCREENS:
+        ours = [f[name] for f in found["gatepost"]]
+        print(f"  {name:<28} {measure.spread(ours)}  {measure.ratio(ours, base)}")
 
 
 if __name__ == "__main__":

@@ -1,13 +1,20 @@
-"""Time from start to the first rows of one run's tasks (issue 19's comparison table): gatepost's console
-and gatepost serve in headless Chromium, at 1,000 / 10,000 / 100,000 tasks, median of --repeat.
+"""Time from start to the first rows of one run's tasks: gatepost's console, gatepost serve in headless
+Chromium, Inspect's and promptfoo's viewers, at 1,000 / 10,000 / 100,000 tasks.
 
-    python benchmarks/viewer_compare.py [--sizes 1000,10000,100000] [--repeat 3]
+    python benchmarks/viewer_compare.py [--sizes 1000,10000,100000] [--repeat 5]
 
 For each size a store is built as benchmarks/run_scale.py builds it (two runs of one skill; the measured
-run has SIZE tasks on both sides), untimed. Then, each repeat from nothing:
+run has SIZE tasks on both sides), and each foreign tool's log, untimed. Then the tools are measured in
+rounds, one run of each per round (A B C D, the next round D C B A: benchmarks/measure.py's interleaving),
+--repeat rounds (at least 5); each cell is the median with the spread (min-max). Every tool is timed the same
+way: wall time from the moment its first process is spawned to the first rows shown. Wall time, not CPU:
+three of the four sides are a server plus a browser page, whose CPU cannot be told apart from the browser's
+own; so the figures are load-sensitive, and only ratios between cells of one run mean anything. There is no
+floor here but the tools themselves: it is a comparison with the peers a team would otherwise use.
 
   gatepost console      run_scale.py's "console new" child: a fresh process starts the console headless
-                        (run_test), opens the run and waits for its first 50 task rows; its peak RSS.
+                        (run_test), opens the run and waits for its first 50 task rows; its own peak RSS
+                        (wait4's rusage of that child: never this process's).
   gatepost serve        `gatepost serve --open results:RUN` is started; an already running headless
                         Chromium opens the URL it prints; the time runs until the page's terminal shows
                         the run's first task rows (read from xterm.js's buffer over DevTools). The peak
@@ -46,9 +53,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import aiohttp
+import measure
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -121,11 +130,15 @@ def build(folder: Path, n: int) -> tuple[Path, str]:
 
 
 def console_once(store: Path, run_id: str, *, streamed_stats: bool = False) -> tuple[float, float]:
-    env = dict(os.environ, GATEPOST_BENCH_STREAMED_STATS="1") if streamed_stats else None
-    done = subprocess.run([sys.executable, str(HERE / "run_scale.py"), "--child", "console-new", "--store",
-                           str(store), "--run", run_id], capture_output=True, text=True, check=True, env=env)
-    figures = json.loads(done.stdout.strip().splitlines()[-1])
-    return figures["seconds"], figures["rss_mb"]
+    out = Path(tempfile.mkdtemp(prefix="gatepost-console-")) / "figures.json"
+    env = dict(os.environ, BENCH_SPAWNED=repr(time.time()))
+    if streamed_stats:
+        env["GATEPOST_BENCH_STREAMED_STATS"] = "1"
+    taken = measure.run([sys.executable, str(HERE / "run_scale.py"), "--child", "console-new", "--store",
+                         str(store), "--run", run_id, "--out", str(out)], env=env)
+    figures = json.loads(out.read_text())
+    shutil.rmtree(out.parent, ignore_errors=True)
+    return figures["seconds"], taken.rss_mib
 
 
 async def serve_once(store: Path, run_id: str, devtools_port: int, folder: Path) -> tuple[float, float]:
@@ -335,14 +348,25 @@ def promptfoo_once(promptfoo: Path, home: Path, eval_id: str, devtools: int, fol
 
 
 def _cell(figures: list[tuple[float, float]], memory: str) -> str:
-    return (f"{statistics.median(s for s, _ in figures):.2f} s, {memory} "
+    seconds = [s for s, _ in figures]
+    return (f"{statistics.median(seconds):.2f} s ({min(seconds):.2f}–{max(seconds):.2f}), {memory + ' ' if memory else ''}"
             f"{statistics.median(m for _, m in figures):.0f} MB")
+
+
+def interleaved(sides: dict[str, Callable[[], tuple[float, float]]], rounds: int) -> dict[str, list[tuple[float, float]]]:
+    """Each side once per round, rounds in alternating order (as benchmarks/measure.py interleaves)."""
+    found: dict[str, list[tuple[float, float]]] = {name: [] for name in sides}
+    names = list(sides)
+    for round_no in range(rounds):
+        for name in names if round_no % 2 == 0 else reversed(names):
+            found[name].append(sides[name]())
+    return found
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5, help="rounds, one run of each tool per round (at least 5)")
     parser.add_argument("--tools", default="console,serve,inspect,promptfoo",
                         help="which columns to measure (e.g. --sizes 1000000 --tools console); console-streamed: "
                              "also the console with the run's statistics streamed task by task (as before they "
@@ -350,6 +374,8 @@ def main() -> None:
     parser.add_argument("--inspect", default=None, help="inspect-ai's `inspect` command (default: on PATH)")
     parser.add_argument("--promptfoo", default=None, help="the `promptfoo` command (default: on PATH)")
     args = parser.parse_args()
+    if args.repeat < 5:
+        parser.error("--repeat must be at least 5")
     wanted = set(args.tools.split(","))
     folder = Path(tempfile.mkdtemp(prefix="gatepost-viewers-"))
     inspect = _tool(args.inspect, "GATEPOST_BENCH_INSPECT", "inspect") if "inspect" in wanted else None
@@ -376,41 +402,32 @@ def main() -> None:
         print("| N tasks in one run | gatepost console | gatepost serve + Chromium | Inspect view | promptfoo view |")
         print("|---|---|---|---|---|")
         for n in (int(s) for s in args.sizes.split(",")):
-            cells = []
             store, run_id = build(folder, n)
+            sides: dict[str, Callable[[], tuple[float, float]]] = {}
+            memory = {"console": "", "serve": "console", "inspect": "server", "promptfoo": "server"}
             if "console" in wanted:
-                console, streamed = [], []
-                for _ in range(args.repeat):
-                    console.append(console_once(store, run_id))
-                    if "console-streamed" in wanted:
-                        streamed.append(console_once(store, run_id, streamed_stats=True))
-                cells.append(f"{statistics.median(s for s, _ in console):.2f} s, "
-                             f"{statistics.median(m for _, m in console):.0f} MB")
-                if streamed:
-                    before[n] = _cell(streamed, "")
-            else:
-                cells.append("not measured")
+                sides["console"] = lambda store=store, run_id=run_id: console_once(store, run_id)
+                if "console-streamed" in wanted:
+                    sides["console-streamed"] = lambda store=store, run_id=run_id: console_once(store, run_id, streamed_stats=True)
             if chromium is not None and "serve" in wanted:
-                served = [asyncio.run(serve_once(store, run_id, devtools, folder)) for _ in range(args.repeat)]
-                cells.append(_cell(served, "console"))
-            else:
-                cells.append("not measured")
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{store}{suffix}").unlink(missing_ok=True)
+                sides["serve"] = lambda store=store, run_id=run_id: asyncio.run(serve_once(store, run_id, devtools, folder))
             if chromium is not None and inspect is not None:
                 logs, name = inspect_build(inspect, folder, n)
-                cells.append(_cell([inspect_once(inspect, logs, name, devtools, folder) for _ in range(args.repeat)],
-                                   "server"))
-                shutil.rmtree(logs, ignore_errors=True)
-            else:
-                cells.append("not measured")
+                sides["inspect"] = lambda logs=logs, name=name: inspect_once(inspect, logs, name, devtools, folder)
             if chromium is not None and promptfoo is not None:
                 home, eval_id = promptfoo_build(promptfoo, folder, n)
-                cells.append(_cell([promptfoo_once(promptfoo, home, eval_id, devtools, folder)
-                                    for _ in range(args.repeat)], "server"))
+                sides["promptfoo"] = lambda home=home, eval_id=eval_id: promptfoo_once(promptfoo, home, eval_id, devtools, folder)
+            found = interleaved(sides, args.repeat)
+            cells = [_cell(found[tool], memory[tool]) if tool in found else "not measured"
+                     for tool in ("console", "serve", "inspect", "promptfoo")]
+            if "console-streamed" in found:
+                before[n] = _cell(found["console-streamed"], "")
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{store}{suffix}").unlink(missing_ok=True)
+            if "inspect" in sides:
+                shutil.rmtree(logs, ignore_errors=True)
+            if "promptfoo" in sides:
                 shutil.rmtree(home, ignore_errors=True)
-            else:
-                cells.append("not measured")
             print(f"| {n:,} | {' | '.join(cells)} |", flush=True)
         for n, cell in before.items():
             print(f"console with the statistics streamed task by task (before run_task_figures), {n:,}: {cell}")

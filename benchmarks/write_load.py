@@ -1,18 +1,24 @@
 """Writers never starve: N processes writing to one store at once, every write timed.
 
-    python benchmarks/write_load.py [--writers 16] [--seconds 20] [--sqlite-only] [--busy 30]
+    python benchmarks/write_load.py [--writers 16] [--seconds 10] [--rounds 5] [--busy 30]
 
 Each writer is its own process (multiprocessing, spawn) with its own connection. It records evidence on
 its own cases as fast as it can and, every 10th write, decides one of its cases (a reviewer's decision:
-the guarded act, the projection, the chain). Printed: writes done and failed, the p50/p90/p99/max of a
-write and of a decision. `--sqlite-only` turns the store's write queue off in the writers (each waits in
-SQLite's busy handler alone, as gatepost did before the queue), to compare. `--busy` sets
-GATEPOST_BUSY_TIMEOUT (seconds) for the writers.
+the guarded act, the projection, the chain). Two modes, interleaved over --rounds rounds (at least 5; the
+order alternates), each round on a fresh store: the store's write queue, and its floor, the same writers
+waiting in SQLite's busy handler alone (the queue turned off in the writers, as gatepost was before it):
+what SQLite gives without gatepost's queue, which the queue must not make slower per write and should make
+fairer in the tail. Printed per mode: the median (min-max) over rounds of the writes done and failed, of
+the p50/p99/max of a write and of a decision (wall time: waiting for the lock is the point), and the CPU
+of every writer process per write (RUSAGE_CHILDREN of this process across the round). `--busy` sets
+GATEPOST_BUSY_TIMEOUT (seconds) for the writers. Load-sensitive: the writers share the machine's cores with
+whatever else runs; compare the modes within one run.
 """
 
 import argparse
 import multiprocessing as mp
 import os
+import resource
 import statistics
 import tempfile
 import time
@@ -75,40 +81,58 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--writers", type=int, default=16)
-    parser.add_argument("--seconds", type=float, default=20)
-    parser.add_argument("--sqlite-only", action="store_true")
-    parser.add_argument("--busy", type=float, default=30)
-    args = parser.parse_args()
-    os.environ["GATEPOST_BUSY_TIMEOUT"] = str(args.busy)
+def one_round(args: argparse.Namespace, sqlite_only: bool) -> dict[str, float]:
     ctx = mp.get_context("spawn")
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "load.db"
         build(path, args.writers)
         out: mp.Queue[object] = ctx.Queue()
         start_at = time.time() + 3
-        procs = [ctx.Process(target=writer, args=(str(path), w, args.seconds, args.sqlite_only, start_at, out))
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        procs = [ctx.Process(target=writer, args=(str(path), w, args.seconds, sqlite_only, start_at, out))
                  for w in range(args.writers)]
         for p in procs:
             p.start()
         results = [out.get(timeout=args.seconds + args.busy + 120) for _ in procs]
         for p in procs:
             p.join()
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
     writes = [x for r in results for x in r[0]]  # type: ignore[index]
     decisions = [x for r in results for x in r[1]]  # type: ignore[index]
     failed = [x for r in results for x in r[2]]  # type: ignore[index]
-    mode = "SQLite busy handler only" if args.sqlite_only else "write queue"
-    print(f"{args.writers} writers for {args.seconds:g} s ({mode}): {len(writes) + len(decisions)} writes, "
-          f"{len(failed)} failed")
+    for line in sorted(set(failed))[:3]:
+        print(f"  failed: {line}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    done = len(writes) + len(decisions)
+    figures = {"writes": float(done), "failed": float(len(failed)), "cpu per write ms": cpu / max(done, 1) * 1000}
     for name, values in (("write", writes), ("decision", decisions)):
         if values:
-            print(f"  {name:<9} n={len(values):<6} p50 {pct(values, .5) * 1000:7.1f} ms  p90 {pct(values, .9) * 1000:7.1f} ms"
-                  f"  p99 {pct(values, .99) * 1000:7.1f} ms  max {max(values) * 1000:7.1f} ms"
-                  f"  mean {statistics.mean(values) * 1000:6.1f} ms")
-    for line in sorted(set(failed))[:5]:
-        print(f"  failed: {line}")
+            figures |= {f"{name} p50 ms": pct(values, .5) * 1000, f"{name} p99 ms": pct(values, .99) * 1000,
+                        f"{name} max ms": max(values) * 1000}
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--writers", type=int, default=16)
+    parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--busy", type=float, default=30)
+    args = parser.parse_args()
+    if args.rounds < 5:
+        parser.error("--rounds must be at least 5")
+    os.environ["GATEPOST_BUSY_TIMEOUT"] = str(args.busy)
+    modes = {"write queue": False, "SQLite busy handler only (floor)": True}
+    found: dict[str, list[dict[str, float]]] = {mode: [] for mode in modes}
+    for round_no in range(args.rounds):
+        for mode in list(modes) if round_no % 2 == 0 else list(modes)[::-1]:
+            found[mode].append(one_round(args, modes[mode]))
+    print(f"{args.writers} writers for {args.seconds:g} s each round; median (min-max) of {args.rounds} interleaved rounds")
+    for mode, rounds in found.items():
+        print(f"  {mode}:")
+        for name in rounds[0]:
+            values = [r.get(name, 0.0) for r in rounds]
+            print(f"    {name:<18} {statistics.median(values):9.1f} ({min(values):.1f}–{max(values):.1f})")
 
 
 if __name__ == "__main__":

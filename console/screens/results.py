@@ -432,8 +432,8 @@ class ResultsScreen(GatepostScreen):
             self.app.call_from_thread(self._figures_arrived, generation, run, figures)
 
     def _figures_arrived(self, generation: int, run: RunDetail, figures: dict[str, Any] | None) -> None:
-        if generation != self._generation["run"]:
-            return
+        if generation != self._generation["run"] or self.gp_app.closing or not self.is_attached:
+            return  # another run shown since, or the app quit as they arrived: its widgets may be gone
         self._figures = figures
         self._flaky = {f["task_id"] for f in (figures or {}).get("flaky", [])}
         put(self.query_one("#run-head", Static), self._head(run))  # in the lines kept for them: no layout

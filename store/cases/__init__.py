@@ -37,8 +37,10 @@ from .derived import (
 )
 from .design_review import (
     DESIGN_QUEUE,
+    claims_condition,
     design_claims,
     known_designs,
+    waiting_count,
     waiting_on_design_review,
     waiting_sql,
     waits_on_design_review,
@@ -123,8 +125,10 @@ __all__ = [
     "DESIGN_QUEUE",
     "design_claims",
     "known_designs",
+    "waiting_count",
     "waiting_on_design_review",
     "waiting_sql",
+    "claims_condition",
     "waits_on_design_review",
     "KIND_WORDS",
     "Turn",

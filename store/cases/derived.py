@@ -29,6 +29,7 @@ from gatepost.store.protocol import (
 )
 
 from . import contradicted as _contradiction
+from .design_review import waits_on_design_review
 from .types import Contradiction
 
 
@@ -168,9 +169,10 @@ def _project(db: Database, case_id: str, when: str, evaluation: Evaluation | Non
                                             _distinct_records(db, case_id), case["independent"])
     else:
         claims, allowed, needs = _projected(case["status"], evaluation)
-    db.execute("UPDATE cases SET claims = ?, allowed = ?, needs_decision = ?, last_seq = ?, updated_at = ?"
-               " WHERE id = ?",
-               [json.dumps(claims), json.dumps(allowed), needs, last_seq(db, "case", case_id),
+    design_review = 1 if case["status"] == "open" and waits_on_design_review(case["protocol"], claims) else 0
+    db.execute("UPDATE cases SET claims = ?, allowed = ?, needs_decision = ?, design_review = ?, last_seq = ?,"
+               " updated_at = ? WHERE id = ?",
+               [json.dumps(claims), json.dumps(allowed), needs, design_review, last_seq(db, "case", case_id),
                 max(when, case["updated_at"] or ""), case_id])
 
 

@@ -36,29 +36,42 @@ def design_claims(protocol: Protocol) -> tuple[list[str], list[str]]:
     return design, [name for name in base if name not in design]
 
 
-@cache
-def waiting_sql(protocol_ref: str, *, for_reviewer: bool = False) -> str:
-    """SQL over the cases projection: `id`s of open cases waiting only on a design review, oldest first.
-
-    `for_reviewer`: only those whose review by the person bound to its one `?` would count (the case
-    lists them as independent, as a loop's case lists the loop's reviewers): that reviewer's queue.
-    """
+def claims_condition(protocol_ref: str) -> str:
+    """The rule of `waits_on_design_review` as an SQL condition over a cases row (its stored claims): how the
+    cases stored before the projection kept its `design_review` mark were marked (gatepost.store.schema)."""
     design, others = design_claims(protocol_for(protocol_ref))
 
     def claim(name: str) -> str:
         return "json_extract(claims, '$.\"" + name.replace('"', "") + "\"')"
 
     parts = [f"{claim(n)} = 'UNKNOWN'" for n in design] + [f"{claim(n)} IN ('TRUE', 'FALSE')" for n in others]
-    if for_reviewer:
-        parts.append(f"EXISTS (SELECT 1 FROM json_each(cases.independent, '$.{AUTHOR_DIMENSION}') WHERE value = ?)")
-    where = " AND ".join(parts) if design else "0"
-    return (f"SELECT id FROM cases WHERE status = 'open' AND protocol = '{protocol_ref}' AND {where}"
-            " ORDER BY updated_at, id")
+    return f"status = 'open' AND protocol = '{protocol_ref}' AND " + (" AND ".join(parts) if design else "0")
+
+
+@cache
+def waiting_sql(protocol_ref: str, *, for_reviewer: bool = False) -> str:
+    """SQL over the cases projection: `id`s of open cases waiting only on a design review, oldest first, read
+    through the index of the projection's `design_review` mark (set by `waits_on_design_review`).
+
+    `for_reviewer`: only those whose review by the person bound to its one `?` would count (the case
+    lists them as independent, as a loop's case lists the loop's reviewers): that reviewer's queue.
+    """
+    reviewer = (f" AND EXISTS (SELECT 1 FROM json_each(cases.independent, '$.{AUTHOR_DIMENSION}') WHERE value = ?)"
+                if for_reviewer else "")
+    return (f"SELECT id FROM cases WHERE status = 'open' AND design_review = 1 AND protocol = '{protocol_ref}'"
+            f"{reviewer} ORDER BY updated_at, id")
 
 
 def waiting_on_design_review(db: Database, protocol_ref: str) -> list[str]:
     """The open cases waiting only on a design review (their reviewers' queue), oldest activity first."""
     return [r[0] for r in db.execute(waiting_sql(protocol_ref)).fetchall()]
+
+
+def waiting_count(db: Database, protocol_ref: str) -> int:
+    """How many open cases wait only on a design review: counted in the index of the projection's mark, so
+    the count costs what the queue holds, not what the store holds."""
+    return int(db.execute("SELECT COUNT(*) FROM cases WHERE status = 'open' AND design_review = 1 AND protocol = ?",
+                          [protocol_ref]).fetchone()[0])
 
 
 def known_designs(db: Database, case_id: str) -> list[str]:
@@ -69,7 +82,7 @@ def known_designs(db: Database, case_id: str) -> list[str]:
 
 
 def waits_on_design_review(protocol_ref: str, claims: dict[str, str]) -> bool:
-    """Pure: whether claims (an open case's) wait only on a design review (the SQL of waiting_sql, in Python)."""
+    """Pure: whether claims (an open case's) wait only on a design review: the projection's `design_review` mark."""
     design, others = design_claims(protocol_for(protocol_ref))
     return bool(design) and all(claims.get(n) == "UNKNOWN" for n in design) \
         and all(claims.get(n) in ("TRUE", "FALSE") for n in others)

@@ -134,7 +134,10 @@ def _open(path: Path, *, create: bool, read_only: bool | None) -> Database:
     conn = None
     try:
         conn = _connect(path, read_only)
-        db = Database(conn)
+        # no sqlite-utils plugins: a plugin's hook runs on every connection it sees, and no package installed
+        # beside gatepost may register functions on the store's (finding them scans every installed
+        # distribution's entry points: about a tenth of a read-only command's start)
+        db = Database(conn, execute_plugins=False)
         db.execute(f"PRAGMA busy_timeout = {busy_timeout_ms()}")
         db.execute("PRAGMA foreign_keys = ON")
         _check_owner(db, path, read_only=read_only)  # before anything writes: a file not ours is left untouched

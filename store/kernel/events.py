@@ -13,7 +13,7 @@ from .clock import now_iso
 from .integrity import check_before_first_write
 from .records import RECORDS_KEY, StreamedRecords, records_digest
 from .rows import all_rows
-from .signing import SIGNED_KINDS, SIGNED_WITH, decision_key, sign_event
+from .signing import SIGNED_KINDS, SIGNED_WITH, decision_key, rehearsing, sign_event
 
 
 def append_event(
@@ -42,7 +42,7 @@ def append_event(
     inserted them (a streamed import), instead of read back. A decision (signing.SIGNED_KINDS) by an
     actor with a registered key is signed over the event's hash, or refused (`doing` words it).
     """
-    check_before_first_write(db)
+    check_before_first_write(db, scan=not rehearsing())
     seq = head(db)[0] + 1 if seal or kind in SIGNED_KINDS else 0  # only they need it: no extra read per event
     data = dict(payload) if payload is not None else None
     if seal:

@@ -189,6 +189,11 @@ def rehearsal() -> Iterator[None]:
         _rehearsing.reset(token)
 
 
+def rehearsing() -> bool:
+    """Whether the act running now is a rehearsal (within `rehearsal()`): nothing it writes stays."""
+    return _rehearsing.get()
+
+
 def _signer(key: dict[str, Any]) -> tuple[str, str | None, str]:
     """(ssh-keygen, the key file or None for ssh-agent, how it was found); ValueError(why) when none can sign."""
     keygen = _keygen()

@@ -18,20 +18,10 @@ import binascii
 import hashlib
 from dataclasses import dataclass
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
-
 MAGIC = b"SSHSIG"
 HASHES = {"sha256": hashlib.sha256, "sha512": hashlib.sha512}
-CURVES: dict[str, tuple[ec.EllipticCurve, hashes.HashAlgorithm]] = {
-    "nistp256": (ec.SECP256R1(), hashes.SHA256()),
-    "nistp384": (ec.SECP384R1(), hashes.SHA384()),
-    "nistp521": (ec.SECP521R1(), hashes.SHA512()),
-}
-RSA_HASHES: dict[str, hashes.HashAlgorithm] = {"rsa-sha2-256": hashes.SHA256(), "rsa-sha2-512": hashes.SHA512()}
+CURVES = ("nistp256", "nistp384", "nistp521")
+RSA_HASHES = ("rsa-sha2-256", "rsa-sha2-512")
 KNOWN = ("ssh-ed25519", "ssh-rsa", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521")
 
 
@@ -121,6 +111,13 @@ def supported(public_key: bytes) -> bool:
 
 
 def _verify(public_key: bytes, sig_type: str, sig: bytes, data: bytes) -> bool:
+    # cryptography imported here, where a signature is checked: a command that checks none (every read but
+    # verify) starts without it
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
+
     r = _Reader(public_key)
     kind = r.string().decode("ascii")
     if kind == "ssh-ed25519":
@@ -133,13 +130,15 @@ def _verify(public_key: bytes, sig_type: str, sig: bytes, data: bytes) -> bool:
         e, n = r.mpint(), r.mpint()
         if sig_type not in RSA_HASHES or not r.done() or e <= 0 or n <= 0:
             return False
-        rsa.RSAPublicNumbers(e, n).public_key().verify(sig, data, padding.PKCS1v15(), RSA_HASHES[sig_type])
+        digest: hashes.HashAlgorithm = hashes.SHA256() if sig_type == "rsa-sha2-256" else hashes.SHA512()
+        rsa.RSAPublicNumbers(e, n).public_key().verify(sig, data, padding.PKCS1v15(), digest)
         return True
     if kind.startswith("ecdsa-sha2-"):
         curve_name, point = r.string().decode("ascii"), r.string()
         if sig_type != kind or not r.done() or curve_name not in CURVES or kind != f"ecdsa-sha2-{curve_name}":
             return False
-        curve, digest = CURVES[curve_name]
+        curve, digest = {"nistp256": (ec.SECP256R1(), hashes.SHA256()), "nistp384": (ec.SECP384R1(), hashes.SHA384()),
+                         "nistp521": (ec.SECP521R1(), hashes.SHA512())}[curve_name]
         parts = _Reader(sig)
         rs, ss = parts.mpint(), parts.mpint()
         if not parts.done():
@@ -170,6 +169,9 @@ def check(message: bytes, armored: str, public_key: bytes, namespace: str) -> st
     digest = HASHES[sig.hash_algorithm](message).digest()
     data = (MAGIC + _string(namespace.encode("ascii")) + _string(b"") + _string(sig.hash_algorithm.encode("ascii"))
             + _string(digest))
+    # with _verify's imports: only where a signature is checked
+    from cryptography.exceptions import InvalidSignature
+
     try:
         if _verify(public_key, sig.sig_type, sig.sig, data):
             return None

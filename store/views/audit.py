@@ -33,10 +33,13 @@ class AuditPage(TypedDict):
     leases_hidden: int  # lease events left out of this view (0 when they are shown)
 
 
+LEASE_KINDS = "kind GLOB 'lease.*'"  # case-sensitive, so SQLite reads it as a range of the kind index
+
+
 def _where(actor: str | None, kind: str | None, search: str | None, leases: bool) -> tuple[str, list[Any]]:
     clauses, params = event_filter(actor=actor, kind=kind, search=search)
     if not leases and not (kind or "").startswith("lease."):
-        clauses.append("kind NOT LIKE 'lease.%'")
+        clauses.append(f"NOT ({LEASE_KINDS})")
     return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
 
 
@@ -72,17 +75,23 @@ def audit_page(db: Database, *, actor: str | None = None, kind: str | None = Non
                leases: bool = False, limit: int = 100, offset: int = 0) -> AuditPage:
     """One page of events newest first; lease events left out unless `leases` (or asked for by kind)."""
     where, params = _where(actor, kind, search, leases)
-    total = db.execute(f"SELECT COUNT(*) FROM events{where}", params).fetchone()[0]
+    hidden = 0
+    if not leases and not (kind or "").startswith("lease."):
+        # every event less the lease events, each counted through an index: counting the events that are not
+        # leases tested every event's kind (10 ms at 130,000 events, on each open of the Audit screen)
+        all_where, all_params = _where(actor, kind, search, True)
+        everything = db.execute(f"SELECT COUNT(*) FROM events{all_where}", all_params).fetchone()[0]
+        hidden = db.execute(f"SELECT COUNT(*) FROM events{all_where}{' AND' if all_where else ' WHERE'} {LEASE_KINDS}",
+                            all_params).fetchone()[0]
+        total = everything - hidden
+    else:
+        total = db.execute(f"SELECT COUNT(*) FROM events{where}", params).fetchone()[0]
     rows: list[AuditRow] = []
     for r in db.query("SELECT seq, at, actor, kind, subject_type, subject_id, revision, note, payload FROM events"
                       f"{where} ORDER BY seq DESC LIMIT ? OFFSET ?", [*params, limit, offset]):
         rows.append({"seq": r["seq"], "at": r["at"], "actor": r["actor"], "kind": r["kind"],
                      "subject_type": r["subject_type"], "subject_id": r["subject_id"], "revision": r["revision"],
                      "note": r["note"], "payload": r["payload"], "outcome": outcome_of(r["payload"], r["kind"])})
-    hidden = 0
-    if not leases and not (kind or "").startswith("lease."):
-        all_where, all_params = _where(actor, kind, search, True)
-        hidden = db.execute(f"SELECT COUNT(*) FROM events{all_where}", all_params).fetchone()[0] - total
     return {"rows": rows, "total": total, "leases_hidden": hidden}
 
 

@@ -14,5 +14,5 @@ def contradicted_counts(db: Database) -> dict[str, int]:
 
 
 def design_review_count(db: Database) -> int:
-    """How many open cases wait only on a design review (the design reviewers' queue)."""
-    return len(cases.waiting_on_design_review(db, cases.DEFAULT_PROTOCOL))
+    """How many open cases wait only on a design review (the design reviewers' queue), counted in an index."""
+    return cases.waiting_count(db, cases.DEFAULT_PROTOCOL)

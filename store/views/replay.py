@@ -31,6 +31,7 @@ from gatepost.store.cases import (
     distinct_records,
     mock_details,
     projection,
+    waits_on_design_review,
 )
 from gatepost.store.evaluation import text_digest
 from gatepost.store.kernel import EVENTS_COMPLETE_KIND, PROJECTIONS_COMPLETE_KIND, RECORDS_KEY
@@ -75,7 +76,7 @@ class Table:
         return f"SELECT {', '.join(self.key + self.columns)} FROM [{self.name}]"
 
 
-CACHED = ("claims", "allowed", "needs_decision", "last_seq", "updated_at")  # a case's columns derived on each act
+CACHED = ("claims", "allowed", "needs_decision", "design_review", "last_seq", "updated_at")  # a case's columns derived on each act
 
 RUN_COLUMNS = ("suite_id", "skill_id", "candidate_path", "candidate_hash", "baseline_path", "baseline_hash", "executor",
                "mock", "pass_k", "split", "execution_pass_rate", "baseline_pass_rate", "delta", "verdict", "warnings",
@@ -572,7 +573,7 @@ def cache_cases(r: Replay) -> None:
         basis = (revisions.get((case_id, case["current_revision"])) or {}).get("basis", UNSAID)
         inputs = (case["protocol"], case["status"], case["current_revision"], basis, case["independent"])
         if case_id in unsaid or any(value is UNSAID for value in inputs) or not isinstance(basis, dict):
-            case.update(claims=UNSAID, allowed=UNSAID, needs_decision=UNSAID)
+            case.update(claims=UNSAID, allowed=UNSAID, needs_decision=UNSAID, design_review=UNSAID)
             continue
         current = current_revisions(case["current_revision"], basis)
         records = distinct_records(evidence.get(case_id, ()))
@@ -581,6 +582,7 @@ def cache_cases(r: Replay) -> None:
             computed[key] = projection(case["protocol"], case["status"], current, records, case["independent"])
         claims, allowed, needs = computed[key]
         case["claims"], case["allowed"], case["needs_decision"] = claims, allowed, needs
+        case["design_review"] = 1 if case["status"] == "open" and waits_on_design_review(case["protocol"], claims) else 0
 
 
 def _shape(case: Row, current: dict[str, str], records: list[Record]) -> tuple[Any, ...]:

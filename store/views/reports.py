@@ -8,14 +8,16 @@ nothing did.
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from sqlite_utils import Database
 
 from gatepost.store import cases, glyphs, skills
 from gatepost.store import evaluation as evaluator
 from gatepost.store.kernel import InputError, guarded
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
 
 FORMATS = ("md", "html")
 _BACKTICKS = re.compile(r"`+")
@@ -43,7 +45,11 @@ def _fence(value: object) -> str:
     return f"{fence}text\n{text}\n{fence}"
 
 
-def _env() -> Environment:
+def _env() -> "Environment":
+    # Jinja2 imported here, by the one function that renders: every command that imports the store's views
+    # and writes no report (most of them) starts without it (about a tenth of a read-only command's start)
+    from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
     env = Environment(
         loader=PackageLoader("gatepost.store.views", "templates"),
         autoescape=select_autoescape(enabled_extensions=("html",), default_for_string=False, default=False),

@@ -6,7 +6,12 @@ function may import; anything else belongs at the top of its module, where a cyc
 """
 
 import ast
+import json
+import subprocess
+import sys
 from pathlib import Path
+
+from tests.conftest import run_gatepost
 
 ROOT = Path(__file__).resolve().parents[2]
 LAZY = ("textual", "rich", "aiohttp", "aiohttp_jinja2", "textual_serve", "asyncio", "signal", "gatepost.app", "gatepost.screenshots",
@@ -40,3 +45,29 @@ def test_console_functions_import_only_the_deferred_heavy_modules():
 def test_the_check_finds_a_function_level_import():
     source = "import os\n\ndef f():\n    from gatepost.store.kernel import now\n    from rich.text import Text\n"
     assert _not_lazy(source) == [(4, "gatepost.store.kernel")]
+
+
+def _modules_of_a_command(tmp_path: Path, *argv: str) -> tuple[set[str], bool]:
+    """The modules a `gatepost` command imported by its end, and whether sqlite-utils loaded its plugins."""
+    store, record = tmp_path / "s.db", tmp_path / "modules.json"
+    assert run_gatepost("--db", str(store), "init").returncode == 0
+    code = ("import json, runpy, sys\n"
+            f"sys.argv = ['gatepost', '--db', {str(store)!r}, *{list(argv)!r}]\n"
+            "try:\n    runpy.run_module('gatepost', run_name='__main__')\nexcept SystemExit as exit:\n    code = exit.code\n"
+            "import sqlite_utils.plugins\n"
+            f"open({str(record)!r}, 'w').write(json.dumps([sorted(sys.modules), sqlite_utils.plugins._plugins_loaded,"
+            " code]))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    modules, plugins, exit_code = json.loads(record.read_text())
+    assert exit_code in (0, None), done.stderr
+    return set(modules), plugins
+
+
+def test_a_read_only_command_starts_without_the_libraries_it_does_not_use(tmp_path: Path):
+    """`case list --json` reads the store: no Textual or Rich (the console), no Jinja2 (reports), no cryptography
+    (signature checks), and no scan of every installed package for sqlite-utils plugins."""
+    modules, plugins = _modules_of_a_command(tmp_path, "case", "list", "--json")
+    heavy = sorted(m for m in modules if m.split(".")[0] in {"textual", "rich", "jinja2", "cryptography"})
+    assert not heavy, f"case list --json imported {heavy[:8]}"
+    assert not plugins, "sqlite-utils looked for plugins (every installed distribution's entry points read)"

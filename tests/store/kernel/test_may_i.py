@@ -9,6 +9,7 @@ from gatepost.store import flows
 from gatepost.store.kernel import (
     UNCHECKED,
     GatepostError,
+    append_event,
     last_seq,
     open_store,
     rehearse,
@@ -116,3 +117,20 @@ def test_design_review_is_a_decision_on_an_open_case_only(demo_copy):
     verdict = flows.may(db, "case", closed, actor="ana", names=["design_passed"])["design_passed"]
     assert not verdict and verdict.rule == "open" and "closed" in verdict.why
     db.close()
+
+
+def test_a_rehearsal_leaves_the_damage_scan_to_the_act(demo_copy):
+    """The scan of the whole file before a connection's first write (PRAGMA quick_check) is the act's: a
+    rehearsal, whose writes are rolled back, skips it (on a large store it was most of the console's first
+    page), and the connection's first real write still scans."""
+    db = open_store(demo_copy)
+    statements: list[str] = []
+    db.conn.set_trace_callback(statements.append)
+    case_id = db.execute("SELECT id FROM cases WHERE status = 'open' ORDER BY id").fetchone()[0]
+    verdicts = flows.may(db, "case", case_id, actor="ana", seen_seq=last_seq(db, "case", case_id))
+    assert verdicts and not any("quick_check" in s for s in statements), "a rehearsal scanned the store"
+    assert any("INSERT INTO events" in s for s in statements), "the rehearsal did not run the act"
+    statements.clear()
+    with transaction(db):
+        append_event(db, "note.added", actor="ana", subject_type="case", subject_id=case_id, payload={})
+    assert any("quick_check" in s for s in statements), "the connection's first write did not scan the store"
