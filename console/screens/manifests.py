@@ -32,8 +32,9 @@ from gatepost.widgets.line_detail import Block, Pair
 from gatepost.widgets.note_dialog import Dialog
 from gatepost.widgets.paged_list import Col, Row
 
-COLUMNS = [Col("draft", 10), Col("skill", 30, min=12, whole=True), Col("origin", 9, drop=2), Col("by", 8, drop=3),
-           Col("status", 12, drop=1), Col("created", 11, drop=4)]
+# a draft is reviewed by its status: where its word does not fit (80 columns) its glyph stands in for it (✎ ✔ ✘)
+COLUMNS = [Col("draft", 10), Col("", 1, instead="status"), Col("skill", 30, min=12, whole=True),
+           Col("origin", 9, drop=2), Col("by", 8, drop=3), Col("status", 12, drop=1), Col("created", 11, drop=4)]
 STATUS_STYLE = {"pending": "bold cyan", "approved": "green", "rejected": "red", "superseded": "dim"}
 STATUS_SYMBOL = {"pending": "✎", "approved": "✔", "rejected": "✘", "superseded": "↷"}
 CAPABILITY = "manifest.review"
@@ -152,7 +153,9 @@ class ManifestsScreen(DecisionScreen):
         else:
             rows, total = list_drafts(db, status=self.filters["status"], search=search or None, limit=limit,
                                       offset=offset)
-        return self.mark_rows(db, [(r["id"], [one_line(r["id"], 10), one_line(r["skill"], 30), r["origin"] or "",
+        return self.mark_rows(db, [(r["id"], [one_line(r["id"], 10),
+                           Text(STATUS_SYMBOL.get(r["status"], "·"), style=STATUS_STYLE.get(r["status"], "")),
+                           one_line(r["skill"], 30), r["origin"] or "",
                            one_line(r["author"], 8),
                            Text(f"{STATUS_SYMBOL.get(r['status'], '')} {r['status']}",
                                 style=STATUS_STYLE.get(r["status"], "")),
