@@ -31,6 +31,7 @@ from gatepost.store.kernel import (
 )
 
 from .fast_results import decode_window
+from .progress import report
 
 VERDICTS = ("pass", "fail", "skipped", "error")
 SCHEMA_VERSION = "1.0"  # upstream evaluate.py's SCHEMA_VERSION
@@ -509,6 +510,7 @@ def stream_artifact(path: Path, *, name: str, on_rows: Callable[[list[Any]], Non
     next_id = first_id if run_id is not None else None
     header: dict[str, Any] = {}
     counts: dict[str, tuple[int, int]] = {}
+    done = 0  # rows of the result lists read before this one (for the progress report)
     mock_any = False
     with open_regular(path, what="artifact file") as handle:
         reader = _Reader(handle, name)
@@ -528,6 +530,7 @@ def stream_artifact(path: Path, *, name: str, on_rows: Callable[[list[Any]], Non
                             if next_id is not None:
                                 next_id += len(fast[0])
                             seen, passed, mock_any = seen + len(fast[0]), passed + fast[1], mock_any or fast[2]
+                            report(handle.tell(), done + seen)
                             closing = reader.peek()
                         else:
                             items.append(reader.value())
@@ -542,6 +545,7 @@ def stream_artifact(path: Path, *, name: str, on_rows: Callable[[list[Any]], Non
                                 next_id += len(rows)
                             else:
                                 on_rows([(*prefix, r[0], r[1], 1, *r[2:]) for r in rows] if prefix else rows)
+                            report(handle.tell(), done + seen)
                             items = []
                         if closing == ",":
                             reader.pos += 1
@@ -550,6 +554,7 @@ def stream_artifact(path: Path, *, name: str, on_rows: Callable[[list[Any]], Non
                         break
                 header[key] = []
                 counts[key] = (seen, passed)
+                done += seen
             else:
                 header[key] = reader.value()
     parsed = _dispatch(header, name, counts.get("task_results"))
