@@ -36,10 +36,12 @@ from gatepost.widgets.diff_view import side_by_side, unified_diff
 from gatepost.widgets.in_place import put
 from gatepost.widgets.paged_list import Col, PagedList, Row
 
-# at 80 columns: skill, verdict (its glyph), the candidate and baseline rates and delta stay (the list pane takes a
-# little more than half the width for them); flags go first, then the verdict's word (its glyph stays), the run's id
-# and when it started. From 120 columns the id and the date tell runs with the same figures apart (from 200 whole)
-RUN_COLUMNS = [Col("run", 15, min=7, drop=2), Col("started", 11, min=5, drop=1), Col("skill", 18, min=8),
+# at 80 columns: the run's id (its first hex digits), skill, verdict (its glyph), the candidate and baseline rates and
+# delta stay (the list pane takes a little more than half the width for them); flags go first, then the verdict's
+# word (its glyph stays), the run's id and when it started. From 120 columns the id and the date tell runs with the
+# same figures apart (from 200 whole)
+RUN_COLUMNS = [Col("id", 4, instead="run"), Col("run", 15, min=7, drop=2), Col("started", 11, min=5, drop=1),
+               Col("skill", 18, min=8),
                Col("", 1, instead="verdict"), Col("verdict", 7, drop=3), Col("cand.", 6), Col("base.", 6),
                Col("delta", 8), Col("flags", 40, min=6, drop=4)]
 # Δ: the candidate's pass/fail changed since the previous run of the suite and skill; ≠: candidate ≠ baseline.
@@ -283,6 +285,7 @@ class ResultsScreen(GatepostScreen):
         for r in rows:
             delta = r["delta"]
             cells.append((r["id"], [
+                literal(r["id"].split("-", 1)[-1][:4]),  # where the id does not fit: its first hex digits
                 literal(r["id"]),
                 literal((r["started_at"] or "")[5:16].replace("T", " ")),
                 literal(one_line(r["skill_id"] or "—", 18)),
