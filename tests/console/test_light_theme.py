@@ -60,3 +60,19 @@ async def test_every_widget_on_every_screen_reads_in_the_light_theme(demo_here):
                 if contrast(fg, bg) < AA:
                     low.add((key, type(widget).__name__, widget.id, fg, bg))
         assert not low
+
+
+async def test_a_detail_drawn_before_the_switch_takes_the_light_theme_s_colours(demo_here):
+    """The detail's titles ("What each claim rests on") are drawn from a component style the stylesheet updates
+    after the widget's own: they kept the dark theme's orange (#ffa62b, 1.9:1 on white)."""
+    app = GatepostApp(demo_here, person="ana")
+    async with app.run_test(size=(140, 42)) as pilot:
+        await settle(pilot)
+        await pilot.press("2")
+        await settle(pilot)
+        dark_accent = app.get_css_variables()["accent"].lower()
+        await pilot.press("ctrl+t")
+        await settle(pilot)
+        drawn = app.export_screenshot().lower()
+        assert "what each claim rests on" in drawn.replace("&#160;", " ")
+        assert dark_accent not in drawn and dark_accent.replace("#ff", "#fe") not in drawn
