@@ -131,7 +131,8 @@ async def test_a_jump_to_a_run_the_verdict_filter_hides_says_so(demo_copy):
         await settle(pilot)
         screen = app.screen
         runs = screen.query_one("#results-list")
-        passed = next(k for k in runs.keys if runs._cells[runs.keys.index(k)][4].plain == "pass")
+        verdict = next(i for i, c in enumerate(runs.columns) if c.label == "verdict")
+        passed = next(k for k in runs.keys if runs._cells[runs.keys.index(k)][verdict].plain == "pass")
         await pilot.press("v", "v")  # the person's own change: fail only, not announced
         await settle(pilot)
         assert screen.verdict == "fail" and passed not in runs.keys and not toasts(app)
