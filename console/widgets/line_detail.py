@@ -419,7 +419,7 @@ class LineDetail(ScrollView, can_focus=True):
         self.call_later(self._restyled)
 
     def _restyled(self) -> None:
-        self._rich_style_cache.clear()
+        super().notify_style_update()  # the component styles read again (Textual's cache of them dropped)
         self._drawn.clear()
         self._relines()
 

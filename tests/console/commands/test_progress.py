@@ -88,5 +88,6 @@ def test_the_demo_build_says_which_part_it_is_at(tmp_path: Path):
     code, shown = run_in_terminal("--db", "d.db", "demo", "--no-console", "--as", "ana", cwd=tmp_path, timeout=300)
     assert code == 0, shown
     parts = re.findall(r"building the demo store · (\w+), part (\d+) of (\d+)", shown)
-    assert parts and parts[0][1:] == ("1", parts[0][2]), shown
+    numbers = [int(n) for _part, n, _of in parts]  # a quick part may come and go between two refreshes
+    assert parts and numbers == sorted(numbers) and numbers[-1] == int(parts[0][2]) > 1, shown
     assert "0 done" not in shown and "demo store built" in shown
