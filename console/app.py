@@ -34,6 +34,7 @@ from gatepost.screens.proposals import ProposalsScreen
 from gatepost.screens.regressions import RegressionsScreen
 from gatepost.screens.results import ResultsScreen
 from gatepost.store.kernel import get_actor, open_store
+from gatepost.theme import DARK, LIGHT, LIGHT_ANSI, LIGHT_THEME
 
 T = TypeVar("T")
 
@@ -81,6 +82,8 @@ class GatepostApp(ConsoleApp):
         self.MODES = {mode: _loader(mode, target)  # type: ignore[misc]
                       for mode, _key, _label, target in self.screen_specs}
         super().__init__()
+        self.register_theme(LIGHT_THEME)  # ctrl+t: dark, or light with real contrast (gatepost.theme)
+        self.ansi_theme_light = LIGHT_ANSI
         self.db_path = Path(db_path)
         self.db: Database = open_store(self.db_path, create=False)  # the writer's connection
         self.reader: Database = open_store(self.db_path, create=False)  # read workers' connection
@@ -234,4 +237,4 @@ class GatepostApp(ConsoleApp):
         self.push_screen(HelpScreen(self.screen))
 
     def action_toggle_dark(self) -> None:
-        self.theme = "textual-light" if self.theme == "textual-dark" else "textual-dark"
+        self.theme = LIGHT if self.theme == DARK else DARK

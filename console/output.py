@@ -63,11 +63,18 @@ def json_block(text: str, *, nl: bool = True) -> None:
 
 
 class Progress:
-    """Progress of long work on stderr: shown only when stderr is a terminal and not --quiet."""
+    """Progress of long work on stderr, shown only on a terminal: stdout and stderr both one (a command piped
+    or redirected prints its results and nothing else) and not --quiet.
 
-    def __init__(self, label: str, total: int | None, *, quiet: bool = False) -> None:
-        self.label, self.total, self.done = label, total, 0
-        self.enabled = not quiet and sys.stderr.isatty()
+    `total`: units of work (None: not known, a count of what is done is shown); `unit` "bytes": the units are
+    bytes, shown as sizes with the rows read beside them (an import); "parts": the description names the part
+    and how many there are (the demo's build). With a total, the time left is shown.
+    """
+
+    def __init__(self, label: str, total: int | None, *, quiet: bool = False, unit: str = "items") -> None:
+        self.label, self.total, self.done, self.unit = label, total, 0, unit
+        self.rows = 0
+        self.enabled = not quiet and sys.stdout.isatty() and sys.stderr.isatty()
         self._bar: Any = None
         self._task: Any = None
 
@@ -77,19 +84,29 @@ class Progress:
             from rich.console import Console
             from rich.progress import (
                 BarColumn,
+                DownloadColumn,
                 MofNCompleteColumn,
                 SpinnerColumn,
                 TextColumn,
                 TimeElapsedColumn,
+                TimeRemainingColumn,
             )
             from rich.progress import Progress as Progress_
 
             description = TextColumn("{task.description}", markup=False)
-            count = [BarColumn(), MofNCompleteColumn()] if self.total else [TextColumn("{task.completed} done")]
+            left = [TextColumn("ETA"), TimeRemainingColumn()] if self.total else []
+            if self.unit == "bytes":
+                count = [BarColumn(bar_width=20), DownloadColumn(), TextColumn("{task.fields[rows]:,} rows"), *left]
+            elif self.total:
+                count = [BarColumn(bar_width=20), MofNCompleteColumn(), *left]
+            elif self.unit == "parts":  # the description says which part of how many
+                count = []
+            else:
+                count = [TextColumn("{task.completed} done")]
             self._bar = Progress_(SpinnerColumn(), description, *count, TimeElapsedColumn(),
                                   console=Console(stderr=True), transient=True)
             self._bar.start()
-            self._task = self._bar.add_task(self._describe(None), total=self.total)
+            self._task = self._bar.add_task(self._describe(None), total=self.total, rows=0)
         return self
 
     def _describe(self, current: object) -> str:
@@ -97,10 +114,25 @@ class Progress:
         return self.label if current is None else f"{self.label} · {field(current)}"
 
     def step(self, current: object = None, *, advance: int = 1) -> None:
-        """One more unit done; `current` (data, made inert) names what runs now."""
+        """One more unit done; `current` (data, made inert) names what runs now (None: what was named stays)."""
         self.done += advance
         if self._bar is not None:
-            self._bar.update(self._task, advance=advance, description=self._describe(current))
+            description = self._describe(current) if current is not None else None
+            self._bar.update(self._task, advance=advance, description=description)
+
+    def show(self, current: object) -> None:
+        """Name what runs now (data, made inert), before it is done."""
+        if self._bar is not None:
+            self._bar.update(self._task, description=self._describe(current))
+
+    def reach(self, done: int, *, rows: int | None = None, current: object = None) -> None:
+        """`done` units done in all (and `rows` read, for an import); `current` names what runs now."""
+        self.done = done
+        if rows is not None:
+            self.rows = rows
+        if self._bar is not None:
+            description = self._describe(current) if current is not None else None
+            self._bar.update(self._task, completed=done, rows=self.rows, description=description)
 
     def __exit__(self, *exc: object) -> None:
         if self._bar is not None:

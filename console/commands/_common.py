@@ -160,16 +160,31 @@ def write_file(path: str | Path, text: str, *, store: Path, force: bool, option:
 
 
 class ReportingExecutor:
-    """An executor that reports each task it finishes to a progress display (everything else passes through)."""
+    """An executor that shows a progress display what runs (the candidate or the baseline, task n of N of that
+    side, the task's id) and counts each task it finishes; everything else passes through.
 
-    def __init__(self, inner: Any, progress: output.Progress) -> None:
+    `side_of`: the side's name ("candidate", "baseline") of the skill text a task runs with. `per_side`: the tasks
+    each side runs in all (N), when known."""
+
+    def __init__(self, inner: Any, progress: output.Progress, *, side_of: Callable[[str], str] | None = None,
+                 per_side: int | None = None) -> None:
         self._inner, self._progress = inner, progress
+        self._side_of, self._per_side = side_of, per_side
+        self._ran: dict[str, int] = {}
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
 
     def run(self, task_id: str, prompt: str, skill: str, *, timeout: float, attempt: int = 1) -> Any:
+        side = self._side_of(skill) if self._side_of else None
+        if side is not None:
+            n = self._ran.get(side, 0) + (attempt == 1)
+            of = f" of {self._per_side}" if self._per_side else ""
+            again = f", attempt {attempt}" if attempt > 1 else ""
+            self._progress.show(f"{side} · task {n}{of}{again} · {output.field(task_id)}")
         result = self._inner.run(task_id, prompt, skill, timeout=timeout, attempt=attempt)
         if attempt == 1:
-            self._progress.step(task_id)
+            if side is not None:
+                self._ran[side] = self._ran.get(side, 0) + 1
+            self._progress.step(None if side else task_id)
         return result

@@ -207,8 +207,12 @@ def demo(ctx: click.Context, db_opt: str | None, no_console: bool, seed: int, fo
 
     path = resolve_path(db_opt) if db_opt else store_path(ctx)
     who = person(as_name)
-    with output.Progress("building the demo store", None, quiet=quiet):
-        summary = build_demo(path, seed=seed, person=who, force=force)
+    with output.Progress("building the demo store", None, quiet=quiet, unit="parts") as progress:
+
+        def built(part: str, done: int, parts: int) -> None:  # a part of the demo begins: say which, and how far
+            progress.reach(done, current=f"{part}, part {done + 1} of {parts}" if part != "done" else "done")
+
+        summary = build_demo(path, seed=seed, person=who, force=force, progress=built)
     output.line(f"demo store built: {path} ({summary})")
     if not no_console:
         from gatepost.app import GatepostApp

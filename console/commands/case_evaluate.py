@@ -108,10 +108,14 @@ def evaluate(ctx: click.Context, case_id: str, suite_file: str, executor_cmd: st
         base_path, base_text = read_skill(baseline_path, option="--baseline") if baseline_path else (None, "")
     executor = make_executor(executor_cmd, mock=mock)
     judges = judge_settings(judge_command, mock)
-    total = None if cache_dir else 4 * len(loaded.tasks_in("tuning")) + 2 * len(loaded.tasks_in("heldout"))
+    per_side = 2 * len(loaded.tasks_in("tuning")) + len(loaded.tasks_in("heldout"))  # two tuning runs, a held-out
+    total = None if cache_dir else 2 * per_side
     with output.Progress(f"case evaluate {output.field(case_id)}", total, quiet=quiet) as progress:
-        # ReportingExecutor wraps the executor and passes every call through (it is an evaluation.Executor)
-        settings = RunSettings(executor=ReportingExecutor(executor, progress), judges=judges, pass_k=pass_k,
+        # ReportingExecutor wraps the executor and passes every call through (it is an evaluation.Executor); the
+        # baseline is the text read above, the candidate the case's content
+        reporting = ReportingExecutor(executor, progress, per_side=per_side,
+                                      side_of=lambda text: "baseline" if text == base_text else "candidate")
+        settings = RunSettings(executor=reporting, judges=judges, pass_k=pass_k,
                                cache_dir=cache_dir, artifact_dir=default_artifact_dir(ctx),
                                decision_rule=decision_rule, alpha=alpha)
         report = evaluate_case(db, case_id, loaded, settings=settings, producer=producer, surface=list(surface),

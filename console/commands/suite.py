@@ -1,6 +1,7 @@
 """Task suites: validate a suite, run it for a candidate skill against a baseline, import artifacts."""
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,7 @@ from gatepost.store.evaluation import (
     read_ranking,
     read_skill,
     record_unrun,
+    reporting_import,
     split_command,
     validate_suite,
 )
@@ -233,12 +235,16 @@ def suite_run(ctx: click.Context, suite_file: str, skill_path: str | None, ranki
         cand_path, cand_text = read_skill(skill_path, option="--skill")
         base_path, base_text = read_skill(baseline_path, option="--baseline") if baseline_path else (None, "")
     db = open_ctx_store(ctx, create=True)
-    total = None if cache_dir or every_attempt else 2 * len(loaded.tasks_in(split))
+    tasks = len(loaded.tasks_in(split))
+    total = None if cache_dir or every_attempt else 2 * tasks
     with output.Progress("suite run", total, quiet=quiet) as progress:
-        # ReportingExecutor wraps the executor and passes every call through (it is an evaluation.Executor)
+        # ReportingExecutor wraps the executor and passes every call through (it is an evaluation.Executor); each
+        # side is named as it runs (a baseline with the candidate's very text runs as the candidate would)
+        reporting = ReportingExecutor(executor, progress, per_side=tasks,
+                                      side_of=lambda text: "candidate" if text == cand_text else "baseline")
         artifact = evaluate(db, loaded, candidate_text=cand_text, candidate_path=cand_path, baseline_text=base_text,
                             baseline_path=base_path,
-                            settings=RunSettings(executor=ReportingExecutor(executor, progress), judges=judges,
+                            settings=RunSettings(executor=reporting, judges=judges,
                                                  pass_k=pass_k, every_attempt=every_attempt, cache_dir=cache_dir,
                                                  artifact_dir=default_artifact_dir(ctx)),
                             split=split, output=out_file, actor=person(as_name), fields=fields)
@@ -257,36 +263,78 @@ def suite_run(ctx: click.Context, suite_file: str, skill_path: str | None, ranki
               show_default=True,
               help="artifact: an evaluator artifact JSON; junit: a JUnit XML report; inspect: an Inspect AI .eval "
                    "log (version 2). auto tells them apart by their first bytes.")
+@quiet_option
 @as_option
 @click.pass_context
-def suite_import_artifact(ctx: click.Context, files: tuple[str, ...], fmt: str, as_name: str | None) -> None:
+def suite_import_artifact(ctx: click.Context, files: tuple[str, ...], fmt: str, quiet: bool, as_name: str | None
+                          ) -> None:
     """Store FILES as evaluation runs: evaluator artifacts (gatepost's or the upstream evaluator's), JUnit XML
     reports and Inspect AI logs (each test or sample a task: its result, score and duration).
 
     Each file is its own transaction, in the order given; a file stored before is named, not stored again.
     The first bad file stops the command (exit 2), naming it; the files before it stay stored.
     From 16 MiB of artifacts in all, a worker process reads them ahead (GATEPOST_READ_AHEAD_BYTES: bytes,
-    or off). A JUnit or Inspect run prints its pass rate with its 95 % interval.
+    or off). A JUnit or Inspect run prints its pass rate with its 95 % interval. On a terminal, the bytes and
+    rows read so far and the time left are shown on stderr (not with --quiet, nor when output is piped).
     """
     db = open_ctx_store(ctx, create=True)
     who = person(as_name)
     kinds = [fmt if fmt != "auto" else detect_format(f) for f in files]
-    if all(kind == "artifact" for kind in kinds):
-        for index, (_, run_id, created) in enumerate(import_artifacts(db, files, actor=who)):
-            named = f" ({files[index]})" if len(files) > 1 else ""
-            output.line(f"{'imported' if created else 'already imported'}: {run_id}{named}")
-        return
-    for file, kind in zip(files, kinds, strict=True):  # one at a time, in order, as the artifacts above
-        named = f" ({file})" if len(files) > 1 else ""
-        if kind == "artifact":
-            for _, run_id, created in import_artifacts(db, [file], actor=who):
-                output.line(f"{'imported' if created else 'already imported'}: {run_id}{named}")
-            continue
-        run_id, created, artifact = import_foreign(db, file, kind, actor=who)
-        rate = rate_words(rate_summary(artifact["passed"], artifact["total_tasks"]))
-        noted = "".join(f"; {w}" for w in artifact["warnings"])
-        output.line(f"{'imported' if created else 'already imported'}: {run_id}{named}: {kind}, pass rate "
-                    f"{rate}{noted}")
+    sizes = [_size(f) for f in files]
+    with output.Progress("suite import-artifact", sum(sizes) or None, quiet=quiet, unit="bytes") as progress:
+        shown = _ImportShown(progress, files, sizes)
+        with reporting_import(shown.reading):
+            if all(kind == "artifact" for kind in kinds):
+                for index, (_, run_id, created) in enumerate(import_artifacts(db, files, actor=who)):
+                    shown.stored(index)
+                    named = f" ({files[index]})" if len(files) > 1 else ""
+                    output.line(f"{'imported' if created else 'already imported'}: {run_id}{named}")
+                return
+            for index, (file, kind) in enumerate(zip(files, kinds, strict=True)):  # one at a time, in order
+                named = f" ({file})" if len(files) > 1 else ""
+                if kind == "artifact":
+                    for _, run_id, created in import_artifacts(db, [file], actor=who):
+                        shown.stored(index)
+                        output.line(f"{'imported' if created else 'already imported'}: {run_id}{named}")
+                    continue
+                run_id, created, artifact = import_foreign(db, file, kind, actor=who)
+                shown.reading(None, artifact["total_tasks"])
+                shown.stored(index)
+                rate = rate_words(rate_summary(artifact["passed"], artifact["total_tasks"]))
+                noted = "".join(f"; {w}" for w in artifact["warnings"])
+                output.line(f"{'imported' if created else 'already imported'}: {run_id}{named}: {kind}, pass rate "
+                            f"{rate}{noted}")
+
+
+def _size(file: str) -> int:
+    try:
+        return os.stat(file).st_size
+    except OSError:
+        return 0  # named by the import's own error
+
+
+class _ImportShown:
+    """An import's progress: the bytes of the files stored and of the one being read, and the rows read."""
+
+    def __init__(self, progress: output.Progress, files: tuple[str, ...], sizes: list[int]) -> None:
+        self.progress, self.files, self.sizes = progress, files, sizes
+        self.bytes_done = self.rows_done = 0  # of the files stored
+        self.current = 0  # the index of the file being read
+        self.rows = 0  # read of it
+
+    def reading(self, bytes_read: int | None, rows: int) -> None:
+        """What the store reports of the file it reads."""
+        self.rows = rows
+        inside = min(bytes_read, self.sizes[self.current]) if bytes_read is not None else 0
+        name = self.files[self.current] if len(self.files) > 1 else None
+        self.progress.reach(self.bytes_done + inside, rows=self.rows_done + rows, current=name)
+
+    def stored(self, index: int) -> None:
+        """File `index` is stored: its bytes and rows are done, the next file is read."""
+        self.bytes_done += self.sizes[index]
+        self.rows_done += self.rows
+        self.rows, self.current = 0, min(index + 1, len(self.files) - 1)
+        self.progress.reach(self.bytes_done, rows=self.rows_done)
 
 
 @suite.command("export-artifact")

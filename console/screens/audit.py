@@ -14,9 +14,12 @@ from gatepost.store.kernel import event_actors, event_kinds
 from gatepost.store.views import audit_page
 from gatepost.widgets.paged_list import Col, PagedList, Row
 
-# every column as wide as its content; the note takes the rest (never cut at a fixed width)
-COLUMNS = [Col("seq", 7), Col("at (UTC)", 19, drop=3), Col("who", 12, drop=2), Col("what", 24, min=12, whole=True),
-           Col("outcome", 16), Col("on", 48, min=12), Col("rev", 8, drop=4), Col("note", None, min=16, drop=1)]
+# every column as wide as its content; the note takes the rest (never cut at a fixed width). An event is read by
+# who did what when, and its outcome: never left out; at 80 columns the time loses its seconds and the names are
+# cut, the revision and the note go (the detail below shows both); the outcome is shown whole first
+COLUMNS = [Col("seq", 7), Col("at (UTC)", 19, min=16), Col("who", 12, min=10), Col("what", 24, min=12, whole=True),
+           Col("outcome", 24, min=12, whole=True), Col("on", 48, min=11), Col("rev", 8, drop=4),
+           Col("note", None, min=16, drop=1)]
 
 
 class AuditScreen(GatepostScreen):
@@ -117,10 +120,14 @@ class AuditScreen(GatepostScreen):
         self.query_one(PagedList).reload()
 
     def apply_filter(self, **filters: str) -> None:
+        """actor=, kind= from elsewhere (an overview line): the boxes show it, and a toast says it."""
         if "actor" in filters:
             self.query_one("#audit-actor", Select).value = filters["actor"]
         if "kind" in filters:
             self.query_one("#audit-kind", Select).value = filters["kind"]
+        shown = " · ".join(f"{name} {value}" for name, value in filters.items() if name in ("actor", "kind"))
+        if shown:
+            self.notify(f"Audit log now shows: {shown}", title="Filter changed")
 
     @on(PagedList.Highlighted)
     def _show(self, event: PagedList.Highlighted) -> None:

@@ -19,9 +19,11 @@ from gatepost.widgets.case_claims import EVIDENCE_STYLE, claim_outline, claim_st
 from gatepost.widgets.line_detail import Block, Choice, LineDetail
 from gatepost.widgets.paged_list import Col, Row
 
-# at 80 columns: id and title, then claims, status, rev as the width allows
-COLUMNS = [Col("id", 16), Col("rev", 6, drop=3), Col("claims", 9, drop=1), Col("status", 12, drop=2),
-           Col("title", 120, min=16)]
+# a case is decided by its status (◆: a reviewer can decide it now) and its claims: the status is never left out
+# (cut to 8 at most: "inconclu"), and when the claims' strip does not fit (80 columns) the claims resting on
+# claims (change.supported) stand in for it as a glyph; then the title; rev goes first
+COLUMNS = [Col("id", 16), Col("", 3, instead="claims"), Col("rev", 6, drop=3), Col("claims", 9, drop=1),
+           Col("status", 12, min=8), Col("title", 120, min=16)]
 
 
 def _cap(outcome: str) -> str:
@@ -79,8 +81,9 @@ class CasesScreen(DecisionScreen):
             status = Text("open ◆", style="bold")  # a reviewer can decide it now
         else:
             status = Text("open")
-        return [literal(one_line(r["id"], 16)), literal(short(r["current_revision"], 6)),
-                claim_strip(r["claims"], order, derived), status, literal(one_line(r["title"], 120))]
+        supported = Text().join(symbol(r["claims"].get(name)) for name in order if name in derived)
+        return [literal(one_line(r["id"], 16)), supported, literal(short(r["current_revision"], 6)), claim_strip(r["claims"], order, derived), status,
+                literal(one_line(r["title"], 120))]
 
     def _claim_layout(self, ref: str) -> tuple[list[str], list[str]]:
         if ref not in self._strips:

@@ -225,7 +225,8 @@ class DecisionScreen(ListDetailScreen):
         """The column the markers go on: the first one never left out and wide enough to hold them (a narrow
         marker column, Col("", 3), or a name), so a narrow terminal keeps them."""
         cols = [as_col(c) for c in self.COLUMNS]
-        return next((i for i, c in enumerate(cols) if not c.drop and (c.width is None or c.width >= 3)), 0)
+        return next((i for i, c in enumerate(cols)
+                     if not c.drop and c.instead is None and (c.width is None or c.width >= 3)), 0)
 
     def _looked(self, key: str, read: ItemRead) -> Text:
         """What changed since the person last opened the item and who it is assigned to; then it counts as seen.

@@ -102,6 +102,7 @@ class ListDetailScreen(GatepostScreen):
         self.shown: str | None = None  # the key of the item shown in the detail
         self.detail: Any = None  # what fetch_detail read for it
         self.wanted: str | None = None  # the key the detail is being read for
+        self._opening: str | None = None  # an item asked for (open_item) not on the list's page: looked for
         self.follow_idle = FOLLOW_IDLE
         self._follow_timer: Timer | None = None
         self._reading: Worker[None] | None = None  # the newest detail request: what another worker read is dropped
@@ -289,17 +290,28 @@ class ListDetailScreen(GatepostScreen):
             return
         paged = self.paged
         if not paged.move_to_key(key):
-            cleared = any(self.filters.values()) or bool(paged.search_text)
-            self.filters = {f.name: None for f in self.FILTERS}
-            self._sync_selects()
-            paged.clear_search(reload=False)
-            paged.page_offset = 0
-            self.render_title()
+            # the list read again as it is filtered: an item just made (a saved edit's new draft) is there, and
+            # the filters stay; only when it is not are they cleared, and that is said (_open_on_the_list)
+            self._opening = key
             paged.reload(keep_key=key)
-            if cleared:
-                self.notify(f"{self.TITLE} now shows: {self.filters_label() or 'everything'}, to show {key}",
-                            title="Filter changed")
         self.show(key)
+
+    @on(PagedList.Loaded)
+    def _open_on_the_list(self, event: PagedList.Loaded) -> None:
+        key, self._opening = self._opening, None
+        paged = self.paged
+        if key is None or event.paged is not paged or key in paged.keys:
+            return
+        cleared = any(self.filters.values()) or bool(paged.search_text)
+        self.filters = {f.name: None for f in self.FILTERS}
+        self._sync_selects()
+        paged.clear_search(reload=False)
+        paged.page_offset = 0
+        self.render_title()
+        paged.reload(keep_key=key)
+        if cleared:
+            self.notify(f"{self.TITLE} now shows: {self.filters_label() or 'everything'}, to show {key}",
+                        title="Filter changed")
 
     def refresh_data(self) -> None:
         self.reload_list()

@@ -34,8 +34,9 @@ from gatepost.widgets.line_detail import Block, Pair
 from gatepost.widgets.note_dialog import Dialog
 from gatepost.widgets.paged_list import Col, Row
 
-COLUMNS = [Col("draft", 10), Col("skill", 30, min=12, whole=True), Col("origin", 9, drop=2), Col("by", 8, drop=3),
-           Col("status", 12, drop=1), Col("created", 11, drop=4)]
+# a draft is reviewed by its status: where its word does not fit (80 columns) its glyph stands in for it (✎ ✔ ✘)
+COLUMNS = [Col("draft", 10), Col("", 1, instead="status"), Col("skill", 30, min=12, whole=True),
+           Col("origin", 9, drop=2), Col("by", 8, drop=3), Col("status", 12, drop=1), Col("created", 11, drop=4)]
 STATUS_STYLE = {"pending": "bold cyan", "approved": "green", "rejected": "red", "superseded": "dim"}
 CAPABILITY = "manifest.review"
 STATUS = Filter("status", tuple((f"{DRAFT[s]} {s}", s) for s in DRAFT_STATUSES)
@@ -153,7 +154,9 @@ class ManifestsScreen(DecisionScreen):
         else:
             rows, total = list_drafts(db, status=self.filters["status"], search=search or None, limit=limit,
                                       offset=offset)
-        return self.mark_rows(db, [(r["id"], [one_line(r["id"], 10), one_line(r["skill"], 30), r["origin"] or "",
+        return self.mark_rows(db, [(r["id"], [one_line(r["id"], 10),
+                           Text(DRAFT.get(r["status"], UNCHECKED), style=STATUS_STYLE.get(r["status"], "")),
+                           one_line(r["skill"], 30), r["origin"] or "",
                            one_line(r["author"], 8),
                            Text(f"{DRAFT.get(r['status'], '')} {r['status']}",
                                 style=STATUS_STYLE.get(r["status"], "")),

@@ -19,9 +19,10 @@ from gatepost.widgets.line_detail import Block
 from gatepost.widgets.paged_list import Col, Row
 
 # the first: ⚠ ● → on a narrow column that stays at any width (the status column is the first left out),
-# shown while a row of the page holds a marker
-COLUMNS = [Col("", 3, marks=True), Col("status", 9, drop=2), Col("gate", 10, drop=3), Col("path", 40, min=12, drop=4),
-           Col("title", 100, min=16), Col("id", 24)]
+# shown while a row of the page holds a marker; where the status's word does not fit, its glyph stands in for it
+COLUMNS = [Col("", 3, marks=True), Col("", 1, instead="status"), Col("status", 9, drop=2), Col("gate", 10, drop=3),
+           Col("path", 40, min=12, drop=4), Col("title", 100, min=16), Col("id", 24)]
+STATUS_GLYPH = {"waiting": "◇", "needs_changes": "↺", "accepted": "✔", "declined": "✘"}
 SHORT_STATUS = {"needs_changes": "needs chg"}
 SHORT_GATE = {"not_targeted": "not targ."}
 STATUS = Filter("status", (("waiting", "waiting"), ("needs changes", "needs_changes"), ("accepted", "accepted"),
@@ -59,7 +60,9 @@ class ProposalsScreen(DecisionScreen):
     def fetch_rows(self, db: Any, search: str, offset: int, limit: int) -> tuple[list[Row], int]:
         rows, total = proposals_mod.list_proposals(db, status=self.filters["status"], search=search or None,
                                                    limit=limit, offset=offset)
-        return self.mark_rows(db, [(r["id"], ["", Text(SHORT_STATUS.get(r["status"], r["status"]), style=STATUS_STYLE.get(r["status"], "")),
+        return self.mark_rows(db, [(r["id"], ["", Text(STATUS_GLYPH.get(r["status"], "·"),
+                                                        style=STATUS_STYLE.get(r["status"], "")),
+                                              Text(SHORT_STATUS.get(r["status"], r["status"]), style=STATUS_STYLE.get(r["status"], "")),
                            gate_text(r["gate"], short=True), literal(one_line(r["path"] or "—", 40)),
                            literal(one_line(r["title"] or "", 100)), literal(one_line(r["id"], 24))])
                 for r in rows]), total

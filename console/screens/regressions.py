@@ -19,11 +19,15 @@ from gatepost.store.views import worst_first
 from gatepost.widgets.line_detail import Block
 from gatepost.widgets.paged_list import Col, Row
 
-# the broken streak and the failing count are never cut nor left out; the lesser columns go first. The failing
-# checks are shown at least 20 wide, most checks' whole names (forbidden_patterns, required_sections): at 12 they read
-# "forbidden_pa" at 200 columns, and the date of the last run, a lesser column, goes first to make room for them
-COLUMNS = [Col("", 1), Col("skill", 30, min=12, whole=True), Col("state", 17, drop=2), Col("streak", 7, drop=4), Col("broke", 5),
-           Col("fails", 5), Col("run", 5, drop=3), Col("last run", 11, drop=6), Col("failing", 200, min=20, drop=5)]
+# A skill is triaged by its state and severity: the state's glyph is never left out, and when the state's name
+# does not fit (80 columns) its severity stays beside the glyph ("sev", standing in for it); the failing count is
+# never cut nor left out; the lesser columns go first, the broken streak last (the severity says what it weighs).
+# The failing checks are shown at least 20 wide, most checks' whole names (forbidden_patterns, required_sections):
+# at 12 they read "forbidden_pa" at 200 columns, and the date of the last run, a lesser column, goes first for them
+COLUMNS = [Col("", 1), Col("skill", 30, min=12, whole=True), Col("state", 13, drop=2), Col("sev", 4, instead="state"),
+           Col("streak", 7, drop=4), Col("broke", 5, drop=1), Col("fails", 5), Col("run", 5, drop=3),
+           Col("last run", 11, drop=6), Col("failing", 200, min=20, drop=5)]
+SEVERITY_SHORT = {"high": "high", "medium": "med", "low": "low"}  # a list cell; the detail says it whole
 CAPABILITY = "regression.triage"
 COLOURS = {"NEW_FAIL": "bold red", "CHRONIC": "bold magenta", "STABLE_FAIL": "yellow", "NEW_PASS": "cyan",
            "PASS": "green"}
@@ -73,8 +77,11 @@ class RegressionsScreen(DecisionScreen):
         for r in rows:
             symbol = Text(REGRESSION.get(r["state"] or "", UNCHECKED), style=COLOURS.get(r["state"] or "", "dim"))
             state = Text(r["state"] or "—", style=COLOURS.get(r["state"] or "", "dim"))
+            severity = Text(SEVERITY_SHORT.get(r["severity"] or "", r["severity"] or ""),
+                            style=SEVERITY_COLOURS.get(r["severity"] or "", ""))
             if r["severity"]:
-                state.append(f" {r['severity']}", style=SEVERITY_COLOURS.get(r["severity"], ""))
+                state.append(" ")
+                state.append_text(severity)
             if not r["state"]:
                 streak = ""
             elif r["fail_streak"]:
@@ -85,7 +92,7 @@ class RegressionsScreen(DecisionScreen):
             ack = f"{ACKNOWLEDGED}ack " if r["acknowledged"] else ("↺new " if r["returned_because"] else "")
             failing = Text(str(len(r["failing"])), justify="right", style="bold red") if r["failing"] else Text("")
             error = Text("error", style="bold red") if r["run_error"] else Text("")
-            out.append((r["skill"], [symbol, one_line(r["skill"], 30), state, streak, broke, failing, error,
+            out.append((r["skill"], [symbol, one_line(r["skill"], 30), state, severity, streak, broke, failing, error,
                                      (r["last_run"] or "")[5:16].replace("T", " "),
                                      one_line(ack + ", ".join(r["failing"]), 200)]))
         return self.mark_rows(db, out), total

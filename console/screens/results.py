@@ -36,14 +36,19 @@ from gatepost.widgets.diff_view import side_by_side, unified_diff
 from gatepost.widgets.in_place import put
 from gatepost.widgets.paged_list import Col, PagedList, Row
 
-# at 80 columns: skill, verdict, the candidate and baseline rates and delta stay (the list pane takes a little
-# more than half the width for them); flags and start go first
-RUN_COLUMNS = [Col("started", 11, drop=2), Col("skill", 18, min=8), Col("verdict", 7), Col("cand.", 7),
-               Col("base.", 7), Col("delta", 8), Col("flags", 40, min=6, drop=3)]
+# at 80 columns: the run's id (its first hex digits), skill, verdict (its glyph), the candidate and baseline rates and
+# delta stay (the list pane takes a little more than half the width for them); flags go first, then the verdict's
+# word (its glyph stays), the run's id and when it started. From 120 columns the id and the date tell runs with the
+# same figures apart (from 200 whole)
+RUN_COLUMNS = [Col("id", 4, instead="run"), Col("run", 15, min=7, drop=2), Col("started", 11, min=5, drop=1),
+               Col("skill", 18, min=8),
+               Col("", 1, instead="verdict"), Col("verdict", 7, drop=3), Col("cand.", 6), Col("base.", 6),
+               Col("delta", 8), Col("flags", 40, min=6, drop=4)]
 # Δ: the candidate's pass/fail changed since the previous run of the suite and skill; ≠: candidate ≠ baseline.
 TASK_COLUMNS = [Col("", 3), Col("task", 30, min=10), Col("split", 7, drop=2), Col("candidate", 28, min=12),
                 Col("baseline", 28, min=12), Col("attempts", 60, min=10, drop=1)]
 OUTCOME_STYLE = {"pass": "green", "fail": "red", "timeout": "yellow", "crash": "bold red", "not judged": "yellow"}
+VERDICT_GLYPH = {"pass": "✔", "fail": "✘"}  # the verdict where its word does not fit
 VERDICT_OPTIONS = [("pass", "pass"), ("fail", "fail")]
 SHOW_CHARS = 20_000  # of each output: a 1 MiB output would make the screen crawl
 FLAKY_SHOWN = 1_000  # flaky tasks the run's figures list (and "f" filters to); all are counted
@@ -77,8 +82,9 @@ def verdict_text(verdict: str | None) -> Text:
     return Text(verdict or "—", style={"pass": "green", "fail": "bold red"}.get(verdict or "", "yellow"))
 
 
-def rate(value: float | None) -> str:
-    return "—" if value is None else f"{value * 100:.4g}%"
+def rate(value: float | None, digits: int = 4) -> str:
+    """A pass rate in percent; the list's cells with 3 digits (91.7%), the detail's with 4 (91.67%)."""
+    return "—" if value is None else f"{value * 100:.{digits}g}%"
 
 
 def points(delta: float | None) -> str:
@@ -279,11 +285,14 @@ class ResultsScreen(GatepostScreen):
         for r in rows:
             delta = r["delta"]
             cells.append((r["id"], [
+                literal(r["id"].split("-", 1)[-1][:4]),  # where the id does not fit: its first hex digits
+                literal(r["id"]),
                 literal((r["started_at"] or "")[5:16].replace("T", " ")),
                 literal(one_line(r["skill_id"] or "—", 18)),
+                Text(VERDICT_GLYPH.get(r["verdict"] or "", "·"), style=verdict_text(r["verdict"]).style),
                 verdict_text(r["verdict"]),
-                literal(rate(r["execution_pass_rate"])),
-                literal(rate(r["baseline_pass_rate"])),
+                literal(rate(r["execution_pass_rate"], 3)),
+                literal(rate(r["baseline_pass_rate"], 3)),
                 Text(points(delta),
                      style="red" if (delta or 0) < 0 else "green" if (delta or 0) > 0 else ""),
                 flags(r),
@@ -299,7 +308,17 @@ class ResultsScreen(GatepostScreen):
         self.query_one("#results-title", Static).update(literal(" · ".join(parts) + "   / search  v verdict"))
 
     def apply_filter(self, **filters: str) -> None:
-        """verdict=pass|fail|any, case_id=<case> (the runs of one case's evaluation)."""
+        """verdict=pass|fail|any, case_id=<case> (the runs of one case's evaluation). A change the person did not
+        make with v or the verdict's box (a case's runs, an overview line) is announced, as the title says it."""
+        before = (self.verdict, self.case_id)
+        self._set_filter(**filters)
+        if (self.verdict, self.case_id) != before:
+            shown = ", ".join(p for p in (f"verdict {self.verdict}" if self.verdict else "any verdict",
+                                          f"case {self.case_id}" if self.case_id else "") if p)
+            self.notify(f"Evaluation runs now shows: {shown}", title="Filter changed")
+
+    def _set_filter(self, **filters: str) -> None:
+        """apply_filter, unannounced: the person's own change (v, the verdict's box)."""
         if "verdict" in filters:
             self.verdict = filters["verdict"] if filters["verdict"] in ("pass", "fail") else None
             with self.prevent(Select.Changed):
@@ -315,11 +334,11 @@ class ResultsScreen(GatepostScreen):
     def _verdict_changed(self, event: Select.Changed) -> None:
         value = None if event.value is Select.NULL else str(event.value)
         if value != self.verdict:
-            self.apply_filter(verdict=value or "any")
+            self._set_filter(verdict=value or "any")
 
     def action_cycle_verdict(self) -> None:
         order = [None, "pass", "fail"]
-        self.apply_filter(verdict=order[(order.index(self.verdict) + 1) % len(order)] or "any")
+        self._set_filter(verdict=order[(order.index(self.verdict) + 1) % len(order)] or "any")
 
     def open_item(self, key: str) -> None:
         paged = self.query_one("#results-list", PagedList)
@@ -330,6 +349,8 @@ class ResultsScreen(GatepostScreen):
             self._title()
             paged.set_search(key)
             paged.move_to_key(key)
+            self.notify(f"Evaluation runs now shows: any verdict, search {key!r}, to show {key}",
+                        title="Filter changed")
         self.show_run(key)
 
     def refresh_data(self) -> None:

@@ -409,6 +409,14 @@ class LineDetail(ScrollView, can_focus=True):
         super().notify_style_update()
         self._drawn.clear()  # the theme or a component style changed: draw every block again
         self._relines()
+        # the stylesheet updates a widget's component styles (a title's colour) after the widget's own: drawn
+        # now, a title kept the old theme's accent, so it is drawn again once they are in
+        self.call_later(self._restyled)
+
+    def _restyled(self) -> None:
+        super().notify_style_update()  # the component styles read again (Textual's cache of them dropped)
+        self._drawn.clear()
+        self._relines()
 
 
 def _stripped(content: Any) -> Any:

@@ -9,7 +9,8 @@ Cells that are `str` are shown literally (never as Rich markup); pass a
 
 Columns fit the width they are given (`Col`): each is as wide as its content up to its `width`; when
 the table is narrower than that, the columns that may shrink (`min`) give way first, then the lesser
-columns (`drop`, highest first) are left out, so the ones that name a row (id, title) stay visible.
+columns (`drop`, highest first) are left out, so the ones that name a row (id, title) stay visible; a compact
+column standing in for one left out (`instead`) takes its place, so what a row is decided by stays in a glyph.
 `wanted_width()` is what every column needs: a screen sizes its list pane from it.
 """
 
@@ -45,6 +46,8 @@ class Col:
     `min`: it may shrink to this when space is short (None: it never shrinks below its content).
     `drop`: 0 never left out; otherwise left out when space is short, the highest first.
     `whole`: a name worth leaving lesser columns out for, so that it is shown whole (an event kind, a skill).
+    `instead`: the label of the column this one stands in for: shown only while that one is left out (a
+    severity beside the state's glyph when the state's name does not fit).
     """
 
     label: str
@@ -53,6 +56,7 @@ class Col:
     drop: int = 0
     whole: bool = False
     marks: bool = False  # a marker column (⚠ ● →): left out while no row of the page holds a marker
+    instead: str | None = None
 
     def least(self, natural: int) -> int:
         """The width it may shrink to, given its content's."""
@@ -94,10 +98,17 @@ def fit_columns(cols: Sequence[Col], natural: Sequence[int], available: int) -> 
 
     The shrinkable columns give way to their `min` first; while even that does not fit, the column with
     the highest `drop` is left out. The room left goes to the shrunk columns never left out, then to the
-    lesser ones, shared within each in proportion to what each lacks. A lesser column is also left out when
-    the `whole` columns lack at least the room it takes (an event's kind whole before its date)."""
+    lesser ones (within each, to the `whole` ones first), shared in proportion to what each lacks. A lesser
+    column is also left out while a `whole` column is cut and the columns never left out lack at least half the
+    room it takes (an event's kind and outcome whole before its revision, a skill's name before a run's date)."""
     least = [c.least(n) for c, n in zip(cols, natural, strict=True)]
-    shown = [i for i, c in enumerate(cols) if c.present(natural[i])]
+    shown = [i for i, c in enumerate(cols) if c.present(natural[i]) and c.instead is None]
+
+    def leave_out(i: int) -> None:
+        shown.remove(i)
+        stand_ins = [k for k, c in enumerate(cols) if c.instead == cols[i].label and c.present(natural[k])]
+        shown.extend(stand_ins)
+        shown.sort()
 
     def cost(widths: Sequence[int] | dict[int, int]) -> int:
         return sum(widths[i] + PADDING for i in shown)
@@ -105,8 +116,10 @@ def fit_columns(cols: Sequence[Col], natural: Sequence[int], available: int) -> 
     def spread() -> dict[int, int]:
         widths = {i: least[i] for i in shown}
         room = available - cost(least)
-        for tier in sorted({cols[i].drop for i in shown}):  # the columns never left out first, then the lesser
-            short = {i: natural[i] - widths[i] for i in shown if cols[i].drop == tier and natural[i] > widths[i]}
+        # the columns never left out first, then the lesser; within each, the whole ones first
+        for tier, whole in sorted({(cols[i].drop, not cols[i].whole) for i in shown}):
+            short = {i: natural[i] - widths[i] for i in shown
+                     if cols[i].drop == tier and cols[i].whole != whole and natural[i] > widths[i]}
             wanted = sum(short.values())
             if room <= 0 or not wanted:
                 continue
@@ -115,15 +128,17 @@ def fit_columns(cols: Sequence[Col], natural: Sequence[int], available: int) -> 
             room -= min(wanted, room)
         return widths
 
-    droppable = sorted((i for i, c in enumerate(cols) if c.drop), key=lambda i: (-cols[i].drop, -i))
+    droppable = sorted((i for i, c in enumerate(cols) if c.drop and c.instead is None and i in shown),
+                       key=lambda i: (-cols[i].drop, -i))
     while cost(least) > available and droppable:
-        shown.remove(droppable.pop(0))
+        leave_out(droppable.pop(0))
     widths = spread()
     while droppable:
-        lacking = sum(natural[i] - widths[i] for i in shown if cols[i].whole)
-        if lacking < widths[droppable[0]] + PADDING:
+        whole = sum(natural[i] - widths[i] for i in shown if cols[i].whole)
+        lacking = sum(natural[i] - widths[i] for i in shown if not cols[i].drop)
+        if not whole or 2 * lacking < widths[droppable[0]] + PADDING:
             break
-        shown.remove(droppable.pop(0))
+        leave_out(droppable.pop(0))
         widths = spread()
     if len(shown) < len(cols) and available > cost(widths):  # a column left out: its room goes to the last
         widths[shown[-1]] += available - cost(widths)       # shown, so the table is as wide as its pane
@@ -260,13 +275,16 @@ class PagedList(Vertical):
     def wanted_width(self) -> int:
         """The cells the table needs to show every column as wide as its content (and its scrollbar)."""
         natural = self._natural
-        return sum(w + PADDING for c, w in zip(self.columns, natural, strict=True) if c.present(w)) + SCROLLBAR
+        return sum(w + PADDING for c, w in zip(self.columns, natural, strict=True)
+                   if c.present(w) and c.instead is None) + SCROLLBAR
 
     def least_width(self) -> int:
-        """The cells the table needs to show the columns never left out, each shrunk to its `min`."""
+        """The cells the table needs to show the columns never left out, each shrunk to its `min`, and the compact
+        columns standing in for those that are."""
         natural = self._natural
-        return sum(c.least(n) + PADDING
-                   for c, n in zip(self.columns, natural, strict=True) if not c.drop and c.present(n)) + SCROLLBAR
+        droppable = {c.label for c in self.columns if c.drop}
+        return sum(c.least(n) + PADDING for c, n in zip(self.columns, natural, strict=True)
+                   if not c.drop and c.present(n) and (c.instead is None or c.instead in droppable)) + SCROLLBAR
 
     def _same_page_fits(self, natural: Sequence[int]) -> bool:
         """Whether the same page read again fits the columns as shown: each shown column holds its new content

@@ -10,6 +10,7 @@ import importlib
 import os
 import pkgutil
 import random
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -102,9 +103,13 @@ def store_summary(db: Database) -> str:
     ) if part)
 
 
-def build_demo(path: str | os.PathLike[str], *, seed: int = 7, person: str, force: bool = False) -> str:
+def build_demo(path: str | os.PathLike[str], *, seed: int = 7, person: str, force: bool = False,
+               progress: Callable[[str, int, int], None] | None = None) -> str:
     """Build the demo store at `path`, replacing an earlier demo store there (never another store, nor a demo
-    store holding decisions made after it was built unless `force`); returns what the store holds."""
+    store holding decisions made after it was built unless `force`); returns what the store holds.
+
+    `progress(part, done, parts)`: called as each part of the demo (cases, skills, runs…) is about to be built,
+    and once at the end (`part` "done"), for a display of how far the build is."""
     path = Path(path)
     if path.exists() and path.stat().st_size > 0 and not _is_demo_store(path):
         raise StoreError(f"{path}: holds a store that is not a demo store; refusing to replace it (use --db)")
@@ -125,21 +130,32 @@ def build_demo(path: str | os.PathLike[str], *, seed: int = 7, person: str, forc
     # a demo store is announced only once built: its thousands of acts need not each wait for the disk;
     # it is synced once, whole, at the end (and a build cut short is rebuilt, never used)
     db.execute("PRAGMA synchronous = OFF")
+    built = 0
+
+    def populate(part: ModuleType) -> None:
+        nonlocal built
+        if progress is not None:
+            progress(part.__name__.rsplit(".", 1)[-1], built, len(parts))
+        part.populate(db, rng, person)  # its own summary: the store is counted below
+        built += 1
+
     try:
         with freeze(DEMO_NOW):
             for part in parts:
                 if not getattr(part, "LIVE", False):
-                    part.populate(db, rng, person)  # its own summary: the store is counted below
+                    populate(part)
         # live parts (colleagues holding items for the next 15 minutes) happen at the real now, so the console
         # opened on the demo shows them held; under freeze() they too carry the frozen time
         for part in parts:
             if getattr(part, "LIVE", False):
-                part.populate(db, rng, person)  # its own summary: the store is counted below
+                populate(part)
         with db.atomic():
             append_event(db, DEMO_MARK, actor=person, subject_type="store", subject_id=str(path.name),
                          payload={"seed": seed})
         db.execute(f"PRAGMA synchronous = {SYNCHRONOUS}")
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the whole store into the main file, synced
+        if progress is not None:
+            progress("done", len(parts), len(parts))
         return store_summary(db)
     finally:
         db.close()

@@ -69,6 +69,7 @@ from .pipeline import (
     read_ranking,
     record_unrun,
 )
+from .progress import reporting as reporting_import
 from .run_pairs import compare_runs
 from .runner import (
     CACHE_FORMAT,
@@ -218,6 +219,7 @@ __all__ = [
     "compare_runs",
     "detect_format",
     "import_foreign",
+    "reporting_import",
     "compare",
     "delta_words",
     "detect_words",

@@ -31,6 +31,7 @@ from gatepost.store.kernel import (
 )
 
 from .fast_results import decode_window
+from .progress import report
 
 VERDICTS = ("pass", "fail", "skipped", "error")
 SCHEMA_VERSION = "1.0"  # upstream evaluate.py's SCHEMA_VERSION
@@ -506,6 +507,7 @@ def stream_artifact(path: Path, *, name: str, on_rows: Callable[[list[Any]], Non
     prefix = (run_id,) if run_id is not None else ()
     header: dict[str, Any] = {}
     counts: dict[str, tuple[int, int]] = {}
+    done = 0  # rows of the result lists read before this one (for the progress report)
     mock_any = False
     with open_regular(path, what="artifact file") as handle:
         reader = _Reader(handle, name)
@@ -523,6 +525,7 @@ def stream_artifact(path: Path, *, name: str, on_rows: Callable[[list[Any]], Non
                         if fast is not None:
                             on_rows(fast[0])
                             seen, passed, mock_any = seen + len(fast[0]), passed + fast[1], mock_any or fast[2]
+                            report(handle.tell(), done + seen)
                             closing = reader.peek()
                         else:
                             items.append(reader.value())
@@ -533,6 +536,7 @@ def stream_artifact(path: Path, *, name: str, on_rows: Callable[[list[Any]], Non
                             seen += len(rows)
                             passed += sum(r[2] for r in rows)
                             on_rows([(*prefix, r[0], r[1], 1, *r[2:]) for r in rows] if prefix else rows)
+                            report(handle.tell(), done + seen)
                             items = []
                         if closing == ",":
                             reader.pos += 1
@@ -541,6 +545,7 @@ def stream_artifact(path: Path, *, name: str, on_rows: Callable[[list[Any]], Non
                         break
                 header[key] = []
                 counts[key] = (seen, passed)
+                done += seen
             else:
                 header[key] = reader.value()
     parsed = _dispatch(header, name, counts.get("task_results"))

@@ -43,6 +43,7 @@ from .artifacts import (
     upstream_artifact,
 )
 from .attempts import attempts_line, outcome, outcome_counts, summarise_attempts
+from .progress import report
 from .suites import Suite
 from .task_order import StreamedOrder, refresh_task_order
 from .types import RunDetail, RunRow
@@ -428,9 +429,12 @@ def store_artifact_file(db: Database, read: ReadArtifact, *, actor: str | None =
     stored). A run already stored (the same bytes) is not stored again."""
     if read.parsed is None:
         return _import_streamed(db, read.path, actor=actor)
+    rows = len(read.values) // read.width if read.width else 0
     if db.execute("SELECT 1 FROM evaluation_runs WHERE id = ?", [read.run_id]).fetchone():
+        report(None, rows)
         return read.run_id, False
     store_run(db, None, _imported(read.parsed, read.path, read.run_id, read.source), actor=actor, read=read)
+    report(None, rows)
     return read.run_id, True
 
 

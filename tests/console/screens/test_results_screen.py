@@ -71,9 +71,10 @@ async def test_runs_list_newest_first_with_rates_verdicts_and_flags(store):
         paged = screen.query_one("#results-list", PagedList)
         assert paged.total == 3 and paged.keys == [runs["mock"], runs["bad"], runs["good"]]
         cells = [str(c) for c in paged.table.get_row(runs["mock"])]
-        assert "mock" in cells[6] and "weak" in cells[6] and cells[2] == "pass"
+        assert cells[0] == runs["mock"]  # the run's id: runs with the same figures told apart
+        assert "mock" in cells[7] and "weak" in cells[7] and cells[3] == "pass"
         bad = [str(c) for c in paged.table.get_row(runs["bad"])]
-        assert bad[2] == "fail" and bad[5].startswith("-")
+        assert bad[3] == "fail" and bad[6].startswith("-")
         head = rendered(app, "#run-head")
         assert "mock: results from the built-in mock" in head and "weak baseline" in head
 
@@ -155,7 +156,7 @@ async def test_the_runs_of_a_case_evaluation_lead_to_the_case(db, store_path, tm
         screen = await open_results(pilot)
         paged = screen.query_one("#results-list", PagedList)
         assert paged.total == 3
-        assert "case-0300" in str(paged.table.get_row(paged.keys[0])[6])
+        assert "case-0300" in str(paged.table.get_row(paged.keys[0])[7])
         await pilot.press("c")
         await settle(pilot)
         assert type(app.screen).__name__ == "CasesScreen" and app.screen.shown == "case-0300"

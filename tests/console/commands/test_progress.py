@@ -1,0 +1,93 @@
+"""Long commands show progress on a terminal (stderr), and nothing when their output is piped: an import its bytes,
+rows and time left; `suite run` which side runs which task of how many, with the time left; the demo's build which
+of its parts it is at. Run under a pseudo-terminal, as a person at a terminal runs them."""
+
+import errno
+import json
+import os
+import pty
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_gatepost
+
+EVALUATOR = Path(__file__).resolve().parents[2] / "fixtures" / "evaluator"
+ANSI = re.compile(r"\x1b\[[0-9;?]*[a-zA-Z]")
+
+
+def run_in_terminal(*args: str, cwd: Path, timeout: float = 120) -> tuple[int, str]:
+    """`gatepost ARGS` with stdin, stdout and stderr on a pseudo-terminal 160 columns wide: its exit code and
+    everything it wrote there, escape sequences left out."""
+    master, slave = pty.openpty()
+    env = {**os.environ, "COLUMNS": "160", "LINES": "40", "TERM": "xterm-256color"}
+    process = subprocess.Popen([sys.executable, "-m", "gatepost", *args], cwd=cwd, env=env, stdin=slave,
+                               stdout=slave, stderr=slave, close_fds=True)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError as exc:  # the terminal's other end closed: the command is done
+            if exc.errno != errno.EIO:
+                raise
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    code = process.wait(timeout=timeout)
+    return code, ANSI.sub("", b"".join(chunks).decode("utf-8", "replace"))
+
+
+def write_artifact(path: Path, n: int) -> None:
+    results = [{"task_id": f"t-{i}", "passed": i % 2 == 0, "score": 1.0, "duration_ms": 3, "output": "x" * 100}
+               for i in range(n)]
+    path.write_text(json.dumps({"execution_pass_rate": 0.5, "baseline_pass_rate": 0.5, "delta": 0.0,
+                                "verdict": "pass", "candidate_results": results,
+                                "baseline_results": [dict(r) for r in results]}), encoding="utf-8")
+
+
+def test_an_import_shows_bytes_rows_and_the_time_left_on_a_terminal(tmp_path: Path):
+    write_artifact(tmp_path / "a.json", 3000)
+    write_artifact(tmp_path / "b.json", 1000)
+    code, shown = run_in_terminal("--db", "s.db", "suite", "import-artifact", "a.json", "b.json", "--as", "ana",
+                                  cwd=tmp_path)
+    assert code == 0, shown
+    assert "suite import-artifact" in shown and "ETA" in shown
+    assert re.search(r"\d+(\.\d+)?/\d+(\.\d+)? [kM]B", shown), shown  # bytes read of the bytes in all
+    assert "8,000 rows" in shown  # both files' candidate and baseline results
+    assert shown.count("imported: ") == 2
+
+
+def test_an_import_piped_shows_no_progress(tmp_path: Path):
+    write_artifact(tmp_path / "a.json", 3000)
+    done = run_gatepost("--db", "s.db", "suite", "import-artifact", "a.json", "--as", "ana", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "" and done.stdout.startswith("imported: ") and done.stdout.count("\n") == 1
+
+
+def test_suite_run_says_which_side_runs_which_task_of_how_many(tmp_path: Path):
+    args = ("--db", "r.db", "suite", "run", "--suite", str(EVALUATOR / "suites" / "basic" / "suite.yaml"),
+            "--skill", str(EVALUATOR / "skill_good.md"), "--baseline", str(EVALUATOR / "skill_weak.md"),
+            "--mock", "--as", "ana")
+    code, shown = run_in_terminal(*args, cwd=tmp_path)
+    assert code == 0, shown
+    assert re.search(r"suite run · candidate · task \d of 5 · \S+", shown), shown
+    assert re.search(r"suite run · baseline · task \d of 5 · \S+", shown), shown
+    assert "ETA" in shown and "/10" in shown
+    piped = run_gatepost(*args, cwd=tmp_path)
+    assert piped.returncode == 0 and "suite run ·" not in piped.stderr + piped.stdout
+
+
+@pytest.mark.slow
+def test_the_demo_build_says_which_part_it_is_at(tmp_path: Path):
+    code, shown = run_in_terminal("--db", "d.db", "demo", "--no-console", "--as", "ana", cwd=tmp_path, timeout=300)
+    assert code == 0, shown
+    parts = re.findall(r"building the demo store · (\w+), part (\d+) of (\d+)", shown)
+    numbers = [int(n) for _part, n, _of in parts]  # a quick part may come and go between two refreshes
+    assert parts and numbers == sorted(numbers) and numbers[-1] == int(parts[0][2]) > 1, shown
+    assert "0 done" not in shown and "demo store built" in shown
