@@ -69,7 +69,7 @@ from .pipeline import (
     read_ranking,
     record_unrun,
 )
-from .run_pairs import compare_runs
+from .run_pairs import compare_runs, task_passes
 from .runner import (
     CACHE_FORMAT,
     CACHE_TTL,
@@ -214,6 +214,7 @@ __all__ = [
     "read_ranking",
     "record_unrun",
     "compare_runs",
+    "task_passes",
     "detect_format",
     "import_foreign",
     "compare",

@@ -153,6 +153,7 @@ from .rows import all_rows, each_row, one_row
 from .schema import (
     APPEND_ONLY,
     APPLICATION_ID,
+    DISCUSSION_APPEND_ONLY,
     EVENTS_COMPLETE_KIND,
     KERNEL_MIGRATIONS,
     LOOPS_APPEND_ONLY,
@@ -184,6 +185,7 @@ __all__ = [
     "one_row",
     "ADMIN",
     "EVENTS_COMPLETE_KIND",
+    "DISCUSSION_APPEND_ONLY",
     "RECORD_TABLES",
     "APPLICATION_ID",
     "APPEND_ONLY",

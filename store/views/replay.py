@@ -455,6 +455,24 @@ HANDLERS: dict[str, Callable[[Replay, Event], None]] = {
 }
 
 
+# --- comments and the mentions they make ----------------------------------------------------------------
+def _commented(r: Replay, ev: Event) -> None:
+    mentions = ev.payload.get("mentions")
+    r.put("comments", (ev.seq,), ev, subject_type=ev.subject_type, subject_id=ev.subject_id, author=ev.actor,
+          note=ev.note, mentions=_said(ev.payload, "mentions"), at=ev.at)
+    for person in mentions if isinstance(mentions, list) else []:
+        r.put("comment_mentions", (person, ev.seq), ev, subject_type=ev.subject_type, subject_id=ev.subject_id)
+
+
+DISCUSSION_TABLES = (
+    Table("comments", ("event_seq",), ("subject_type", "subject_id", "author", "note", "mentions", "at"),
+          frozenset({"mentions"})),
+    Table("comment_mentions", ("person", "event_seq"), ("subject_type", "subject_id")),
+)
+TABLES, TABLE = (*TABLES, *DISCUSSION_TABLES), {**TABLE, **{t.name: t for t in DISCUSSION_TABLES}}
+HANDLERS["comment.added"] = _commented
+
+
 # --- comparing -----------------------------------------------------------------------------------------
 def _stored(table: Table, column: str, value: Any) -> Any:
     """A stored value as the events say it: JSON parsed, an application's content as its hash."""
