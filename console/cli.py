@@ -29,9 +29,16 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
                   "Store a DRAFT manifest for NAME from its last successful runs; a person must approve it."),
     "case": ("gatepost.commands.case", "case",
              "Cases of eval.gated_change/1: a loop's candidate change, its evidence, and the decision on it."),
+    "comment": ("gatepost.commands.discussion", "comment",
+                "Comment on an item (KIND:ID --note TEXT), or list its thread (KIND:ID alone)."),
+    "compare": ("gatepost.commands.compare", "compare",
+                "Line up stored runs against a baseline run: each run's pass rate with its interval, its delta with "
+                "the paired interval and p-value, and a task × run matrix with the regressions first."),
     "console": ("gatepost.commands.base", "console", "Open the review console on the store."),
     "current": ("gatepost.commands.loop", "current",
                 "What is current at PATH: the content kept or accepted and recorded applied, and where it landed."),
+    "decide": ("gatepost.commands.bulk", "decide",
+               "Take one DECISION with one note on many items of KIND, each as its own act."),
     "demo": ("gatepost.commands.base", "demo",
              "Build a realistic demo store (replacing that file) and open the console on it."),
     "events": ("gatepost.commands.loop_api", "events",
@@ -72,6 +79,7 @@ SUBCOMMANDS: dict[str, list[tuple[str, str]]] = {
              ("gatepost.commands.loop_api", "case_new"),
              ("gatepost.commands.loop_api", "case_wait"), ("gatepost.commands.loop_api", "case_applied")],
     "proposal": [("gatepost.commands.loop_api", "proposal_applied")],
+    "suite": [("gatepost.commands.failures", "add_task")],
 }
 
 ERRORS_MODULE = "gatepost.store.kernel.errors"

@@ -18,6 +18,7 @@ from .cases import DEFAULT_PROTOCOL, claims_condition
 from .evaluation import EVALUATION_MIGRATIONS
 from .kernel import (
     APPEND_ONLY,
+    DISCUSSION_APPEND_ONLY,
     KERNEL_MIGRATIONS,
     LOOPS_APPEND_ONLY,
     MIGRATION_SET,
@@ -468,6 +469,24 @@ def m016_cases_design_review(db: Database) -> None:
     mark_design_review_waiting(db)
     db.execute("CREATE INDEX idx_cases_design_review ON cases (status, design_review, protocol, updated_at, id)")
 
+def m015_discussion_comments(db: Database) -> None:
+    """Comment threads on items, and who they mention.
+
+    - comments: one per `comment.added` event (a record: its key is the event's seq);
+    - comment_mentions: per person, the comments that mention them (the projection their Overview reads).
+    """
+    db.table("comments").create(
+        {"event_seq": int, "subject_type": str, "subject_id": str, "author": str, "note": str, "mentions": str,
+         "at": str},
+        pk="event_seq",
+        not_null={"subject_type", "subject_id", "note", "mentions", "at"},
+    )
+    db.table("comments").create_index(["subject_type", "subject_id", "event_seq"])
+    db.table("comment_mentions").create({"person": str, "event_seq": int, "subject_type": str, "subject_id": str},
+                                        pk=("person", "event_seq"), not_null={"subject_type", "subject_id"})
+    for table in DISCUSSION_APPEND_ONLY:
+        append_only_triggers(db, table)
+
 
 _HERE: dict[str, Callable[[Database], None]] = {
     "m001_initial": m001_initial,
@@ -476,6 +495,8 @@ _HERE: dict[str, Callable[[Database], None]] = {
     "m006_stats_judgments_assignments": m006_stats_judgments_assignments,
     "m009_console_case_queue_index": m009_console_case_queue_index,
     "m016_cases_design_review": m016_cases_design_review,
+
+    "m015_discussion_comments": m015_discussion_comments,
 }
 _ALL: dict[str, Callable[[Database], None]] = {**_HERE, **KERNEL_MIGRATIONS, **EVALUATION_MIGRATIONS}
 # The order they run in (two carry m003: both names are recorded in stores as they are).
@@ -495,6 +516,7 @@ MIGRATIONS = (
     "m012_kernel_events_complete",
     "m013_kernel_records_by_position",
     "m014_evaluation_every_run_order",
+    "m015_discussion_comments",
     "m016_cases_design_review",
     "m017_kernel_projections_complete",
 )

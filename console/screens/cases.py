@@ -54,6 +54,7 @@ class CasesScreen(DecisionScreen):
 
     NOUN = "case"
     NAME, TITLE, COLUMNS, FILTERS, DECISIONS = "cases", "Cases", COLUMNS, (STATUS, OUTCOME), DECISIONS
+    SCREENSHOT_STEPS = [("comment", ["C"])]
     EMPTY = "No cases here. Press f for another status, or import one: gatepost case import FILE."
     WORK = CASE_WORK = Work("cases", "case", {"status": "needs_decision"}, (
         "Open cases still waiting on evidence are not in it: f shows them; "

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import events
+from textual import events, work
 from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen
 from textual.widget import Widget
@@ -28,6 +28,8 @@ from gatepost.keymap import bound, key_for, keys_for
 from gatepost.safe import literal, one_line
 from gatepost.screens.list_detail import ListDetailScreen
 from gatepost.screens.queue import Queue, Work
+from gatepost.store.batch import NOT_IN_BULK, ItemResult, assign_each, decide_each, summary
+from gatepost.store.discussion import thread
 from gatepost.store.flows import decide_on, mark_seen, may
 from gatepost.store.glyphs import ASSIGNED, CHANGED, WARNING
 from gatepost.store.kernel import (
@@ -45,9 +47,11 @@ from gatepost.store.views import (
     assignment_of,
     changes_since_seen,
 )
+from gatepost.widgets import bulk
 from gatepost.widgets.note_dialog import NoteDialog
 from gatepost.widgets.paged_list import Row, as_col
 from gatepost.widgets.queue_bar import QueueBar
+from gatepost.widgets.thread import COMMENT_BINDING, COMMENT_KEY, ask_comment, thread_blocks
 
 
 @dataclass(frozen=True)
@@ -83,6 +87,7 @@ class ItemRead:
     changed: str | None = None  # what changed since this person last opened it
     assigned: Assignment | None = None  # who it is assigned to, by whom
     verdicts: dict[str, Verdict] = field(default_factory=dict)  # the store's "may I" for each decision
+    comments: list[dict[str, Any]] = field(default_factory=list)  # the item's thread, oldest first
 
 
 def decided_line(what: str, actor: str | None, at: str, note: str | None, extra: str = "") -> Text:
@@ -103,6 +108,8 @@ class DecisionScreen(ListDetailScreen):
         bound("w", "work_queue", "Work queue", "queue.work"),
         bound("s", "queue_skip", "Skip", "queue.skip"),
         bound("x", "queue_stop", "Stop queue", "queue.stop", show=False),
+        bound(COMMENT_KEY, "comment", "Comment", COMMENT_BINDING, show=False),  # `?` lists it; the footer is full
+        *bulk.BINDINGS,
     ]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -121,6 +128,7 @@ class DecisionScreen(ListDetailScreen):
         self._unmark: set[str] = set()  # rows opened with ● whose read receipt is written: it goes when left
         self.looked = Text()
         self.verdicts: dict[str, Verdict] = {}  # the store's answer for the item shown, by decision
+        self.marked: dict[str, int | None] = {}  # rows marked (Space) -> the item's seq when marked
 
     # --- what a screen provides -----------------------------------------------------------------
     NOUN: ClassVar[str] = "item"  # "no item selected"
@@ -194,7 +202,7 @@ class DecisionScreen(ListDetailScreen):
         return ItemRead(detail, seq, leases.holder(db, kind, key), self.queue.read(db),
                         changes_since_seen(db, self.person, kind, [key]).get(key), assignment_of(db, kind, key),
                         may(db, kind, key, actor=self.person, seen_seq=seq,
-                            names=[d.name for d in self.DECISIONS]))
+                            names=[d.name for d in self.DECISIONS]), thread(db, kind, key))
 
     def contradicted(self, db: Any, keys: list[str]) -> set[str]:
         """The keys of a page whose decision later evidence contradicts (⚠ on their rows); none by default."""
@@ -211,7 +219,8 @@ class DecisionScreen(ListDetailScreen):
         at = self.mark_column()
         out: list[Row] = []
         for key, cells in rows:
-            mark = (CHANGED if key in changed else "") + (ASSIGNED if key in mine else "")
+            mark = (bulk.MARK if key in self.marked else "") + (CHANGED if key in changed else "") + \
+                (ASSIGNED if key in mine else "")
             if (mark or key in flagged) and len(cells) > at:
                 value = cells[at]
                 cell = value if isinstance(value, Text) else literal(str(value))
@@ -281,6 +290,7 @@ class DecisionScreen(ListDetailScreen):
         self.looked = self._looked(key, read) if key and read else Text()
         if read and read.queue is not None:
             self.queue.state = read.queue
+        self.lines.tail = thread_blocks(read.comments) if read and read.detail is not None else []
         super()._apply_detail(key, read.detail if read else None)
         self.queue.render()
 
@@ -296,9 +306,11 @@ class DecisionScreen(ListDetailScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "decide" and parameters:
             # enabled exactly when the store accepts it now; hidden from a person who only browses. A disabled
-            # key pressed says why (on_key)
+            # key pressed says why (on_key). With rows marked, it goes to each of them: each item's act decides
             if self.browsing_only():
                 return False
+            if self.marked:
+                return True if self._bulk_why_not(str(parameters[0])) is None else None
             return True if self.legal(str(parameters[0]))[0] else None
         return super().check_action(action, parameters)
 
@@ -339,6 +351,9 @@ class DecisionScreen(ListDetailScreen):
         if self.browsing_only():
             self.notify(f"{self.person} holds none of {', '.join(self.queue.capabilities())}: browsing only, "
                         "no decisions here.", title="Browsing only", severity="warning")
+            return
+        if self.marked:
+            self._ask_bulk(decision)
             return
         allowed, why = self.legal(name)
         if not allowed:
@@ -381,6 +396,112 @@ class DecisionScreen(ListDetailScreen):
         # holds it) gives its row to the next, which the cursor and the detail then show alike
         self.paged.reload(keep_key=key, quiet=True, keep_row=True)
         self.show(key)  # the decided item in its new state (the queue ended, stopped or was not worked)
+
+    # --- comments -------------------------------------------------------------------------------
+    def action_comment(self) -> None:
+        """Comment on the item shown: a note that decides nothing, an event on the item (`@name` mentions)."""
+        ask_comment(self, self.WORK.subject, self.shown, noun=self.NOUN,
+                    after=lambda key: self.show(key) if self.shown == key else None)
+
+    # --- marked rows: one decision or assignment on each, each its own act -----------------------
+    def title_extra(self) -> Text:
+        return (Text("  ") + bulk.marked_text(len(self.marked), self.NOUN)) if self.marked else Text()
+
+    def action_toggle_mark(self) -> None:
+        """Space: mark the row under the cursor (or unmark it); the item's seq is read as it is marked, so an item
+        that changes after is refused by its seen-seq rule when the decision comes."""
+        key = self.paged.current_key
+        if key is None:
+            return
+        if key in self.marked:
+            del self.marked[key]
+        else:
+            self.marked[key] = None
+            self._read_marked_seq(key)
+        self.render_title()
+        self.paged.reload(keep_key=key, quiet=True, keep_row=True)
+
+    @work(thread=True, group="mark")
+    def _read_marked_seq(self, key: str) -> None:
+        seq = self.gp_app.read(last_seq, self.WORK.subject, key)
+        self.app.call_from_thread(self._marked_seq, key, seq)
+
+    def _marked_seq(self, key: str, seq: int) -> None:
+        if key in self.marked:
+            self.marked[key] = seq
+
+    def _bulk_why_not(self, name: str) -> str | None:
+        decision = self.decision(name)
+        why = NOT_IN_BULK.get((self.WORK.subject, name))
+        if why:
+            return f"{decision.label} is taken on one {self.NOUN} at a time ({why})"
+        if not self.capable(decision):
+            return f"{self.person} does not hold {decision.capability}"
+        return None
+
+    def _ask_bulk(self, decision: Decision) -> None:
+        why = self._bulk_why_not(decision.name)
+        if why:
+            self.notify(f"{decision.label}: {why}", title="Not allowed", severity="warning")
+            return
+        seen = dict(self.marked)
+        n = len(seen)
+        title = f"{decision.label.capitalize()} {n} marked {self.NOUN}{'' if n == 1 else 's'}? (each its own act)"
+
+        def done(typed: str | None) -> None:
+            if typed is not None:
+                self.run_worker(self._bulk(decision, seen, typed), group="decide")
+
+        self.app.push_screen(NoteDialog(title, decision.prompt, required=decision.required,
+                                        confirm_label=(decision.confirm or decision.label).capitalize()), done)
+
+    async def _bulk(self, decision: Decision, seen: dict[str, int | None], note: str) -> None:
+        try:
+            results: list[ItemResult] = await self.gp_app.write(
+                decide_each, self.WORK.subject, decision.name, list(seen), actor=self.person, note=note, seen=seen)
+        except GatepostError as exc:
+            self.notify(str(exc), title="Refused", severity="error", timeout=10)
+            return
+        self._bulk_done(results, summary(results, decision.label))
+
+    def action_assign(self) -> None:
+        """A: assign the marked items (or the item shown) to a person, each its own act."""
+        keys = list(self.marked) or ([self.shown] if self.shown else [])
+        if not keys:
+            self.notify(f"No {self.NOUN} selected.", severity="warning")
+            return
+        n = len(keys)
+        dialog = bulk.AssignDialog(f"Assign {n} {self.NOUN}{'' if n == 1 else 's'}"
+                                   + (f" ({keys[0]})" if n == 1 else " (each its own act)"))
+
+        def done(name: str | None) -> None:
+            if name is not None:
+                self.run_worker(self._assign(keys, name, dialog.note), group="decide")
+
+        self.app.push_screen(dialog, done)
+
+    async def _assign(self, keys: list[str], name: str, note: str) -> None:
+        try:
+            results: list[ItemResult] = await self.gp_app.write(
+                assign_each, self.WORK.subject, keys, name, actor=self.person, note=note or None)
+        except GatepostError as exc:
+            self.notify(str(exc), title="Refused", severity="error", timeout=10)
+            return
+        self._bulk_done(results, summary(results, f"assign to {name}"))
+
+    def _bulk_done(self, results: list[ItemResult], said: str) -> None:
+        """The items done leave the marks; the refused stay marked, and their refusals are listed."""
+        for r in results:
+            if r.done:
+                self.marked.pop(r.key, None)
+        self.render_title()
+        self.paged.reload(keep_key=self.paged.current_key, quiet=True)
+        if self.shown:
+            self.show(self.shown)
+        if all(r.done for r in results):
+            self.notify(said, title="Done")
+        else:
+            self.app.push_screen(bulk.BulkReport(said, [r.as_dict() for r in results]))
 
     # --- the queue: the keys, on the component that works it -----------------------------------
     def action_work_queue(self) -> None:

@@ -192,6 +192,7 @@ class ListDetailScreen(GatepostScreen):
             text.append_text(literal(part, style="bold reverse"))
         if not active and self.FILTERS:
             text.append(" · " + " · ".join(f.any_label for f in self.FILTERS), style="dim")
+        text.append_text(self.title_extra())
 
         def k(binding_id: str, default: str) -> str:
             return key_for(self.app, binding_id, default)
@@ -203,6 +204,10 @@ class ListDetailScreen(GatepostScreen):
             hints += f"  {k('list.clear', 'backspace')} clears the search"
         text.append(hints, style="dim")
         self.query_one(f"#{self.NAME}-title", Static).update(text)
+
+    def title_extra(self) -> Text:
+        """What a screen adds to its title after the filters (the marked rows of a deciding screen); nothing here."""
+        return Text()
 
     @on(PagedList.SearchChanged)
     def _search_changed(self) -> None:

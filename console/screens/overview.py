@@ -11,10 +11,14 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from gatepost.safe import literal
+from gatepost.links import LINK_KINDS
+from gatepost.safe import literal, one_line
 from gatepost.screens.base import GatepostScreen
+from gatepost.store.discussion import mention_count, mentions_of
 from gatepost.store.glyphs import DRAFT, OUTCOME, REGRESSION, WARNING
 from gatepost.store.views import counts, team_progress
+
+MENTIONS_SHOWN = 5  # the newest comments that mention the person; `gatepost comment --mentioning` lists all
 
 # (mode, filter key, filter value, label, counts group, counts key, symbol)
 LINES = [
@@ -94,10 +98,13 @@ class OverviewScreen(GatepostScreen):
     def _read_counts(self) -> None:
         with self.gp_app.reading() as db:
             data, team = counts(db), team_progress(db)
+            who = self.gp_app.person
+            mentions = (mention_count(db, who), mentions_of(db, who, limit=MENTIONS_SHOWN))
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._show, data, team)
+            self.app.call_from_thread(self._show, data, team, mentions)
 
-    def _show(self, data: dict[str, Any], team: list[Any]) -> None:
+    def _show(self, data: dict[str, Any], team: list[Any],
+              mentions: tuple[int, list[dict[str, Any]]] = (0, [])) -> None:
         who = self.gp_app.person
         caps = self.gp_app.capabilities
         intro = Text()
@@ -110,6 +117,15 @@ class OverviewScreen(GatepostScreen):
         options = self.query_one("#overview-lines", OptionList)
         highlighted = options.highlighted
         options.clear_options()
+        total, newest = mentions
+        if total:  # first: comments that mention this person (`@name`); they assign nothing, each opens its item
+            options.add_option(Option(Text(f"Mentions of you ({total}, newest first)", style="bold underline"),
+                                      disabled=True))
+            for row in newest:
+                line = literal(f"  @ {row['subject_type']}:{one_line(row['subject_id'], 24)}  ", style="bold")
+                line.append_text(literal(f"{row['author'] or '?'}: {one_line(row['note'], 60)}"))
+                options.add_option(Option(line, id=f"open|{row['event_seq']}|{row['subject_type']}:{row['subject_id']}"))
+            options.add_option(Option(Text(""), disabled=True))
         for heading, lines in LINES:
             options.add_option(Option(Text(heading, style="bold underline"), disabled=True))
             for mode, key, value, label, group, count_key, symbol in lines:
@@ -136,5 +152,9 @@ class OverviewScreen(GatepostScreen):
 
     @on(OptionList.OptionSelected, "#overview-lines")
     def _open(self, event: OptionList.OptionSelected) -> None:
-        mode, key, value = (event.option.id or "||").split("|")
+        mode, key, value = (event.option.id or "||").split("|", 2)
+        if mode == "open":  # a mention (`open|seq|KIND:ID`): the item it is about
+            kind, _, item = value.partition(":")
+            self.gp_app.open_item(LINK_KINDS[kind], item)
+            return
         self.gp_app.open_list(mode, **({key: value} if key else {}))

@@ -3,12 +3,15 @@
 from typing import Any
 
 from rich.text import Text
+from textual.binding import Binding
 
 from gatepost.safe import literal, one_line
 from gatepost.screens.decision import Decision, DecisionScreen, Done
 from gatepost.screens.list_detail import Filter
 from gatepost.screens.queue import Work
+from gatepost.store.failures import add_to_suite
 from gatepost.store.glyphs import ACKNOWLEDGED, FAIL, PASS, REGRESSION, UNCHECKED
+from gatepost.store.kernel import GatepostError
 from gatepost.store.skills import (
     MEANING,
     STATES,
@@ -16,6 +19,7 @@ from gatepost.store.skills import (
     skill_detail,
 )
 from gatepost.store.views import worst_first
+from gatepost.widgets.add_task import AddTaskDialog
 from gatepost.widgets.line_detail import Block
 from gatepost.widgets.paged_list import Col, Row
 
@@ -66,7 +70,35 @@ class RegressionsScreen(DecisionScreen):
     EMPTY = "No skills here. Press f for another state; skills appear with gatepost skills record and skills eval."
     WORK = Work("regressions", "skill", {"state": "all"}, ("STABLE_FAIL skills are not queued (the manifest may mismatch): f filters by state; "
                         "5 Manifests holds the drafts a mismatch started."))
-    SCREENSHOT_STEPS = [("acknowledge", ["a"]), ("mismatch", ["m"])]
+    # the bulk step last: its marks stay after Escape
+    SCREENSHOT_STEPS = [("acknowledge", ["a"]), ("mismatch", ["m"]), ("add-to-suite", ["S"]),
+                        ("bulk", ["space", "down", "space", "down", "space", "a"])]
+    BINDINGS = [Binding("S", "add_to_suite", "Add to suite", id="regressions.add_to_suite", show=False)]
+
+    def action_add_to_suite(self) -> None:
+        """S: the skill's newest failing output drafted into a suite as a new task, a case for the suite's owner."""
+        skill = self.shown
+        if skill is None:
+            self.notify("No skill selected.", severity="warning")
+            return
+        dialog = AddTaskDialog(f"Add {skill}'s failing output to a suite as a task", ask_source=True)
+
+        async def write(note: str) -> None:
+            try:
+                made = await self.gp_app.write(add_to_suite, dialog.suite, owner=dialog.owner, actor=self.person,
+                                               note=note, skill=skill, prompt=dialog.prompt,
+                                               expected=[dialog.expected] if dialog.expected else None)
+            except GatepostError as exc:
+                self.notify(str(exc), title="Refused", severity="error", timeout=10)
+                return
+            self.notify(f"case {made['case_id']}: task {made['task']['id']} for {made['suite_path']}, asked of "
+                        f"{made['owner']}", title="Drafted")
+
+        def done(note: str | None) -> None:
+            if note is not None:
+                self.run_worker(write(note), group="add-task")
+
+        self.app.push_screen(dialog, done)
 
 
     # --- the list ------------------------------------------------------------------------------

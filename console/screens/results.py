@@ -15,6 +15,7 @@ from textual.worker import get_current_worker
 
 from gatepost.safe import literal, one_line
 from gatepost.screens.base import GatepostScreen
+from gatepost.store.discussion import thread
 from gatepost.store.evaluation import (
     RunDetail,
     RunRow,
@@ -32,9 +33,15 @@ from gatepost.store.evaluation import (
     task_attempts,
     task_outputs,
 )
+from gatepost.store.failures import add_to_suite
+from gatepost.store.kernel import GatepostError
+from gatepost.store.views import sparkline, suite_trend
+from gatepost.widgets.add_task import AddTaskDialog
+from gatepost.widgets.compare_view import CompareView
 from gatepost.widgets.diff_view import side_by_side, unified_diff
 from gatepost.widgets.in_place import put
 from gatepost.widgets.paged_list import Col, PagedList, Row
+from gatepost.widgets.thread import COMMENT_BINDING, COMMENT_KEY, ask_comment, thread_text
 
 # at 80 columns: the run's id (its first hex digits), skill, verdict (its glyph), the candidate and baseline rates and
 # delta stay (the list pane takes a little more than half the width for them); flags go first, then the verdict's
@@ -71,6 +78,8 @@ class RunView:
     task_id: str | None = None
     outputs: dict[str, Any] | None = None
     sides: dict[str, Any] | None = None
+    trend: tuple[dict[str, Any], ...] = ()  # the suite's pass rate over its runs (suite_trend)
+    comments: tuple[dict[str, Any], ...] = ()  # the run's thread, oldest first
 
 
 def shown(side: dict[str, Any] | None) -> str:
@@ -165,6 +174,9 @@ class ResultsScreen(GatepostScreen):
     """Enter on a run goes to its tasks; moving through the tasks shows each task's two outputs and their diff."""
 
     TITLE = "Results"  # the header names the screen, as on the list screens
+    # the demo's newest run and two older runs of the same suite's tasks (rows 1, 7 and 15), compared
+    SCREENSHOT_STEPS = [("compare", ["space", *["down"] * 6, "space", *["down"] * 8, "space", "m"]),
+                        ("add-to-suite", ["t", "S"])]
 
     DEFAULT_CSS = """
     ResultsScreen .filters Select { width: 1fr; }
@@ -187,6 +199,11 @@ class ResultsScreen(GatepostScreen):
         Binding("l", "focus_runs", "Runs"),
         Binding("c", "open_case", "Open case"),
         Binding("f", "toggle_flaky", "Flaky only"),
+        # `?` lists these; the footer is full at 80 columns
+        Binding("space", "mark_run", "Mark run", key_display="Space", id="results.mark", show=False),
+        Binding("m", "compare_marked", "Compare marked", id="results.compare", show=False),
+        Binding(COMMENT_KEY, "comment", "Comment", id=COMMENT_BINDING, show=False),
+        Binding("S", "add_to_suite", "Add to suite", id="results.add_to_suite", show=False),
     ]
 
     def __init__(self) -> None:
@@ -206,6 +223,9 @@ class ResultsScreen(GatepostScreen):
         self._run_wanted: str | None = None  # the run being read (the cursor's), drawn when it arrives
         self._generation = {"run": 0, "task": 0}  # of the newest read of each kind: older results are dropped
         self._drawn: tuple[str | None, str | None] | None = None  # (run, task) whose outputs are shown
+        self.marked_runs: list[str] = []  # marked with Space, in order: the first is the baseline of `m`
+        self._trend: tuple[dict[str, Any], ...] = ()
+        self._comments: tuple[dict[str, Any], ...] = ()
 
     def body(self) -> ComposeResult:
         with Horizontal(classes="split"):
@@ -284,11 +304,12 @@ class ResultsScreen(GatepostScreen):
         cells: list[Row] = []
         for r in rows:
             delta = r["delta"]
+            mark = "■ " if r["id"] in self.marked_runs else ""
             cells.append((r["id"], [
                 literal(r["id"].split("-", 1)[-1][:4]),  # where the id does not fit: its first hex digits
                 literal(r["id"]),
                 literal((r["started_at"] or "")[5:16].replace("T", " ")),
-                literal(one_line(r["skill_id"] or "—", 18)),
+                literal(mark + one_line(r["skill_id"] or "—", 18)),  # the mark where every width shows it
                 Text(VERDICT_GLYPH.get(r["verdict"] or "", "·"), style=verdict_text(r["verdict"]).style),
                 verdict_text(r["verdict"]),
                 literal(rate(r["execution_pass_rate"], 3)),
@@ -428,7 +449,8 @@ class ResultsScreen(GatepostScreen):
         task = keep_task if keep_task in keys else keys[0] if keys else None
         return RunView(asked, run, run_task_counts(db, run["id"]), previous_run(db, run["id"]), tuple(rows), total, task,
                        task_outputs(db, run["id"], task) if task else None,
-                       task_attempts(db, run["id"], task) if task and attempts else None)
+                       task_attempts(db, run["id"], task) if task and attempts else None,
+                       tuple(suite_trend(db, run["suite_id"], skill=run["skill_id"])), tuple(thread(db, "run", run["id"])))
 
     @on(PagedList.Loaded, "#run-tasks")
     def _tasks_loaded(self) -> None:
@@ -469,6 +491,7 @@ class ResultsScreen(GatepostScreen):
         self.run_id = run["id"] if run else None
         self._counts = view.counts
         self._previous = view.previous  # the run this one is compared with
+        self._trend, self._comments = view.trend, view.comments
         self._figures, self._flaky = None, set()  # the run's statistics follow its rows (_tasks_loaded)
         put(self.query_one("#run-head", Static), self._head(run, reading=True) if run else literal("No run selected."))
         tasks = self.query_one("#run-tasks", PagedList)
@@ -507,6 +530,9 @@ class ResultsScreen(GatepostScreen):
         text.append("\n")
         text.append_text(literal(f"suite     {suite or '—'}" + (f" ({run['suite_id'][:12]})" if run["suite_id"] else ""),
                                  style="dim"))
+        if len(self._trend) > 1:
+            text.append("\n")
+            text.append_text(self._trend_line(run["id"]))
         text.append("\n")
         text.append_text(literal(f"candidate {run['candidate_path'] or '(case content)'}", style="dim"))
         text.append("\n")
@@ -523,7 +549,75 @@ class ResultsScreen(GatepostScreen):
             text.append_text(literal(f"⚠ {warning}", style="yellow"))
         text.append("\n")
         text.append_text(self._compared())
+        if self._comments:
+            text.append(f"\nComments ({len(self._comments)})\n", style="bold")
+            text.append_text(thread_text(list(self._comments)))
         return text
+
+    def _trend_line(self, run_id: str) -> Text:
+        """`trend     ▃▇▅▅▄ 19 runs of the suite, this one 57 % (95 % CI 25 to 84)`: its pass rate over its runs."""
+        here = next((p for p in self._trend if p["run"] == run_id), None)
+        text = Text("trend     ", style="bold")
+        text.append(sparkline(list(self._trend)), style="cyan")
+        rates = [p["rate"]["rate"] for p in self._trend]
+        text.append_text(literal(f"  {len(self._trend)} runs of the suite, {round(min(rates) * 100)}–"
+                                 f"{round(max(rates) * 100)} %"
+                                 + (f"; this one {round(here['rate']['rate'] * 100)} % (CI "
+                                    f"{round(here['rate']['low'] * 100)} to {round(here['rate']['high'] * 100)})"
+                                    if here else ""), style="dim"))
+        return text
+
+    # --- marked runs, compared; comments on a run ------------------------------------------------
+    def action_mark_run(self) -> None:
+        """Space on a run: mark it (or unmark it); the first marked is the baseline `m` compares the others with."""
+        runs = self.query_one("#results-list", PagedList)
+        key = runs.current_key
+        if key is None:
+            return
+        if key in self.marked_runs:
+            self.marked_runs.remove(key)
+        else:
+            self.marked_runs.append(key)
+        runs.reload(keep_key=key, quiet=True, keep_row=True)
+        if self.marked_runs:
+            self.notify(f"marked: {', '.join(self.marked_runs)} (the first is the baseline; m compares)",
+                        title="Compare")
+
+    def action_compare_marked(self) -> None:
+        if len(self.marked_runs) < 2:
+            self.notify("Mark the baseline run, then the runs to compare with it (Space), then m.",
+                        severity="warning")
+            return
+        self.app.push_screen(CompareView(self.marked_runs[1:], self.marked_runs[0]))
+
+    def action_add_to_suite(self) -> None:
+        """S on a task: draft it into its suite as a new task, a case for the suite's owner (failures.add_to_suite)."""
+        run_id, task_id = self.run_id, self.task_id
+        if not run_id or not task_id:
+            self.notify("No task selected: t goes to the run's tasks.", severity="warning")
+            return
+        dialog = AddTaskDialog(f"Add task {task_id} of {run_id} to its suite")
+
+        async def write(note: str) -> None:
+            try:
+                made = await self.gp_app.write(add_to_suite, None, owner=dialog.owner, actor=self.person, note=note,
+                                               run_id=run_id, task_id=task_id,
+                                               expected=[dialog.expected] if dialog.expected else None)
+            except GatepostError as exc:
+                self.notify(str(exc), title="Refused", severity="error", timeout=10)
+                return
+            self.notify(f"case {made['case_id']}: task {made['task']['id']} for {made['suite_path']}, asked of "
+                        f"{made['owner']}", title="Drafted")
+
+        def done(note: str | None) -> None:
+            if note is not None:
+                self.run_worker(write(note), group="add-task")
+
+        self.app.push_screen(dialog, done)
+
+    def action_comment(self) -> None:
+        ask_comment(self, "run", self.run_id, noun="run",
+                    after=lambda key: self.show_run(key) if self.run_id == key else None)
 
     def _weighed(self) -> Text:
         """The rates with their intervals, pass^k, the paired delta in words, the flaky tasks."""

@@ -136,12 +136,16 @@ class LineDetail(ScrollView, can_focus=True):
         self._pending: list[Block] = []  # blocks below the screen, not wrapped yet
         self._width = 0
         self._cursor: _Target = None  # the acting line the keys are on (shown while focused)
+        # blocks drawn after those of every `show` (a part every screen adds the same way: an item's thread),
+        # set before the screen shows its blocks, so the pane is drawn once
+        self.tail: list[Block] = []
 
     # --- what a screen calls ----------------------------------------------------------------------
     def show(self, blocks: Sequence[Block]) -> None:
         """Draw `blocks`; a block whose content reads the same keeps its lines (they are not wrapped again). A text
         block with nothing to say (no marks, no linked case) is left out: it would be a blank line and a gap."""
-        self._blocks = [b for b in blocks if b.kind != "text" or not isinstance(b.content, Text) or b.content.plain.strip()]
+        self._blocks = [b for b in [*blocks, *self.tail]
+                        if b.kind != "text" or not isinstance(b.content, Text) or b.content.plain.strip()]
         self._relines()
 
     def block(self, name: str) -> Any:

@@ -99,6 +99,7 @@ def store_summary(db: Database) -> str:
         f"({split('SELECT status, COUNT(*) FROM proposals GROUP BY status ORDER BY status')})",
         _loops_summary(db),
         f"{one('SELECT COUNT(*) FROM assignments')} items assigned",
+        f"{one('SELECT COUNT(*) FROM comments')} comments ({one('SELECT COUNT(*) FROM comment_mentions')} mentions)",
         f"{held} items held by colleagues for 15 minutes" if held else "",
     ) if part)
 

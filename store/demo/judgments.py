@@ -1,6 +1,7 @@
 """Demo part: judgments that carry forward and work assigned to people.
 
-- `weather-brief` and `fx-digest` fail, and chen acknowledges both; nightly runs keep failing.
+- `weather-brief` and `fx-digest` fail, and chen acknowledges both at once (one note, two acts); nightly
+  runs keep failing.
   weather-brief fails the same assertion every night, so it stays acknowledged and quiet;
   fx-digest starts failing a new assertion and comes back to the queue, naming it.
 - Items are assigned to people: cases to ana and bruno, proposals to chen, a draft to bruno, a
@@ -13,8 +14,9 @@ import random
 from sqlite_utils import Database
 
 from gatepost.store import cases
+from gatepost.store.batch import decide_each
 from gatepost.store.flows import assign, mark_seen
-from gatepost.store.skills import acknowledge, evaluate, import_manifest, record_run
+from gatepost.store.skills import evaluate, import_manifest, record_run
 
 ORDER = 45
 
@@ -47,8 +49,12 @@ def populate(db: Database, rng: random.Random, person: str) -> str:
     for day in (10, 11, 12):
         _nightly(db, GOOD, day)
     _nightly(db, SAME_FAIL, 13)
-    acknowledge(db, "weather-brief", actor="chen", note="the provider renamed its heading; fix queued")
-    acknowledge(db, "fx-digest", actor="chen", note="heading changed upstream; same fix as weather-brief")
+    # one cause, one note: acknowledged together (each skill its own act and event, as `gatepost decide skill
+    # acknowledge --ids weather-brief,fx-digest` or Space-marking both on Regressions does)
+    acked = decide_each(db, "skill", "acknowledge", ["weather-brief", "fx-digest"], actor="chen",
+                        note="the provider renamed its heading; fix queued")
+    if not all(r.done for r in acked):
+        raise RuntimeError("; ".join(r.message for r in acked if not r.done))
     _nightly(db, SAME_FAIL, 14)  # the same assertion fails: both stay acknowledged
     _nightly(db, NEW_FAIL, 15)  # fx-digest now refuses too: back in the queue, naming forbidden_patterns
 

@@ -70,7 +70,7 @@ from .pipeline import (
     record_unrun,
 )
 from .progress import reporting as reporting_import
-from .run_pairs import compare_runs
+from .run_pairs import compare_runs, task_passes
 from .runner import (
     CACHE_FORMAT,
     CACHE_TTL,
@@ -217,6 +217,7 @@ __all__ = [
     "read_ranking",
     "record_unrun",
     "compare_runs",
+    "task_passes",
     "detect_format",
     "import_foreign",
     "reporting_import",

@@ -15,7 +15,9 @@ from gatepost.store.kernel import InputError
 from . import stats
 
 
-def _passes(db: Database, run_id: str, option: str) -> dict[str, bool]:
+def task_passes(db: Database, run_id: str, option: str = "RUN") -> dict[str, bool]:
+    """Each task of a stored run and whether it passed (any attempt, its candidate side): what a paired
+    comparison counts. InputError naming `option` when the run is not in the store."""
     if not db.execute("SELECT 1 FROM evaluation_runs WHERE id = ?", [run_id]).fetchone():
         raise InputError(f"{option}: no evaluation run {run_id!r} in this store (gatepost suite import-artifact)")
     return {task: bool(passed) for task, passed in db.execute(
@@ -27,7 +29,7 @@ def compare_runs(db: Database, candidate: str, baseline: str, *, alpha: float = 
                  level: float = stats.LEVEL) -> dict[str, Any]:
     """{run_id, candidate_run, baseline_run, delta, comparison, candidate, baseline}: the paired comparison of
     two stored runs over their tasks; InputError when a run is missing, empty or holds other tasks."""
-    mine, theirs = _passes(db, candidate, "--candidate"), _passes(db, baseline, "--baseline")
+    mine, theirs = task_passes(db, candidate, "--candidate"), task_passes(db, baseline, "--baseline")
     for run_id, held, option in ((candidate, mine, "--candidate"), (baseline, theirs, "--baseline")):
         if not held:
             raise InputError(f"{option}: run {run_id} holds no task results to compare")
@@ -51,4 +53,4 @@ def compare_runs(db: Database, candidate: str, baseline: str, *, alpha: float = 
             "candidate": rates["candidate"], "baseline": rates["baseline"]}
 
 
-__all__ = ["compare_runs"]
+__all__ = ["compare_runs", "task_passes"]

@@ -153,6 +153,7 @@ from .rows import all_rows, each_row, one_row
 from .schema import (
     APPEND_ONLY,
     APPLICATION_ID,
+    DISCUSSION_APPEND_ONLY,
     EVENTS_COMPLETE_KIND,
     KERNEL_MIGRATIONS,
     LOOPS_APPEND_ONLY,
@@ -186,6 +187,8 @@ __all__ = [
     "ADMIN",
     "EVENTS_COMPLETE_KIND",
     "PROJECTIONS_COMPLETE_KIND",
+
+    "DISCUSSION_APPEND_ONLY",
     "RECORD_TABLES",
     "APPLICATION_ID",
     "APPEND_ONLY",

@@ -42,6 +42,8 @@ CAPABILITIES: dict[str, str] = {
     "proposal.review": "mark a proposal accepted, declined or needs changes",
     "manifest.review": "import manifests and approve or reject manifest drafts",
     "regression.triage": "acknowledge regressions and flag manifest mismatches",
+    "item.comment": "comment on any item (a case, proposal, draft, skill or run) and mention people; decides "
+                    "nothing (whoever holds a judging capability may comment too)",
     "evidence.record": "record evidence, skill runs and evaluation runs as oneself",
     "evidence.record_for": "record evidence for a producer (e.g. paste a CI result); the record names both",
     ADMIN: "add actors, grant and revoke capabilities, bind actors to OS users, register and change loops, "

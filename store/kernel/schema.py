@@ -128,7 +128,8 @@ LOOPS_APPEND_ONLY = ("loop_versions", "loop_cases", "applications")  # m004's re
 # Record tables added by later migrations (APPEND_ONLY is m001's list; its triggers are made there).
 KERNEL_APPEND_ONLY = ("actor_keys", "signatures")
 # Every table whose triggers must be there: what the store checks before a write and verify restores.
-RECORD_TABLES = (*APPEND_ONLY, *LOOPS_APPEND_ONLY, *KERNEL_APPEND_ONLY)
+DISCUSSION_APPEND_ONLY = ("comments",)  # m015's record table (store/schema.py)
+RECORD_TABLES = (*APPEND_ONLY, *LOOPS_APPEND_ONLY, *KERNEL_APPEND_ONLY, *DISCUSSION_APPEND_ONLY)
 
 
 def m008_kernel_signatures_and_sealed_records(db: Database) -> None:

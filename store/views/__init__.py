@@ -11,6 +11,7 @@ from .audit import (
     outcome_of,
 )
 from .backup import Copy, backup_store, check_copy, restore_store
+from .compare import compare_matrix, run_suite, sparkline, suite_trend, trend_svg
 from .contradicted import contradicted_counts, design_review_count
 from .feed import (
     EVENT_SCHEMA,
@@ -64,6 +65,11 @@ from .work import (
 
 __all__ = [
     "Assignment",
+    "compare_matrix",
+    "run_suite",
+    "sparkline",
+    "suite_trend",
+    "trend_svg",
     "Copy",
     "backup_store",
     "check_copy",

@@ -597,6 +597,23 @@ def _shape(case: Row, current: dict[str, str], records: list[Record]) -> tuple[A
                           for r in records), key=str)),
             json.dumps(case["independent"], sort_keys=True))
 
+# --- comments and the mentions they make ----------------------------------------------------------------
+def _commented(r: Replay, ev: Event) -> None:
+    mentions = ev.payload.get("mentions")
+    r.put("comments", (ev.seq,), ev, subject_type=ev.subject_type, subject_id=ev.subject_id, author=ev.actor,
+          note=ev.note, mentions=_said(ev.payload, "mentions"), at=ev.at)
+    for person in mentions if isinstance(mentions, list) else []:
+        r.put("comment_mentions", (person, ev.seq), ev, subject_type=ev.subject_type, subject_id=ev.subject_id)
+
+
+DISCUSSION_TABLES = (
+    Table("comments", ("event_seq",), ("subject_type", "subject_id", "author", "note", "mentions", "at"),
+          frozenset({"mentions"})),
+    Table("comment_mentions", ("person", "event_seq"), ("subject_type", "subject_id")),
+)
+TABLES, TABLE = (*TABLES, *DISCUSSION_TABLES), {**TABLE, **{t.name: t for t in DISCUSSION_TABLES}}
+HANDLERS["comment.added"] = _commented
+
 
 # --- comparing -----------------------------------------------------------------------------------------
 _CANONICAL = msgspec.json.Encoder(order="sorted")

@@ -19,6 +19,8 @@ from gatepost.store.kernel import InputError, guarded
 if TYPE_CHECKING:
     from jinja2 import Environment
 
+from .compare import sparkline, suite_trend, trend_svg
+
 FORMATS = ("md", "html")
 _BACKTICKS = re.compile(r"`+")
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|~])")
@@ -79,14 +81,17 @@ def case_report(db: Database, case_id: str, fmt: str = "md") -> str:
 
 def suite_report(db: Database, run_id: str, fmt: str = "md") -> str:
     """One evaluation run: pass rates with intervals, the paired delta with its p-value, verdict, warnings,
-    flaky tasks and every task, candidate beside baseline."""
+    flaky tasks, the suite's pass rate over its runs (an SVG chart in HTML, drawn by the template from numbers,
+    no script) and every task, candidate beside baseline."""
     run = evaluator.get_run(db, run_id)
     if run is None:
         raise InputError(f"RUN_ID: no evaluation run {run_id!r} in this store")
     figures = evaluator.run_statistics(db, run_id)
     flaky = {(f["task_id"], f["side"]) for f in (figures or {}).get("flaky", [])}
+    trend = suite_trend(db, run["suite_id"], skill=run["skill_id"])  # the suite's pass rate over its runs
     return _render("suite", fmt, run=run, tasks=evaluator.run_tasks(db, run_id), figures=figures, flaky=flaky,
-                   flaky_words=evaluator.flaky_words)
+                   flaky_words=evaluator.flaky_words, trend=trend, chart=trend_svg(trend), spark=sparkline(trend),
+                   rate_words=evaluator.rate_words)
 
 
 def _previous_snapshot(db: Database, consumer: str | None = None, since: int | None = None) -> dict[str, Any] | None:

@@ -45,6 +45,7 @@ CHANGE_WORDS = {
     "draft.superseded": ("newer draft", "newer drafts"),
     "assignment.set": ("assignment", "assignments"),
     "assignment.cleared": ("assignment cleared", "assignments cleared"),
+    "comment.added": ("comment", "comments"),
 }
 
 

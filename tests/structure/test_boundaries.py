@@ -18,7 +18,7 @@ from gatepost.store.schema import MIGRATIONS
 ROOT = Path(__file__).resolve().parents[2]
 STORE = ROOT / "store"
 CONSOLE = ROOT / "console"
-DOMAINS = ["kernel", "protocol", "cases", "skills", "evaluation", "proposals", "views", "loops"]
+DOMAINS = ["kernel", "protocol", "cases", "skills", "evaluation", "proposals", "views", "loops", "discussion"]
 
 
 def _modules(folder: Path) -> list[Path]:
@@ -114,11 +114,12 @@ def test_other_packages_use_a_domain_through_its_init(path: Path):
 # its own (the kernel and the marks stand on nothing of the store; the demo builder uses everything).
 FLOORS = [
     {"kernel", "glyphs"},
-    {"protocol", "evaluation"},
+    {"protocol", "evaluation", "discussion"},
     {"skills", "loops"},
     {"cases"},
     {"proposals"},
     {"views", "flows", "schema"},
+    {"batch", "failures"},
     {"demo"},
 ]
 

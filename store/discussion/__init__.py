@@ -1,0 +1,35 @@
+"""Talk about items short of deciding them: comment threads on cases, proposals, drafts, skills and runs,
+and the mentions that bring a thread to a person's Overview.
+
+What other packages may use is re-exported here; the modules behind it are this package's own.
+"""
+
+from .comments import (
+    COMMENT_CAPABILITY,
+    COMMENTERS,
+    ITEMS,
+    MAX_CHARS,
+    add_comment,
+    item_subject,
+    mention_count,
+    mentioned,
+    mentions_of,
+    parse_item,
+    thread,
+    unknown_mentions,
+)
+
+__all__ = [
+    "COMMENTERS",
+    "COMMENT_CAPABILITY",
+    "ITEMS",
+    "MAX_CHARS",
+    "add_comment",
+    "item_subject",
+    "mention_count",
+    "mentioned",
+    "mentions_of",
+    "parse_item",
+    "thread",
+    "unknown_mentions",
+]
