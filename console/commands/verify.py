@@ -20,8 +20,10 @@ _HEAD_HASH = re.compile(r"[0-9a-fA-F]{64}")
               help="Print the report as one JSON object (intact, head, events, findings, first_broken_seq), for CI.")
 @click.option("--as", "as_name", metavar="NAME", default=None,
               help="Who restores missing append-only triggers (recorded in the event). Default: nobody named.")
+@click.option("-q", "--quiet", is_flag=True,
+              help="No progress display on stderr (shown only when stdout and stderr are a terminal).")
 @click.pass_context
-def verify(ctx: click.Context, expect: str | None, as_json: bool, as_name: str | None) -> None:
+def verify(ctx: click.Context, expect: str | None, as_json: bool, as_name: str | None, quiet: bool) -> None:
     """Recompute the audit trail's hash chain and check every record and list against its events.
 
     Prints one line per finding, naming the first broken event, then the head hash
@@ -40,7 +42,13 @@ def verify(ctx: click.Context, expect: str | None, as_json: bool, as_name: str |
         raise InputError(f"--expect: expected a head hash (64 hex digits, as verify printed it), got {expect!r}")
     db = open_ctx_store(ctx)
     try:
-        report = verify_store(db, expect=expect)
+        # a large store takes seconds: on a terminal, say which part runs
+        with output.Progress("verify", None, quiet=quiet, unit="parts") as progress:
+
+            def begun(part: str, done: int, parts: int) -> None:
+                progress.reach(done, current=f"{part}, part {done + 1} of {parts}")
+
+            report = verify_store(db, expect=expect, parts=begun)
         if as_json:
             restored = restore_triggers(db, actor=as_name) if report.findings else []
             echo_json({"schema": "gatepost.verify/1", "intact": report.intact, "events": report.events,

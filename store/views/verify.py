@@ -15,7 +15,7 @@ Read-only checks, each finding one line naming the first broken sequence or row:
    no decision by a person with a key lacks one.
 """
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -181,10 +181,24 @@ PROJECTION_CHECKS = (
 )
 
 
-def verify_store(db: Database, *, expect: str | None = None) -> VerifyReport:
-    """Recompute the chain, look for the triggers, and check projections against the events."""
+# The parts of a verify, in the order they run: what a progress display names while each runs.
+VERIFY_PARTS = ("the hash chain and its replay", "every table against the events", "the sealed records",
+                "run orders, signatures and references")
+
+Parts = Callable[[str, int, int], None]  # (the part beginning, parts done before it, parts in all)
+
+
+def verify_store(db: Database, *, expect: str | None = None, parts: Parts | None = None) -> VerifyReport:
+    """Recompute the chain, look for the triggers, and check projections against the events.
+
+    `parts(name, done, total)` is called as each of VERIFY_PARTS begins (a large store takes seconds)."""
+    def begin(index: int) -> None:
+        if parts is not None:
+            parts(VERIFY_PARTS[index], index, len(VERIFY_PARTS))
+
     report = VerifyReport()
     replay = Replay()
+    begin(0)
     _chain(db, report, replay)
     if expect is not None:  # a head kept elsewhere must still be in the chain (the store may have grown since)
         wanted = expect.strip().lower()
@@ -198,11 +212,14 @@ def verify_store(db: Database, *, expect: str | None = None) -> VerifyReport:
                             f"({', '.join(missing)}); records may have been edited by hand")
     for seq, line in replay.findings:
         _find(report, seq, line)
+    begin(1)
     for at, line in compare(db, replay):
         _find(report, at, line)
     tables = _tables(db)
+    begin(2)
     if "task_results" in tables:
         _records(db, report, replay)
+    begin(3)
     for table, check in PROJECTION_CHECKS:
         if table in tables:
             check(db, report)

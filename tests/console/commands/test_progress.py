@@ -91,3 +91,17 @@ def test_the_demo_build_says_which_part_it_is_at(tmp_path: Path):
     numbers = [int(n) for _part, n, _of in parts]  # a quick part may come and go between two refreshes
     assert parts and numbers == sorted(numbers) and numbers[-1] == int(parts[0][2]) > 1, shown
     assert "0 done" not in shown and "demo store built" in shown
+
+
+def test_verify_says_which_part_it_is_at_on_a_terminal(demo_copy: Path):
+    code, shown = run_in_terminal("--db", str(demo_copy), "verify", cwd=demo_copy.parent)
+    assert code == 0, shown
+    assert re.search(r"verify · [a-z ,]+, part [1-4] of 4", shown), shown  # the parts as the display caught them
+    assert "verify: intact" in shown
+
+
+def test_verify_piped_or_quiet_shows_no_progress(demo_copy: Path):
+    piped = run_gatepost("--db", str(demo_copy), "verify", cwd=demo_copy.parent)
+    assert piped.returncode == 0 and piped.stderr == "" and "verify: intact" in piped.stdout
+    code, shown = run_in_terminal("--db", str(demo_copy), "verify", "--quiet", cwd=demo_copy.parent)
+    assert code == 0 and " of 4" not in shown and "verify: intact" in shown, shown
