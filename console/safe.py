@@ -7,8 +7,9 @@ controls and zero-width characters become visible `<U+202E>` marks, and in one-l
 fields the newline becomes `\\n`.
 """
 
+import json
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -58,6 +59,29 @@ def inert(value: object, *, one_line: bool = False) -> str:
 def clean(value: object) -> str:
     """The printable text of a value (multi-line): `inert`, the same function the CLI prints through."""
     return inert(value)
+
+
+def inert_json(document: str) -> str:
+    """A stored JSON document as it is shown: every string in it made inert, then encoded again.
+
+    JSON writes a control character as `\\u001b`, which `inert` cannot tell from text: an escape sequence
+    in a payload would stay on screen as its printable remains ("\\u001b[31m"). Decoded first, it is
+    removed as it is everywhere else. A document that is not JSON is shown as text."""
+    try:
+        value = json.loads(document)
+    except ValueError:
+        return clean(document)
+
+    def made_inert(item: Any) -> Any:
+        if isinstance(item, str):
+            return inert(item)
+        if isinstance(item, list):
+            return [made_inert(v) for v in item]
+        if isinstance(item, dict):
+            return {inert(k): made_inert(v) for k, v in item.items()}
+        return item
+
+    return json.dumps(made_inert(value), ensure_ascii=False, sort_keys=True)
 
 
 def literal(value: object, style: str = "") -> "Text":

@@ -8,7 +8,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Select, Static
 
 from gatepost.keymap import bound, key_for
-from gatepost.safe import literal, one_line
+from gatepost.safe import inert_json, literal, one_line
 from gatepost.screens.base import GatepostScreen
 from gatepost.store.kernel import event_actors, event_kinds
 from gatepost.store.views import audit_page
@@ -141,5 +141,5 @@ class AuditScreen(GatepostScreen):
                        + (f" at revision {row['revision']}" if row["revision"] else "")
                        + (f"\noutcome: {row['outcome']}" if row["outcome"] else "")
                        + (f"\nnote: {row['note']}" if row["note"] else "")
-                       + (f"\n{row['payload']}" if row["payload"] else ""))
+                       + (f"\n{inert_json(row['payload'])}" if row["payload"] else ""))
         detail.update(text)
