@@ -10,19 +10,22 @@ to a temporary folder, untimed. Then, each in its own fresh process (so peak RSS
 - raw: the same rows, generated in memory as tuples (no file, no JSON), inserted with plain sqlite3
   `executemany` in ONE transaction into a fresh file with a table of the same shape and index.
 
-It prints wall time, CPU time, rows/s and peak RSS of each side, and the ratios (targets: gatepost's peak RSS
-under 300 MB for 1 GB; time within 1.3x of raw).
+Each side runs --runs times (at least 5) as a fresh child on a fresh store file, the sides interleaved
+(benchmarks/measure.py): the CPU of every process a side ran (the import's read-ahead worker included), its
+wall time and the child's own peak RSS, as medians with their spread, and the CPU ratio to the raw side (targets:
+gatepost's peak RSS under 300 MB for 1 GB; CPU within 1.3x of raw).
 """
 
 import argparse
 import json
 import resource
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+import measure
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -69,7 +72,7 @@ def write_artifact(path: Path, n: int, chars: int) -> None:
         out.write(', "warnings": []}\n')
 
 
-def _child_gatepost(artifact: str, store: str, sql_order: str = "") -> None:
+def _child_gatepost(artifact: str, sql_order: str, store: str) -> None:
     sys.path.insert(0, str(ROOT))
     from gatepost.store.evaluation import import_artifact  # noqa: PLC0415 - the child's only import
     from gatepost.store.evaluation.task_order import StreamedOrder  # noqa: PLC0415
@@ -110,38 +113,44 @@ def _child_raw(n: str, chars: str, store: str) -> None:
                       "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 
 
-def _run(*args: str) -> dict:
-    done = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True, check=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+def _side(*args: str, store: Path) -> measure.Sample:
+    """One run of a side in a fresh child process, on a fresh store file: every process's CPU (the import's
+    read-ahead worker included), wall time and the child's own peak RSS."""
+    for leftover in store.parent.glob(store.name + "*"):
+        leftover.unlink()
+    return measure.run([sys.executable, __file__, *args, str(store)])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=int, default=1024)
     parser.add_argument("--output-chars", type=int, default=300)
+    parser.add_argument("--runs", type=int, default=5, help="rounds of each side, interleaved (at least 5)")
     parser.add_argument("--keep", type=Path, default=None)
     parser.add_argument("--sql-order", action="store_true",
                         help="also gatepost with the review order grouped by SQLite from task_results (the former way)")
     args = parser.parse_args()
+    if args.runs < 5:
+        parser.error("--runs must be at least 5")
     folder = args.keep or Path(tempfile.mkdtemp(prefix="gatepost-stream-"))
     folder.mkdir(parents=True, exist_ok=True)
     try:
+        measure.compile_all()
         n = _count_for(args.mb, args.output_chars)
         artifact = folder / "large.json"
         write_artifact(artifact, n, args.output_chars)
         size = artifact.stat().st_size
         print(f"artifact: {size / 1024 / 1024:,.0f} MB, {2 * n:,} task results ({args.output_chars}-char outputs)")
-        ours = _run("--child-gatepost", str(artifact), str(folder / "gatepost.db"))
-        raw = _run("--child-raw", str(n), str(args.output_chars), str(folder / "raw.db"))
-        sides = [("gatepost import", ours), ("raw executemany", raw)]
+        sides = {
+            "raw executemany": lambda: _side("--child-raw", str(n), str(args.output_chars), store=folder / "raw.db"),
+            "gatepost import": lambda: _side("--child-gatepost", str(artifact), "", store=folder / "gatepost.db"),
+        }
         if args.sql_order:
-            sides.append(("gatepost, SQL order", _run("--child-gatepost", str(artifact), str(folder / "sql.db"), "1")))
-        for name, side in sides:
-            print(f"{name:<20} {side['seconds']:8.2f} s (CPU {side['cpu']:.2f} s)  "
-                  f"{side['rows'] / side['seconds']:>10,.0f} rows/s  peak RSS {side['rss_mb']:,.0f} MB")
-        for name, side in sides[::2]:
-            print(f"ratio ({name} / raw): time {side['seconds'] / raw['seconds']:.2f}x, "
-                  f"CPU {side['cpu'] / raw['cpu']:.2f}x, peak RSS {side['rss_mb'] / raw['rss_mb']:.2f}x")
+            sides["gatepost, SQL order"] = lambda: _side("--child-gatepost", str(artifact), "1",
+                                                         store=folder / "sql.db")
+        print(f"CPU of every process from each child's start to its end, median (min-max) of {args.runs}, "
+              "interleaved; the floor inserts the same rows, made in memory (no file, no JSON)")
+        measure.report(measure.interleave(sides, args.runs), "raw executemany", unit="s", scale=1.0, target=1.3)
     finally:
         if args.keep is None:
             shutil.rmtree(folder, ignore_errors=True)
