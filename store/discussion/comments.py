@@ -26,6 +26,7 @@ from sqlite_utils import Database
 from gatepost.store.kernel import (
     InputError,
     Subject,
+    all_rows,
     find_actor,
     guarded,
     now_iso,
@@ -123,17 +124,18 @@ def add_comment(db: Database, subject_type: str, subject_id: str, text: str, *, 
             "note": body, "mentions": people, "at": when}
 
 
-def _row(values: Any) -> dict[str, Any]:
-    row = dict(zip(COLUMNS, values, strict=True))
-    row["mentions"] = json.loads(row["mentions"] or "[]")
-    return row
+def _decoded(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Comment rows with their mentions read from JSON."""
+    for row in rows:
+        row["mentions"] = json.loads(row["mentions"] or "[]")
+    return rows
 
 
 def thread(db: Database, subject_type: str, subject_id: str) -> list[dict[str, Any]]:
     """An item's comments, oldest first (the store's order: its sequence)."""
-    return [_row(r) for r in db.execute(
+    return _decoded(all_rows(db.execute(
         f"SELECT {', '.join(COLUMNS)} FROM comments WHERE subject_type = ? AND subject_id = ? ORDER BY event_seq",
-        [subject_type, subject_id]).fetchall()]
+        [subject_type, subject_id])))
 
 
 def mentions_of(db: Database, person: str | None, *, limit: int = 20) -> list[dict[str, Any]]:
@@ -144,9 +146,9 @@ def mentions_of(db: Database, person: str | None, *, limit: int = 20) -> list[di
     if found is None:
         return []
     cols = ", ".join(f"c.{c}" for c in COLUMNS)
-    return [_row(r) for r in db.execute(
+    return _decoded(all_rows(db.execute(
         f"SELECT {cols} FROM comment_mentions m JOIN comments c ON c.event_seq = m.event_seq WHERE m.person = ?"
-        " ORDER BY m.event_seq DESC LIMIT ?", [found["name"], limit]).fetchall()]
+        " ORDER BY m.event_seq DESC LIMIT ?", [found["name"], limit])))
 
 
 def mention_count(db: Database, person: str | None) -> int:
