@@ -51,6 +51,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
              "Registered loops: their surface, task suite, baseline, executor, evaluators and reviewers."),
     "manifest": ("gatepost.commands.manifest", "manifest_group",
                  "Assertion manifests: import a person's file, review drafts, list versions."),
+    "pairwise": ("gatepost.commands.preferences", "pairwise_cmd",
+                 "Show a task's candidate and baseline outputs of a run side by side, and the preferences recorded "
+                 "on it."),
+    "prefer": ("gatepost.commands.preferences", "prefer",
+               "Record which of a task's two outputs in a run is better (--candidate, --baseline or --tie)."),
     "proposal": ("gatepost.commands.proposal", "proposal",
                  "Proposals (ai-memory proposals and cases decided `proposed`) waiting for a person."),
     "protocol": ("gatepost.commands.protocol", "protocol",

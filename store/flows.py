@@ -13,7 +13,7 @@ The domains never import each other for these; the flows import the domains.
 """
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -54,11 +54,14 @@ from gatepost.store.kernel import (
 
 
 def decide(db: Database, case_id: str, outcome: str, *, actor: str | None, note: str | None = None,
-           based_on_seq: int | None = None, at: str | None = None) -> int:
-    """Close a case (cases.decide_case); a case decided `proposed` becomes a waiting proposal at once."""
+           based_on_seq: int | None = None, at: str | None = None, answers: Mapping[str, Any] | None = None,
+           answers_later: bool = False) -> int:
+    """Close a case (cases.decide_case, with its rubric's answers); a case decided `proposed` becomes a waiting
+    proposal at once."""
     with transaction(db):
         decision_id = cases.decide_case(db, case_id, outcome, actor=actor, note=note,
-                                        based_on_seq=based_on_seq, at=at)
+                                        based_on_seq=based_on_seq, at=at, answers=answers,
+                                        answers_later=answers_later)
         if outcome == "proposed":
             _propose(db, case_id, actor=actor, note=(note or "").strip() or None)  # the decision's note
     return decision_id
@@ -518,8 +521,11 @@ REHEARSAL_NOTE = "a rehearsal: may this be decided now"  # the note a rehearsed 
 
 
 def _decide_case(name: str) -> Callable[..., Any]:
-    def act(db: Database, key: str, *, actor: str | None, note: str | None, seen_seq: int | None) -> Any:
-        return decide(db, key, name, actor=actor, note=note, based_on_seq=seen_seq)
+    def act(db: Database, key: str, *, actor: str | None, note: str | None, seen_seq: int | None,
+            answers: Mapping[str, Any] | None = None) -> Any:
+        # a rehearsal asks before the person answered the rubric: the dialog asks its questions after
+        return decide(db, key, name, actor=actor, note=note, based_on_seq=seen_seq, answers=answers,
+                      answers_later=note is REHEARSAL_NOTE)
     return act
 
 
@@ -588,10 +594,13 @@ def _act(subject: str, name: str) -> Callable[..., Any]:
 
 
 def decide_on(db: Database, subject: str, name: str, key: str, *, actor: str | None, note: str | None,
-              seen_seq: int | None = None) -> Any:
-    """Take decision `name` on item `key` of `subject` type, as `actor`, on the item as seen at `seen_seq`:
-    the act's own guarded pipeline decides; returns what the act returns."""
-    return _act(subject, name)(db, key, actor=actor, note=note, seen_seq=seen_seq)
+              seen_seq: int | None = None, answers: Mapping[str, Any] | None = None) -> Any:
+    """Take decision `name` on item `key` of `subject` type, as `actor`, on the item as seen at `seen_seq`
+    (with a case's rubric `answers`): the act's own guarded pipeline decides; returns what the act returns."""
+    act = _act(subject, name)
+    if answers is not None:
+        return act(db, key, actor=actor, note=note, seen_seq=seen_seq, answers=answers)
+    return act(db, key, actor=actor, note=note, seen_seq=seen_seq)
 
 
 def may(db: Database, subject: str, key: str, *, actor: str | None, seen_seq: int | None = None,

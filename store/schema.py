@@ -22,6 +22,7 @@ from .kernel import (
     KERNEL_MIGRATIONS,
     LOOPS_APPEND_ONLY,
     MIGRATION_SET,
+    PREFERENCES_APPEND_ONLY,
     append_only_triggers,
     known_migration_names,
     latest_version,
@@ -488,6 +489,25 @@ def m015_discussion_comments(db: Database) -> None:
         append_only_triggers(db, table)
 
 
+def m018_rubric_answers_and_preferences(db: Database) -> None:
+    """What people say beside the evidence.
+
+    - decisions.rubric: a case decision's answers to its protocol's rubric (JSON; NULL where it asks none);
+    - preferences: one per `preference.recorded` event (a record: its key is the event's seq), a person's
+      choice between the candidate's and the baseline's output of one task of a run.
+    """
+    db.table("decisions").add_column("rubric", str)
+    db.table("preferences").create(
+        {"event_seq": int, "run_id": str, "task_id": str, "choice": str, "note": str, "person": str,
+         "case_id": str, "counted": int, "evidence_seq": int, "at": str},
+        pk="event_seq",
+        not_null={"run_id", "task_id", "choice", "person", "counted", "at"},
+    )
+    db.table("preferences").create_index(["run_id", "task_id", "event_seq"])
+    for table in PREFERENCES_APPEND_ONLY:
+        append_only_triggers(db, table)
+
+
 _HERE: dict[str, Callable[[Database], None]] = {
     "m001_initial": m001_initial,
     "m003_pipeline_authority": m003_pipeline_authority,
@@ -497,6 +517,7 @@ _HERE: dict[str, Callable[[Database], None]] = {
     "m016_cases_design_review": m016_cases_design_review,
 
     "m015_discussion_comments": m015_discussion_comments,
+    "m018_rubric_answers_and_preferences": m018_rubric_answers_and_preferences,
 }
 _ALL: dict[str, Callable[[Database], None]] = {**_HERE, **KERNEL_MIGRATIONS, **EVALUATION_MIGRATIONS}
 # The order they run in (two carry m003: both names are recorded in stores as they are).
@@ -519,6 +540,7 @@ MIGRATIONS = (
     "m015_discussion_comments",
     "m016_cases_design_review",
     "m017_kernel_projections_complete",
+    "m018_rubric_answers_and_preferences",
 )
 assert sorted(MIGRATIONS) == sorted(_ALL), "every domain's migration has its place in MIGRATIONS, once"
 

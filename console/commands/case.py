@@ -9,6 +9,7 @@ from gatepost.commands._common import SEQ, as_option, echo_json, open_ctx_store,
 from gatepost.store import cases as cases_mod
 from gatepost.store import flows, glyphs
 from gatepost.store.kernel import InputError
+from gatepost.store.protocol import Question, answers_text, parse_answer_options
 from gatepost.store.views import OUTCOMES
 
 
@@ -101,6 +102,11 @@ def contradicted_line(found: cases_mod.Contradiction) -> str:
     return f"{found['line']}" + (f" ({turned})" if turned else "")
 
 
+def rubric_questions(view: cases_mod.CaseView) -> list[Question]:
+    """The case's rubric questions (their scales show beside the answers)."""
+    return [Question(q["key"], q["question"], q["scale"]) for q in view["rubric"]]
+
+
 @case.command("show")
 @click.argument("case_id")
 @click.option("--json", "as_json", is_flag=True,
@@ -150,9 +156,15 @@ def case_show(ctx: click.Context, case_id: str, as_json: bool, as_name: str | No
     output.line(f"actions (for {view['viewer']}):")
     for name, a in view["actions"].items():
         output.line(f"  {a['status']:<18} {name:<28} {a['why']}")
+    if view["rubric"] and view["status"] == "open":
+        output.line("rubric (every decision answers it: --answer KEY=VALUE):")
+        for q in rubric_questions(view):
+            output.line(f"  {q.key:<16} {q.question} ({q.expects})")
     for d in view["decisions"]:
         output.line(f"decided {d['outcome']} by {d['actor']} at {d['at']} on revision "
                    f"{cases_mod.short_revision(d['revision'])}" + (f": {d['note']}" if d["note"] else ""))
+        if d.get("rubric"):
+            output.line(f"  rubric: {answers_text(d['rubric'], rubric_questions(view))}")
 
 
 @case.command("evidence")
@@ -185,15 +197,21 @@ def case_evidence(ctx: click.Context, case_id: str, kind: str, result: str, prod
 @click.option("--note", default=None, help="Why (required for inconclusive: the reason).")
 @click.option("--seq", "based_on_seq", type=SEQ, default=None,
               help="The case's event seq you decided on (from case show); refused if it changed since.")
+@click.option("--answer", "answers", multiple=True, metavar="KEY=VALUE",
+              help="An answer to the protocol's rubric (case show lists its questions): yes/no, or 1..N on a "
+                   "scale; repeat for each. Every question is answered, or the decision is refused.")
 @as_option
 @click.pass_context
 def case_decide(ctx: click.Context, case_id: str, outcome: str, note: str | None, based_on_seq: int | None,
-                as_name: str | None) -> None:
-    """Close a case as kept, rejected, proposed or inconclusive; refused (exit 3) unless the protocol allows it."""
+                answers: tuple[str, ...], as_name: str | None) -> None:
+    """Close a case as kept, rejected, proposed or inconclusive; refused (exit 3) unless the protocol allows it
+    (and, where it carries a rubric, unless every question is answered)."""
     if outcome == "inconclusive" and not (note or "").strip():
         raise InputError("a reason is required to close a case inconclusive (--note TEXT)")
+    given = parse_answer_options(answers)
     db = open_ctx_store(ctx)
     who = person(as_name)
-    decision_id = flows.decide(db, case_id, outcome, actor=who, note=note, based_on_seq=based_on_seq)
+    decision_id = flows.decide(db, case_id, outcome, actor=who, note=note, based_on_seq=based_on_seq,
+                               answers=given)
     suffix = f"; proposal case:{case_id} waits for a person" if outcome == "proposed" else ""
     output.line(f"{case_id}: {outcome} by {who} (decision #{decision_id}){suffix}")

@@ -41,6 +41,7 @@ from gatepost.widgets.compare_view import CompareView
 from gatepost.widgets.diff_view import side_by_side, unified_diff
 from gatepost.widgets.in_place import put
 from gatepost.widgets.paged_list import Col, PagedList, Row
+from gatepost.widgets.pairwise_view import PairwiseView
 from gatepost.widgets.thread import COMMENT_BINDING, COMMENT_KEY, ask_comment, thread_text
 
 # at 80 columns: the run's id (its first hex digits), skill, verdict (its glyph), the candidate and baseline rates and
@@ -176,7 +177,7 @@ class ResultsScreen(GatepostScreen):
     TITLE = "Results"  # the header names the screen, as on the list screens
     # the demo's newest run and two older runs of the same suite's tasks (rows 1, 7 and 15), compared
     SCREENSHOT_STEPS = [("compare", ["space", *["down"] * 6, "space", *["down"] * 8, "space", "m"]),
-                        ("add-to-suite", ["t", "S"])]
+                        ("add-to-suite", ["t", "S"]), ("pairwise", ["t", "P"])]
 
     DEFAULT_CSS = """
     ResultsScreen .filters Select { width: 1fr; }
@@ -204,6 +205,7 @@ class ResultsScreen(GatepostScreen):
         Binding("m", "compare_marked", "Compare marked", id="results.compare", show=False),
         Binding(COMMENT_KEY, "comment", "Comment", id=COMMENT_BINDING, show=False),
         Binding("S", "add_to_suite", "Add to suite", id="results.add_to_suite", show=False),
+        Binding("P", "pairwise", "Pairwise: prefer an output", id="results.pairwise", show=False),
     ]
 
     def __init__(self) -> None:
@@ -614,6 +616,13 @@ class ResultsScreen(GatepostScreen):
                 self.run_worker(write(note), group="add-task")
 
         self.app.push_screen(dialog, done)
+
+    def action_pairwise(self) -> None:
+        """P on a task: its two outputs side by side, and the person's preference between them."""
+        if not self.run_id or not self.task_id:
+            self.notify("No task selected: t goes to the run's tasks.", severity="warning")
+            return
+        self.app.push_screen(PairwiseView(self.run_id, self.task_id, self.person))
 
     def action_comment(self) -> None:
         ask_comment(self, "run", self.run_id, noun="run",

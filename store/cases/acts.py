@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, cast
 
@@ -34,6 +34,7 @@ from gatepost.store.kernel import (
     same_actor,
 )
 from gatepost.store.protocol import (
+    RUBRIC,
     Evaluation,
     Protocol,
     candidate_revision,
@@ -402,17 +403,27 @@ def note_undecided(db: Database, case_id: str, *, kind: str, producer: str, note
 
 
 def decide_case(db: Database, case_id: str, outcome: str, *, actor: str | None, note: str | None = None,
-                based_on_seq: int | None = None, at: str | None = None) -> int:
+                based_on_seq: int | None = None, at: str | None = None,
+                answers: Mapping[str, Any] | None = None, answers_later: bool = False) -> int:
     """Close a case with an outcome the protocol allows now; a refusal names its rule and writes nothing.
 
     Callers decide through `gatepost.store.flows.decide`, which also turns a `proposed` case into a
     proposal in the same transaction; `decide` below is the same for every other outcome.
+    When the case's protocol carries a rubric, `answers` (question key → yes/no or 1..N) answer every
+    question, or the decision is refused (rule `rubric`); they are stored with it. `answers_later`: a
+    rehearsal asking whether the rest allows the decision before the person is asked the questions.
     """
     note = (note or "").strip() or None
     when = observed_at(at) or now_iso()
     protocol = protocol_for(get_case(db, case_id)["protocol"])
     if outcome not in protocol.outcomes:
         raise InputError(f"outcome: expected one of {', '.join(protocol.outcomes)}, got {outcome!r}")
+    answered: dict[str, str | int] | None = None
+    missing: list[str] = []
+    if protocol.rubric is not None:
+        answered, missing = protocol.rubric.check(answers)
+    elif answers:
+        raise InputError(f"--answer: {protocol.key} asks no rubric questions; decide without --answer")
     capability = OUTCOME_CAPABILITY.get(outcome, CLOSE_CAPABILITY)
     doing = f"decide {case_id} {outcome}"
     evaluated: list[Evaluation] = []
@@ -436,13 +447,22 @@ def decide_case(db: Database, case_id: str, outcome: str, *, actor: str | None, 
             rule = _rule_text(protocol, outcome)
             raise refusal(doing, "protocol", f"{outcome} refused by outcomes.{outcome}.requires"
                                              f"{f' ({rule})' if len(rule) <= 60 else ''}: {why}")
-        seq = act.event("case.decided", revision=case["current_revision"], note=note, at=when,
-                        payload={"outcome": outcome, "capability": capability, "based_on_seq": act.seen_seq,
-                                 "claims": evaluation.claims})
+        if missing and not answers_later:
+            assert protocol.rubric is not None
+            asked = {q.key: q for q in protocol.rubric.questions}
+            raise refusal(doing, RUBRIC, f"{protocol.key} asks every decision its rubric; unanswered: "
+                                         + ", ".join(f"{k} ({asked[k].expects})" for k in missing)
+                                         + " (--answer KEY=VALUE)")
+        payload: dict[str, Any] = {"outcome": outcome, "capability": capability, "based_on_seq": act.seen_seq,
+                                   "claims": evaluation.claims}
+        if answered is not None:
+            payload["rubric"] = answered
+        seq = act.event("case.decided", revision=case["current_revision"], note=note, at=when, payload=payload)
         cursor = db.execute(
-            "INSERT INTO decisions (case_id, outcome, actor, capability, revision, note, at, based_on_seq, event_seq)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [case_id, outcome, act.actor, capability, case["current_revision"], note, when, act.seen_seq, seq])
+            "INSERT INTO decisions (case_id, outcome, actor, capability, revision, note, at, based_on_seq, event_seq,"
+            " rubric) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [case_id, outcome, act.actor, capability, case["current_revision"], note, when, act.seen_seq, seq,
+             json.dumps(answered, ensure_ascii=False, sort_keys=True) if answered is not None else None])
         db.execute("UPDATE cases SET status = 'closed', outcome = ? WHERE id = ?", [outcome, case_id])
         _project(db, case_id, when, evaluation)  # a decision adds no evidence: the claims are the same
     return cast(int, cursor.lastrowid)  # the id of the row just inserted
@@ -478,13 +498,15 @@ def _decider_rule(doing: str, evaluated: list[Evaluation]) -> Callable[[Database
 
 
 def decide(db: Database, case_id: str, outcome: str, *, actor: str | None, note: str | None = None,
-           based_on_seq: int | None = None, at: str | None = None) -> int:
+           based_on_seq: int | None = None, at: str | None = None,
+           answers: Mapping[str, Any] | None = None) -> int:
     """decide_case for every outcome but `proposed`, which only `gatepost.store.flows.decide` records
     (it makes the proposal the case becomes; recording the decision alone would lose it)."""
     if outcome == "proposed":
         raise RefusedError(f"case {case_id}: proposed is recorded through gatepost.store.flows.decide, "
                            "which makes the proposal too")
-    return decide_case(db, case_id, outcome, actor=actor, note=note, based_on_seq=based_on_seq, at=at)
+    return decide_case(db, case_id, outcome, actor=actor, note=note, based_on_seq=based_on_seq, at=at,
+                       answers=answers)
 
 
 def landing(case_id: str) -> Callable[[Database], loops.Landing]:

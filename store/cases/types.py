@@ -49,6 +49,7 @@ class DecisionItem(TypedDict):
     note: str | None
     at: str
     based_on_seq: int | None
+    rubric: dict[str, str | int] | None  # the answers to the protocol's rubric, in its order (None: it asks none)
 
 
 class Contradiction(TypedDict):
@@ -94,6 +95,7 @@ class CaseView(TypedDict):
     evidence: list[EvidenceItem]
     evidence_counts: dict[str, int]
     decisions: list[DecisionItem]
+    rubric: list[dict[str, Any]]  # the protocol's rubric questions, in order: {key, question, scale} ([]: none)
     viewer: str | None
     viewer_capabilities: list[str]
     loop: str | None

@@ -134,8 +134,11 @@ def case_view(db: Database, case_id: str, *, actor: str | None = None) -> CaseVi
         "evidence": evidence,
         "evidence_counts": counts,
         "decisions": [DecisionItem(id=d["id"], outcome=d["outcome"], actor=d["actor"], capability=d["capability"],
-                                   revision=d["revision"], note=d["note"], at=d["at"], based_on_seq=d["based_on_seq"])
+                                   revision=d["revision"], note=d["note"], at=d["at"], based_on_seq=d["based_on_seq"],
+                                   rubric=json.loads(d["rubric"]) if d.get("rubric") else None)
                       for d in decisions],
+        "rubric": [{"key": q.key, "question": q.question, "scale": q.scale}
+                   for q in (protocol.rubric.questions if protocol.rubric else ())],
         "viewer": actor,
         "viewer_capabilities": sorted(authority),
         "loop": link["loop"] if link else None,
@@ -158,7 +161,8 @@ def show_json(view: CaseView) -> dict[str, Any]:
     doc: dict[str, Any] = {"schema": CASE_SCHEMA}
     doc.update({k: view[k] for k in ("id", "revision", "claims", "actions", "outcomes", "outcome")})
     doc.update({k: view[k] for k in ("status", "last_seq", "title", "author", "protocol", "independent",
-                                     "candidate", "decisions", "loop", "base", "applied", "contradicted")})
+                                     "candidate", "decisions", "rubric", "loop", "base", "applied",
+                                     "contradicted")})
     doc["evidence"] = [{k: e[k] for k in ("id", "kind", "result", "producer", "artifact", "about", "observed_at",
                                           "status", "why", "decides")}
                        | {"runs": list((e["details"] or {}).get("runs", [])), "details": e["details"]}

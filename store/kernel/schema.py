@@ -129,7 +129,9 @@ LOOPS_APPEND_ONLY = ("loop_versions", "loop_cases", "applications")  # m004's re
 KERNEL_APPEND_ONLY = ("actor_keys", "signatures")
 # Every table whose triggers must be there: what the store checks before a write and verify restores.
 DISCUSSION_APPEND_ONLY = ("comments",)  # m015's record table (store/schema.py)
-RECORD_TABLES = (*APPEND_ONLY, *LOOPS_APPEND_ONLY, *KERNEL_APPEND_ONLY, *DISCUSSION_APPEND_ONLY)
+PREFERENCES_APPEND_ONLY = ("preferences",)  # m018's record table (store/schema.py)
+RECORD_TABLES = (*APPEND_ONLY, *LOOPS_APPEND_ONLY, *KERNEL_APPEND_ONLY, *DISCUSSION_APPEND_ONLY,
+                 *PREFERENCES_APPEND_ONLY)
 
 
 def m008_kernel_signatures_and_sealed_records(db: Database) -> None:

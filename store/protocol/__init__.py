@@ -62,9 +62,23 @@ from .revision import (
     content_hash,
     short,
 )
+from .rubric import (
+    RUBRIC,
+    Question,
+    Rubric,
+    answers_text,
+    parse_answer_options,
+    parse_rubric,
+)
 
 __all__ = [
     "ADMISSIBLE",
+    "Question",
+    "RUBRIC",
+    "Rubric",
+    "answers_text",
+    "parse_answer_options",
+    "parse_rubric",
     "APPROVAL_REQUIRED",
     "Action",
     "All",

@@ -27,6 +27,7 @@ from typing import Any
 from gatepost.store.kernel import InputError, load_yaml_file
 
 from .revision import short
+from .rubric import Rubric, rubric_from
 
 TRUE, FALSE, UNKNOWN = "TRUE", "FALSE", "UNKNOWN"
 VALUES = (TRUE, FALSE, UNKNOWN)
@@ -39,7 +40,7 @@ EXPIRED, INVALIDATED = "expired", "invalidated"
 PROTOCOLS_DIR = Path(__file__).parent / "protocols"
 
 TOP_KEYS = {"format", "protocol", "artifacts", "evidence_kinds", "claims", "obligations", "actions",
-            "outcomes", "invalidation", "independence_dimensions"}
+            "outcomes", "invalidation", "independence_dimensions", "rubric"}
 HEADS = ("evidence", "claim", "all", "any", "not", "decision")
 _AGE = re.compile(r"(0|[1-9][0-9]*)([smhd])")
 _AGE_UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -162,6 +163,7 @@ class Protocol:
     outcomes: dict[str, tuple[str, Condition | None]]
     kind_artifacts: dict[str, str | None] = field(default_factory=dict)
     invalidation: dict[str, Invalidation] = field(default_factory=dict)
+    rubric: Rubric | None = None  # (extension) the questions every decision of a case answers
 
     @property
     def key(self) -> str:
@@ -293,7 +295,7 @@ class _Loader:
             independence_dimensions=self.dimensions, claims=claims, claim_order=order,
             obligations=obligations, actions=actions, outcomes=outcomes,
             kind_artifacts={k: (next(iter(v)) if len(v) == 1 else None) for k, v in self.kind_artifacts.items()},
-            invalidation=invalidation,
+            invalidation=invalidation, rubric=rubric_from(doc.get("rubric"), self.source),
         )
 
     def _described(self, value: Any, where: str, *, required: bool = True) -> dict[str, str]:

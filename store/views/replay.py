@@ -92,7 +92,7 @@ TABLES: tuple[Table, ...] = (
     Table("evidence", ("event_seq",), ("case_id", "kind", "result", "producer", "artifact", "about", "observed_at",
                                        "details", "recorded_by"), frozenset({"details"})),
     Table("decisions", ("event_seq",), ("case_id", "outcome", "actor", "capability", "revision", "note", "at",
-                                        "based_on_seq")),
+                                        "based_on_seq", "rubric"), frozenset({"rubric"})),
     Table("actors", ("name",), ("kind", "os_user", "created_at")),
     Table("capabilities", ("actor", "capability"), ("granted_by", "granted_at")),
     Table("actor_keys", ("event_seq",), ("actor", "key_type", "public_key", "comment", "fingerprint", "added_by",
@@ -272,7 +272,7 @@ def _case_decided(r: Replay, ev: Event) -> None:
     r.set("cases", (case_id,), ev, status="closed", outcome=outcome)
     r.put("decisions", (ev.seq,), ev, case_id=case_id, outcome=outcome, actor=ev.actor,
           capability=_said(p, "capability"), revision=ev.revision, note=ev.note, at=ev.at,
-          based_on_seq=_said(p, "based_on_seq"))
+          based_on_seq=_said(p, "based_on_seq"), rubric=p.get("rubric"))  # no rubric asked: none stored
     if outcome == "proposed" and case is not None:
         content = r.content.get((case_id, ev.revision), UNSAID)
         made = {k: UNSAID for k in case_proposal({"content": "", "candidate_path": "", "title": ""}, None)}
@@ -613,6 +613,23 @@ DISCUSSION_TABLES = (
 )
 TABLES, TABLE = (*TABLES, *DISCUSSION_TABLES), {**TABLE, **{t.name: t for t in DISCUSSION_TABLES}}
 HANDLERS["comment.added"] = _commented
+
+
+# --- preferences: a person's side-by-side judgment of a task's two outputs ------------------------------------
+def _preferred(r: Replay, ev: Event) -> None:
+    p = ev.payload
+    r.put("preferences", (ev.seq,), ev, run_id=ev.subject_id, task_id=_said(p, "task"), choice=_said(p, "choice"),
+          note=ev.note, person=ev.actor, case_id=_said(p, "case_id"),
+          counted=int(p["counted"]) if isinstance(p.get("counted"), bool) else UNSAID,
+          evidence_seq=_said(p, "evidence_seq"), at=ev.at)
+
+
+PREFERENCE_TABLES = (
+    Table("preferences", ("event_seq",), ("run_id", "task_id", "choice", "note", "person", "case_id", "counted",
+                                          "evidence_seq", "at")),
+)
+TABLES, TABLE = (*TABLES, *PREFERENCE_TABLES), {**TABLE, **{t.name: t for t in PREFERENCE_TABLES}}
+HANDLERS["preference.recorded"] = _preferred
 
 
 # --- comparing -----------------------------------------------------------------------------------------

@@ -18,7 +18,8 @@ from gatepost.store.schema import MIGRATIONS
 ROOT = Path(__file__).resolve().parents[2]
 STORE = ROOT / "store"
 CONSOLE = ROOT / "console"
-DOMAINS = ["kernel", "protocol", "cases", "skills", "evaluation", "proposals", "views", "loops", "discussion"]
+DOMAINS = ["kernel", "protocol", "cases", "skills", "evaluation", "proposals", "views", "loops", "discussion",
+           "preferences"]
 
 
 def _modules(folder: Path) -> list[Path]:
@@ -117,7 +118,7 @@ FLOORS = [
     {"protocol", "evaluation", "discussion"},
     {"skills", "loops"},
     {"cases"},
-    {"proposals"},
+    {"proposals", "preferences"},
     {"views", "flows", "schema"},
     {"batch", "failures"},
     {"demo"},

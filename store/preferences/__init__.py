@@ -1,0 +1,19 @@
+"""Pairwise preferences: a person's side-by-side judgment of a task's candidate and baseline outputs in a run.
+
+A preference is recorded always (the `preferences` record, one `preference.recorded` event) and counts only
+where the protocol says: when the run belongs to a case whose protocol lists the `preference` evidence kind,
+the same act records it as that case's evidence too, and the claims built on it move.
+
+What other packages may use is re-exported here; the modules behind it are this package's own.
+"""
+
+from .acts import (
+    CHOICES,
+    KIND,
+    PREFERRERS,
+    pairwise,
+    preferences_of,
+    record_preference,
+)
+
+__all__ = ["CHOICES", "KIND", "PREFERRERS", "pairwise", "preferences_of", "record_preference"]
