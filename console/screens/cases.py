@@ -56,7 +56,8 @@ class CasesScreen(DecisionScreen):
 
     NOUN = "case"
     NAME, TITLE, COLUMNS, FILTERS, DECISIONS = "cases", "Cases", COLUMNS, (STATUS, OUTCOME), DECISIONS
-    SCREENSHOT_STEPS = [("comment", ["C"])]
+    # the rubric: the demo's open eval.gated_change/2 case, fourth from the end of the open cases (oldest change last)
+    SCREENSHOT_STEPS = [("comment", ["C"]), ("rubric", ["end", "up", "up", "up", "i"])]
     EMPTY = "No cases here. Press f for another status, or import one: gatepost case import FILE."
     WORK = CASE_WORK = Work("cases", "case", {"status": "needs_decision"}, (
         "Open cases still waiting on evidence are not in it: f shows them; "

@@ -177,7 +177,7 @@ class ResultsScreen(GatepostScreen):
     TITLE = "Results"  # the header names the screen, as on the list screens
     # the demo's newest run and two older runs of the same suite's tasks (rows 1, 7 and 15), compared
     SCREENSHOT_STEPS = [("compare", ["space", *["down"] * 6, "space", *["down"] * 8, "space", "m"]),
-                        ("add-to-suite", ["t", "S"]), ("pairwise", ["t", "P"])]
+                        ("add-to-suite", ["t", "S"]), ("pairwise", ["l", "home", "t", "home", "P"])]
 
     DEFAULT_CSS = """
     ResultsScreen .filters Select { width: 1fr; }

@@ -5,8 +5,8 @@ Two cases of eval.gated_change/2 (the revision whose decisions answer the review
 `preference` evidence for the claim people.prefer_candidate) are evaluated like the others. On the first, a
 reviewer compares a task's outputs side by side and prefers the candidate's: it counts, the claim turns
 TRUE; then a colleague closes it inconclusive, answering the rubric. The second stays open, for the
-console's decision dialog to ask the rubric. On a standalone run (no case) a preference is recorded and
-counts for nothing: no protocol lists it there.
+console's decision dialog to ask the rubric. On the newest standalone run (no case) a preference is recorded
+and counts for nothing: no protocol lists it there.
 """
 
 import random
@@ -16,7 +16,7 @@ from sqlite_utils import Database
 
 from gatepost.store import cases
 from gatepost.store.demo.suites import BASE, _skill_text, _suites
-from gatepost.store.evaluation import MockExecutor, RunSettings
+from gatepost.store.evaluation import MockExecutor, RunSettings, run_task_page
 from gatepost.store.flows import decide, evaluate_case
 from gatepost.store.preferences import record_preference
 
@@ -41,8 +41,8 @@ def populate(db: Database, rng: random.Random, person: str) -> str:
     clock = BASE + timedelta(days=5)
     reviewer = "chen" if person != "chen" else "dara"
     colleague = "bruno" if person != "bruno" else "ana"
-    for case_id, title, path, skill, cand, base in CASES:
-        clock += timedelta(hours=rng.randint(2, 6))
+    for case_id, title, path, skill, cand, base in CASES:  # the shared rng untouched: later parts stay as they were
+        clock += timedelta(hours=3)
         at = clock.strftime("%Y-%m-%dT%H:%M:%SZ")
         cases.import_case(db, {
             "protocol": PROTOCOL, "id": case_id, "title": title, "author": "run-41",
@@ -67,12 +67,12 @@ def populate(db: Database, rng: random.Random, person: str) -> str:
     decide(db, first, "inconclusive", actor=colleague,
            note="mock runs only: the comparisons settle nothing; a real nightly decides it",
            answers={"read_outputs": "yes", "risk": "2"})
+    # the newest run (the first Results shows) and its first task in review order: the pairwise view opens on it
     standalone = _first(db, "SELECT id FROM evaluation_runs WHERE case_id IS NULL AND baseline_path IS NOT NULL "
-                            "ORDER BY started_at, id", [])
-    if standalone:
-        task = _first(db, "SELECT task_id FROM task_results WHERE run_id = ? AND side = 'baseline' ORDER BY task_id",
-                      [standalone])
-        if task:
-            record_preference(db, standalone, task, "tie", actor=colleague, note="both outputs say the same")
-            preferred += 1
+                            "ORDER BY started_at DESC, id DESC", [])
+    tasks = run_task_page(db, standalone, offset=0, limit=1)["rows"] if standalone else []
+    if standalone and tasks:
+        record_preference(db, standalone, tasks[0]["task_id"], "tie", actor=colleague,
+                          note="both answers miss the same point: neither is better")
+        preferred += 1
     return f"{len(CASES)} cases under {PROTOCOL} (one decided with its rubric answered), {preferred} preferences"
