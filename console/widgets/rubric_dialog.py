@@ -8,7 +8,7 @@ decision without every answer is refused (rule `rubric`).
 
 from typing import Any
 
-from textual import events, on
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Label, TextArea
@@ -73,8 +73,11 @@ class RubricDialog(NoteDialog):
                 yield Button(self.confirm_label, variant="primary", id="note-confirm", classes="dialog-confirm",
                              compact=True)
 
-    def on_mount(self, event: events.Mount) -> None:
-        event.prevent_default()  # the first unanswered question takes the focus, not the note
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._focus_first)  # after NoteDialog's own mount handler focused the note
+
+    def _focus_first(self) -> None:
+        """The first unanswered question takes the focus, not the note."""
         first = next((q for q in self.questions if not self.given.get(q.key)), None)
         if first is not None:
             self.query_one(f"#rubric-{first.key}", Input).focus()

@@ -15,7 +15,6 @@ number 1..N: bad input), and stored with the decision. Pure: no SQL; the decisio
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +26,12 @@ RUBRIC = "rubric"  # the rule a decision without its answers is refused by
 YES, NO = "yes", "no"
 MAX_QUESTIONS = 20
 MAX_SCALE = 10
-_KEY = re.compile(r"[a-z][a-z0-9_]{0,39}")
+KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def _is_key(value: Any) -> bool:
+    """A short lower-case name: a letter, then letters, digits or `_`; at most 40 characters."""
+    return isinstance(value, str) and 0 < len(value) <= 40 and value[0].isalpha() and set(value) <= KEY_CHARS
 QUESTION_KEYS = {"key", "question", "scale"}
 
 
@@ -103,7 +107,7 @@ def parse_rubric(data: Any, source: str, *, where: str = "rubric") -> Rubric:
         if unknown:
             raise _fail(source, f"{at}.{unknown[0]}", f"unknown key (expected one of {', '.join(sorted(QUESTION_KEYS))})")
         key = item.get("key")
-        if not isinstance(key, str) or not _KEY.fullmatch(key):
+        if not _is_key(key):
             raise _fail(source, f"{at}.key", f"expected a short lower-case name such as reproduced, got {key!r}")
         if key in {q.key for q in questions}:
             raise _fail(source, f"{at}.key", f"{key} is asked twice")
@@ -115,7 +119,7 @@ def parse_rubric(data: Any, source: str, *, where: str = "rubric") -> Rubric:
                                   or not 2 <= scale <= MAX_SCALE):
             raise _fail(source, f"{at}.scale", f"expected a whole number 2..{MAX_SCALE} (answers 1..scale), "
                                                f"got {scale!r}")
-        questions.append(Question(key, text.strip(), scale))
+        questions.append(Question(str(key), text.strip(), scale))
     return Rubric(tuple(questions), source)
 
 
