@@ -41,4 +41,5 @@ def protocol_validate(files: tuple[str, ...]) -> None:
     for path in files:
         proto = load_protocol(path)
         output.line(f"{path}: {proto.key}: {len(proto.claims)} claims, {len(proto.actions)} actions, "
-                   f"{len(proto.outcomes)} outcomes, {len(proto.obligations)} obligations")
+                   f"{len(proto.outcomes)} outcomes, {len(proto.obligations)} obligations"
+                   + (f", a rubric of {len(proto.rubric.questions)} questions" if proto.rubric else ""))

@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from gatepost.store.protocol import protocol_path
 from tests.conftest import run_gatepost
 from tests.store.preferences.test_rubrics_and_preferences import run_of
 from tests.store.preferences.test_rubrics_and_preferences import store as rubric_store  # noqa: F401
@@ -73,3 +74,18 @@ def test_prefer_refusals_and_bad_input(here):
     no_task = gp(path, "prefer", run, "nope", "--tie", "--as", "chen")
     assert no_task.returncode == 2 and "has no task nope" in no_task.stderr
     assert "Traceback" not in refused.stderr + no_choice.stderr + no_task.stderr
+
+
+def test_protocol_validate_names_the_rubric(tmp_path):
+    checked = run_gatepost("protocol", "validate", str(protocol_path("eval.gated_change/2")))
+    assert checked.returncode == 0, checked.stderr
+    assert "eval.gated_change/2: 8 claims, 6 actions, 4 outcomes, 0 obligations, a rubric of 2 questions" in \
+        checked.stdout
+    broken = tmp_path / "2.yaml"
+    broken.write_text(protocol_path("eval.gated_change/2").read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "rubrics").mkdir()
+    (tmp_path / "rubrics" / "case-decision.yaml").write_text("- {key: risk, question: Risky?, scale: 1}\n",
+                                                             encoding="utf-8")
+    refused = run_gatepost("protocol", "validate", str(broken))
+    assert refused.returncode == 2
+    assert "case-decision.yaml: [0].scale: expected a whole number 2..10 (answers 1..scale), got 1" in refused.stderr
