@@ -12,13 +12,15 @@ run that follows it.
 
 import hashlib
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from itertools import compress, repeat
-from operator import and_, itemgetter
+from operator import and_, eq, itemgetter, not_
 from typing import Any, NamedTuple
 
 import msgspec
 from sqlite_utils import Database
+
+from gatepost.store.kernel import FlatRows
 
 PAGES_TABLE = "run_task_pages"
 COUNTS_TABLE = "run_task_counts"
@@ -170,26 +172,6 @@ def neighbour_run(db: Database, run_id: str, *, after: bool) -> str | None:
     return found[0] if found else None
 
 
-def _from_rows(rows: Sequence[Sequence[Any]]) -> list[list[Any]]:
-    """The per-task aggregates of _AGGREGATE, from the task results just inserted (in their order: a task's
-    first position in the run stands for its first id)."""
-    tasks: dict[str, list[Any]] = {}
-    at_task, at_split, at_side, at_passed = _TASK, _SPLIT, _SIDE, _PASSED
-    for offset, row in enumerate(rows):
-        task = tasks.get(row[at_task])
-        if task is None:
-            task = tasks[row[at_task]] = [row[at_task], offset, None, 0, None, None, 0, None, None]
-        task[2] = row[at_split]
-        side = row[at_side]
-        at = 3 if side == "candidate" else 6 if side == "baseline" else 0
-        if at:
-            passed = row[at_passed] or 0
-            task[at] += 1
-            task[at + 1] = passed if task[at + 1] is None else max(task[at + 1], passed)
-            task[at + 2] = passed if task[at + 2] is None else min(task[at + 2], passed)
-    return list(tasks.values())
-
-
 class Built(NamedTuple):
     """A run's order as written: its previous run, its lists by name (the entries of "all", the positions of
     the others) and its counts per split."""
@@ -231,37 +213,102 @@ def _count(counts: dict[str, list[int]], split: str | None, flags: int, n: int =
         c[5] += n * bool(flags & FLAG_FLAKY)
 
 
-def _build(db: Database, run_id: str, tasks: Iterable[Sequence[Any]]) -> Built:
-    """Order the run's tasks (per-task aggregates as _AGGREGATE gives them) and count them per split."""
+class _Side:
+    """One side's tasks in a run's rows: which it has, which passed an attempt, which failed one, and whether
+    any task has more than one attempt on it (sets: the work per row is done in C)."""
+
+    def __init__(self, sides: Sequence[Any], tasks: Sequence[str], passed: Sequence[Any], side: str) -> None:
+        n, rows = len(tasks), sides.count(side)
+        if not rows:
+            mine, ok, failed = [], [], set()
+        elif rows == n:
+            mine, ok = list(tasks), list(compress(tasks, passed))
+            failed = set(compress(tasks, map(not_, passed))) if len(ok) != n else set()
+        else:
+            is_mine = list(map(eq, sides, repeat(side)))
+            mine = list(compress(tasks, is_mine))
+            ok = list(compress(tasks, map(and_, is_mine, map(bool, passed))))
+            failed = set(compress(tasks, map(and_, is_mine, map(not_, passed))))
+        self.has, self.ok, self.failed = set(mine), set(ok), failed
+        self.single = len(self.has) == len(mine)
+
+
+
+def _cells(tasks: int, cand: _Side, base: _Side) -> list[int]:
+    """_Figures.cells of a run: its tasks per (candidate, baseline) state, each 0 absent, 1 failed, 2 passed."""
+    c_states, b_states = (cand.has - cand.ok, cand.ok), (base.has - base.ok, base.ok)
+    cells = [0] * 9
+    for c, c_tasks in enumerate(c_states, 1):
+        for b, b_tasks in enumerate(b_states, 1):
+            cells[c * 3 + b] = len(c_tasks & b_tasks) if b_tasks and c_tasks else 0
+        cells[c * 3] = len(c_tasks) - cells[c * 3 + 1] - cells[c * 3 + 2]  # absent from the baseline
+    for b, b_tasks in enumerate(b_states, 1):
+        cells[b] = len(b_tasks) - cells[3 + b] - cells[6 + b]  # absent from the candidate
+    cells[0] = tasks - sum(cells)
+    return cells
+
+
+def _build(db: Database, run_id: str, sides: Sequence[Any], tasks: Sequence[str], passed: Sequence[Any],
+           splits: Sequence[Any]) -> Built:
+    """Order the run's tasks and count them per split, from its task results' columns in the order they were
+    inserted (a task's first position stands for its first id; its split is its last row's), as _AGGREGATE
+    and _flags give them, with the work per row and per task done by sets and comprehensions."""
     previous = neighbour_run(db, run_id, after=False)
     before: dict[str, int] = {}
     if previous is not None:
         before = dict(db.execute(
             "SELECT task_id, MAX(COALESCE(passed, 0)) FROM task_results WHERE run_id = ? AND side = 'candidate'"
             " GROUP BY task_id", [previous]).fetchall())
-    keyed = []
-    tally: Counter[tuple[str | None, int]] = Counter()  # tasks per (split, flags): the counts, at the end
-    cells: Counter[tuple[int, int, int, int]] = Counter()  # tasks per side's (attempts, pass@k): the figures
-    for task_id, ord_, split, c_n, c_pass, c_min, b_n, b_pass, b_min in tasks:
-        cells[(c_n, c_pass, b_n, b_pass)] += 1
-        flags = _flags(before.get(task_id), c_n, c_pass, c_min, b_n, b_pass, b_min)
-        keyed.append((0 if flags & FLAG_CHANGED else 1 if flags & FLAG_DIFFERS else 2, ord_, task_id, split, flags))
-        tally[(split, flags)] += 1
-    keyed.sort()
+    order = list(dict.fromkeys(tasks))  # each task once, at its first position
+    split_of = dict(zip(tasks, splits, strict=True))  # the last row's
+    cand, base = _Side(sides, tasks, passed, "candidate"), _Side(sides, tasks, passed, "baseline")
+    # candidate ≠ baseline: one side has the task and the other not, or both have it and one passed
+    differs = (cand.has ^ base.has) | ((cand.ok ^ base.ok) & cand.has & base.has) if base.has else cand.has
+    flaky = (cand.ok & cand.failed) | (base.ok & base.failed)
+    known = {t: FLAG_WAS_KNOWN | (FLAG_WAS_PASSED if was else 0) for t, was in before.items()}
+    changed = {t for t in cand.has.intersection(before) if (before[t] > 0) != (t in cand.ok)}
+    ok = cand.ok
+    flags = [(0 if t in ok else FLAG_FAILING) | (FLAG_DIFFERS if t in differs else 0) for t in order]
+    if flaky or known:
+        get = known.get
+        flags = [f | (FLAG_FLAKY if t in flaky else 0) | get(t, 0) | (FLAG_CHANGED if t in changed else 0)
+                 for t, f in zip(order, flags, strict=True)]
+    if changed or 0 < len(differs) < len(order):  # changed first, then candidate ≠ baseline, then the rest
+        first = [i for i, f in enumerate(flags) if f & FLAG_CHANGED]
+        second = [i for i, f in enumerate(flags) if f & (FLAG_CHANGED | FLAG_DIFFERS) == FLAG_DIFFERS]
+        rest = [i for i, f in enumerate(flags) if not f & (FLAG_CHANGED | FLAG_DIFFERS)]
+        positions = first + second + rest
+        order, flags = [order[i] for i in positions], [flags[i] for i in positions]
+    task_splits = list(map(split_of.__getitem__, order))
     counts: dict[str, list[int]] = {}
-    for (split, flag), n in tally.items():
-        _count(counts, split, flag, n)
+    if len(set(split_of.values())) == 1:  # one split: its counts are the sizes of the sets
+        counts[task_splits[0] or ""] = [len(order), len(order) - len(ok), len(changed), len(changed & ok),
+                                        len(differs), len(flaky)]
+    else:
+        for (split, flag), n in Counter(zip(task_splits, flags, strict=True)).items():
+            _count(counts, split, flag, n)
     figures = _Figures()
-    for (c_n, c_pass, b_n, b_pass), n in cells.items():
-        figures.add(c_n, c_pass, b_n, b_pass, n)
-    flags_of = [k[4] for k in keyed]
-    lists: dict[str, list[Any]] = {"all": [k[2:] for k in keyed]}
+    figures.single = cand.single and base.single
+    figures.cells = _cells(len(order), cand, base)
+    lists: dict[str, list[Any]] = {"all": list(zip(order, task_splits, flags, strict=True))}
     for name, bit in (("failing", FLAG_FAILING), ("differs", FLAG_DIFFERS), ("flaky", FLAG_FLAKY)):
-        lists[name] = list(compress(range(len(keyed)), map(and_, flags_of, repeat(bit))))
+        lists[name] = list(compress(range(len(order)), map(and_, flags, repeat(bit))))
     if len(counts) > 1:  # a run of one split needs no list per split: it is the list "all"
-        for i, k in enumerate(keyed):
-            lists.setdefault(f"split:{k[3] or ''}", []).append(i)
+        for i, split in enumerate(task_splits):
+            lists.setdefault(f"split:{split or ''}", []).append(i)
     return Built(previous, lists, counts, figures)
+
+
+def _columns(rows: Sequence[Sequence[Any]]) -> tuple[Sequence[Any], Sequence[str], Sequence[Any], Sequence[Any]]:
+    """A run's task results (evaluation's TASK_COLUMNS order) as the columns the order needs: side, task id,
+    passed, split (sliced out of flat rows without a tuple per row)."""
+    if isinstance(rows, FlatRows) and rows.width:
+        values, width = rows.values, rows.width
+        return values[_SIDE::width], values[_TASK::width], values[_PASSED::width], values[_SPLIT::width]
+    if not rows:
+        return (), (), (), ()
+    columns = list(zip(*rows, strict=True))
+    return columns[_SIDE], columns[_TASK], columns[_PASSED], columns[_SPLIT]
 
 
 def _write(db: Database, run_id: str, built: Built) -> None:
@@ -637,7 +684,7 @@ def refresh_task_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] 
     flags and order change.
     """
     if rows is not None:
-        _write(db, run_id, _build(db, run_id, _from_rows(rows)))
+        _write(db, run_id, _build(db, run_id, *_columns(rows)))
     elif streamed is not None and streamed.usable(db, run_id):
         _write_ordered(db, run_id, _ORDERED_STREAMED)
     else:
@@ -646,7 +693,25 @@ def refresh_task_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] 
         streamed.empty()
     following = neighbour_run(db, run_id, after=True)
     if following is not None:
-        _write_ordered(db, following)
+        _rewrite(db, following)
+
+
+IN_MEMORY_ROWS = 100_000  # a stored run of at most this many task results is ordered again from its columns
+
+
+def _rewrite(db: Database, run_id: str) -> None:
+    """Store again the order of a run already stored (its previous run changed): from its task results' columns
+    read in id order when it is small enough to hold (half the time of SQLite grouping and sorting them), else
+    by _write_ordered in bounded memory."""
+    stored = db.execute(f"SELECT SUM(tasks) FROM {COUNTS_TABLE} WHERE run_id = ?", [run_id]).fetchone()[0]
+    if stored is not None and stored <= IN_MEMORY_ROWS:
+        rows = db.execute("SELECT side, task_id, passed, split FROM task_results WHERE run_id = ? ORDER BY id"
+                          " LIMIT ?", [run_id, IN_MEMORY_ROWS + 1]).fetchall()
+        if len(rows) <= IN_MEMORY_ROWS:
+            sides, tasks, passed, splits = zip(*rows, strict=True) if rows else ((), (), (), ())
+            _write(db, run_id, _build(db, run_id, sides, tasks, passed, splits))
+            return
+    _write_ordered(db, run_id)
 
 
 def backfill_task_order(db: Database) -> None:
