@@ -88,6 +88,7 @@ from .runs import (
     RESULTS_IN_TABLE,
     RUN_COLUMNS,
     TASK_COLUMNS,
+    TASK_RESULT_RECORDS,
     baseline_cache_key,
     export_artifact,
     get_run,
@@ -172,6 +173,7 @@ from .task_pages import (
 from .types import RunDetail, RunRow
 
 __all__ = [
+    "TASK_RESULT_RECORDS",
     "RunSettings",
     "RunDetail",
     "RunRow",

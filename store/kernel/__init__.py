@@ -142,12 +142,16 @@ from .paths import MAX_PATH_CHARS, repo_path
 from .records import (
     RECORDS_KEY,
     SEAL_KIND,
+    RecordSource,
     StreamedRecords,
     migration_seals,
+    record_lines,
+    record_sources,
     records_digest,
     records_digests,
     seqs_with_records,
     stored_score,
+    use_record_sources,
 )
 from .rows import all_rows, each_row, one_row
 from .schema import (
@@ -313,6 +317,10 @@ __all__ = [
     "migration_seals",
     "records_digests",
     "StreamedRecords",
+    "RecordSource",
+    "record_lines",
+    "record_sources",
+    "use_record_sources",
     "recover_hint",
     "refusal",
     "register_key",

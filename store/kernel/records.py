@@ -1,7 +1,8 @@
 """The records an event created, sealed into its hash.
 
 A skill run, a manifest version and an evaluation run's task results are rows of their own tables,
-not fields of their event. So that editing one of them is as visible as editing the event, the
+not fields of their event (each domain says how its records are read: `RecordSource`; the store's top
+floor sets them in order, so the kernel names none of their tables). So that editing one of them is as visible as editing the event, the
 event that creates them carries `records_sha256` in its payload: a canonical digest of those rows
 as SQLite stores them (read back inside the write's transaction, or hashed as they are inserted, so the
 writer and `gatepost verify` hash the very same values). The payload is part of the chained event, so the
@@ -9,7 +10,7 @@ chain covers the records too.
 
 Task results are sealed by their position in their event's runs, not by their row ids: the lines are
 hashed in id order without the id. A row id is the store's (the largest plus one), so whoever hashes the
-rows ahead of the store (an import's worker process) need not know which ids they will get.
+rows ahead of the store need not know which ids they will get.
 
 Records stored before this seal existed are sealed once by a migration: one `audit.records_sealed`
 event holding the digest of each older event's records. Events sealed in the first format, which hashed
@@ -19,12 +20,15 @@ after checking each against what it sealed: one `audit.records_resealed` event.
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from math import copysign
 from typing import Any
 
 import msgspec
 from sqlite_utils import Database
+
+from .errors import StoreError
 
 RECORDS_FORMAT = "gatepost-records/2"  # sha256(format, then per table: "\n" table "\n", one JSON line per row)
 RECORDS_FORMAT_IDS = "gatepost-records/1"  # the first format: task results hashed with their row ids
@@ -32,37 +36,51 @@ RECORDS_KEY = "records_sha256"  # the payload key of an event that seals the rec
 SEAL_KIND = "audit.records_sealed"  # the migration's event: {"digests": {seq: digest}} for older events
 RESEAL_KIND = "audit.records_resealed"  # {"digests": {seq: digest}} sealed again by position, "unmatched": [seq]
 
-# Per table: the rows an event created, given its seq, in a fixed order (every stored column that
-# says what the record is; event_seq is the link itself, so moving a row to another event shows too).
-# Task results: in id order (their position), the id itself not hashed.
-TASK_RESULT_COLUMNS = ("run_id", "side", "task_id", "attempt", "passed", "judged", "score", "duration_ms",
-                       "output", "reason", "mock", "split", "details", "error")
-# The tables whose records are read by their event's seq (both indexed on (event_seq, id)), and their columns.
-SEQ_TABLES: tuple[tuple[str, str], ...] = (
-    ("skill_runs", "id, skill, at, status, output, word_count, producer, recorded_at"),
-    ("manifest_versions", "id, skill, version, assertions, source, draft_id, author, created_at"),
-)
+
+@dataclass(frozen=True)
+class RecordSource:
+    """A table whose rows are records an event created, as the seal reads them: the domain that owns the table
+    says how (the kernel names no domain's table); the store's top floor sets them in their one order.
+
+    - `columns`: every stored column that says what the record is, hashed in this order (event_seq, the link
+      itself, is not: moving a row to another event changes which event's digest reads it);
+    - `of_event`: SQL with one parameter, the seq: the rows that event created, `columns` each, in order;
+    - `seqs`: SQL: the seqs of every event with rows here;
+    - `in_seq_order`: SQL: (event_seq, *columns) of every row, by seq then in order, which `records_digests`
+      reads once instead of `of_event` per event (None: read per event);
+    - `first_format`: `of_event` as the first format (RECORDS_FORMAT_IDS) read it, where it differs;
+    - `reals`: the positions in `columns` of REAL columns (a value streamed in is hashed as SQLite stores it).
+    """
+
+    table: str
+    columns: tuple[str, ...]
+    of_event: str
+    seqs: str
+    in_seq_order: str | None = None
+    first_format: str | None = None
+    reals: tuple[int, ...] = ()
+
+    def rows_sql(self, form: str) -> str:
+        """`of_event` in this format."""
+        return self.first_format if form == RECORDS_FORMAT_IDS and self.first_format else self.of_event
 
 
-def _task_results_sql(columns: tuple[str, ...]) -> str:
-    # CROSS JOIN: SQLite reads the runs first (by event_seq) and then their results by run_id, never all
-    # task results in id order (that made every sealed act cost a scan of the whole table)
-    return (f"SELECT {', '.join('t.' + c for c in columns)} FROM evaluation_runs r"
-            " CROSS JOIN task_results t ON t.run_id = r.id WHERE r.event_seq = ? ORDER BY t.id")
+_sources: list[tuple[RecordSource, ...]] = []  # set once by the top floor (gatepost.store.schema)
 
 
-_TASK_RESULTS_BY_FORMAT = {RECORDS_FORMAT: _task_results_sql(TASK_RESULT_COLUMNS),
-                           RECORDS_FORMAT_IDS: _task_results_sql(("id", *TASK_RESULT_COLUMNS))}
-RECORD_SOURCES: tuple[tuple[str, str], ...] = (
-    *((table, f"SELECT {columns} FROM {table} WHERE event_seq = ? ORDER BY id") for table, columns in SEQ_TABLES),
-    ("task_results", _TASK_RESULTS_BY_FORMAT[RECORDS_FORMAT]),
-)
-# Which events have records: every seq a record of these tables names.
-_SCORE = TASK_RESULT_COLUMNS.index("score")
-SEQS_WITH_RECORDS = ("SELECT event_seq FROM skill_runs WHERE event_seq IS NOT NULL"
-                     " UNION SELECT event_seq FROM manifest_versions WHERE event_seq IS NOT NULL"
-                     " UNION SELECT r.event_seq FROM evaluation_runs r WHERE r.event_seq IS NOT NULL"
-                     " AND EXISTS (SELECT 1 FROM task_results t WHERE t.run_id = r.id)")
+def use_record_sources(sources: Sequence[RecordSource]) -> None:
+    """The tables whose rows events seal, in the order every digest reads them (set by gatepost.store.schema).
+    The order is part of every digest stored: a source is only ever added at the end."""
+    if len({s.table for s in sources}) != len(sources):
+        raise ValueError("record sources: a table is given twice")
+    _sources[:] = [tuple(sources)]
+
+
+def record_sources() -> tuple[RecordSource, ...]:
+    """The sources of sealed records, in order (StoreError before the top floor has set them)."""
+    if not _sources:
+        raise StoreError("the sealed record tables are not set: import gatepost.store (its schema sets them)")
+    return _sources[0]
 
 
 _ENCODER = msgspec.json.Encoder()  # compact JSON, UTF-8, shortest round-trip floats: ~9x json.dumps per row
@@ -73,53 +91,50 @@ def _encode(row: tuple[Any, ...]) -> bytes:
     return _ENCODER.encode(row) + b"\n"
 
 
+def _read_into(digest: Any, cursor: Any) -> bool:
+    """Hash a cursor's rows as record lines; whether it had any."""
+    found = False
+    while rows := cursor.fetchmany(5000):
+        found = True
+        digest.update(_ENCODER.encode_lines(rows))  # the bytes of _encode, row after row
+    return found
+
+
 def records_digest(db: Database, seq: int) -> str | None:
     """sha256 of the records event `seq` created (None when it created none of these records)."""
     digest = hashlib.sha256(RECORDS_FORMAT.encode("ascii"))
     found = False
-    for table, sql in RECORD_SOURCES:
-        digest.update(b"\n" + table.encode("ascii") + b"\n")
-        cursor = db.execute(sql, [seq])
-        while True:
-            rows = cursor.fetchmany(5000)
-            if not rows:
-                break
-            found = True
-            for row in rows:
-                digest.update(_encode(tuple(row)))
+    for source in record_sources():
+        digest.update(b"\n" + source.table.encode("ascii") + b"\n")
+        found = _read_into(digest, db.execute(source.of_event, [seq])) or found
     return digest.hexdigest() if found else None
 
 
 def records_digests(db: Database, *, form: str = RECORDS_FORMAT) -> Iterator[tuple[int, str | None]]:
     """(seq, records_digest(db, seq)) of every event some record names, in seq order, reading each table once.
 
-    What verify checks: one read of skill_runs and manifest_versions in (event_seq, id) order, merged by
-    seq, and the task results of each event's runs; the same bytes records_digest hashes, without its
-    queries per event (three per skill run made verify's cost per event grow with the store). `form`
+    What verify checks: one read in (event_seq, order) of each source that can be read so, merged by seq, and
+    the rows of each event of the others; the same bytes records_digest hashes, without its queries per
+    event (three per skill run made verify's cost per event grow with the store). `form`
     RECORDS_FORMAT_IDS: the digests as the first format sealed them (what `reseal_by_position` checks).
     """
-    streams = [_by_seq(db, f"SELECT event_seq, {columns} FROM {table} WHERE event_seq IS NOT NULL"
-                           " ORDER BY event_seq, id") for table, columns in SEQ_TABLES]
-    heads = [next(stream, None) for stream in streams]
-    runs = {r[0] for r in db.execute("SELECT DISTINCT event_seq FROM evaluation_runs WHERE event_seq IS NOT NULL")}
-    task_results = _TASK_RESULTS_BY_FORMAT[form]
+    sources = record_sources()
+    streams = {i: _by_seq(db, s.in_seq_order) for i, s in enumerate(sources) if s.in_seq_order is not None}
+    heads = {i: next(stream, None) for i, stream in streams.items()}
+    per_event = {i: {r[0] for r in db.execute(s.seqs)} for i, s in enumerate(sources) if i not in streams}
     for seq in seqs_with_records(db):
         digest = hashlib.sha256(form.encode("ascii"))
         found = False
-        for i, (table, _) in enumerate(SEQ_TABLES):
-            digest.update(b"\n" + table.encode("ascii") + b"\n")
-            while heads[i] is not None and heads[i][0] <= seq:  # type: ignore[index]
-                row = heads[i]
-                if row[0] == seq:  # type: ignore[index]
-                    found = True
-                    digest.update(_encode(tuple(row[1:])))  # type: ignore[index]
-                heads[i] = next(streams[i], None)
-        digest.update(b"\ntask_results\n")
-        if seq in runs:
-            cursor = db.execute(task_results, [seq])
-            while rows := cursor.fetchmany(5000):
-                found = True
-                digest.update(_ENCODER.encode_lines(rows))  # the bytes of _encode, row after row
+        for i, source in enumerate(sources):
+            digest.update(b"\n" + source.table.encode("ascii") + b"\n")
+            if i in streams:
+                while (row := heads[i]) is not None and row[0] <= seq:
+                    if row[0] == seq:
+                        found = True
+                        digest.update(_encode(tuple(row[1:])))
+                    heads[i] = next(streams[i], None)
+            elif seq in per_event[i]:
+                found = _read_into(digest, db.execute(source.rows_sql(form), [seq])) or found
         yield seq, digest.hexdigest() if found else None
 
 
@@ -130,28 +145,28 @@ def _by_seq(db: Database, sql: str) -> Iterator[tuple[Any, ...]]:
 
 
 class StreamedRecords:
-    """records_digest(db, seq) of an act that inserts many task results, hashed as they are inserted instead
-    of read back (reading a 1 GB run back cost as much as parsing it).
+    """records_digest(db, seq) of an act that inserts many records of the last source, hashed as they are
+    inserted instead of read back (reading a 1 GB run back cost as much as parsing it).
 
-    The other tables' records are read when it is made (the act writes none after); then `add` takes the
-    task results in the order they are inserted (their position), as the very tuples the act inserts
-    (TASK_RESULT_COLUMNS order, no id: SQLite gives each the next one) and returns them as SQLite will store them: a score (REAL) as a float, -0.0 as 0.0. Every other value is
-    already stored as given: text as str or None, whole numbers as int (the importer makes them so).
+    The other sources' records are read when it is made (the act writes none after); then `add` takes the
+    last source's rows in the order they are inserted (their position), as the very tuples the act inserts
+    (its `columns`, no id: SQLite gives each the next one) and returns them as SQLite will store them: a REAL
+    column's value as a float, -0.0 as 0.0. Every other value is already stored as given: text as str or None,
+    whole numbers as int (the importer makes them so).
     """
 
     def __init__(self, db: Database | None, seq: int) -> None:
-        """`db` None: an act that creates no other records (an import's worker process hashes its rows so,
-        ahead of the store; the act that stores them `adopt`s that digest when it has no other records)."""
+        """`db` None: an act that creates no other records (an import hashes its rows so, ahead of the store;
+        the act that stores them `adopt`s that digest when it has no other records)."""
+        *others, self.source = record_sources()
         self.hash = hashlib.sha256(RECORDS_FORMAT.encode("ascii"))
         self.found = False
         self.adopted: tuple[str | None] | None = None
-        for table, sql in RECORD_SOURCES[:-1]:
-            self.hash.update(b"\n" + table.encode("ascii") + b"\n")
-            for row in db.execute(sql, [seq]).fetchall() if db is not None else ():
-                self.found = True
-                self.hash.update(_encode(tuple(row)))
-        assert RECORD_SOURCES[-1][0] == "task_results"
-        self.hash.update(b"\ntask_results\n")
+        for source in others:
+            self.hash.update(b"\n" + source.table.encode("ascii") + b"\n")
+            if db is not None:
+                self.found = _read_into(self.hash, db.execute(source.of_event, [seq])) or self.found
+        self.hash.update(b"\n" + self.source.table.encode("ascii") + b"\n")
 
     def adopt(self, digest: str | None) -> bool:
         """Take as this act's digest one made by `StreamedRecords(None, ...)` of exactly the rows the act
@@ -163,22 +178,23 @@ class StreamedRecords:
         return True
 
     def add(self, rows: list[tuple[Any, ...]], *, as_stored: bool = False) -> list[tuple[Any, ...]]:
-        """Hash these rows (TASK_RESULT_COLUMNS order), next in the run; returns them as they are to be inserted.
+        """Hash these rows (the source's `columns` order), next in the act; returns them as they are to be
+        inserted.
 
         Rows may leave out trailing columns that are null in every one of them (an import's rows leave out
         details and error: inserting two nulls per row cost a fifth of the insert); they are hashed as null.
-        `as_stored`: the scores are already as SQLite stores them (`stored_score`), not looked at again.
+        `as_stored`: the REAL columns' values are already as SQLite stores them (`stored_score`).
         """
         if not as_stored:
-            at = _SCORE
-            for i, row in enumerate(rows):
-                score = row[at]
-                if score is not None and (type(score) is not float or (score == 0 and copysign(1.0, score) < 0)):
-                    rows[i] = (*row[:at], float(score) + 0.0, *row[at + 1:])  # -0.0 + 0.0 is 0.0
+            for at in self.source.reals:
+                for i, row in enumerate(rows):
+                    value = row[at]
+                    if value is not None and (type(value) is not float or (value == 0 and copysign(1.0, value) < 0)):
+                        rows[i] = (*row[:at], float(value) + 0.0, *row[at + 1:])  # -0.0 + 0.0 is 0.0
         assert self.adopted is None, "rows hashed after a digest was adopted"
         if rows:
             self.found = True
-            self.hash.update(_task_result_lines(rows))
+            self.hash.update(record_lines(rows, len(self.source.columns)))
         return rows
 
     def hexdigest(self) -> str | None:
@@ -188,11 +204,11 @@ class StreamedRecords:
         return self.hash.hexdigest() if self.found else None
 
 
-def _task_result_lines(rows: list[tuple[Any, ...]]) -> bytes:
-    """Task results (TASK_RESULT_COLUMNS order, scores as stored) as the seal hashes them: one JSON
-    line per row, as `_encode` gives. Rows may leave out trailing columns null in every one of them."""
+def record_lines(rows: Sequence[Sequence[Any]], width: int) -> bytes:
+    """Records (as stored) as the seal hashes them: one JSON line per row, as `_encode` gives. Rows may leave
+    out trailing columns (of `width`) null in every one of them."""
     lines = _ENCODER.encode_lines(rows)
-    missing = len(TASK_RESULT_COLUMNS) - len(rows[0]) if rows else 0
+    missing = width - len(rows[0]) if rows else 0
     if missing:  # a raw newline only ends a JSON line (one inside a string is written \n): ']\n' ends a row
         lines = (b",null" * missing + b"]\n").join(lines.split(b"]\n"))  # half the time of bytes.replace
     return lines
@@ -204,8 +220,9 @@ def stored_score(score: Any) -> float | None:
 
 
 def seqs_with_records(db: Database) -> list[int]:
-    """The seqs of every event that some skill run, manifest version or task result belongs to."""
-    return sorted(r[0] for r in db.execute(SEQS_WITH_RECORDS).fetchall())
+    """The seqs of every event that some record of a source belongs to."""
+    union = " UNION ".join(source.seqs for source in record_sources())
+    return sorted(r[0] for r in db.execute(union).fetchall())
 
 
 def seal_existing(db: Database) -> dict[str, str]:

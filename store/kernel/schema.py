@@ -164,14 +164,6 @@ def m008_kernel_signatures_and_sealed_records(db: Database) -> None:
                        f"sealed the records of {len(digests)} events stored before events sealed their records",
                        json.dumps({"format": RECORDS_FORMAT_IDS, "digests": digests}, sort_keys=True))
 
-def m010_kernel_records_by_event(db: Database) -> None:
-    """The records an event created, found by its seq (records.RECORD_SOURCES): sealing a skill run on a store
-    of 1,000,000 task results read the whole table each time (0.44 s a run), and verify did so per event."""
-    db.execute("CREATE INDEX IF NOT EXISTS idx_skill_runs_event ON skill_runs (event_seq, id)")
-    db.execute("CREATE INDEX IF NOT EXISTS idx_manifest_versions_event ON manifest_versions (event_seq, id)")
-    db.execute("CREATE INDEX IF NOT EXISTS idx_evaluation_runs_event ON evaluation_runs (event_seq)")
-
-
 EVENTS_COMPLETE_KIND = "audit.events_complete"  # from this event on, each event carries all its act wrote
 
 
@@ -222,7 +214,6 @@ KERNEL_MIGRATIONS = {
     "m002_leases": m002_leases,
     "m003_kernel_audit_chain": m003_kernel_audit_chain,
     "m008_kernel_signatures_and_sealed_records": m008_kernel_signatures_and_sealed_records,
-    "m010_kernel_records_by_event": m010_kernel_records_by_event,
     "m012_kernel_events_complete": m012_kernel_events_complete,
     "m013_kernel_records_by_position": m013_kernel_records_by_position,
     "m017_kernel_projections_complete": m017_kernel_projections_complete,

@@ -144,9 +144,11 @@ from .runs import (
     show_states,
     skill_detail,
 )
+from .sealed import SKILL_RECORD_SOURCES
 from .types import Draft, DraftRow, SkillDetail, SkillRow
 
 __all__ = [
+    "SKILL_RECORD_SOURCES",
     "Draft",
     "DraftRow",
     "SkillDetail",

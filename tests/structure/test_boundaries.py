@@ -9,10 +9,12 @@
 """
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
+from gatepost.store.kernel import record_sources
 from gatepost.store.schema import MIGRATIONS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -194,3 +196,28 @@ def test_migration_names_are_unique_and_new_ones_numbered_once():
     numbers = [name.split("_")[0] for name in MIGRATIONS]
     assert numbers[:4] == ["m001", "m002", "m003", "m003"] and len(set(numbers[4:])) == len(numbers[4:])
     assert numbers == sorted(numbers)
+
+
+# The tables of the domains above the kernel whose records events seal: each domain says how its records are
+# read (kernel RecordSource) and the top floor sets them, so the kernel's code names none of them. Its one
+# exception is the list of record tables whose triggers it checks before every write (schema.APPEND_ONLY).
+SEALED_DOMAIN_TABLES = ("task_results", "evaluation_runs", "task_suites", "skill_runs", "manifest_versions")
+
+
+def _strings_outside(tree: ast.AST, exempt: str) -> list[tuple[int, str]]:
+    skip = {id(n) for node in ast.walk(tree) if isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == exempt for t in node.targets) for n in ast.walk(node)}
+    return [(node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip]
+
+
+@pytest.mark.parametrize("path", _modules(STORE / "kernel"), ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_kernel_names_no_table_of_the_domains_whose_records_it_seals(path: Path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    named = [(line, table) for line, text in _strings_outside(tree, "APPEND_ONLY") for table in SEALED_DOMAIN_TABLES
+             if re.search(rf"\b{table}\b", text)]
+    assert not named, f"{path.relative_to(ROOT)} names another domain's table: {named}"
+
+
+def test_every_sealed_table_is_a_record_source_set_by_the_top_floor():
+    assert [s.table for s in record_sources()] == ["skill_runs", "manifest_versions", "task_results"]

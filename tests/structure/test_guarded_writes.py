@@ -46,6 +46,7 @@ HELPERS = {
     "store/evaluation/task_order.py::_write": "the stored review order, written by refresh_task_order",
     "store/evaluation/task_order.py::_write_ordered": "the stored review order sorted by SQLite, from refresh_task_order",
     "store/evaluation/task_order.py::_write_streamed": "the stored review order of a streamed import, from _write_ordered",
+    "store/evaluation/task_order.py::_rewrite": "the stored order of the run after one just stored, from refresh_task_order",
     "store/evaluation/task_order.py::_forget": "drops a stored review order, from refresh_task_order",
     "store/evaluation/task_order.py::_write_figures": "a run's statistics counts, stored with its review order",
     "store/evaluation/task_order.py::_write_counts": "a run's counts per split, from _write, _write_ordered, _write_streamed",
