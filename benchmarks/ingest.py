@@ -5,13 +5,13 @@
 It writes evaluator artifact files (ROWS / PER_FILE files of PER_FILE task
 results each) to a temporary folder first, untimed. Then each side runs as its
 own child process into a fresh store, interleaved (A B A B …, --runs rounds),
-and the CPU of every process of a side is counted (benchmarks/measure.py): the
-gatepost side's read-ahead worker process included.
+and the CPU of every process of a side is counted (benchmarks/measure.py).
 
 - gatepost: store.evaluation.import_artifacts of all the files into a fresh
-  store, as `gatepost suite import-artifact FILE...` does (a worker process
-  reads, parses and validates the files ahead; each file is stored in its own
-  transaction: the run, its event, its task results);
+  store, as `gatepost suite import-artifact FILE...` does (each file read,
+  checked and stored in its own transaction: the run, its event, its task
+  results, its review order, and the order of the run after it when an older
+  run lands later);
 - floor: the least any importer must do with the same files: read each file,
   decode its JSON with msgspec, hash its bytes (the run id) and its rows (the
   records' seal), and insert the rows with plain sqlite3 `executemany`, one

@@ -273,8 +273,7 @@ def suite_import_artifact(ctx: click.Context, files: tuple[str, ...], fmt: str, 
 
     Each file is its own transaction, in the order given; a file stored before is named, not stored again.
     The first bad file stops the command (exit 2), naming it; the files before it stay stored.
-    From 16 MiB of artifacts in all, a worker process reads them ahead (GATEPOST_READ_AHEAD_BYTES: bytes,
-    or off). A JUnit or Inspect run prints its pass rate with its 95 % interval. On a terminal, the bytes and
+    A JUnit or Inspect run prints its pass rate with its 95 % interval. On a terminal, the bytes and
     rows read so far and the time left are shown on stderr (not with --quiet, nor when output is piped).
     """
     db = open_ctx_store(ctx, create=True)

@@ -42,7 +42,6 @@ from .guard import (
     guard_check,
     within_surface,
 )
-from .importing import import_artifacts
 from .judges import (
     MOCK_RUBRIC_SCORE,
     PYTEST_TIMEOUT,
@@ -93,6 +92,7 @@ from .runs import (
     export_artifact,
     get_run,
     import_artifact,
+    import_artifacts,
     list_runs,
     previous_run,
     record_suite,

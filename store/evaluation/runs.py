@@ -8,7 +8,7 @@ import gc
 import hashlib
 import json
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import chain
@@ -190,8 +190,7 @@ def _results_from_table(db: Database, run_id: str) -> dict[str, list[dict[str, A
 @dataclass
 class ReadArtifact:
     """An artifact file read and checked, not yet stored: what `read_artifact_file` gives and
-    `store_artifact_file` takes. Made in another process when many files are imported (importing.py),
-    so it holds plain values only. A large file (`parsed` None) is read while it is stored (streamed)."""
+    `store_artifact_file` takes. A large file (`parsed` None) is read while it is stored (streamed)."""
 
     path: Path
     run_id: str
@@ -227,7 +226,7 @@ def store_run(db: Database, suite: Suite | None, artifact: dict[str, Any], *, ac
         values = _run_values(suite, artifact, seq)
         db.execute(f"INSERT INTO evaluation_runs (id, {', '.join(_RUN_FIELDS)})"
                    f" VALUES (?, {', '.join('?' * len(_RUN_FIELDS))})", [run_id, *values])
-        # hashed before they go in (here, or by the import's worker), by their position in the run, so the rows
+        # hashed before they go in (here, or as the import read them), by their position in the run, so the rows
         # sealed are the rows stored (reading them back for the digest cost a fifth of an import)
         sealed = StreamedRecords(db, seq)
         rows = _sealed_rows(sealed, run_id, artifact, read)
@@ -241,7 +240,7 @@ def store_run(db: Database, suite: Suite | None, artifact: dict[str, Any], *, ac
 def _sealed_rows(sealed: StreamedRecords, run_id: str, artifact: dict[str, Any],
                  read: ReadArtifact | None) -> FlatRows:
     """The run's task_results rows as they are to be inserted (no ids: SQLite gives each the next one), hashed
-    into `sealed`: an import's reader hashed them already (maybe in a worker process), a run's are hashed here."""
+    into `sealed`: an import's reader hashed them already, a run's are hashed here."""
     if read is None:
         rows = _task_rows(run_id, "candidate", artifact["candidate_results"]) + \
             _task_rows(run_id, "baseline", artifact["baseline_results"] or [])
@@ -462,6 +461,19 @@ def import_artifact(db: Database, path: str | Path, *, actor: str | None = None)
     return store_artifact_file(db, read_artifact_file(path), actor=actor)
 
 
+def import_artifacts(db: Database, paths: Sequence[str | Path], *, actor: str | None = None
+                     ) -> Iterator[tuple[Path, str, bool]]:
+    """Store artifact files as evaluation runs, in the order given, each in its own transaction (as
+    `import_artifact` one at a time); yields (path, run id, newly stored) as each is stored. The first bad file
+    raises its InputError (naming it) when its turn comes: the files before it are stored, none after it.
+
+    Every file is read in this process: reading them ahead in a second one saved wall time only where a core
+    was idle, and cost more CPU in all (a second interpreter, every row pickled across).
+    """
+    for path in map(Path, paths):
+        yield (path, *import_artifact(db, path, actor=actor))
+
+
 def _imported(parsed: ParsedArtifact, path: Path, run_id: str, source: str = "") -> dict[str, Any]:
     """The stored artifact of an imported file: its own fields, gatepost's columns, no result lists."""
     data = parsed.data
@@ -568,5 +580,5 @@ def export_artifact(db: Database, run_id: str) -> dict[str, Any]:
 
 
 __all__ = ["text_digest", "TASK_RESULT_RECORDS", "VERDICTS", "TASK_COLUMNS", "RUN_COLUMNS", "RESULTS_IN_TABLE", "ReadArtifact", "baseline_cache_key",
-           "export_artifact", "get_run", "import_artifact", "list_runs", "previous_run", "read_artifact_file",
+           "export_artifact", "get_run", "import_artifact", "import_artifacts", "list_runs", "previous_run", "read_artifact_file",
            "record_suite", "run_tasks", "store_artifact_file", "store_run", "task_attempts", "task_outputs"]

@@ -1,0 +1,126 @@
+"""Many artifact files imported at once: what is stored, in what order, and every error are what importing
+them one at a time gives; the first bad file stops the import with the files before it stored; the digest a
+file's rows were hashed to when it was read is the one its event seals, whatever ids the rows get."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gatepost.store.evaluation import import_artifact, import_artifacts, runs
+from gatepost.store.kernel import InputError, open_store
+from gatepost.store.views import verify_store
+
+
+def _files(folder: Path, n: int, per: int = 50) -> list[Path]:
+    paths = []
+    for f in range(n):
+        results = [{"task_id": f"t{i}", "passed": (f + i) % 3 != 0, "score": i / per, "duration_ms": i,
+                    "output": f"file {f} task {i}: ok", "split": "tuning"} for i in range(per)]
+        rate = round(sum(r["passed"] for r in results) / per, 4)
+        path = folder / f"a{f:03d}.json"
+        path.write_text(json.dumps({"skill_id": f"skill-{f % 3}", "execution_pass_rate": rate,
+                                    "baseline_pass_rate": 0.5, "delta": round(rate - 0.5, 4),
+                                    "verdict": "pass" if rate >= 0.5 else "fail", "candidate_results": results,
+                                    "baseline_results": results[: per // 2]}), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def _stored(store: Path) -> tuple[list, list]:
+    """The runs (without the import's own time and path) and every task result, in store order."""
+    db = open_store(store)
+    runs = [(r[0], r[1], r[2], r[3]) for r in db.execute(
+        "SELECT id, skill_id, verdict, execution_pass_rate FROM evaluation_runs ORDER BY event_seq")]
+    tasks = db.execute("SELECT id, run_id, side, task_id, passed, score, output FROM task_results ORDER BY id").fetchall()
+    db.close()
+    return runs, tasks
+
+
+def test_many_files_store_what_one_at_a_time_stores(tmp_path: Path):
+    files = _files(tmp_path, 12)
+    one = open_store(tmp_path / "one.db")
+    for path in files:
+        import_artifact(one, path, actor="ci")
+    one.close()
+    many = open_store(tmp_path / "many.db")
+    done = list(import_artifacts(many, [*files, files[0]], actor="ci"))
+    assert [d[0] for d in done] == [*files, files[0]]  # in the order given
+    assert [d[2] for d in done] == [True] * 12 + [False]  # the same bytes twice: stored once
+    assert verify_store(many).findings == []
+    many.close()
+    assert _stored(tmp_path / "many.db") == _stored(tmp_path / "one.db")
+
+
+def test_the_first_bad_file_stops_the_import_with_the_files_before_it_stored(tmp_path: Path):
+    files = _files(tmp_path, 8)
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"execution_pass_rate": 1.0, "candidate_results": [}', encoding="utf-8")
+    db = open_store(tmp_path / "s.db")
+    stored = []
+    with pytest.raises(InputError, match=r"^bad\.json: not valid JSON"):
+        for path, _run, _new in import_artifacts(db, [*files[:5], bad, *files[5:]], actor="ci"):
+            stored.append(path)
+    assert stored == files[:5]
+    assert db.execute("SELECT COUNT(*) FROM evaluation_runs").fetchone()[0] == 5
+    db.close()
+
+
+def _results_by_run(db) -> dict[str, list[tuple]]:
+    """Each run's task results in id order, without their ids (what a person reads)."""
+    out: dict[str, list[tuple]] = {}
+    for row in db.execute("SELECT run_id, side, task_id, passed, score, output FROM task_results ORDER BY id"):
+        out.setdefault(row[0], []).append(row[1:])
+    return out
+
+
+def test_files_stored_before_keep_the_ids_dense(tmp_path: Path):
+    files = _files(tmp_path, 40)
+    alone = open_store(tmp_path / "alone.db")
+    for path in files:
+        import_artifact(alone, path, actor="ci")
+    db = open_store(tmp_path / "s.db")
+    for path in files[3:6]:
+        import_artifact(db, path, actor="ci")
+    done = list(import_artifacts(db, files, actor="ci"))
+    assert [new for _path, _run, new in done] == [True] * 3 + [False] * 3 + [True] * 34
+    assert verify_store(db).findings == []  # every seal holds
+    assert _results_by_run(db) == _results_by_run(alone)
+    ids = [r[0] for r in db.execute("SELECT id FROM task_results ORDER BY id")]
+    assert ids == list(range(1, len(ids) + 1))  # no gap where the files stored before were
+    db.close()
+    alone.close()
+
+
+def test_a_file_read_before_it_is_stored_seals_what_the_store_seals_whatever_ids_its_rows_get(tmp_path: Path):
+    """Reading a file needs no store: the digest its rows were hashed to is the one the run's event seals, in a
+    store that already holds other task results (so the rows get other ids than in an empty one)."""
+    read = [runs.read_artifact_file(path) for path in _files(tmp_path, 3, per=10)]
+    (tmp_path / "other").mkdir()
+    db = open_store(tmp_path / "s.db")
+    import_artifact(db, _files(tmp_path / "other", 1, per=7)[0], actor="ci")
+    for one in reversed(read):
+        run_id, new = runs.store_artifact_file(db, one, actor="ci")
+        payload = db.execute("SELECT e.payload FROM events e JOIN evaluation_runs r ON r.event_seq = e.seq"
+                             " WHERE r.id = ?", [run_id]).fetchone()[0]
+        assert new and one.digest is not None and json.loads(payload)["records_sha256"] == one.digest
+    assert verify_store(db).findings == []
+    db.close()
+
+
+def test_results_another_writer_stores_meanwhile_take_the_ids_first(tmp_path: Path):
+    files = _files(tmp_path, 8)
+    (tmp_path / "other").mkdir()
+    other_file = _files(tmp_path / "other", 1, per=30)[0]
+    db = open_store(tmp_path / "s.db")
+    imports = import_artifacts(db, files, actor="ci")
+    first = next(imports)
+    other = open_store(tmp_path / "s.db")  # another process's connection: its run takes the next ids
+    import_artifact(other, other_file, actor="ci")
+    other.close()
+    done = [first, *imports]
+    assert [path for path, _run, _new in done] == files
+    assert verify_store(db).findings == []
+    counted = db.execute("SELECT run_id, COUNT(*), MIN(id), MAX(id) FROM task_results GROUP BY run_id").fetchall()
+    assert len(counted) == 9 and all(high - low + 1 == n for _run, n, low, high in counted)  # each run's ids in a row
+    db.close()
