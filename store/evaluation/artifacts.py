@@ -7,6 +7,11 @@ and verdict; `candidate_results`, `baseline_results` possibly null), its skip/er
 Written: upstream's pipeline shape (so its orchestrator and gate read `evaluation.verdict`) with
 gatepost's flat fields kept beside it. A file whose delta or verdict contradicts its own rates or
 counts is refused, naming both values. No SQL here: runs.py stores what this module parses.
+
+One reader (`_read`) reads every artifact, a file's text held whole or a large file streamed: the top-level
+members one by one, each results array a window at a time (decoded at once by the typed decoder where it can
+vouch for them, else value by value, which decides and words every refusal: one line naming the file and the
+field).
 """
 
 import codecs
@@ -25,7 +30,6 @@ from gatepost.store.kernel import (
     InputError,
     StrictValueError,
     open_regular,
-    parse_json,
     refuse_surrogates,
     write_text_atomic,
 )
@@ -257,17 +261,14 @@ def _flat(data: dict[str, Any], name: str) -> ParsedArtifact:
 def parse_artifact(text: str, *, name: str) -> ParsedArtifact:
     """Parse and check one artifact file's text; InputError (one line, naming the field) when it is not one.
 
-    Its results are decoded by the typed decoder where it can vouch for them (`_parse_fast`: about half the
-    time of the strict reading); anything it cannot vouch for, a bad file included, is read the strict way,
-    which decides and words every refusal.
+    Read as a large file is streamed (`_read`), from the text in memory: its results arrays decoded a window at
+    a time by the typed decoder where it can vouch for them, else value by value; its rows in the order of the
+    shape's arrays (the candidate's, then the baseline's).
     """
-    fast = _parse_fast(text, name)
-    if fast is not None:
-        return fast
-    data = parse_json(text, source=name)
-    if not isinstance(data, dict):
-        raise InputError(f"{name}: expected a JSON object (an evaluator artifact)")
-    return _dispatch(data, name)
+    found: dict[str, list[Any]] = {}
+    parsed = _read(_Reader.over(text, name), lambda key, rows: found.setdefault(key, []).extend(rows), (), 5000)
+    parsed.rows = [row for key in _shape_results(parsed.shape) for row in found.get(key, ())]
+    return parsed
 
 
 def _shape_results(shape: str) -> tuple[str, ...]:
@@ -361,9 +362,22 @@ class _Reader:
                 return self.buf[self.pos] if self.pos < len(self.buf) else ""
             self.fill()
 
+    def where(self, pos: int) -> str:
+        """Where position `pos` of the window is, for a person: its line and column in a text read whole, its
+        character in a file streamed (whose earlier lines are no longer held)."""
+        if self.handle is None:
+            line = self.buf.count("\n", 0, pos)
+            return f"line {line + 1}, column {pos - self.buf.rfind(chr(10), 0, pos)}"
+        return f"character {self.consumed + pos:,}"
+
+    def report(self, rows: int) -> None:
+        """Say how far the file has been read (a text read whole was reported as it was read)."""
+        if self.handle is not None:
+            report(self.handle.tell(), rows)
+
     def expect(self, char: str, what: str) -> None:
         if self.peek() != char:
-            raise InputError(f"{self.name}: not valid JSON at character {self.consumed + self.pos:,}: expected {what}")
+            raise InputError(f"{self.name}: not valid JSON at {self.where(self.pos)}: expected {what}")
         self.pos += 1
 
     def value(self) -> Any:
@@ -378,8 +392,7 @@ class _Reader:
                     return value
             except json.JSONDecodeError as exc:
                 if self.eof or len(self.buf) - self.pos > MAX_ELEMENT_CHARS:
-                    raise InputError(f"{self.name}: not valid JSON at character {self.consumed + exc.pos:,}: "
-                                     f"{exc.msg}") from None
+                    raise InputError(f"{self.name}: not valid JSON at {self.where(exc.pos)}: {exc.msg}") from None
             except StrictValueError as exc:
                 raise InputError(f"{self.name}: {exc}") from None
             except RecursionError:
@@ -387,9 +400,9 @@ class _Reader:
             self.fill()  # the value may go on past the window: read more and decode it again
 
 
-def _boundary(buf: str, pos: int, tries: int = 32) -> int | None:
-    """The end of the last whole result in buf[pos:] (a '}' followed by ',' or ']'), or None."""
-    i = buf.rfind("}", pos)
+def _boundary(buf: str, pos: int, end: int, tries: int = 32) -> int | None:
+    """The end of the last whole result in buf[pos:end] (a '}' followed by ',' or ']'), or None."""
+    i = buf.rfind("}", pos, end)
     while i >= pos and tries > 0:
         j = _WS.match(buf, i + 1).end()  # type: ignore[union-attr]
         if j < len(buf) and buf[j] in ",]":
@@ -398,16 +411,38 @@ def _boundary(buf: str, pos: int, tries: int = 32) -> int | None:
     return None
 
 
+_ARRAY_END = re.compile(r"\}[ \t\n\r]*\]")  # a result's '}' then the array's ']' (or the same inside a string)
+
+
 def _fast_window(reader: "_Reader", side: str, prefix: tuple[Any, ...]) -> tuple[list[Any], int, bool] | None:
-    """The whole results ahead in the reader's window, decoded at once (fast_results); None: read them
-    value by value (a window the typed decoder cannot vouch for, or no whole result in it)."""
+    """The whole results ahead in the reader's window (at most STREAM_CHUNK characters), decoded at once
+    (fast_results); None: read them value by value (a window the typed decoder cannot vouch for, or no whole
+    result in it).
+
+    The window ends at the array's end when it is in it: the first '}' ']' where the text before decodes as
+    whole results (JSON read from the array's start is read the same whatever follows, so a '}]' inside a
+    string or a nested value leaves a window that does not decode, and the next is tried); else after the last
+    whole result in it.
+    """
     if len(reader.buf) - reader.pos < STREAM_CHUNK and not reader.eof:
         reader.fill()
     reader.peek()
-    end = _boundary(reader.buf, reader.pos)
+    buf, pos = reader.buf, reader.pos
+    limit = min(len(buf), pos + STREAM_CHUNK)
+    at = pos
+    for _ in range(4):
+        array_end = _ARRAY_END.search(buf, at, limit)
+        if array_end is None:
+            break
+        decoded = decode_window(buf[pos:array_end.start() + 1], prefix, side)
+        if decoded is not None:
+            reader.pos = array_end.start() + 1
+            return decoded
+        at = array_end.start() + 1
+    end = _boundary(buf, pos, limit)
     if end is None:
         return None
-    decoded = decode_window(reader.buf[reader.pos:end], prefix, side)
+    decoded = decode_window(buf[pos:end], prefix, side)
     if decoded is not None:
         reader.pos = end
     return decoded
@@ -440,114 +475,66 @@ def _members(reader: _Reader) -> Iterator[str]:
         raise InputError(f"{name}: not valid JSON: extra data after the artifact's object")
 
 
-_ARRAY_END = re.compile(r"\}[ \t\n\r]*\]")  # a result's '}' then the array's ']' (or the same inside a string)
-
-
-def _whole_results(buf: str, start: int, side: str, tries: int = 4) -> tuple[list[Any], int, bool, int] | None:
-    """The results array whose first result starts at `start`, decoded at once by the typed decoder:
-    (rows, passes, whether any is a mock, the position after its ']'); None when it cannot vouch for it.
-
-    Its end is the first '}' ']' where the text before decodes as whole results: JSON read from the
-    array's start is read the same whatever follows, so a '}]' inside a string or a nested value leaves a
-    window that does not decode (then the next is tried, `tries` in all).
-    """
-    at = start
-    for _ in range(tries):
-        end = _ARRAY_END.search(buf, at)
-        if end is None:
-            return None
-        decoded = decode_window(buf[start:end.start() + 1], (), side)
-        if decoded is not None:
-            return (*decoded, end.end())
-        at = end.start() + 1
-    return None
-
-
-def _parse_fast(text: str, name: str) -> ParsedArtifact | None:
-    """parse_artifact of a text whose results arrays the typed decoder reads whole (the rest value by value,
-    strictly, as a streamed file is read); None when it cannot vouch for something, or the file is refused."""
-    reader = _Reader.over(text, name)
-    header: dict[str, Any] = {}
-    found: dict[str, tuple[list[Any], int, bool]] = {}
-    try:
-        for key in _members(reader):
-            if key in RESULT_KEYS and reader.peek() == "[":
-                reader.pos += 1
-                if reader.peek() == "]":
-                    reader.pos += 1
-                    decoded: tuple[list[Any], int, bool] = ([], 0, False)
-                else:
-                    whole = _whole_results(reader.buf, reader.pos, "baseline" if key == "baseline_results"
-                                           else "candidate")
-                    if whole is None:
-                        return None
-                    decoded, reader.pos = whole[:3], whole[3]
-                header[key], found[key] = [], decoded
-            else:
-                header[key] = reader.value()
-        task_results = found.get("task_results")
-        parsed = _dispatch(header, name, (len(task_results[0]), task_results[1]) if task_results else None)
-    except InputError:
-        return None  # the strict reading refuses it, in its own words
-    # the rows and mocks in the order the strict reading makes them (the shape's arrays; _dispatch refused others)
-    keys = _shape_results(parsed.shape)
-    parsed.rows = [row for key in keys if key in found for row in found[key][0]]
-    parsed.mock = parsed.mock or any(found[key][2] for key in keys if key in found)
-    return parsed
 
 
 def stream_artifact(path: Path, *, name: str, on_rows: Callable[[list[Any]], None],
                     batch: int = 5000, run_id: str | None = None) -> ParsedArtifact:
     """Parse a large artifact in bounded memory: per-task results are checked and handed to `on_rows` in
-    batches as they are read; everything else (small) is kept and checked as parse_artifact checks it.
+    batches as they are read (in the file's order); everything else (small) is kept and checked as
+    parse_artifact checks it, by the same reader. With `run_id`, rows are task_results rows (TASK_COLUMNS
+    order) of it."""
+    with open_regular(path, what="artifact file") as handle:
+        return _read(_Reader(handle, name), lambda _key, rows: on_rows(rows),
+                     (run_id,) if run_id is not None else (), batch)
 
-    Windows of whole results are decoded at once by a typed C decoder (fast_results) where it can vouch
-    for them, else value by value. With `run_id`, rows are task_results rows (TASK_COLUMNS order) of it.
-    """
-    prefix = (run_id,) if run_id is not None else ()
+
+def _read(reader: "_Reader", on_rows: Callable[[str, list[Any]], None], prefix: tuple[Any, ...],
+          batch: int) -> ParsedArtifact:
+    """The one reading of an artifact, in memory or streamed: its top-level members one by one; each results
+    array's results checked and handed over (`on_rows(key, rows)`) a window at a time, decoded at once by the
+    typed decoder (fast_results) where it can vouch for them, else value by value, which decides and words every
+    refusal; then the header (everything else) checked by its shape."""
+    name = reader.name
     header: dict[str, Any] = {}
     counts: dict[str, tuple[int, int]] = {}
     done = 0  # rows of the result lists read before this one (for the progress report)
     mock_any = False
-    with open_regular(path, what="artifact file") as handle:
-        reader = _Reader(handle, name)
-        for key in _members(reader):
-            if key in RESULT_KEYS and reader.peek() == "[":
-                reader.pos += 1
-                side = "baseline" if key == "baseline_results" else "candidate"
-                items: list[Any] = []
-                seen = passed = 0
-                if reader.peek() == "]":
-                    reader.pos += 1
+    for key in _members(reader):
+        if key not in RESULT_KEYS or reader.peek() != "[":
+            header[key] = reader.value()
+            continue
+        reader.pos += 1
+        side = "baseline" if key == "baseline_results" else "candidate"
+        items: list[Any] = []
+        seen = passed = 0
+        if reader.peek() == "]":
+            reader.pos += 1
+        else:
+            while True:
+                fast = _fast_window(reader, side, prefix) if not items else None
+                if fast is not None:
+                    on_rows(key, fast[0])
+                    seen, passed, mock_any = seen + len(fast[0]), passed + fast[1], mock_any or fast[2]
+                    reader.report(done + seen)
                 else:
-                    while True:
-                        fast = _fast_window(reader, side, prefix) if not items else None
-                        if fast is not None:
-                            on_rows(fast[0])
-                            seen, passed, mock_any = seen + len(fast[0]), passed + fast[1], mock_any or fast[2]
-                            report(handle.tell(), done + seen)
-                            closing = reader.peek()
-                        else:
-                            items.append(reader.value())
-                            closing = reader.peek()
-                        if items and (len(items) >= batch or closing == "]"):
-                            rows, mock = _results(items, key, name, side, start=seen)
-                            mock_any = mock_any or mock
-                            seen += len(rows)
-                            passed += sum(r[2] for r in rows)
-                            on_rows([(*prefix, r[0], r[1], 1, *r[2:]) for r in rows] if prefix else rows)
-                            report(handle.tell(), done + seen)
-                            items = []
-                        if closing == ",":
-                            reader.pos += 1
-                            continue
-                        reader.expect("]", f"',' or ']' in {key}")
-                        break
-                header[key] = []
-                counts[key] = (seen, passed)
-                done += seen
-            else:
-                header[key] = reader.value()
+                    items.append(reader.value())
+                closing = reader.peek()
+                if items and (len(items) >= batch or closing == "]"):
+                    rows, mock = _results(items, key, name, side, start=seen)
+                    mock_any = mock_any or mock
+                    seen += len(rows)
+                    passed += sum(r[2] for r in rows)
+                    on_rows(key, [(*prefix, r[0], r[1], 1, *r[2:]) for r in rows] if prefix else rows)
+                    reader.report(done + seen)
+                    items = []
+                if closing == ",":
+                    reader.pos += 1
+                    continue
+                reader.expect("]", f"',' or ']' in {key}")
+                break
+        header[key] = []
+        counts[key] = (seen, passed)
+        done += seen
     parsed = _dispatch(header, name, counts.get("task_results"))
     parsed.mock = parsed.mock or mock_any
     return parsed

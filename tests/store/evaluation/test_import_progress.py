@@ -4,7 +4,7 @@ stored; a large file, streamed, the bytes and rows read batch by batch, up to th
 import json
 from pathlib import Path
 
-from gatepost.store.evaluation import import_artifact, reporting_import, stream_artifact
+from gatepost.store.evaluation import artifacts, import_artifact, reporting_import, stream_artifact
 
 
 def write_artifact(path: Path, n: int) -> None:
@@ -27,7 +27,8 @@ def test_a_file_read_whole_reports_its_rows(db, tmp_path: Path):
     assert len(heard) == 2
 
 
-def test_a_streamed_file_reports_bytes_and_rows_as_it_reads(tmp_path: Path):
+def test_a_streamed_file_reports_bytes_and_rows_as_it_reads(tmp_path: Path, monkeypatch):
+    monkeypatch.setattr(artifacts, "STREAM_CHUNK", 64 * 1024)  # read in windows of 64 KiB: a report for each
     path = tmp_path / "large.json"
     write_artifact(path, 2000)
     heard: list[tuple[int | None, int]] = []

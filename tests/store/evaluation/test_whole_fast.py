@@ -1,6 +1,6 @@
-"""A file read whole has its results arrays decoded by the typed decoder (issue 19: ingest) and must come out
-exactly as the strict reading makes it: the same shape, numbers, rows and mock flag, every refusal in the
-strict reading's words, whatever the shape, the key order, a '}]' inside a string or a result it cannot
+"""A file read whole has its results arrays decoded by the typed decoder a window at a time and must come out
+exactly as reading every result value by value makes it: the same shape, numbers, rows and mock flag, every
+refusal in the same words, whatever the shape, the key order, a '}]' inside a string or a result it cannot
 vouch for."""
 
 import json
@@ -35,7 +35,7 @@ def _outcome(text: str) -> tuple[str, object]:
 def _both(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[tuple[str, object], tuple[str, object]]:
     fast = _outcome(text)
     with monkeypatch.context() as patched:
-        patched.setattr(artifacts, "_parse_fast", lambda text, name: None)
+        patched.setattr(artifacts, "decode_window", lambda *args: None)  # every result value by value
         strict = _outcome(text)
     return fast, strict
 
@@ -115,6 +115,16 @@ def test_plain_results_are_read_by_the_typed_decoder():
     results = [{"task_id": f"t{i}", "passed": i % 2 == 0, "score": 1.0, "duration_ms": 3, "output": "a: b"}
                for i in range(50)]
     text = json.dumps({**FLAT, "candidate_results": results, "baseline_results": results[:3]})
-    parsed = artifacts._parse_fast(text, "a.json")
-    assert parsed is not None and len(parsed.rows) == 53
-    assert parsed.rows[50][0] == "baseline"
+    decoded: list[int] = []
+    decode = artifacts.decode_window
+
+    def counted(*args):
+        window = decode(*args)
+        decoded.append(len(window[0]) if window is not None else 0)
+        return window
+
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(artifacts, "decode_window", counted)
+        parsed = parse_artifact(text, name="a.json")
+    assert decoded == [50, 3]  # each array whole, in one window
+    assert len(parsed.rows) == 53 and parsed.rows[50][0] == "baseline"

@@ -479,7 +479,7 @@ TRICKY = [
     ("artifact", "a.json", json.dumps(_with(ARTIFACT, ("candidate_results", 0, "duration_ms"), 1e999)),
      "duration_ms"),  # Infinity: int() of it would crash
     ("artifact", "a.json", json.dumps(_with(ARTIFACT, ("delta",), float("nan"))), "delta"),
-    ("artifact", "a.json", "[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    ("artifact", "a.json", '{"warnings": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
     ("proposal", "p.json", "[" * 100_000 + "]" * 100_000, "nested too deeply"),
     ("case", "c.yaml", RENDER["yaml"](_with(CASE, ("evidence", 0, "at"), "2026-13-45T99:00:00Z")), "at"),
     ("case", "c.yaml", yaml.safe_dump(CASE).replace("title: ", "title: 2026-13-01 #"),
