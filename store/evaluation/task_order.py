@@ -180,6 +180,7 @@ class Built(NamedTuple):
     lists: dict[str, list[Any]]
     counts: dict[str, list[int]]  # split -> [tasks, failing, changed, changed_now_pass, differs, flaky]
     figures: _Figures | None = None  # the run's statistics counts
+    passes: dict[str, int] | None = None  # per task of the candidate's side, whether it passed (pass@k)
 
 
 def _flags(was: int | None, c_n: int, c_pass: int | None, c_min: int | None, b_n: int, b_pass: int | None,
@@ -249,13 +250,16 @@ def _cells(tasks: int, cand: _Side, base: _Side) -> list[int]:
 
 
 def _build(db: Database, run_id: str, sides: Sequence[Any], tasks: Sequence[str], passed: Sequence[Any],
-           splits: Sequence[Any]) -> Built:
+           splits: Sequence[Any], *, previous_passes: tuple[str, dict[str, int]] | None = None) -> Built:
     """Order the run's tasks and count them per split, from its task results' columns in the order they were
     inserted (a task's first position stands for its first id; its split is its last row's), as _AGGREGATE
-    and _flags give them, with the work per row and per task done by sets and comprehensions."""
+    and _flags give them, with the work per row and per task done by sets and comprehensions.
+    `previous_passes`: the previous run and its candidate's passes, when the caller holds them."""
     previous = neighbour_run(db, run_id, after=False)
     before: dict[str, int] = {}
-    if previous is not None:
+    if previous is not None and previous_passes is not None and previous_passes[0] == previous:
+        before = previous_passes[1]
+    elif previous is not None:
         before = dict(db.execute(
             "SELECT task_id, MAX(COALESCE(passed, 0)) FROM task_results WHERE run_id = ? AND side = 'candidate'"
             " GROUP BY task_id", [previous]).fetchall())
@@ -296,7 +300,9 @@ def _build(db: Database, run_id: str, sides: Sequence[Any], tasks: Sequence[str]
     if len(counts) > 1:  # a run of one split needs no list per split: it is the list "all"
         for i, split in enumerate(task_splits):
             lists.setdefault(f"split:{split or ''}", []).append(i)
-    return Built(previous, lists, counts, figures)
+    passes = dict.fromkeys(cand.has, 0)
+    passes.update(dict.fromkeys(cand.ok, 1))
+    return Built(previous, lists, counts, figures, passes)
 
 
 def _columns(rows: Sequence[Sequence[Any]]) -> tuple[Sequence[Any], Sequence[str], Sequence[Any], Sequence[Any]]:
@@ -683,8 +689,10 @@ def refresh_task_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] 
     When the run is older than one already stored, that newer run's previous run is now this one: its Δ
     flags and order change.
     """
+    built = None
     if rows is not None:
-        _write(db, run_id, _build(db, run_id, *_columns(rows)))
+        built = _build(db, run_id, *_columns(rows))
+        _write(db, run_id, built)
     elif streamed is not None and streamed.usable(db, run_id):
         _write_ordered(db, run_id, _ORDERED_STREAMED)
     else:
@@ -692,14 +700,14 @@ def refresh_task_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] 
     if streamed is not None:
         streamed.empty()
     following = neighbour_run(db, run_id, after=True)
-    if following is not None:
-        _rewrite(db, following)
+    if following is not None:  # its previous run is now this one: what its candidate passed is in hand
+        _rewrite(db, following, (run_id, built.passes) if built is not None and built.passes is not None else None)
 
 
 IN_MEMORY_ROWS = 100_000  # a stored run of at most this many task results is ordered again from its columns
 
 
-def _rewrite(db: Database, run_id: str) -> None:
+def _rewrite(db: Database, run_id: str, previous_passes: tuple[str, dict[str, int]] | None = None) -> None:
     """Store again the order of a run already stored (its previous run changed): from its task results' columns
     read in id order when it is small enough to hold (half the time of SQLite grouping and sorting them), else
     by _write_ordered in bounded memory."""
@@ -709,7 +717,7 @@ def _rewrite(db: Database, run_id: str) -> None:
                           " LIMIT ?", [run_id, IN_MEMORY_ROWS + 1]).fetchall()
         if len(rows) <= IN_MEMORY_ROWS:
             sides, tasks, passed, splits = zip(*rows, strict=True) if rows else ((), (), (), ())
-            _write(db, run_id, _build(db, run_id, sides, tasks, passed, splits))
+            _write(db, run_id, _build(db, run_id, sides, tasks, passed, splits, previous_passes=previous_passes))
             return
     _write_ordered(db, run_id)
 
