@@ -11,7 +11,7 @@ to a temporary folder, untimed. Then, each in its own fresh process (so peak RSS
   `executemany` in ONE transaction into a fresh file with a table of the same shape and index.
 
 Each side runs --runs times (at least 5) as a fresh child on a fresh store file, the sides interleaved
-(benchmarks/measure.py): the CPU of every process a side ran (the import's read-ahead worker included), its
+(benchmarks/measure.py): the CPU of every process a side ran, its
 wall time and the child's own peak RSS, as medians with their spread, and the CPU ratio to the raw side (targets:
 gatepost's peak RSS under 300 MB for 1 GB; CPU within 1.3x of raw).
 """
@@ -114,8 +114,7 @@ def _child_raw(n: str, chars: str, store: str) -> None:
 
 
 def _side(*args: str, store: Path) -> measure.Sample:
-    """One run of a side in a fresh child process, on a fresh store file: every process's CPU (the import's
-    read-ahead worker included), wall time and the child's own peak RSS."""
+    """One run of a side in a fresh child process, on a fresh store file: every process's CPU, wall time and the child's own peak RSS."""
     for leftover in store.parent.glob(store.name + "*"):
         leftover.unlink()
     return measure.run([sys.executable, __file__, *args, str(store)])

@@ -65,7 +65,7 @@ _TEXT_OR_NOTHING = {str, type(None), type(msgspec.UNSET)}
 def _text_colons(column: tuple[Any, ...]) -> int | None:
     """':' inside the strings of an any-typed column; None when a value is nested (read the strict way)."""
     if set(map(type, column)) <= _TEXT_OR_NOTHING:  # as upstream writes it: counted at C speed (None, UNSET
-        return "".join(filter(None, column)).count(":")  # and "" are falsy; a third of a worker's reading)
+        return "".join(filter(None, column)).count(":")  # and "" are falsy; a third of the reading)
     colons = 0
     for value in column:
         if type(value) is str:

@@ -1,7 +1,7 @@
 """How far an artifact import has read, for whoever shows it (the CLI's progress display on a terminal).
 
-A file is read and stored several calls deep (import_artifacts → store_artifact_file → stream_artifact, or a
-worker process reading ahead); the display is set for the duration of an import (`reporting`) and each reader
+A file is read and stored several calls deep (import_artifacts → store_artifact_file → stream_artifact); the
+display is set for the duration of an import (`reporting`) and each reader
 says where it is (`report`): bytes of the file read, rows of it read. Nothing is shown when no one listens.
 """
 
