@@ -267,8 +267,10 @@ def _build(db: Database, run_id: str, sides: Sequence[Any], tasks: Sequence[str]
     # candidate ≠ baseline: one side has the task and the other not, or both have it and one passed
     differs = (cand.has ^ base.has) | ((cand.ok ^ base.ok) & cand.has & base.has) if base.has else cand.has
     flaky = (cand.ok & cand.failed) | (base.ok & base.failed)
-    known = {t: FLAG_WAS_KNOWN | (FLAG_WAS_PASSED if was else 0) for t, was in before.items()}
-    changed = {t for t in cand.has.intersection(before) if (before[t] > 0) != (t in cand.ok)}
+    was_ok = set(compress(before, before.values()))  # the tasks the previous run's candidate passed
+    known = dict.fromkeys(before, FLAG_WAS_KNOWN)
+    known.update(dict.fromkeys(was_ok, FLAG_WAS_KNOWN | FLAG_WAS_PASSED))
+    changed = cand.has.intersection(before).intersection(was_ok.symmetric_difference(cand.ok))
     ok = cand.ok
     flags = [(0 if t in ok else FLAG_FAILING) | (FLAG_DIFFERS if t in differs else 0) for t in order]
     if flaky or known:
