@@ -140,8 +140,11 @@ from .leases import (
 )
 from .paths import MAX_PATH_CHARS, repo_path
 from .records import (
+    RECORDS_FORMAT,
     RECORDS_KEY,
     SEAL_KIND,
+    SEQ_TABLES,
+    TASK_RESULT_COLUMNS,
     StreamedRecords,
     migration_seals,
     records_digest,
@@ -227,7 +230,10 @@ __all__ = [
     "key_replacements",
     "OPEN",
     "PERSON_CAPABILITIES",
+    "RECORDS_FORMAT",
     "RECORDS_KEY",
+    "SEQ_TABLES",
+    "TASK_RESULT_COLUMNS",
     "RefusedError",
     "SEAL_KIND",
     "SEEN_SEQ",
