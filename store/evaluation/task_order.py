@@ -646,10 +646,11 @@ class _FlagsOf(dict[tuple[Any, Any, Any], int]):
         return flags
 
 
-def blocked_order(previous: str | None, before: Mapping[str, Any], blocks: Sequence[Block]
-                  ) -> tuple[set[tuple[str, int, str]], set[tuple[Any, ...]], tuple[int, ...]] | None:
+def blocked_order(previous: str | None, before: Mapping[str, Any] | tuple[Sequence[str], Sequence[Any]],
+                  blocks: Sequence[Block]) -> tuple[set[tuple[str, int, str]], set[tuple[Any, ...]], tuple[int, ...]] | None:
     """What _write_ordered stores for a run whose results are one block per side (Block: every task at most once
-    a side), given its previous run and that run's candidate pass@k per task (`before`): its run_task_pages rows
+    a side), given its previous run and that run's candidate pass@k per task (`before`: by task, or as the tasks
+    and passes of its candidate block, each task once): its run_task_pages rows
     as (list, chunk, entries), its run_task_counts rows without the run id, and its run_task_figures values
     (FIGURE_NAMES), row for row the same; each task's work is done by comprehensions over the blocks (verify
     checks every run's stored order this way). None: another shape (a task twice on a side, two blocks of a side,
@@ -681,7 +682,11 @@ def blocked_order(previous: str | None, before: Mapping[str, Any], blocks: Seque
             of = {block.side: list(map(dict(zip(block.tasks, block.passed, strict=True)).get, tasks))
                   for block in blocks}
     absent = [None] * len(tasks)
-    keys = list(zip(map(before.get, tasks), of.get("candidate", absent), of.get("baseline", absent), strict=True))
+    if isinstance(before, tuple):  # the run before listed its tasks in this order (the commonest) or not
+        was = before[1] if list(before[0]) == tasks else list(map(dict(zip(*before, strict=True)).get, tasks))
+    else:
+        was = list(map(before.get, tasks))
+    keys = list(zip(was, of.get("candidate", absent), of.get("baseline", absent), strict=True))
     tally = Counter(keys)
     flags_of = _FlagsOf()
     flags = list(map(flags_of.__getitem__, keys))

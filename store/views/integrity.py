@@ -25,6 +25,7 @@ import hashlib
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 import msgspec
@@ -44,16 +45,22 @@ from gatepost.store.kernel import RECORDS_FORMAT, SEQ_TABLES, TASK_RESULT_COLUMN
 # here, MAX_BLOCK rows at a time.
 MAX_BLOCK = 200_000
 
-# json_array prints a REAL with 15 significant digits ("%!.15g"); a score that needs more would print as another
-# number, so such a score is encoded as a BLOB, which json_array refuses: the block is then hashed the kernel's way.
+# json_array writes text and whole numbers as msgspec does, and a REAL with 15 significant digits ("%!.15g"). A
+# REAL that needs more would print as another number; so a score that needs more is encoded as a BLOB, which
+# json_array refuses (the block is then hashed the kernel's way), and a block whose whole-number columns hold a
+# REAL anywhere (their sums are then REAL) is not vouched for either (`passed` is looked at in its array; `judged`
+# and `mock` every writer stores as 0 or 1, so a REAL there never prints as what was sealed).
 _SCORE = ("CASE WHEN score IS NULL OR score IN (0.0, 1.0) OR CAST(printf('%!.15g', score) AS REAL) = score"
           " THEN score ELSE x'00' END")
+_WHOLE = ("attempt", "duration_ms")
 _LINE = f"json_array({', '.join(_SCORE if c == 'score' else c for c in TASK_RESULT_COLUMNS)})"
-_RANGE = "SELECT {} FROM task_results WHERE id BETWEEN ? AND ? ORDER BY id"
-# One block (or a part of a large one) in id order: its seal lines, and what its run's order is built from.
-_BLOCK = (f"SELECT group_concat(line, char(10)), json_group_array(task_id),"
-          f" json_group_array(COALESCE(passed, 0)), json_group_array(split) FROM ({_RANGE.format(f'{_LINE} AS line, task_id, passed, split')})")
-_LINES = f"SELECT group_concat(line, char(10)) FROM ({_RANGE.format(f'{_LINE} AS line')})"
+_SUMS = ", ".join(f"sum({c})" for c in _WHOLE)
+# One block (or a part of a large one): its seal lines, and what its run's order is built from. A range of rowids is
+# read in rowid order (SQLite's search of an INTEGER PRIMARY KEY range; a subquery ordering it cost a seventh of
+# the read): rows in any other order would hash to another digest and build another order, and be checked again.
+_BLOCK = (f"SELECT CAST(group_concat({_LINE}, char(10)) AS BLOB), json_group_array(task_id), json_group_array(COALESCE(passed, 0)),"
+          f" json_group_array(split), {_SUMS} FROM task_results WHERE id BETWEEN ? AND ?")
+_LINES = f"SELECT CAST(group_concat({_LINE}, char(10)) AS BLOB), {_SUMS} FROM task_results WHERE id BETWEEN ? AND ?"
 # Each run's blocks: a side's results whose ids are consecutive (as many as the range holds) are one block.
 _BLOCKS = "SELECT run_id, side, MIN(id), MAX(id), COUNT(*) FROM task_results GROUP BY run_id, side"
 # The runs with the run before each (of the same suite and skill, by start time then id: task_order.neighbour_run),
@@ -100,9 +107,9 @@ def read_results(db: Database) -> ResultsRead:
         block.whole = block.whole and high - low + 1 == count
     for each in runs.values():
         each.blocks.sort(key=lambda block: block[1])
-    chain = db.execute(_CHAIN).fetchall()
+    runs_in_order = db.execute(_CHAIN).fetchall()
     events: dict[Any, int] = {}
-    for _, _, seq in chain:
+    for _, _, seq in runs_in_order:
         events[seq] = events.get(seq, 0) + 1
     counts: dict[str, set[tuple[Any, ...]]] = {}
     if ordered:
@@ -115,16 +122,18 @@ def read_results(db: Database) -> ResultsRead:
     stored_runs = set(counts) | (_paged(db) if ordered else set())
     known = set()
     prefix = _prefix()
-    followed = {previous for _, previous, _ in chain if previous is not None}
-    kept: dict[str, dict[str, Any] | None] = {}  # a run's candidate passes per task, until the run after it's read
-    for run_id, previous, seq in chain:
+    followed = {previous for _, previous, _ in runs_in_order if previous is not None}
+    kept: dict[str, tuple[list[str], list[Any]] | None] = {}  # a run's candidate tasks and passes, until the run
+    # after it is read (None: not read whole)
+    for run_id, previous, seq in runs_in_order:
         known.add(run_id)
         run = runs.get(run_id)
         alone = seq is not None and events[seq] == 1  # the event's only run: its records are this run's results
         read = _read(db, run, prefix if alone else None) if run is not None else _Read([], None)
         if read.digest is not None:
             out.digests[seq] = read.digest
-        before = kept.pop(previous, None) if previous is not None else {}
+        before: dict[str, Any] | tuple[list[str], list[Any]] | None = \
+            kept.pop(previous, None) if previous is not None else {}
         if before is None:  # the run before was not read whole: its passes as task_order._build reads them
             before = dict(db.execute("SELECT task_id, MAX(COALESCE(passed, 0)) FROM task_results WHERE run_id = ?"
                                      " AND side = 'candidate' GROUP BY task_id", [previous]).fetchall())
@@ -149,12 +158,12 @@ def _paged(db: Database) -> set[str]:
     return {row[0] for row in db.execute(f"SELECT DISTINCT run_id FROM {PAGES_TABLE}")}
 
 
-def _candidate(blocks: list[Block]) -> dict[str, Any]:
-    """A run's candidate pass@k per task (what the run after it compares with): each task once a side here."""
+def _candidate(blocks: list[Block]) -> tuple[list[str], list[Any]]:
+    """A run's candidate tasks and their passes (what the run after it compares with): each task once a side here."""
     for block in blocks:
         if block.side == "candidate":
-            return dict(zip(block.tasks, block.passed, strict=True))
-    return {}
+            return list(block.tasks), list(block.passed)
+    return [], []
 
 
 def _prefix() -> Any:
@@ -175,63 +184,125 @@ def _read(db: Database, run: _Run, prefix: Any | None) -> _Read:
             if high - low + 1 > MAX_BLOCK:
                 blocks = None
                 for start in range(low, high + 1, MAX_BLOCK):
-                    lines = db.execute(_LINES, [start, min(high, start + MAX_BLOCK - 1)]).fetchone()[0]
-                    if digest is not None:
-                        digest.update(lines.encode("utf-8") + b"\n")
+                    lines, *sums = db.execute(_LINES, [start, min(high, start + MAX_BLOCK - 1)]).fetchone()
+                    if digest is not None and _whole(sums):
+                        digest.update(lines + b"\n")
+                    else:
+                        digest = None
                 continue
-            lines, tasks, passed, splits = db.execute(_BLOCK, [low, high]).fetchone()
+            lines, tasks, passed, splits, *sums = db.execute(_BLOCK, [low, high]).fetchone()
         except sqlite3.Error:  # a value json_array refuses (a BLOB, a score it would round), text that is not UTF-8
             return _Read(None, None)
-        if digest is not None:
-            digest.update(lines.encode("utf-8") + b"\n")
+        block = Block(side, _DECODE(tasks), _DECODE(passed), _DECODE(splits))
+        if digest is not None and _whole(sums) and _whole(set(block.passed)):
+            digest.update(lines + b"\n")
+        else:
+            digest = None
         if blocks is not None:
-            blocks.append(Block(side, _DECODE(tasks), _DECODE(passed), _DECODE(splits)))
+            blocks.append(block)
     return _Read(blocks, digest.hexdigest() if digest is not None else None)
 
 
-def seq_rows(db: Database) -> Iterator[tuple[int, list[list[tuple[Any, ...]]]]]:
-    """(seq, its rows per table of SEQ_TABLES) for every event those tables name, in seq order, each table read once."""
-    streams = [_by_seq(db, f"SELECT event_seq, {columns} FROM {table} WHERE event_seq IS NOT NULL"
-                           " ORDER BY event_seq, id") for table, columns in SEQ_TABLES]
-    heads = [next(stream, None) for stream in streams]
-    while any(head is not None for head in heads):
-        seq = min(head[0] for head in heads if head is not None)
-        found: list[list[tuple[Any, ...]]] = []
-        for i, stream in enumerate(streams):
-            rows = []
-            while heads[i] is not None and heads[i][0] == seq:  # type: ignore[index]
-                rows.append(heads[i][1:])  # type: ignore[index]
-                heads[i] = next(stream, None)
-            found.append(rows)
-        yield seq, found
+def _whole(values: Any) -> bool:
+    return all(value is None or type(value) is int for value in values)
 
 
-def _by_seq(db: Database, sql: str) -> Iterator[tuple[Any, ...]]:
-    cursor = db.execute(sql)
+def _seq_lines(db: Database, table: str, columns: str) -> Iterator[tuple[int, str | None]]:
+    """(seq, a row's seal line) of every row of `table` that names an event, in (seq, id) order, encoded by SQLite
+    (which writes text and whole numbers as msgspec does); a row holding a REAL (which it may write otherwise) or a
+    BLOB (which it refuses) as None: its event is then hashed the kernel's way."""
+    text = {row[1] for row in db.execute(f"PRAGMA table_info({table})") if _text_affinity(row[2])}
+    odd = " OR ".join(f"typeof({c}) = 'blob'" if c in text else f"typeof({c}) IN ('real', 'blob')"
+                      for c in (name.strip() for name in columns.split(",")))
+    cursor = db.execute(f"SELECT event_seq, CASE WHEN {odd} THEN NULL ELSE json_array({columns}) END FROM {table}"
+                        " WHERE event_seq IS NOT NULL ORDER BY event_seq, id")
     while rows := cursor.fetchmany(5000):
         yield from rows
 
 
+def _seq_digests(db: Database, wanted: dict[int, Any], skip: set[int]) -> tuple[dict[int, str | None], set[int]]:
+    """records_digest of every event the skill runs and manifest versions name, from one read of each table, each
+    hashed again the kernel's way where that is not what the event sealed (`wanted`); and which of the events in
+    `skip` (left to the caller) they name."""
+    headers = [b"\n" + table.encode("ascii") + b"\n" for table, _ in SEQ_TABLES] + [b"\ntask_results\n"]
+    start = hashlib.sha256(RECORDS_FORMAT.encode("ascii") + headers[0])
+    (first, columns), rest = SEQ_TABLES[0], SEQ_TABLES[1:]
+    others: list[dict[int, list[str | None]]] = []
+    for table, cols in rest:
+        lines: dict[int, list[str | None]] = {}
+        for seq, line in _seq_lines(db, table, cols):
+            lines.setdefault(seq, []).append(line)
+        others.append(lines)
+    plain = b"".join(headers[1:])  # what follows the first table's lines in an event with no rows of the others
+    digests: dict[int, str | None] = {}
+    named: set[int] = set()
+    wanted_of = wanted.get
+
+    def digest(seq: int, lines: list[str | None]) -> str | None:
+        if seq in skip:
+            named.add(seq)
+            return None
+        parts = [lines, *(other.get(seq, []) for other in others)]
+        if any(None in part for part in parts):
+            return records_digest(db, seq)
+        after = plain if not any(parts[1:]) else \
+            b"".join(header + _joined(part) for header, part in zip(headers[1:-1], parts[1:], strict=True)) + headers[-1]
+        made = start.copy()
+        made.update(_joined(lines) + after)
+        hexed = made.hexdigest()
+        return hexed if hexed == wanted_of(seq) else records_digest(db, seq)
+
+    elsewhere = set().union(*others) | skip  # events whose digest is not the first table's lines alone
+    at: int | None = None
+    group: list[str | None] = []
+    ended: list[tuple[Any, str | None]] = [(None, None)]  # after the last row: its event's digest
+    for seq, line in chain(_seq_lines(db, first, columns), ended):
+        if seq == at:
+            group.append(line)
+            continue
+        if at is not None:
+            if len(group) == 1 and group[0] is not None and at not in elsewhere:  # the commonest: one skill run
+                made = start.copy()
+                made.update(f"{group[0]}\n".encode() + plain)
+                hexed = made.hexdigest()
+                digests[at] = hexed if hexed == wanted_of(at) else records_digest(db, at)
+            else:
+                digests[at] = digest(at, group)
+        at, group = seq, [line]
+    for other in others:
+        for seq in other:
+            if seq not in digests:
+                digests[seq] = digest(seq, [])
+    for seq in named:
+        digests.pop(seq, None)
+    return digests, named
+
+
+def _text_affinity(declared: str) -> bool:
+    """Whether a column of this declared type has TEXT affinity (SQLite stores any number given it as text)."""
+    upper = declared.upper()
+    return "INT" not in upper and any(word in upper for word in ("CHAR", "CLOB", "TEXT"))
+
+
+def _joined(lines: list[str | None]) -> bytes:
+    """Seal lines as hashed: each ended by a newline."""
+    return "".join(f"{line}\n" for line in lines).encode("utf-8")
+
+
 def records_now(db: Database, read: ResultsRead, wanted: dict[int, Any]) -> dict[int, str | None]:
     """The digest of the records of every event some record names, as they are now (records.records_digest's):
-    skill runs and manifest versions from one read of each table, task results from `read` where that is the
-    digest the event sealed (`wanted`), else hashed again the kernel's way."""
-    digests: dict[int, str | None] = {}
+    skill runs and manifest versions from one read of each table, task results from `read`; each hashed again the
+    kernel's way where it is not the digest the event sealed (`wanted`)."""
     with_results = {seq for (seq,) in db.execute(
         "SELECT DISTINCT r.event_seq FROM evaluation_runs r WHERE r.event_seq IS NOT NULL"
         " AND EXISTS (SELECT 1 FROM task_results t WHERE t.run_id = r.id)")}
-    start = hashlib.sha256(RECORDS_FORMAT.encode("ascii"))
-    start.update(b"\n" + SEQ_TABLES[0][0].encode("ascii") + b"\n")
-    between = [b"\n" + table.encode("ascii") + b"\n" for table, _ in SEQ_TABLES[1:]] + [b"\ntask_results\n"]
-    for seq, tables in seq_rows(db):
-        if seq in with_results:  # an event that created task results and other records too: the kernel's way
-            digests[seq] = records_digest(db, seq)
-            continue
-        digest = start.copy()
-        for rows, after in zip(tables, between, strict=True):
-            digest.update(_ENCODER.encode_lines(rows) + after if rows else after)
-        digests[seq] = digest.hexdigest()
-    for seq in with_results - set(digests):
+    digests, named = _seq_digests(db, wanted, with_results)
+    for seq in with_results:
         fast = read.digests.get(seq)
-        digests[seq] = fast if fast is not None and fast == wanted.get(seq) else records_digest(db, seq)
+        # an event with task results and other records too is hashed the kernel's way (its fast digest has no others)
+        if fast is None or fast != wanted.get(seq) or seq in named:
+            digests[seq] = records_digest(db, seq)
+        else:
+            digests[seq] = fast
     return digests
+

@@ -562,7 +562,7 @@ def cache_cases(r: Replay) -> None:
         elif not mock_details(details):
             evidence.setdefault(row["case_id"], []).append((seq[0], *fields[:5], row["observed_at"]))
     revisions = r.rows["candidate_revisions"]
-    computed: dict[tuple[Any, ...], tuple[dict[str, str], list[str], int]] = {}
+    computed: dict[tuple[Any, ...], tuple[dict[str, str], list[str], int, int]] = {}
     for (case_id,), case in r.rows["cases"].items():
         made = r.projected.get(case_id)
         if made is None or made[0] <= r.projections_from:  # brought up to date before events said enough
@@ -579,10 +579,11 @@ def cache_cases(r: Replay) -> None:
         records = distinct_records(evidence.get(case_id, ()))
         key = _shape(case, current, records)
         if key not in computed:
-            computed[key] = projection(case["protocol"], case["status"], current, records, case["independent"])
-        claims, allowed, needs = computed[key]
-        case["claims"], case["allowed"], case["needs_decision"] = claims, allowed, needs
-        case["design_review"] = 1 if case["status"] == "open" and waits_on_design_review(case["protocol"], claims) else 0
+            claims, allowed, needs = projection(case["protocol"], case["status"], current, records,
+                                                case["independent"])
+            waits = 1 if case["status"] == "open" and waits_on_design_review(case["protocol"], claims) else 0
+            computed[key] = claims, allowed, needs, waits
+        case["claims"], case["allowed"], case["needs_decision"], case["design_review"] = computed[key]
 
 
 def _shape(case: Row, current: dict[str, str], records: list[Record]) -> tuple[Any, ...]:
@@ -595,7 +596,7 @@ def _shape(case: Row, current: dict[str, str], records: list[Record]) -> tuple[A
     return (case["protocol"], case["status"], revisions,
             tuple(sorted(((r.kind, r.result, r.producer, r.artifact, names.setdefault(r.revision, len(names)))
                           for r in records), key=str)),
-            json.dumps(case["independent"], sort_keys=True))
+            _CANONICAL.encode(case["independent"]))
 
 # --- comments and the mentions they make ----------------------------------------------------------------
 def _commented(r: Replay, ev: Event) -> None:
