@@ -183,9 +183,14 @@ class Replay:
 
     def apply(self, seq: int, at: str, actor: str | None, kind: str, subject_type: str | None,
               subject_id: str | None, revision: str | None, note: str | None, payload: str | None) -> None:
+        if kind == _RUN_RECORDED and (subject_id,) in self.rows["skills"]:
+            # the commonest event of a large store: a run of a skill already registered, only its seal to keep
+            if payload is not None and RECORDS_KEY in payload:
+                sealed = _decode(payload)
+                if RECORDS_KEY in sealed:
+                    self.sealed[seq] = (kind, sealed[RECORDS_KEY])
+            return
         handler = HANDLERS.get(kind) or (_applied if kind.endswith(".applied") else None)
-        if handler is _run_recorded and (subject_id,) in self.rows["skills"]:
-            handler = None  # the commonest event of a large store: a run of a skill already registered
         if kind in PROJECTING and subject_id is not None:  # the act brings the case's cached columns up to date
             before = self.projected.get(subject_id)
             self.projected[subject_id] = (seq, at if before is None or at > before[1] else before[1])
@@ -524,6 +529,7 @@ def _suite_run(r: Replay, ev: Event) -> None:
         r.put("task_suites", (p["suite"],), ev, **{c: UNSAID for c in SUITE_COLUMNS})
 
 
+_RUN_RECORDED = "skill.run_recorded"
 HANDLERS: dict[str, Callable[[Replay, Event], None]] = {
     "case.imported": _case_imported,
     "case.revised": _case_revised,
@@ -553,7 +559,7 @@ HANDLERS: dict[str, Callable[[Replay, Event], None]] = {
     "assignment.cleared": _assigned,
     "loop.added": _loop,
     "loop.changed": _loop,
-    "skill.run_recorded": _run_recorded,
+    _RUN_RECORDED: _run_recorded,
     "suite.run": _suite_run,
 }
 
