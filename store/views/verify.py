@@ -10,7 +10,8 @@ Read-only checks, each finding one line naming the first broken sequence or row:
    a subject decided twice is a finding; the skill runs, manifest versions and task results an event
    created still hash to the digest it sealed (`records_sha256`, or the migration's
    `audit.records_sealed` for older ones); a run's stored counts and review order are what its task
-   results give;
+   results give (both from one read of the task results, integrity.py; what it cannot vouch for is checked
+   again the exact way, run by run and event by event);
 4. every signed decision's signature verifies against the key its person had registered then, and
    no decision by a person with a key lacks one.
 """
@@ -182,8 +183,8 @@ def _signatures(db: Database, report: VerifyReport) -> None:
 
 
 # The parts of a verify, in the order they run: what a progress display names while each runs.
-VERIFY_PARTS = ("the hash chain and its replay", "every table against the events", "the sealed records",
-                "run orders, signatures and references")
+VERIFY_PARTS = ("the hash chain and its replay", "every table against the events",
+                "the task results: sealed records and run orders", "signatures and references")
 
 Parts = Callable[[str, int, int], None]  # (the part beginning, parts done before it, parts in all)
 
