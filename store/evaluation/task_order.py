@@ -12,7 +12,7 @@ run that follows it.
 
 import hashlib
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from itertools import compress, repeat
 from operator import and_, eq, itemgetter, not_
 from typing import Any, NamedTuple
@@ -690,6 +690,95 @@ def order_differences(db: Database, run_id: str) -> list[str]:
     finally:
         db.execute("ROLLBACK TO gatepost_order_check")
         db.execute("RELEASE gatepost_order_check")
+
+
+class Block(NamedTuple):
+    """A run's task results of one side, in id order, all before (or all after) the other side's: the task ids,
+    whether each passed (COALESCE(passed, 0), what the order reads of it), the split of each."""
+
+    side: str
+    tasks: Sequence[str]
+    passed: Sequence[Any]
+    splits: Sequence[Any]
+
+
+class _FlagsOf(dict[tuple[Any, Any, Any], int]):
+    """_flags of a task with at most one result a side, by (its candidate's pass@k in the previous run, its
+    candidate's pass, its baseline's; None where absent), computed once per distinct key."""
+
+    def __missing__(self, key: tuple[Any, Any, Any]) -> int:
+        was, c, b = key
+        flags = self[key] = _flags(was, c is not None, c, c, b is not None, b, b)
+        return flags
+
+
+def blocked_order(previous: str | None, before: Mapping[str, Any] | tuple[Sequence[str], Sequence[Any]],
+                  blocks: Sequence[Block]) -> tuple[set[tuple[str, int, str]], set[tuple[Any, ...]], tuple[int, ...]] | None:
+    """What _write_ordered stores for a run whose results are one block per side (Block: every task at most once
+    a side), given its previous run and that run's candidate pass@k per task (`before`: by task, or as the tasks
+    and passes of its candidate block, each task once): its run_task_pages rows
+    as (list, chunk, entries), its run_task_counts rows without the run id, and its run_task_figures values
+    (FIGURE_NAMES), row for row the same; each task's work is done by comprehensions over the blocks (verify
+    checks every run's stored order this way). None: another shape (a task twice on a side, two blocks of a side,
+    a pass that is not a whole number): then only _write_ordered itself says what is stored.
+
+    A task's first result is in the first block it is in (so the tasks come in the first block's order, then the
+    second block's others), its last in the last (whose split is the task's)."""
+    sides = [block.side for block in blocks]
+    if len(blocks) > 2 or len(set(sides)) != len(sides) or not set(sides) <= {"candidate", "baseline"} \
+            or not all(type(p) is int for block in blocks for p in set(block.passed)):
+        return None
+    first = blocks[0] if blocks else Block("candidate", [], [], [])
+    tasks, splits = list(first.tasks), list(first.splits)
+    if len(set(tasks)) != len(tasks):
+        return None
+    of = {block.side: block.passed for block in blocks}
+    if len(blocks) == 2:
+        second = blocks[1]
+        if list(second.tasks) == tasks:  # the common shape: both sides list the same tasks in the same order
+            splits = list(second.splits)
+        elif len(set(second.tasks)) != len(second.tasks):
+            return None
+        else:
+            known = set(tasks)
+            tasks += [task for task in second.tasks if task not in known]
+            split_of = dict(zip(first.tasks, first.splits, strict=True))
+            split_of.update(zip(second.tasks, second.splits, strict=True))
+            splits = list(map(split_of.__getitem__, tasks))
+            of = {block.side: list(map(dict(zip(block.tasks, block.passed, strict=True)).get, tasks))
+                  for block in blocks}
+    absent = [None] * len(tasks)
+    if isinstance(before, tuple):  # the run before listed its tasks in this order (the commonest) or not
+        was = before[1] if list(before[0]) == tasks else list(map(dict(zip(*before, strict=True)).get, tasks))
+    else:
+        was = list(map(before.get, tasks))
+    keys = list(zip(was, of.get("candidate", absent), of.get("baseline", absent), strict=True))
+    tally = Counter(keys)
+    flags_of = _FlagsOf()
+    flags = list(map(flags_of.__getitem__, keys))
+    group = {f: 0 if f & FLAG_CHANGED else 1 if f & FLAG_DIFFERS else 2 for f in set(flags)}
+    if len(set(group.values())) > 1:  # stably by group: each in the order of its first result
+        order = sorted(range(len(tasks)), key=list(map(group.__getitem__, flags)).__getitem__)
+        tasks, splits, flags = (list(map(items.__getitem__, order)) for items in (tasks, splits, flags))
+    lists: dict[str, list[Any]] = {"all": list(zip(tasks, splits, flags, strict=True))}
+    for name, bit in (("failing", FLAG_FAILING), ("differs", FLAG_DIFFERS), ("flaky", FLAG_FLAKY)):
+        lists[name] = list(compress(range(len(flags)), map(and_, flags, repeat(bit)))) \
+            if any(f & bit for f in group) else []
+    counts: dict[str, list[int]] = {}
+    if len({split or "" for split in set(splits)}) > 1:
+        for position, split in enumerate(splits):
+            lists.setdefault(f"split:{split or ''}", []).append(position)
+        for (split, flag), n in Counter(zip(splits, flags, strict=True)).items():
+            _count(counts, split, flag, n)
+    else:
+        for key, n in tally.items():
+            _count(counts, splits[0], flags_of[key], n)
+    figures = _Figures()
+    for (_, c, b), n in tally.items():
+        figures.add(c is not None, c, b is not None, b, n)
+    pages = {(name, start // TASK_CHUNK, _dumps(items[start:start + TASK_CHUNK]))
+             for name, items in lists.items() for start in range(0, len(items), TASK_CHUNK)}
+    return pages, {(split, previous, *values) for split, values in counts.items()}, figures.row()
 
 
 def refresh_task_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] | None = None, *,

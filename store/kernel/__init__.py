@@ -140,6 +140,7 @@ from .leases import (
 )
 from .paths import MAX_PATH_CHARS, repo_path
 from .records import (
+    RECORDS_FORMAT,
     RECORDS_KEY,
     SEAL_KIND,
     RecordSource,
@@ -231,6 +232,7 @@ __all__ = [
     "key_replacements",
     "OPEN",
     "PERSON_CAPABILITIES",
+    "RECORDS_FORMAT",
     "RECORDS_KEY",
     "RefusedError",
     "SEAL_KIND",

@@ -105,7 +105,7 @@ TABLES: tuple[Table, ...] = (
                                             "last_run", "last_run_id", "last_eval_id", "acknowledged_eval_id",
                                             "acknowledged_failing", "returned_because", "failing", "urgency"),
           frozenset({"acknowledged_failing", "returned_because", "failing"})),
-    Table("manifests", ("skill",), ("active_version_id",)),
+    Table("manifests", ("skill",), ("active_version_id", "updated_at")),
     Table("manifest_drafts", ("id",), ("skill", "assertions", "yaml", "evidence", "author", "origin", "parent_id",
                                        "based_on_version_id", "status", "created_at", "decided_at", "event_seq"),
           frozenset({"assertions", "evidence"})),
@@ -135,9 +135,11 @@ HASHED: dict[tuple[str, str], Callable[[str], Any]] = {
 }
 
 TABLE = {t.name: t for t in TABLES}
-# Columns of these tables verify does not compare: a row's own id (rows are named by their key), and two times
-# taken apart from their event's (a regression state's and a manifest's last change; nothing reads them).
-NOT_COMPARED = frozenset({"id", "regression_states.updated_at", "manifests.updated_at"})
+# Columns of these tables verify does not compare: a row's own id (rows are named by their key), and a regression
+# state's last change: a time the evaluation reads from the clock apart from its event's (so it is neither the
+# event's time nor a sealed record's; nothing reads it). A manifest's last change is its active version's creation
+# time (one clock read writes both), compared with that sealed record's (RecordOf).
+NOT_COMPARED = frozenset({"id", "regression_states.updated_at"})
 
 
 @dataclass(frozen=True)
@@ -146,6 +148,16 @@ class RowOf:
 
     table: str
     key: tuple[Any, ...]
+    column: str
+
+
+@dataclass(frozen=True)
+class RecordOf:
+    """A column whose value is a column of a sealed record (its digest checked against its event's), by its id:
+    read from that table when a row differs."""
+
+    table: str
+    id: Any
     column: str
 
 
@@ -171,9 +183,14 @@ class Replay:
 
     def apply(self, seq: int, at: str, actor: str | None, kind: str, subject_type: str | None,
               subject_id: str | None, revision: str | None, note: str | None, payload: str | None) -> None:
+        if kind == _RUN_RECORDED and (subject_id,) in self.rows["skills"]:
+            # the commonest event of a large store: a run of a skill already registered, only its seal to keep
+            if payload is not None and RECORDS_KEY in payload:
+                sealed = _decode(payload)
+                if RECORDS_KEY in sealed:
+                    self.sealed[seq] = (kind, sealed[RECORDS_KEY])
+            return
         handler = HANDLERS.get(kind) or (_applied if kind.endswith(".applied") else None)
-        if handler is _run_recorded and (subject_id,) in self.rows["skills"]:
-            handler = None  # the commonest event of a large store: a run of a skill already registered
         if kind in PROJECTING and subject_id is not None:  # the act brings the case's cached columns up to date
             before = self.projected.get(subject_id)
             self.projected[subject_id] = (seq, at if before is None or at > before[1] else before[1])
@@ -401,7 +418,9 @@ def _state_imported(r: Replay, ev: Event) -> None:
 def _manifest_active(r: Replay, ev: Event) -> None:
     skill = ev.payload.get("skill") if ev.kind == "draft.approved" else ev.subject_id
     _skill_seen(r, ev, skill)
-    r.put("manifests", (skill,), ev, active_version_id=_said(ev.payload, "version_id"))
+    version = _said(ev.payload, "version_id")
+    r.put("manifests", (skill,), ev, active_version_id=version,
+          updated_at=version if version is UNSAID else RecordOf("manifest_versions", version, "created_at"))
 
 
 def _draft_created(r: Replay, ev: Event) -> None:
@@ -510,6 +529,7 @@ def _suite_run(r: Replay, ev: Event) -> None:
         r.put("task_suites", (p["suite"],), ev, **{c: UNSAID for c in SUITE_COLUMNS})
 
 
+_RUN_RECORDED = "skill.run_recorded"
 HANDLERS: dict[str, Callable[[Replay, Event], None]] = {
     "case.imported": _case_imported,
     "case.revised": _case_revised,
@@ -539,7 +559,7 @@ HANDLERS: dict[str, Callable[[Replay, Event], None]] = {
     "assignment.cleared": _assigned,
     "loop.added": _loop,
     "loop.changed": _loop,
-    "skill.run_recorded": _run_recorded,
+    _RUN_RECORDED: _run_recorded,
     "suite.run": _suite_run,
 }
 
@@ -562,7 +582,7 @@ def cache_cases(r: Replay) -> None:
         elif not mock_details(details):
             evidence.setdefault(row["case_id"], []).append((seq[0], *fields[:5], row["observed_at"]))
     revisions = r.rows["candidate_revisions"]
-    computed: dict[tuple[Any, ...], tuple[dict[str, str], list[str], int]] = {}
+    computed: dict[tuple[Any, ...], tuple[dict[str, str], list[str], int, int]] = {}
     for (case_id,), case in r.rows["cases"].items():
         made = r.projected.get(case_id)
         if made is None or made[0] <= r.projections_from:  # brought up to date before events said enough
@@ -579,10 +599,11 @@ def cache_cases(r: Replay) -> None:
         records = distinct_records(evidence.get(case_id, ()))
         key = _shape(case, current, records)
         if key not in computed:
-            computed[key] = projection(case["protocol"], case["status"], current, records, case["independent"])
-        claims, allowed, needs = computed[key]
-        case["claims"], case["allowed"], case["needs_decision"] = claims, allowed, needs
-        case["design_review"] = 1 if case["status"] == "open" and waits_on_design_review(case["protocol"], claims) else 0
+            claims, allowed, needs = projection(case["protocol"], case["status"], current, records,
+                                                case["independent"])
+            waits = 1 if case["status"] == "open" and waits_on_design_review(case["protocol"], claims) else 0
+            computed[key] = claims, allowed, needs, waits
+        case["claims"], case["allowed"], case["needs_decision"], case["design_review"] = computed[key]
 
 
 def _shape(case: Row, current: dict[str, str], records: list[Record]) -> tuple[Any, ...]:
@@ -595,7 +616,7 @@ def _shape(case: Row, current: dict[str, str], records: list[Record]) -> tuple[A
     return (case["protocol"], case["status"], revisions,
             tuple(sorted(((r.kind, r.result, r.producer, r.artifact, names.setdefault(r.revision, len(names)))
                           for r in records), key=str)),
-            json.dumps(case["independent"], sort_keys=True))
+            _CANONICAL.encode(case["independent"]))
 
 # --- comments and the mentions they make ----------------------------------------------------------------
 def _commented(r: Replay, ev: Event) -> None:
@@ -638,7 +659,7 @@ _CANONICAL = msgspec.json.Encoder(order="sorted")
 
 def _canonical(value: Any) -> Any:
     """A JSON value as canonical bytes: two are equal exactly when they are the same JSON (true is not 1)."""
-    if value is UNSAID or isinstance(value, RowOf):
+    if value is UNSAID or isinstance(value, RowOf | RecordOf):
         return value
     try:
         return _CANONICAL.encode(value)
@@ -749,7 +770,7 @@ def compare(db: Database, replay: Replay) -> list[tuple[int | None, str]]:
                     said[i] = _canonical(said[i])
                 if said == held:
                     continue
-                out += _differences(table, key, row, said, held, made_by.get(key), ids)
+                out += _differences(db, table, key, row, said, held, made_by.get(key), ids)
         for key in sorted(set(want) - seen, key=lambda k: made_by.get(k, 0)):
             if all(value is UNSAID for value in want[key].values()):
                 continue  # an older event that says too little to know whether it left this row
@@ -759,13 +780,16 @@ def compare(db: Database, replay: Replay) -> list[tuple[int | None, str]]:
     return out
 
 
-def _differences(table: Table, key: Key, row: Row, said: list[Any], held: list[Any], seq: int | None,
+def _differences(db: Database, table: Table, key: Key, row: Row, said: list[Any], held: list[Any], seq: int | None,
                  ids: dict[str, dict[Key, Any]]) -> list[tuple[int | None, str]]:
     """One finding per column of a row that differs from what the events say (none the events do not say)."""
     out: list[tuple[int | None, str]] = []
     for column, one, other in zip(table.columns, said, held, strict=True):
         if isinstance(one, RowOf):
             one = ids.get(one.table, {}).get(one.key, UNSAID)
+        elif isinstance(one, RecordOf):
+            got = db.execute(f"SELECT [{one.column}] FROM [{one.table}] WHERE id = ?", [one.id]).fetchone()
+            one = got[0] if got else None
         if _same(one, other):
             continue
         if column in table.json:  # shown as JSON, down to the first key that differs

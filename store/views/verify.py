@@ -10,7 +10,8 @@ Read-only checks, each finding one line naming the first broken sequence or row:
    a subject decided twice is a finding; the skill runs, manifest versions and task results an event
    created still hash to the digest it sealed (`records_sha256`, or the migration's
    `audit.records_sealed` for older ones); a run's stored counts and review order are what its task
-   results give;
+   results give (both from one read of the task results, integrity.py; what it cannot vouch for is checked
+   again the exact way, run by run and event by event);
 4. every signed decision's signature verifies against the key its person had registered then, and
    no decision by a person with a key lacks one.
 """
@@ -22,6 +23,9 @@ from typing import Any
 from sqlite_utils import Database
 
 from gatepost.store.evaluation import (
+    COUNTS_TABLE,
+    FIGURES_TABLE,
+    PAGES_TABLE,
     counted_figures,
     order_differences,
     stored_figures,
@@ -35,10 +39,10 @@ from gatepost.store.kernel import (
     key_replacements,
     migration_seals,
     missing_triggers,
-    records_digests,
     signature_findings,
 )
 
+from .integrity import ResultsRead, read_results, records_now
 from .replay import Replay, compare
 
 
@@ -119,32 +123,35 @@ def _references(db: Database, report: VerifyReport) -> None:
                                             "not in the store; events were deleted")
 
 
-def _records(db: Database, report: VerifyReport, replay: Replay) -> None:
+def _records(db: Database, report: VerifyReport, replay: Replay, read: ResultsRead) -> None:
     """The skill runs, manifest versions and task results each event created still hash to what it sealed
     (what each event sealed was collected as the chain was read: `Replay.sealed`). A migration's seal of an
     event's records, newer than the event (records sealed again by position), is the one they must match."""
     sealed = migration_seals(db)
     claimed = replay.sealed
-    digests = dict(records_digests(db))
+    wanted = {seq: digest for seq, (_, digest) in claimed.items()}
+    wanted.update({seq: digest for seq, (_, digest) in sealed.items()})
+    digests = records_now(db, read, wanted)
     for seq in sorted(set(digests) | set(claimed)):
         now = digests.get(seq)
         if seq in sealed:
-            kind, wanted = sealed[seq]
+            kind, wanted_digest = sealed[seq]
         elif seq in claimed:
-            kind, wanted = claimed[seq]
+            kind, wanted_digest = claimed[seq]
         else:
             _find(report, seq, f"event {seq}: skill runs, manifest versions or task results name it, and no hash "
                                "covers them; they were inserted by hand")
             continue
-        if now != wanted:
+        if now != wanted_digest:
             _find(report, seq, f"event {seq}: the skill runs, manifest versions or task results it created "
                                f"({kind}) no longer hash to what it sealed; a record was edited, added or deleted")
 
 
-def _figures(db: Database, report: VerifyReport) -> None:
+def _figures(db: Database, report: VerifyReport, runs: list[str]) -> None:
     """A run's stored statistics counts (derived at import, read instead of its task results) are what its task
-    results count: an edited row would change a run's pass rates and intervals, and no hash covers it."""
-    for (run_id,) in db.execute("SELECT run_id FROM run_task_figures ORDER BY run_id").fetchall():
+    results count: an edited row would change a run's pass rates and intervals, and no hash covers it. `runs`: those
+    the read of the task results (integrity.read_results) could not vouch for, counted again here one by one."""
+    for run_id in runs:
         stored, counted = stored_figures(db, run_id), counted_figures(db, run_id)
         if stored != counted:
             if stored is None or counted is None:
@@ -157,10 +164,11 @@ def _figures(db: Database, report: VerifyReport) -> None:
                                                   f"task results count ({differ}); the row was edited by hand")
 
 
-def _orders(db: Database, report: VerifyReport) -> None:
-    """A large run's stored review order and counts (what the console lists its tasks by, and under which
-    filters) are what its task results give: written again and compared (task_order.order_differences)."""
-    for run_id in stored_orders(db):
+def _orders(db: Database, report: VerifyReport, runs: list[str]) -> None:
+    """A run's stored review order and counts (what the console lists its tasks by, and under which filters) are
+    what its task results give. `runs`: those the read of the task results could not vouch for, written again
+    here one by one and compared (task_order.order_differences)."""
+    for run_id in runs:
         differ = order_differences(db, run_id)
         if differ:
             seq = db.execute("SELECT event_seq FROM evaluation_runs WHERE id = ?", [run_id]).fetchone()
@@ -174,16 +182,9 @@ def _signatures(db: Database, report: VerifyReport) -> None:
         _find(report, seq, line)
 
 
-PROJECTION_CHECKS = (
-    ("run_task_figures", _figures),
-    ("run_task_pages", _orders),
-    ("signatures", _signatures),
-)
-
-
 # The parts of a verify, in the order they run: what a progress display names while each runs.
-VERIFY_PARTS = ("the hash chain and its replay", "every table against the events", "the sealed records",
-                "run orders, signatures and references")
+VERIFY_PARTS = ("the hash chain and its replay", "every table against the events",
+                "the task results: sealed records and run orders", "signatures and references")
 
 Parts = Callable[[str, int, int], None]  # (the part beginning, parts done before it, parts in all)
 
@@ -217,12 +218,21 @@ def verify_store(db: Database, *, expect: str | None = None, parts: Parts | None
         _find(report, at, line)
     tables = _tables(db)
     begin(2)
+    read = ResultsRead()
     if "task_results" in tables:
-        _records(db, report, replay)
+        read = read_results(db)
+        _records(db, report, replay, read)
+    else:
+        read.orders = stored_orders(db) if {PAGES_TABLE, COUNTS_TABLE} <= tables else []
+        read.figures = [row[0] for row in db.execute(f"SELECT run_id FROM {FIGURES_TABLE} ORDER BY run_id")] \
+            if FIGURES_TABLE in tables else []
     begin(3)
-    for table, check in PROJECTION_CHECKS:
-        if table in tables:
-            check(db, report)
+    if FIGURES_TABLE in tables:
+        _figures(db, report, read.figures)
+    if PAGES_TABLE in tables:
+        _orders(db, report, read.orders)
+    if "signatures" in tables:
+        _signatures(db, report)
     _references(db, report)
     if "events" in tables:
         report.key_replacements = [

@@ -1,0 +1,321 @@
+"""The task results read once for `gatepost verify`: the digests of the records their events sealed, and each run's
+stored review order, counts and statistics counts against what its results give.
+
+A store's task results are most of its rows (1,000,000 on a store of 10,000 cases), so verify reads them in one
+pass and lets SQLite do the per-row work: for each run, each side's results are one block of consecutive ids
+(an import inserts a side at a time), read by id range as a few values (`_BLOCK`): their seal lines, JSON
+encoded by SQLite, and their task ids, passes and splits as JSON arrays. From those:
+
+- an event's records digest is the seal's prefix and the lines of its run's blocks in id order (kernel/records.py
+  hashes the same lines, encoded by msgspec). Where the two encoders write a value differently (a score SQLite
+  prints as another decimal, an escape) the digest differs from the sealed one, and the event's records are hashed
+  again the kernel's way (`records_digest`) before anything is said: the fast digest only ever confirms. A score
+  SQLite would print in fewer digits than it holds (`_SCORE`) stops the read of its block, so a digest that matches
+  is one of the very values stored;
+- a run's order is built from the blocks as the import stores it (evaluation.blocked_order) and compared with its
+  stored rows; the previous run's candidate passes (what the Δ flags compare with) are kept from reading that run.
+
+Whatever this pass cannot vouch for (results of another shape, a block SQLite cannot encode, a run larger than
+`MAX_BLOCK`, any difference at all) is returned to be checked the exact way, and only that check words findings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from itertools import chain
+from typing import Any
+
+import msgspec
+from sqlite_utils import Database
+
+from gatepost.store.evaluation import (
+    COUNTS_TABLE,
+    FIGURE_NAMES,
+    FIGURES_TABLE,
+    PAGES_TABLE,
+    TASK_RESULT_RECORDS,
+    Block,
+    blocked_order,
+)
+from gatepost.store.kernel import RECORDS_FORMAT, StoreError, record_sources, records_digest
+
+TASK_RESULT_COLUMNS = TASK_RESULT_RECORDS.columns
+
+# A run larger than this (rows a side) is checked the exact way, in bounded memory; its seal lines are still read
+# here, MAX_BLOCK rows at a time.
+MAX_BLOCK = 200_000
+
+# json_array writes text and whole numbers as msgspec does, and a REAL with 15 significant digits ("%!.15g"). A
+# REAL that needs more would print as another number; so a score that needs more is encoded as a BLOB, which
+# json_array refuses (the block is then hashed the kernel's way), and a block whose whole-number columns hold a
+# REAL anywhere (their sums are then REAL) is not vouched for either (`passed` is looked at in its array; `judged`
+# and `mock` every writer stores as 0 or 1, so a REAL there never prints as what was sealed).
+_SCORE = ("CASE WHEN score IS NULL OR score IN (0.0, 1.0) OR CAST(printf('%!.15g', score) AS REAL) = score"
+          " THEN score ELSE x'00' END")
+_WHOLE = ("attempt", "duration_ms")
+_LINE = f"json_array({', '.join(_SCORE if c == 'score' else c for c in TASK_RESULT_COLUMNS)})"
+_SUMS = ", ".join(f"sum({c})" for c in _WHOLE)
+# One block (or a part of a large one): its seal lines, and what its run's order is built from. A range of rowids is
+# read in rowid order (SQLite's search of an INTEGER PRIMARY KEY range; a subquery ordering it cost a seventh of
+# the read): rows in any other order would hash to another digest and build another order, and be checked again.
+_BLOCK = (f"SELECT CAST(group_concat({_LINE}, char(10)) AS BLOB), json_group_array(task_id), json_group_array(COALESCE(passed, 0)),"
+          f" json_group_array(split), {_SUMS} FROM task_results WHERE id BETWEEN ? AND ?")
+_LINES = f"SELECT CAST(group_concat({_LINE}, char(10)) AS BLOB), {_SUMS} FROM task_results WHERE id BETWEEN ? AND ?"
+# Each run's blocks: a side's results whose ids are consecutive (as many as the range holds) are one block.
+_BLOCKS = "SELECT run_id, side, MIN(id), MAX(id), COUNT(*) FROM task_results GROUP BY run_id, side"
+# The runs with the run before each (of the same suite and skill, by start time then id: task_order.neighbour_run),
+# each after the one before it.
+_CHAIN = ("SELECT id, LAG(id) OVER (PARTITION BY suite_id, skill_id ORDER BY COALESCE(started_at, ''), id), event_seq"
+          " FROM evaluation_runs ORDER BY suite_id, skill_id, COALESCE(started_at, ''), id")
+_DECODE = msgspec.json.Decoder().decode
+_ENCODER = msgspec.json.Encoder()  # the kernel's seal lines (records._encode)
+_COUNTS = ("split", "previous_run", "tasks", "failing", "changed", "changed_now_pass", "differs", "flaky")
+
+
+@dataclass
+class ResultsRead:
+    """What one read of the task results vouches for, and what it leaves to the exact checks."""
+
+    digests: dict[int, str] = field(default_factory=dict)  # seq -> its records digest, for events whose records
+    # are the task results of one run read here (to be confirmed against the sealed digest, else hashed again)
+    orders: list[str] = field(default_factory=list)  # runs whose stored order and counts are to be checked exactly
+    figures: list[str] = field(default_factory=list)  # runs whose stored statistics counts are to be checked exactly
+
+
+@dataclass
+class _Run:
+    blocks: list[tuple[str, int, int]]  # (side, first id, last id), by first id
+    whole: bool  # every block is one range of consecutive ids
+
+
+@dataclass
+class _Read:
+    blocks: list[Block] | None  # None: not read for the order (too large, or SQLite could not encode it)
+    digest: str | None  # the records digest of the run's event, when the run is its only one and read whole
+
+
+def read_results(db: Database) -> ResultsRead:
+    """Read every run's task results once (see the module's docstring)."""
+    out = ResultsRead()
+    tables = set(db.table_names())
+    ordered = PAGES_TABLE in tables and COUNTS_TABLE in tables
+    figured = FIGURES_TABLE in tables
+    runs: dict[str, _Run] = {}
+    for run_id, side, low, high, count in db.execute(_BLOCKS):
+        block = runs.setdefault(run_id, _Run([], True))
+        block.blocks.append((side, low, high))
+        block.whole = block.whole and high - low + 1 == count
+    for each in runs.values():
+        each.blocks.sort(key=lambda block: block[1])
+    runs_in_order = db.execute(_CHAIN).fetchall()
+    events: dict[Any, int] = {}
+    for _, _, seq in runs_in_order:
+        events[seq] = events.get(seq, 0) + 1
+    counts: dict[str, set[tuple[Any, ...]]] = {}
+    if ordered:
+        for row in db.execute(f"SELECT run_id, {', '.join(_COUNTS)} FROM {COUNTS_TABLE}"):
+            counts.setdefault(row[0], set()).add(tuple(row[1:]))
+    figures: dict[str, tuple[Any, ...]] = {}
+    if figured:
+        figures = {row[0]: tuple(row[1:]) for row in
+                   db.execute(f"SELECT run_id, {', '.join(FIGURE_NAMES)} FROM {FIGURES_TABLE}")}
+    stored_runs = set(counts) | (_paged(db) if ordered else set())
+    known = set()
+    prefix = _prefix()
+    followed = {previous for _, previous, _ in runs_in_order if previous is not None}
+    kept: dict[str, tuple[list[str], list[Any]] | None] = {}  # a run's candidate tasks and passes, until the run
+    # after it is read (None: not read whole)
+    for run_id, previous, seq in runs_in_order:
+        known.add(run_id)
+        run = runs.get(run_id)
+        alone = seq is not None and events[seq] == 1  # the event's only run: its records are this run's results
+        read = _read(db, run, prefix if alone else None) if run is not None else _Read([], None)
+        if read.digest is not None:
+            out.digests[seq] = read.digest
+        before: dict[str, Any] | tuple[list[str], list[Any]] | None = \
+            kept.pop(previous, None) if previous is not None else {}
+        if before is None:  # the run before was not read whole: its passes as task_order._build reads them
+            before = dict(db.execute("SELECT task_id, MAX(COALESCE(passed, 0)) FROM task_results WHERE run_id = ?"
+                                     " AND side = 'candidate' GROUP BY task_id", [previous]).fetchall())
+        built = blocked_order(previous, before, read.blocks) if read.blocks is not None else None
+        if run_id in followed:
+            kept[run_id] = _candidate(read.blocks) if built is not None and read.blocks is not None else None
+        check_order = ordered and (run is not None or run_id in stored_runs)
+        if check_order and (built is None or counts.get(run_id, set()) != built[1] or set(db.execute(
+                f"SELECT list, chunk, entries FROM {PAGES_TABLE} WHERE run_id = ?", [run_id])) != built[0]):
+            out.orders.append(run_id)
+        if run_id in figures and (built is None or figures[run_id] != built[2]):
+            out.figures.append(run_id)
+    # rows naming a run that is not there: only the exact checks word what they are
+    out.orders += sorted(stored_runs - known) if ordered else []
+    out.figures += sorted(set(figures) - known)
+    out.orders.sort()
+    out.figures.sort()
+    return out
+
+
+def _paged(db: Database) -> set[str]:
+    return {row[0] for row in db.execute(f"SELECT DISTINCT run_id FROM {PAGES_TABLE}")}
+
+
+def _candidate(blocks: list[Block]) -> tuple[list[str], list[Any]]:
+    """A run's candidate tasks and their passes (what the run after it compares with): each task once a side here."""
+    for block in blocks:
+        if block.side == "candidate":
+            return list(block.tasks), list(block.passed)
+    return [], []
+
+
+def _seq_tables() -> tuple[tuple[str, str], ...]:
+    """(table, its columns) of the sealed tables read by their event's seq, in the seal's order: every record source
+    before the task results, which the seal reads last (the order store/schema.py sets)."""
+    *seq_sources, last = record_sources()
+    if last is not TASK_RESULT_RECORDS:
+        raise StoreError("verify: the task results are not the last sealed records; the one read cannot vouch for them")
+    return tuple((source.table, ", ".join(source.columns)) for source in seq_sources)
+
+
+def _prefix() -> Any:
+    """The seal's hash of an event whose records are task results alone, up to its first task result line."""
+    digest = hashlib.sha256(RECORDS_FORMAT.encode("ascii"))
+    for table, _ in _seq_tables():
+        digest.update(b"\n" + table.encode("ascii") + b"\n")
+    digest.update(b"\ntask_results\n")
+    return digest
+
+
+def _read(db: Database, run: _Run, prefix: Any | None) -> _Read:
+    """A run's blocks read for its order, and (with `prefix`: the run is its event's only one) its records digest."""
+    digest = prefix.copy() if prefix is not None and run.whole else None
+    blocks: list[Block] | None = [] if run.whole else None
+    for side, low, high in run.blocks if run.whole else ():
+        try:
+            if high - low + 1 > MAX_BLOCK:
+                blocks = None
+                for start in range(low, high + 1, MAX_BLOCK):
+                    lines, *sums = db.execute(_LINES, [start, min(high, start + MAX_BLOCK - 1)]).fetchone()
+                    if digest is not None and _whole(sums):
+                        digest.update(lines + b"\n")
+                    else:
+                        digest = None
+                continue
+            lines, tasks, passed, splits, *sums = db.execute(_BLOCK, [low, high]).fetchone()
+        except sqlite3.Error:  # a value json_array refuses (a BLOB, a score it would round), text that is not UTF-8
+            return _Read(None, None)
+        block = Block(side, _DECODE(tasks), _DECODE(passed), _DECODE(splits))
+        if digest is not None and _whole(sums) and _whole(set(block.passed)):
+            digest.update(lines + b"\n")
+        else:
+            digest = None
+        if blocks is not None:
+            blocks.append(block)
+    return _Read(blocks, digest.hexdigest() if digest is not None else None)
+
+
+def _whole(values: Any) -> bool:
+    return all(value is None or type(value) is int for value in values)
+
+
+def _seq_lines(db: Database, table: str, columns: str) -> Iterator[tuple[int, str | None]]:
+    """(seq, a row's seal line) of every row of `table` that names an event, in (seq, id) order, encoded by SQLite
+    (which writes text and whole numbers as msgspec does); a row holding a REAL (which it may write otherwise) or a
+    BLOB (which it refuses) as None: its event is then hashed the kernel's way."""
+    text = {row[1] for row in db.execute(f"PRAGMA table_info({table})") if _text_affinity(row[2])}
+    odd = " OR ".join(f"typeof({c}) = 'blob'" if c in text else f"typeof({c}) IN ('real', 'blob')"
+                      for c in (name.strip() for name in columns.split(",")))
+    cursor = db.execute(f"SELECT event_seq, CASE WHEN {odd} THEN NULL ELSE json_array({columns}) END FROM {table}"
+                        " WHERE event_seq IS NOT NULL ORDER BY event_seq, id")
+    while rows := cursor.fetchmany(5000):
+        yield from rows
+
+
+def _seq_digests(db: Database, wanted: dict[int, Any], skip: set[int]) -> tuple[dict[int, str | None], set[int]]:
+    """records_digest of every event the skill runs and manifest versions name, from one read of each table, each
+    hashed again the kernel's way where that is not what the event sealed (`wanted`); and which of the events in
+    `skip` (left to the caller) they name."""
+    seq_tables = _seq_tables()
+    headers = [b"\n" + table.encode("ascii") + b"\n" for table, _ in seq_tables] + [b"\ntask_results\n"]
+    start = hashlib.sha256(RECORDS_FORMAT.encode("ascii") + headers[0])
+    (first, columns), rest = seq_tables[0], seq_tables[1:]
+    others: list[dict[int, list[str | None]]] = []
+    for table, cols in rest:
+        lines: dict[int, list[str | None]] = {}
+        for seq, line in _seq_lines(db, table, cols):
+            lines.setdefault(seq, []).append(line)
+        others.append(lines)
+    plain = b"".join(headers[1:])  # what follows the first table's lines in an event with no rows of the others
+    digests: dict[int, str | None] = {}
+    named: set[int] = set()
+    wanted_of = wanted.get
+
+    def digest(seq: int, lines: list[str | None]) -> str | None:
+        if seq in skip:
+            named.add(seq)
+            return None
+        parts = [lines, *(other.get(seq, []) for other in others)]
+        if any(None in part for part in parts):
+            return records_digest(db, seq)
+        after = plain if not any(parts[1:]) else \
+            b"".join(header + _joined(part) for header, part in zip(headers[1:-1], parts[1:], strict=True)) + headers[-1]
+        made = start.copy()
+        made.update(_joined(lines) + after)
+        hexed = made.hexdigest()
+        return hexed if hexed == wanted_of(seq) else records_digest(db, seq)
+
+    elsewhere = set().union(*others) | skip  # events whose digest is not the first table's lines alone
+    at: int | None = None
+    group: list[str | None] = []
+    ended: list[tuple[Any, str | None]] = [(None, None)]  # after the last row: its event's digest
+    for seq, line in chain(_seq_lines(db, first, columns), ended):
+        if seq == at:
+            group.append(line)
+            continue
+        if at is not None:
+            if len(group) == 1 and group[0] is not None and at not in elsewhere:  # the commonest: one skill run
+                made = start.copy()
+                made.update(f"{group[0]}\n".encode() + plain)
+                hexed = made.hexdigest()
+                digests[at] = hexed if hexed == wanted_of(at) else records_digest(db, at)
+            else:
+                digests[at] = digest(at, group)
+        at, group = seq, [line]
+    for other in others:
+        for seq in other:
+            if seq not in digests:
+                digests[seq] = digest(seq, [])
+    for seq in named:
+        digests.pop(seq, None)
+    return digests, named
+
+
+def _text_affinity(declared: str) -> bool:
+    """Whether a column of this declared type has TEXT affinity (SQLite stores any number given it as text)."""
+    upper = declared.upper()
+    return "INT" not in upper and any(word in upper for word in ("CHAR", "CLOB", "TEXT"))
+
+
+def _joined(lines: list[str | None]) -> bytes:
+    """Seal lines as hashed: each ended by a newline."""
+    return "".join(f"{line}\n" for line in lines).encode("utf-8")
+
+
+def records_now(db: Database, read: ResultsRead, wanted: dict[int, Any]) -> dict[int, str | None]:
+    """The digest of the records of every event some record names, as they are now (records.records_digest's):
+    skill runs and manifest versions from one read of each table, task results from `read`; each hashed again the
+    kernel's way where it is not the digest the event sealed (`wanted`)."""
+    with_results = {seq for (seq,) in db.execute(
+        "SELECT DISTINCT r.event_seq FROM evaluation_runs r WHERE r.event_seq IS NOT NULL"
+        " AND EXISTS (SELECT 1 FROM task_results t WHERE t.run_id = r.id)")}
+    digests, named = _seq_digests(db, wanted, with_results)
+    for seq in with_results:
+        fast = read.digests.get(seq)
+        # an event with task results and other records too is hashed the kernel's way (its fast digest has no others)
+        if fast is None or fast != wanted.get(seq) or seq in named:
+            digests[seq] = records_digest(db, seq)
+        else:
+            digests[seq] = fast
+    return digests
+

@@ -1,0 +1,126 @@
+"""`gatepost verify` reads the task results once (views/integrity.py): each run's stored review order, counts and
+statistics counts are built again from that read (evaluation.blocked_order) and compared, and each event's sealed
+records digest is made from lines SQLite encodes; only what that read cannot vouch for is checked the exact way.
+What it vouches for must be exactly what the exact checks would say: the order as the import writes it, the digest
+of the very values stored."""
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sqlite_utils import Database
+
+import gatepost.store.views.integrity as integrity
+import gatepost.store.views.verify as verify
+from gatepost.store.evaluation import (
+    counted_figures,
+    import_artifact,
+    order_differences,
+    stored_figures,
+)
+from gatepost.store.evaluation.task_order import backfill_task_order
+from gatepost.store.kernel import open_store
+from gatepost.store.views import verify_store
+from gatepost.store.views.integrity import read_results
+from tests.conftest import run_gatepost
+
+SIDES = ("candidate", "baseline")
+task = st.sampled_from([f"t{i}" for i in range(8)])
+passed = st.sampled_from([0, 1, None, 2])
+split = st.sampled_from([None, "", "dev", "test"])
+# a run: its results in id order, each (side, task, passed, split); blocks of one side each, or anything else
+result = st.tuples(st.sampled_from(SIDES), task, passed, split)
+blocked = st.tuples(st.lists(st.tuples(task, passed, split), max_size=8, unique_by=lambda r: r[0]),
+                    st.lists(st.tuples(task, passed, split), max_size=8, unique_by=lambda r: r[0]),
+                    st.sampled_from([SIDES, SIDES[::-1], ("candidate",), ("baseline",)])).map(
+    lambda b: [(side, *r) for side, rows in zip(b[2], b[:2], strict=False) for r in rows])
+runs_ = st.lists(st.tuples(st.one_of(blocked.map(lambda rows: (True, rows)),
+                                     st.lists(result, max_size=10).map(lambda rows: (False, rows))),
+                           st.sampled_from(["2026-01-01", "2026-01-02", "2026-01-03"])), min_size=1, max_size=4)
+
+
+def _store(path: Path, runs: list[tuple[list[tuple], str]]) -> Database:
+    """Runs of one skill inserted as rows, their order written the import's way (task_order._write_ordered)."""
+    db = open_store(path)
+    for n, ((_, rows), started) in enumerate(runs):
+        db.execute("INSERT INTO evaluation_runs (id, skill_id, started_at) VALUES (?, 's', ?)", [f"r{n}", started])
+        db.conn.executemany("INSERT INTO task_results (run_id, side, task_id, attempt, passed, judged, score,"
+                            " duration_ms, output, mock, split) VALUES (?, ?, ?, 1, ?, 1, 1.0, 5, 'out', 0, ?)",
+                            [(f"r{n}", *row) for row in rows])
+    backfill_task_order(db)
+    db.conn.commit()
+    return db
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(runs=runs_)
+def test_what_the_read_vouches_for_is_what_the_import_writes(tmp_path_factory: pytest.TempPathFactory, runs):
+    db = _store(tmp_path_factory.mktemp("r") / "s.db", runs)
+    read = read_results(db)
+    # a run of one block a side is vouched for (its order built from the read is the one stored); any other is left
+    # to the exact checks, which find it as stored
+    assert not {f"r{n}" for n, ((shaped, _), _) in enumerate(runs) if shaped} & set(read.orders + read.figures)
+    assert all(order_differences(db, run_id) == [] for run_id in read.orders)
+    assert all(stored_figures(db, run_id) == counted_figures(db, run_id) for run_id in read.figures)
+    for run_id, in db.execute("SELECT DISTINCT run_id FROM run_task_pages").fetchall():  # and an edit shows
+        db.execute("UPDATE run_task_pages SET entries = '[]' WHERE run_id = ? AND chunk = 0 AND list = 'all'",
+                   [run_id])
+        assert run_id in read_results(db).orders
+        db.conn.rollback()
+    db.close()
+
+
+def test_runs_of_the_common_shape_are_vouched_for_by_the_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Not everything is left to the exact checks: a store imported the usual way has none of its runs checked
+    one by one, and none of its events' records hashed again the kernel's way."""
+    store, _ = _imported(tmp_path)
+    calls: list[str] = []
+    monkeypatch.setattr(verify, "order_differences", lambda db, run_id: calls.append(run_id) or [])
+    monkeypatch.setattr(integrity, "records_digest", lambda db, seq: calls.append(str(seq)))
+    db = open_store(store)
+    assert verify_store(db).intact and calls == []
+
+
+def _imported(tmp_path: Path, score: float = 0.3) -> tuple[Path, list[str]]:
+    store = tmp_path / "s.db"
+    db = open_store(store)
+    ids = []
+    for n in range(3):
+        path = tmp_path / f"a{n}.json"
+        path.write_text(json.dumps({
+            "skill_id": "s", "execution_pass_rate": 0.5, "baseline_pass_rate": 0.5, "delta": 0, "verdict": "pass",
+            "candidate_results": [{"task_id": f"t{i}", "passed": (i + n) % 3 != 0, "score": score,
+                                   "duration_ms": 12} for i in range(30)],
+            "baseline_results": [{"task_id": f"t{i}", "passed": i % 4 != 0, "score": 1.0} for i in range(30)]}))
+        ids.append(import_artifact(db, path, actor="ana")[0])
+    db.close()
+    return store, ids
+
+
+@pytest.mark.parametrize("edit", [
+    "UPDATE task_results SET score = 0.30000000000000004 WHERE id = (SELECT MIN(id) FROM task_results)",
+    "UPDATE task_results SET output = 'edited' WHERE id = (SELECT MAX(id) FROM task_results)",
+])
+def test_a_result_edited_to_a_value_sqlite_would_print_alike_is_found(tmp_path: Path, edit: str):
+    """SQLite prints a REAL with 15 significant digits: 0.30000000000000004 as 0.3. A value the sealed lines hold as
+    0.3 edited so is still a finding (the read does not vouch for a value it would print rounded)."""
+    store, _ = _imported(tmp_path)
+    with sqlite3.connect(store) as conn:
+        conn.execute("DROP TRIGGER task_results_no_update")
+        assert conn.execute(edit).rowcount == 1
+    found = run_gatepost("--db", str(store), "verify")
+    assert found.returncode == 1 and "Traceback" not in found.stderr
+    assert "no longer hash to what it sealed" in found.stdout
+
+
+def test_a_run_whose_order_was_deleted_whole_is_found(tmp_path: Path):
+    store, ids = _imported(tmp_path)
+    with sqlite3.connect(store) as conn:
+        for table in ("run_task_pages", "run_task_counts"):
+            conn.execute(f"DELETE FROM {table} WHERE run_id = ?", [ids[1]])
+    found = run_gatepost("--db", str(store), "verify")
+    assert found.returncode == 1
+    assert f"run {ids[1]}: its stored review order is not what its task results give" in found.stdout
