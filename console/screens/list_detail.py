@@ -77,6 +77,9 @@ class ListDetailScreen(GatepostScreen):
             super().__init__()
             self.key = key
 
+    # on_mount focuses the list's table: Textual's own auto focus took the first focusable widget (a filter's
+    # Select) first, and its focus and blur restyled the Select's widgets twice on every first page
+    AUTO_FOCUS = ""
     NAME: ClassVar[str] = ""
     TITLE: ClassVar[str] = ""
     COLUMNS: ClassVar[Sequence[ColumnSpec]] = ()
@@ -149,14 +152,23 @@ class ListDetailScreen(GatepostScreen):
                 # on every move, and a move on Regressions or Manifests cost twice one on Cases
                 yield LineDetail(id=f"{self.NAME}-lines")
 
+    # the list and the detail, found once: composed with the screen and never replaced (a move asked for each
+    # several times, each a walk of the screen's widgets)
+    _detail_widget: LineDetail | None = None
+    _list_widget: PagedList | None = None
+
     @property
     def lines(self) -> LineDetail:
         """The detail pane's one widget, which `render_detail` draws the item into."""
-        return self.query_one(f"#{self.NAME}-lines", LineDetail)
+        if self._detail_widget is None:
+            self._detail_widget = self.query_one(f"#{self.NAME}-lines", LineDetail)
+        return self._detail_widget
 
     @property
     def paged(self) -> PagedList:
-        return self.query_one(f"#{self.NAME}-list", PagedList)
+        if self._list_widget is None:
+            self._list_widget = self.query_one(f"#{self.NAME}-list", PagedList)
+        return self._list_widget
 
     def on_mount(self) -> None:
         self.render_title()

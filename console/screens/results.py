@@ -219,6 +219,7 @@ class ResultsScreen(GatepostScreen):
             self.task_id, self.outputs, self.sides = task_id, outputs, sides
 
     TITLE = "Results"  # the header names the screen, as on the list screens
+    AUTO_FOCUS = ""  # on_mount focuses the runs' table (see ListDetailScreen.AUTO_FOCUS)
     # the demo's newest run and two older runs of the same suite's tasks (rows 1, 7 and 15), compared
     SCREENSHOT_STEPS = [("compare", ["space", *["down"] * 6, "space", *["down"] * 8, "space", "m"]),
                         ("add-to-suite", ["t", "S"]), ("pairwise", ["l", "home", "t", "home", "P"])]
