@@ -103,6 +103,7 @@ class Queue:
         self.refused: Text | None = None  # why the queue could not be worked (a read-only store)
         self.timer: Timer | None = None
         self._cache: tuple[int, str, QueueState] | None = None  # (change_seq, queue, the queue then)
+        self._bars: list[QueueBar] | None = None  # the screen's bar, found once (composed with it, never replaced)
 
     # --- what it is -----------------------------------------------------------------------------
     @property
@@ -132,10 +133,20 @@ class Queue:
         return state
 
     # --- the bar --------------------------------------------------------------------------------
+    def bars(self) -> list[QueueBar]:
+        """The screen's queue bar (none before it is composed): looked for on every item shown, a walk of the
+        screen's widgets each time."""
+        if self._bars is None:
+            found = list(self.screen.query(QueueBar))
+            if not found:
+                return []
+            self._bars = found
+        return self._bars
+
     def render(self) -> None:
         """Redraw the bar: progress (or how many wait and how to start) and who holds the item shown."""
         screen = self.screen
-        bars = list(screen.query(QueueBar))
+        bars = self.bars()
         qs = self.state
         if not bars or qs is None:
             return
@@ -292,7 +303,7 @@ class Queue:
         text.append_text(literal(f": {done} decided, no {self.label} left for you.{held} "
                                  f"{self.screen.WORK.empty_hint}"))
         self.ended = text
-        for bar in self.screen.query(QueueBar):
+        for bar in self.bars():
             bar.show(progress=text, holding=Text())
         self.screen.notify(f"Queue empty: no {self.label} left for you. {self.screen.WORK.empty_hint}", title="Done")
 
