@@ -26,6 +26,7 @@ class AuditScreen(GatepostScreen):
     """Filter by actor and by kind of event; `/` searches subjects, kinds and notes."""
 
     TITLE = "Audit log"  # the header names the screen, as on the list screens
+    AUTO_FOCUS = ""  # on_mount focuses the list's table (see ListDetailScreen.AUTO_FOCUS)
 
     DEFAULT_CSS = """
     AuditScreen .filters Select { width: 1fr; }

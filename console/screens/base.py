@@ -62,9 +62,12 @@ class GatepostScreen(Screen[Any]):
     def first_page_drawn(self) -> None:
         """Once its first page is in: what it made lives as long as the console."""
 
+    _lists = False  # it shows a PagedList (composed with it: asked on every check of the `/` binding)
+
     @on(events.Mount)
     def _mounted(self) -> None:
-        self.hold_first_frame(bool(self.query(PagedList)))
+        self._lists = bool(self.query(PagedList))
+        self.hold_first_frame(self._lists)
 
     # --- layout: the list pane takes what its columns need, up to half the width -----------------
     def fit_list_panes(self) -> None:
@@ -116,7 +119,7 @@ class GatepostScreen(Screen[Any]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "search":  # `/` only where there is a list to search: not in help, not answered "nothing"
-            return bool(self.query(PagedList))
+            return self._lists
         return True
 
     def action_search(self) -> None:

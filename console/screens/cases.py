@@ -68,6 +68,7 @@ class CasesScreen(DecisionScreen):
     def __init__(self) -> None:
         super().__init__()
         self._strips: dict[str, tuple[list[str], list[str]]] = {}
+        self._marks_drawn: dict[tuple[Any, ...], tuple[Text, Text, Text]] = {}  # _marks, by what they show
 
     # --- layout -------------------------------------------------------------------------
 
@@ -78,16 +79,29 @@ class CasesScreen(DecisionScreen):
         return self.mark_rows(db, [(r["id"], self._cells(r)) for r in rows]), total
 
     def _cells(self, r: cases_mod.CaseRow) -> list[Any]:
-        order, derived = self._claim_layout(r["protocol"])
-        if r["outcome"]:
-            status = Text(r["outcome"], style={"kept": "green", "rejected": "red"}.get(r["outcome"], "cyan"))
-        elif r["needs_decision"]:
-            status = Text("open ◆", style="bold")  # a reviewer can decide it now
-        else:
-            status = Text("open")
-        supported = Text().join(symbol(r["claims"].get(name)) for name in order if name in derived)
-        return [literal(one_line(r["id"], 16)), supported, literal(short(r["current_revision"], 6)), claim_strip(r["claims"], order, derived), status,
+        status, supported, strip = self._marks(r)
+        return [literal(one_line(r["id"], 16)), supported, literal(short(r["current_revision"], 6)), strip, status,
                 literal(one_line(r["title"], 120))]
+
+    def _marks(self, r: cases_mod.CaseRow) -> tuple[Text, Text, Text]:
+        """A row's status and claim marks. A page's cases share a few patterns of claims and statuses: each is
+        drawn once and its Texts shared by the rows (no cell is changed in place: a marker makes a new one)."""
+        order, derived = self._claim_layout(r["protocol"])
+        claims = r["claims"]
+        key = (r["protocol"], r["outcome"], bool(r["needs_decision"]), tuple(claims.get(name) for name in order))
+        marks = self._marks_drawn.get(key)
+        if marks is None:
+            if r["outcome"]:
+                status = Text(r["outcome"], style={"kept": "green", "rejected": "red"}.get(r["outcome"], "cyan"))
+            elif r["needs_decision"]:
+                status = Text("open ◆", style="bold")  # a reviewer can decide it now
+            else:
+                status = Text("open")
+            supported = Text().join(symbol(claims.get(name)) for name in order if name in derived)
+            if len(self._marks_drawn) >= 4096:
+                self._marks_drawn.clear()
+            marks = self._marks_drawn[key] = (status, supported, claim_strip(claims, order, derived))
+        return marks
 
     def _claim_layout(self, ref: str) -> tuple[list[str], list[str]]:
         if ref not in self._strips:

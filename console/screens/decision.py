@@ -288,7 +288,8 @@ class DecisionScreen(ListDetailScreen):
         self.verdicts = read.verdicts if read else {}
         self.holder = read.holder if read else None
         self.looked = self._looked(key, read) if key and read else Text()
-        if read and read.queue is not None:
+        # a queue counted (not worked when read) never replaces the listed one a queue being worked reads
+        if read and read.queue is not None and (read.queue.listed or not self.queue.active):
             self.queue.state = read.queue
         self.lines.tail = thread_blocks(read.comments) if read and read.detail is not None else []
         super()._apply_detail(key, read.detail if read else None)

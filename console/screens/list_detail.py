@@ -30,6 +30,7 @@ from textual.worker import Worker, get_current_worker
 from gatepost.keymap import bound, key_for
 from gatepost.safe import literal
 from gatepost.screens.base import GatepostScreen
+from gatepost.screens.reads import Read
 from gatepost.widgets.line_detail import LineDetail
 from gatepost.widgets.paged_list import ColumnSpec, PagedList, Row
 
@@ -56,23 +57,16 @@ class Filter:
 class ListDetailScreen(GatepostScreen):
     """List + detail, read in workers; see the module docstring for what a screen configures."""
 
-    class DetailRead(Message):
+    class DetailRead(Read):
         """What the detail worker read for `key`, posted to the screen from the worker's thread. Only a read
         that answers the screen's newest request is drawn: it replaces the reads waiting before it, and an
         older one is dropped (the person moved on, or the item was asked for again, while it was read)."""
 
-        bubble = False
+        WAITING = "_reading"
 
         def __init__(self, screen: "ListDetailScreen", worker: Worker[None], key: str | None, detail: Any) -> None:
-            super().__init__()
-            self.screen, self.worker, self.key, self.detail = screen, worker, key, detail
-
-        def newest(self) -> bool:
-            """This read answers the screen's newest request (Textual's worker for it, not a counter)."""
-            return self.worker is self.screen._reading
-
-        def can_replace(self, message: Message) -> bool:
-            return isinstance(message, ListDetailScreen.DetailRead) and message.newest()
+            super().__init__(screen, worker)
+            self.key, self.detail = key, detail
 
     class DetailShown(Message):
         """The detail pane now shows `key` (None: nothing); stale reads never post it."""
@@ -83,6 +77,9 @@ class ListDetailScreen(GatepostScreen):
             super().__init__()
             self.key = key
 
+    # on_mount focuses the list's table: Textual's own auto focus took the first focusable widget (a filter's
+    # Select) first, and its focus and blur restyled the Select's widgets twice on every first page
+    AUTO_FOCUS = ""
     NAME: ClassVar[str] = ""
     TITLE: ClassVar[str] = ""
     COLUMNS: ClassVar[Sequence[ColumnSpec]] = ()
@@ -155,14 +152,23 @@ class ListDetailScreen(GatepostScreen):
                 # on every move, and a move on Regressions or Manifests cost twice one on Cases
                 yield LineDetail(id=f"{self.NAME}-lines")
 
+    # the list and the detail, found once: composed with the screen and never replaced (a move asked for each
+    # several times, each a walk of the screen's widgets)
+    _detail_widget: LineDetail | None = None
+    _list_widget: PagedList | None = None
+
     @property
     def lines(self) -> LineDetail:
         """The detail pane's one widget, which `render_detail` draws the item into."""
-        return self.query_one(f"#{self.NAME}-lines", LineDetail)
+        if self._detail_widget is None:
+            self._detail_widget = self.query_one(f"#{self.NAME}-lines", LineDetail)
+        return self._detail_widget
 
     @property
     def paged(self) -> PagedList:
-        return self.query_one(f"#{self.NAME}-list", PagedList)
+        if self._list_widget is None:
+            self._list_widget = self.query_one(f"#{self.NAME}-list", PagedList)
+        return self._list_widget
 
     def on_mount(self) -> None:
         self.render_title()

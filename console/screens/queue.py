@@ -17,7 +17,7 @@ from gatepost.keymap import key_for
 from gatepost.safe import literal, one_line
 from gatepost.store.glyphs import FAIL, HELD, PASS
 from gatepost.store.kernel import ConflictError, GatepostError, Lease, leases, transaction
-from gatepost.store.views import QUEUES, QueueState, change_seq, queue_state
+from gatepost.store.views import QUEUES, QueueState, change_seq, queue_count, queue_state
 from gatepost.widgets.queue_bar import QueueBar, until
 
 RENEW_EVERY = 300.0  # seconds: a 15-minute lease renewed every 5 minutes while the item stays open
@@ -103,6 +103,7 @@ class Queue:
         self.refused: Text | None = None  # why the queue could not be worked (a read-only store)
         self.timer: Timer | None = None
         self._cache: tuple[int, str, QueueState] | None = None  # (change_seq, queue, the queue then)
+        self._bars: list[QueueBar] | None = None  # the screen's bar, found once (composed with it, never replaced)
 
     # --- what it is -----------------------------------------------------------------------------
     @property
@@ -124,18 +125,29 @@ class Queue:
         a cursor move, even with the seen mark it writes, does not move it), and on 10,000 cases it was the
         costliest read of a move."""
         version, name = change_seq(db), self.screen.WORK.name  # Cases switches between two queues
+        listed = self.active  # worked, the bar says where the item is in it; otherwise only how many wait
         cached = self._cache
-        if cached is not None and cached[:2] == (version, name):
+        if cached is not None and cached[:2] == (version, name) and cached[2].listed == listed:
             return cached[2]
-        state = queue_state(db, name, self.screen.person)
+        state = (queue_state if listed else queue_count)(db, name, self.screen.person)
         self._cache = (version, name, state)
         return state
 
     # --- the bar --------------------------------------------------------------------------------
+    def bars(self) -> list[QueueBar]:
+        """The screen's queue bar (none before it is composed): looked for on every item shown, a walk of the
+        screen's widgets each time."""
+        if self._bars is None:
+            found = list(self.screen.query(QueueBar))
+            if not found:
+                return []
+            self._bars = found
+        return self._bars
+
     def render(self) -> None:
         """Redraw the bar: progress (or how many wait and how to start) and who holds the item shown."""
         screen = self.screen
-        bars = list(screen.query(QueueBar))
+        bars = self.bars()
         qs = self.state
         if not bars or qs is None:
             return
@@ -157,13 +169,13 @@ class Queue:
             bar.remove_class("-working")
             if not self.capabilities_held():
                 # nobody's queue: an unknown name, a producer or a person without these capabilities browses
-                text.append_text(literal(f"{self.label}: {len(qs.keys) or 'none'} waiting{held} · "
+                text.append_text(literal(f"{self.label}: {qs.waiting or 'none'} waiting{held} · "
                                          f"{screen.person} holds none of {', '.join(self.capabilities())}: "
                                          "browsing only", style="dim"))
-            elif qs.keys:
+            elif qs.waiting:
                 self.ended = None
                 text.append(self._k("queue.work", "w"), style="bold")
-                text.append_text(literal(f" work the queue · {self.label}: {len(qs.keys)} for you{held}"))
+                text.append_text(literal(f" work the queue · {self.label}: {qs.waiting} for you{held}"))
             elif self.ended is not None:
                 text = self.ended
             else:
@@ -292,7 +304,7 @@ class Queue:
         text.append_text(literal(f": {done} decided, no {self.label} left for you.{held} "
                                  f"{self.screen.WORK.empty_hint}"))
         self.ended = text
-        for bar in self.screen.query(QueueBar):
+        for bar in self.bars():
             bar.show(progress=text, holding=Text())
         self.screen.notify(f"Queue empty: no {self.label} left for you. {self.screen.WORK.empty_hint}", title="Done")
 

@@ -11,10 +11,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Select, Static
-from textual.worker import get_current_worker
+from textual.worker import Worker, get_current_worker
 
 from gatepost.safe import literal, one_line
 from gatepost.screens.base import GatepostScreen
+from gatepost.screens.reads import Read
 from gatepost.store.discussion import thread
 from gatepost.store.evaluation import (
     RunDetail,
@@ -172,9 +173,53 @@ def attempts_cell(task: TaskRow) -> Text:
 
 
 class ResultsScreen(GatepostScreen):
-    """Enter on a run goes to its tasks; moving through the tasks shows each task's two outputs and their diff."""
+    """Enter on a run goes to its tasks; moving through the tasks shows each task's two outputs and their diff.
+
+    Its reads come back as `Read` messages (gatepost.screens.reads), as every screen's do: a run (the first page of
+    runs with its first run, or one run) answers `_run_reading`, its statistics `_figures_reading`, a task's outputs
+    `_task_reading`; a read whose worker is no longer the one waited on is dropped."""
+
+    class FirstRead(Read):
+        """The first page of runs and the run the cursor lands on, read together (_read_first)."""
+
+        WAITING = "_run_reading"
+
+        def __init__(self, screen: "ResultsScreen", worker: Worker[None], rows: list[Row], total: int, asked: int,
+                     view: RunView) -> None:
+            super().__init__(screen, worker)
+            self.rows, self.total, self.asked, self.view = rows, total, asked, view
+
+    class RunRead(Read):
+        """One run, with its first page of tasks and the outputs of the task the cursor lands on (_read_run)."""
+
+        WAITING = "_run_reading"
+
+        def __init__(self, screen: "ResultsScreen", worker: Worker[None], view: RunView) -> None:
+            super().__init__(screen, worker)
+            self.view = view
+
+    class FiguresRead(Read):
+        """A run's statistics, read once its rows are drawn (_read_figures)."""
+
+        WAITING = "_figures_reading"
+
+        def __init__(self, screen: "ResultsScreen", worker: Worker[None], run: RunDetail,
+                     figures: dict[str, Any] | None) -> None:
+            super().__init__(screen, worker)
+            self.run, self.figures = run, figures
+
+    class TaskRead(Read):
+        """A task's two outputs (and its attempts while they are shown) (_read_task)."""
+
+        WAITING = "_task_reading"
+
+        def __init__(self, screen: "ResultsScreen", worker: Worker[None], task_id: str | None,
+                     outputs: dict[str, Any] | None, sides: dict[str, Any] | None) -> None:
+            super().__init__(screen, worker)
+            self.task_id, self.outputs, self.sides = task_id, outputs, sides
 
     TITLE = "Results"  # the header names the screen, as on the list screens
+    AUTO_FOCUS = ""  # on_mount focuses the runs' table (see ListDetailScreen.AUTO_FOCUS)
     # the demo's newest run and two older runs of the same suite's tasks (rows 1, 7 and 15), compared
     SCREENSHOT_STEPS = [("compare", ["space", *["down"] * 6, "space", *["down"] * 8, "space", "m"]),
                         ("add-to-suite", ["t", "S"]), ("pairwise", ["l", "home", "t", "home", "P"])]
@@ -221,9 +266,13 @@ class ResultsScreen(GatepostScreen):
         self._figures: dict[str, Any] | None = None  # the run's intervals, paired delta and flaky tasks
         self.flaky_only = False
         self._flaky: set[str] = set()  # the run's flaky tasks (run_statistics)
-        self._figures_pending: tuple[int, RunDetail] | None = None  # read once the run's rows are up
+        self._figures_pending: RunDetail | None = None  # the run drawn: its statistics are read once its rows are up
+        self._run_drawn: RunDetail | None = None  # the run drawn last (each read of it a new one)
         self._run_wanted: str | None = None  # the run being read (the cursor's), drawn when it arrives
-        self._generation = {"run": 0, "task": 0}  # of the newest read of each kind: older results are dropped
+        # the newest request of each kind of read (gatepost.screens.reads): what another worker read is dropped
+        self._run_reading: Worker[None] | None = None
+        self._figures_reading: Worker[None] | None = None
+        self._task_reading: Worker[None] | None = None
         self._drawn: tuple[str | None, str | None] | None = None  # (run, task) whose outputs are shown
         self.marked_runs: list[str] = []  # marked with Space, in order: the first is the baseline of `m`
         self._trend: tuple[dict[str, Any], ...] = ()
@@ -256,10 +305,10 @@ class ResultsScreen(GatepostScreen):
         self._title()
         runs = self.query_one("#results-list", PagedList)
         self.set_focus(runs.table)  # at once (see ListDetailScreen.on_mount)
-        self._read_first(self._generation["run"], runs.asked, self.query_one("#run-tasks", PagedList).asked)
+        self._run_reading = self._read_first(runs.asked, self.query_one("#run-tasks", PagedList).asked)
 
     @work(thread=True, exclusive=True, group="run")
-    def _read_first(self, generation: int, runs_asked: int, tasks_asked: int) -> None:
+    def _read_first(self, runs_asked: int, tasks_asked: int) -> None:
         """The first page of runs and the run the cursor lands on (its first), read together and drawn together:
         read one after the other, each was laid out and drawn on its own (the run's head, its tasks, the task's
         outputs: four layouts and frames for a first page)."""
@@ -269,16 +318,18 @@ class ResultsScreen(GatepostScreen):
             view = self._read_view(db, rows[0][0], "", None, tasks_asked, flaky_only=False, attempts=False) \
                 if rows else RunView(tasks_asked)
         if not worker.is_cancelled:
-            self.app.call_from_thread(self._first_arrived, generation, rows, total, runs_asked, view)
+            self.post_message(self.FirstRead(self, worker, rows, total, runs_asked, view))
 
-    def _first_arrived(self, generation: int, rows: list[Row], total: int, asked: int, view: RunView) -> None:
+    @on(FirstRead)
+    def _first_arrived(self, event: FirstRead) -> None:
         runs = self.query_one("#results-list", PagedList)
-        if generation != self._generation["run"] or not runs.apply_page(rows, total, asked=asked):
+        if not event.newest() or not runs.apply_page(event.rows, event.total, asked=event.asked):
             return  # the list was asked for again (a filter, a search, a link) or a run shown: theirs is newer
+        self._run_reading = None  # answered
         self._run_wanted = runs.current_key  # its announcement (Highlighted) finds it drawn
-        self._generation["run"] += 1
+        view = event.view
         if self._run_wanted == (view.run["id"] if view.run else None):
-            self._run_arrived(self._generation["run"], view)
+            self._run_arrived(view)
         else:
             self.show_run(self._run_wanted)
 
@@ -417,17 +468,17 @@ class ResultsScreen(GatepostScreen):
     def show_run(self, run_id: str | None) -> None:
         """Read the run in a worker (its statistics read every task: never on the event loop), then draw it."""
         self._run_wanted = run_id
-        self._generation["run"] += 1
         tasks = self.query_one("#run-tasks", PagedList)
-        if run_id is None:  # nothing to read
-            self._run_arrived(self._generation["run"], RunView(tasks.asked))
+        if run_id is None:  # nothing to read; a read under way is of a run left
+            self._run_reading = None
+            self._run_arrived(RunView(tasks.asked))
             return
-        self._read_run(self._generation["run"], run_id, tasks.search_text, tasks.current_key, tasks.asked,
-                       self.flaky_only, self._expanded is not None)
+        self._run_reading = self._read_run(run_id, tasks.search_text, tasks.current_key, tasks.asked,
+                                           self.flaky_only, self._expanded is not None)
 
     @work(thread=True, exclusive=True, group="run")
-    def _read_run(self, generation: int, run_id: str, search: str, keep_task: str | None, asked: int,
-                  flaky_only: bool, attempts: bool) -> None:
+    def _read_run(self, run_id: str, search: str, keep_task: str | None, asked: int, flaky_only: bool,
+                  attempts: bool) -> None:
         worker = get_current_worker()
         with self.gp_app.reading() as db:
             if worker.is_cancelled:
@@ -435,7 +486,12 @@ class ResultsScreen(GatepostScreen):
             view = self._read_view(db, run_id, search, keep_task, asked, flaky_only=flaky_only, attempts=attempts)
             if worker.is_cancelled:
                 return
-        self.app.call_from_thread(self._run_arrived, generation, view)
+        self.post_message(self.RunRead(self, worker, view))
+
+    @on(RunRead)
+    def _run_read(self, event: RunRead) -> None:
+        if event.newest():  # else the cursor moved on while this run was read
+            self._run_arrived(event.view)
 
     def _read_view(self, db: Any, run_id: str, search: str, keep_task: str | None, asked: int, *, flaky_only: bool,
                    attempts: bool) -> RunView:
@@ -459,11 +515,15 @@ class ResultsScreen(GatepostScreen):
         """The run's first rows are loaded: once they are painted, its statistics (read while the rows load and
         paint, they slowed them 2x on a run of 100,000 tasks, the two sharing two cores and the GIL)."""
         pending, self._figures_pending = self._figures_pending, None
-        if pending is not None and pending[0] == self._generation["run"]:
-            self.after_painted(self._read_figures, *pending)
+        if pending is not None:
+            self.after_painted(self._ask_figures, pending)
+
+    def _ask_figures(self, run: RunDetail) -> None:
+        if run is self._run_drawn:  # else another run (or this one read again) was drawn meanwhile
+            self._figures_reading = self._read_figures(run)
 
     @work(thread=True, exclusive=True, group="figures")
-    def _read_figures(self, generation: int, run: RunDetail) -> None:
+    def _read_figures(self, run: RunDetail) -> None:
         """The run's statistics, on their own connection: a page read meanwhile never queues behind them."""
         worker = get_current_worker()
         try:
@@ -474,22 +534,24 @@ class ResultsScreen(GatepostScreen):
                 return  # the app quit during the read and interrupted it: nothing is left to draw
             raise
         if not worker.is_cancelled:
-            self.app.call_from_thread(self._figures_arrived, generation, run, figures)
+            self.post_message(self.FiguresRead(self, worker, run, figures))
 
-    def _figures_arrived(self, generation: int, run: RunDetail, figures: dict[str, Any] | None) -> None:
-        if generation != self._generation["run"] or self.gp_app.closing or not self.is_attached:
+    @on(FiguresRead)
+    def _figures_arrived(self, event: FiguresRead) -> None:
+        if not event.newest() or self.gp_app.closing or not self.is_attached:
             return  # another run shown since, or the app quit as they arrived: its widgets may be gone
+        run, figures = event.run, event.figures
         self._figures = figures
         self._flaky = {f["task_id"] for f in (figures or {}).get("flaky", [])}
         put(self.query_one("#run-head", Static), self._head(run))  # in the lines kept for them: no layout
         if self._flaky or self.flaky_only:  # the flaky marks (and the "flaky only" list) come with them
             self.query_one("#run-tasks", PagedList).reload()
 
-    def _run_arrived(self, generation: int, view: RunView) -> None:
+    def _run_arrived(self, view: RunView) -> None:
         """Draw the run, its tasks and the outputs of the task the cursor is on, all at once."""
-        if generation != self._generation["run"]:
-            return  # the cursor moved on while this run was read
         run = view.run
+        self._run_drawn = run
+        self._figures_reading = None  # statistics read under way are of the run drawn before
         self.run_id = run["id"] if run else None
         self._counts = view.counts
         self._previous = view.previous  # the run this one is compared with
@@ -497,14 +559,14 @@ class ResultsScreen(GatepostScreen):
         self._figures, self._flaky = None, set()  # the run's statistics follow its rows (_tasks_loaded)
         put(self.query_one("#run-head", Static), self._head(run, reading=True) if run else literal("No run selected."))
         tasks = self.query_one("#run-tasks", PagedList)
-        self._figures_pending = (generation, run) if run else None
+        self._figures_pending = run
         self._drawn = None
         if not tasks.apply_page(list(view.rows), view.total, asked=view.asked):
             tasks.page_offset = 0  # a search of the tasks began meanwhile: read again, for this run
             tasks.reload()
         self.refresh_bindings_if_changed()
         if tasks.current_key == view.task_id and tasks.loaded:  # else the cursor's row is read when announced
-            self._generation["task"] += 1  # a task read under way is of the run left
+            self._task_reading = None  # a task read under way is of the run left
             self.task_id = view.task_id
             if self._expanded is not None:
                 self._expanded = view.task_id
@@ -746,11 +808,10 @@ class ResultsScreen(GatepostScreen):
         self._drawn = None
         if self._expanded is not None:  # the attempts panel follows the cursor while it is open
             self._expanded = task_id
-        self._generation["task"] += 1
-        self._read_task(self._generation["task"], self.run_id, task_id, self._expanded is not None)
+        self._task_reading = self._read_task(self.run_id, task_id, self._expanded is not None)
 
     @work(thread=True, exclusive=True, group="task")
-    def _read_task(self, generation: int, run_id: str | None, task_id: str | None, attempts: bool) -> None:
+    def _read_task(self, run_id: str | None, task_id: str | None, attempts: bool) -> None:
         worker = get_current_worker()
         outputs: dict[str, Any] | None = None
         sides: dict[str, Any] | None = None
@@ -761,13 +822,12 @@ class ResultsScreen(GatepostScreen):
                 outputs = task_outputs(db, run_id, task_id)
                 sides = task_attempts(db, run_id, task_id) if attempts else None
         if not worker.is_cancelled:
-            self.app.call_from_thread(self._task_arrived, generation, task_id, outputs, sides)
+            self.post_message(self.TaskRead(self, worker, task_id, outputs, sides))
 
-    def _task_arrived(self, generation: int, task_id: str | None, outputs: dict[str, Any] | None,
-                      sides: dict[str, Any] | None) -> None:
-        if generation != self._generation["task"]:
-            return  # the cursor moved on while this task was read
-        self._draw_task(task_id, outputs, sides)
+    @on(TaskRead)
+    def _task_arrived(self, event: TaskRead) -> None:
+        if event.newest():  # else the cursor moved on while this task was read
+            self._draw_task(event.task_id, event.outputs, event.sides)
 
     def _draw_task(self, task_id: str | None, outputs: dict[str, Any] | None, sides: dict[str, Any] | None) -> None:
         """The task's two outputs side by side and their diff (and its attempts while they are shown)."""

@@ -68,6 +68,9 @@ class KeyFooter(KeyBar):
     KeyFooter > .key-footer--key { color: $footer-key-foreground; text-style: bold; }
     """
 
+    _entries: list[Text] | None = None  # what entries() read from the screen's bindings, until they change
+    _looking = False  # a look at the bindings is queued (_bindings_changed)
+
     def on_mount(self) -> None:
         self.auto_links = False  # clickable entries, drawn as keys (not underlined as links)
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
@@ -76,8 +79,18 @@ class KeyFooter(KeyBar):
         self.screen.bindings_updated_signal.unsubscribe(self)
 
     def _bindings_changed(self, _screen: Any) -> None:
+        """The screen's bindings may have changed: looked at once the signals of this turn are in (a screen
+        switch, a focus and a detail shown each send one, a first page eight; each look walked the screen's
+        active bindings)."""
+        self._entries = None
+        if not self._looking:
+            self._looking = True
+            self.call_later(self._look)
+
+    def _look(self) -> None:
         """Redrawn when what it shows changed, laid out (with the whole screen) only when its height did: the
         signal comes on every screen switch and most of the time nothing changed."""
+        self._looking = False
         entries = self.entries()
         shown = [(e.plain, tuple(e.spans), e.style) for e in entries]
         if shown == getattr(self, "_shown", None):
@@ -89,7 +102,18 @@ class KeyFooter(KeyBar):
         else:
             self.refresh()
 
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._entries = None  # the key's style is the theme's
+
     def entries(self) -> list[Text]:
+        """The entries, read from the screen's active bindings once until they change (each layout and each
+        render asks for them)."""
+        if self._entries is None:
+            self._entries = self._read_entries()
+        return self._entries
+
+    def _read_entries(self) -> list[Text]:
         key_style = self.get_component_rich_style("key-footer--key", partial=True)
         out: list[Text] = []
         seen: set[str] = set()

@@ -146,11 +146,20 @@ def count_events(db: Database, *, actor: str | None = None, kind: str | None = N
     return count
 
 
+def _distinct(column: str) -> str:
+    """The distinct non-null values of an indexed column of events, in order, one index seek each (each the least
+    value above the one before): SELECT DISTINCT walked the whole index, 11 ms a column at 300,000 events, on
+    every open of the Audit screen, for a handful of values."""
+    return (f"WITH RECURSIVE found(v) AS (SELECT MIN({column}) FROM events UNION ALL "
+            f"SELECT (SELECT MIN({column}) FROM events WHERE {column} > found.v) FROM found WHERE found.v IS NOT NULL) "
+            "SELECT v FROM found WHERE v IS NOT NULL")
+
+
 def event_kinds(db: Database) -> list[str]:
     """The distinct kinds of event in the store, for the audit log's filter."""
-    return [r[0] for r in db.execute("SELECT DISTINCT kind FROM events ORDER BY kind").fetchall()]
+    return [r[0] for r in db.execute(_distinct("kind")).fetchall()]
 
 
 def event_actors(db: Database) -> list[str]:
-    return [r[0] for r in db.execute(
-        "SELECT DISTINCT actor FROM events WHERE actor IS NOT NULL ORDER BY actor").fetchall()]
+    """The distinct actors of the store's events (none for an event without one), for the audit log's filter."""
+    return [r[0] for r in db.execute(_distinct("actor")).fetchall()]

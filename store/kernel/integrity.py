@@ -8,6 +8,7 @@ one line naming the store and what to do, exit 2, instead of a traceback.
 """
 
 import errno
+import functools
 import json
 import os
 import re
@@ -22,6 +23,9 @@ from .errors import StoreError
 from .schema import RECORD_TABLES, append_only_triggers, trigger_sql
 
 _checked: "weakref.WeakSet[Database]" = weakref.WeakSet()
+# the schema's version at which a connection last found every append-only trigger in place: any trigger dropped,
+# added or changed since (by any connection or process) changes it, and the triggers are read again
+_triggers_seen: "weakref.WeakKeyDictionary[Database, int]" = weakref.WeakKeyDictionary()
 _files: "weakref.WeakKeyDictionary[Database, tuple[str, int, int]]" = weakref.WeakKeyDictionary()
 
 
@@ -78,6 +82,12 @@ def store_file(db: Database) -> str:
 
 def expected_triggers() -> dict[str, str]:
     """The triggers that make the record tables append-only: name -> their SQL, normalised."""
+    return dict(_expected_triggers())
+
+
+@functools.cache
+def _expected_triggers() -> dict[str, str]:
+    """expected_triggers, normalised once a process (each is four regular-expression passes over its SQL)."""
     return {f"{table}_no_{verb.lower()}": normalised_trigger(trigger_sql(table, verb))
             for table in RECORD_TABLES for verb in ("UPDATE", "DELETE")}
 
@@ -100,7 +110,7 @@ def missing_triggers(db: Database) -> list[str]:
     compared by their SQL, not by name."""
     present = {normalised_trigger(r[0] or "") for r in
                db.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger'").fetchall()}
-    return sorted(name for name, sql in expected_triggers().items() if sql not in present)
+    return sorted(name for name, sql in _expected_triggers().items() if sql not in present)
 
 
 def damaged(db: Database) -> str | None:
@@ -133,10 +143,15 @@ def check_before_first_write(db: Database, *, scan: bool = True) -> None:
             problem = str(exc)
         if problem is not None:
             raise StoreError(f"{path}: damaged ({problem}); nothing was written; {recover_hint(path)}")
-    missing = missing_triggers(db)
-    if missing:
-        raise StoreError(f"{path}: refused: integrity: append-only triggers are missing ({', '.join(missing)}), "
-                         "so records may have been edited by hand; run `gatepost verify` before writing")
+    # a rehearsal (scan False) comes before every item the console shows, six to an item: the triggers are read
+    # again only when the schema changed since this connection last found them all
+    version = int(db.execute("PRAGMA schema_version").fetchone()[0])
+    if _triggers_seen.get(db) != version:
+        missing = missing_triggers(db)
+        if missing:
+            raise StoreError(f"{path}: refused: integrity: append-only triggers are missing ({', '.join(missing)}), "
+                             "so records may have been edited by hand; run `gatepost verify` before writing")
+        _triggers_seen[db] = version
     if scan:
         _checked.add(db)
 
@@ -163,12 +178,14 @@ def restore_triggers(db: Database, *, actor: str | None) -> list[str]:
             return []
         raise
     _checked.discard(db)
+    _triggers_seen.pop(db, None)
     return missing
 
 
 def forget_checked(db: Database) -> None:
     """Check again before the next write (after verify restored the triggers, say)."""
     _checked.discard(db)
+    _triggers_seen.pop(db, None)
 
 
 def _no_space_left(path: str) -> bool:

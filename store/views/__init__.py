@@ -34,6 +34,7 @@ from .queues import (
     QUEUES,
     QueueSpec,
     QueueState,
+    queue_count,
     queue_state,
 )
 from .regressions import (
@@ -108,6 +109,7 @@ __all__ = [
     "counts",
     "data_version",
     "find",
+    "queue_count",
     "queue_state",
     "regression_changes",
     "regressions_report",

@@ -1,8 +1,11 @@
 """Layout that uses the terminal (issue 15 item 4): columns fit, lesser ones go first, footers wrap,
 dialogs fit; and the Results/Manifests content of item 8. Headless on the demo store, clock frozen."""
 
+import sys
+
 import pytest
 from rich.text import Text
+from textual.screen import Screen
 from textual.widgets import Button, Label, Static
 
 from gatepost.app import GatepostApp
@@ -225,3 +228,33 @@ async def test_a_manifest_draft_compares_assertions_above_the_yaml(demo_here):
         assert "Assertions (active v1 → draft)" in shown and "− max_words" in shown and "dropped" in shown
         drawn = detail.drawn()
         assert drawn.index(shown.splitlines()[0]) < drawn.index("Diff (active → draft)")
+
+
+async def test_the_footer_reads_the_screens_bindings_once_for_the_signals_of_a_turn(demo_here, monkeypatch):
+    """A first page sends the bindings' signal eight times and lays the footer out and draws it: each time the
+    footer walked the screen's active bindings. They are read once for the signals of one turn and kept until
+    the next, and the footer still shows what the bindings are once the detail is in."""
+    reads = []
+    active = Screen.active_bindings
+
+    def counted(screen):
+        if any(f.f_code.co_filename.endswith("key_bar.py") for f in _frames()):
+            reads.append(1)
+        return active.fget(screen)
+
+    monkeypatch.setattr(Screen, "active_bindings", property(counted))
+    app = GatepostApp(demo_here, person="ana")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(pilot)
+        reads.clear()
+        await open_screen(pilot, "2")
+        assert len(reads) <= 6, f"the footer read the bindings {len(reads)} times for one switch"
+        footer = app.screen.query_one(KeyFooter)
+        assert "k Keep" in str(footer.render()) and "w Work queue" in str(footer.render())
+
+
+def _frames():
+    frame = sys._getframe(2)
+    while frame is not None:
+        yield frame
+        frame = frame.f_back

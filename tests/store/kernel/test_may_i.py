@@ -134,3 +134,27 @@ def test_a_rehearsal_leaves_the_damage_scan_to_the_act(demo_copy):
     with transaction(db):
         append_event(db, "note.added", actor="ana", subject_type="case", subject_id=case_id, payload={})
     assert any("quick_check" in s for s in statements), "the connection's first write did not scan the store"
+
+
+def test_a_rehearsal_reads_the_triggers_again_only_when_the_schema_changed(demo_copy):
+    """Every item the console shows rehearses its decisions (six for a case): the append-only triggers are read
+    from the schema once, and again only when it changed. A trigger dropped by another connection after a
+    rehearsal found them all is still refused, by the next rehearsal and by the act."""
+    db = open_store(demo_copy)
+    case_id = db.execute("SELECT id FROM cases WHERE status = 'open' ORDER BY id").fetchone()[0]
+    statements: list[str] = []
+    db.conn.set_trace_callback(statements.append)
+    flows.may(db, "case", case_id, actor="ana", seen_seq=last_seq(db, "case", case_id))
+    before = flows.may(db, "case", case_id, actor="ana", seen_seq=last_seq(db, "case", case_id))
+    allowed = [name for name, v in before.items() if v]
+    assert allowed, "nothing to rehearse up to its write"
+    reads = [s for s in statements if "sqlite_master" in s and "trigger" in s]
+    assert len(reads) == 1, f"the triggers were read {len(reads)} times for 12 rehearsals"
+    other = sqlite3.connect(demo_copy)
+    other.execute("DROP TRIGGER events_no_update")
+    other.commit()
+    other.close()
+    verdicts = flows.may(db, "case", case_id, actor="ana", seen_seq=last_seq(db, "case", case_id))
+    assert all(not verdicts[name] and "append-only triggers are missing (events_no_update)" in verdicts[name].why
+               for name in allowed)
+    db.close()
