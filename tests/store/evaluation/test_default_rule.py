@@ -16,7 +16,7 @@ from gatepost.store.kernel import add_actor, open_store
 from tests.conftest import run_gatepost
 from tests.evaluator_helpers import contains_task, executor, write_suite
 
-WORDS = [f"answer{i}" for i in range(80)]
+WORDS = [f"answer{i:02d}" for i in range(80)]  # one width: no answer is a substring of another
 KEEP_CLAIMS = ("tuning.improved", "result.reproducible", "heldout.not_regressed")
 
 
