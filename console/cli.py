@@ -5,7 +5,7 @@ COMMANDS names each top-level command's module, attribute and short help, so
 sqlite-utils, no store: see benchmarks/cli_startup.py). A command missing from
 the table does not exist; a wrong entry fails `tests/console/commands/test_cli_layer.py`, never
 silently. SUBCOMMANDS adds commands another module defines to a group (e.g.
-`case evaluate`).
+`case evaluate`), loaded the same way when it runs.
 """
 
 import importlib
@@ -78,31 +78,80 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "verify": ("gatepost.commands.verify", "verify",
                "Recompute the audit trail's hash chain and check every record and list against its events."),
 }
-# group name -> [(module, attribute)] of commands added to a group another module owns
-SUBCOMMANDS: dict[str, list[tuple[str, str]]] = {
-    "case": [("gatepost.commands.case_evaluate", "evaluate"), ("gatepost.commands.case_evaluate", "compare"),
-             ("gatepost.commands.loop_api", "case_new"),
-             ("gatepost.commands.loop_api", "case_wait"), ("gatepost.commands.loop_api", "case_applied")],
-    "proposal": [("gatepost.commands.loop_api", "proposal_applied")],
-    "suite": [("gatepost.commands.failures", "add_task")],
+# group name -> {subcommand: (module, attribute)} of commands added to a group another module owns; each is
+# imported only when it runs (`case list` never loads `case evaluate`'s modules), so such a group is a LazyGroup
+SUBCOMMANDS: dict[str, dict[str, tuple[str, str]]] = {
+    "case": {"evaluate": ("gatepost.commands.case_evaluate", "evaluate"),
+             "compare": ("gatepost.commands.case_evaluate", "compare"),
+             "new": ("gatepost.commands.loop_api", "case_new"),
+             "wait": ("gatepost.commands.loop_api", "case_wait"),
+             "applied": ("gatepost.commands.loop_api", "case_applied")},
+    "proposal": {"applied": ("gatepost.commands.loop_api", "proposal_applied")},
+    "suite": {"add-task": ("gatepost.commands.failures", "add_task")},
 }
 
 ERRORS_MODULE = "gatepost.store.kernel.errors"
 INTEGRITY_MODULE = "gatepost.store.kernel.integrity"
 
 
-def load_command(name: str) -> click.Command:
-    """Import the command `name` of COMMANDS, with the subcommands other modules add to it."""
-    module, attribute, _ = COMMANDS[name]
+def _imported(module: str, attribute: str) -> click.Command:
     command: object = getattr(importlib.import_module(module), attribute)
     if not isinstance(command, click.Command):
         raise TypeError(f"{module}.{attribute} is not a click command")
-    for sub_module, sub_attribute in SUBCOMMANDS.get(name, []):
-        sub = getattr(importlib.import_module(sub_module), sub_attribute)
-        if not isinstance(command, click.Group):
-            raise TypeError(f"{module}.{attribute} is not a group; cannot add {sub_module}.{sub_attribute}")
-        command.add_command(sub)
     return command
+
+
+def load_command(name: str) -> click.Command:
+    """Import the command `name` of COMMANDS; the subcommands other modules add to it load when they run."""
+    module, attribute, _ = COMMANDS[name]
+    command = _imported(module, attribute)
+    if name in SUBCOMMANDS:
+        if not isinstance(command, LazyGroup):
+            raise TypeError(f"{module}.{attribute} is not a LazyGroup; cannot add {sorted(SUBCOMMANDS[name])}")
+        command.lazy.update(SUBCOMMANDS[name])
+    return command
+
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported when one is asked for (click's documented LazyGroup pattern).
+
+    `lazy` names each such command's module and attribute; `commands` (every command, loaded) serves code
+    that walks the tree, such as `--help` of the group and the tests.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.lazy: dict[str, tuple[str, str]] = {}
+        self._loaded: dict[str, click.Command] = {}
+        super().__init__(*args, **kwargs)
+
+    @property  # type: ignore[override]
+    def commands(self) -> dict[str, click.Command]:
+        """Every command, loaded."""
+        for name in self.lazy:
+            self.get_command(None, name)  # type: ignore[arg-type]
+        return self._loaded
+
+    @commands.setter
+    def commands(self, value: dict[str, click.Command]) -> None:
+        self._loaded.update(value)
+
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        """Register a command already imported (a decorator beside the group) without loading the lazy ones."""
+        name = name or cmd.name
+        if name is None:
+            raise TypeError("Command has no name.")
+        self._loaded[name] = cmd
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(self.lazy) | set(self._loaded))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self._loaded and cmd_name in self.lazy:
+            self._loaded[cmd_name] = self.load(cmd_name)
+        return self._loaded.get(cmd_name)
+
+    def load(self, name: str) -> click.Command:
+        return _imported(*self.lazy[name])
 
 
 def _gatepost_error(exc: BaseException) -> int | None:
@@ -130,31 +179,15 @@ def _machine_error(exc: BaseException, ctx: click.Context) -> BaseException | No
     return integrity.machine_error(exc, path)  # type: ignore[no-any-return]
 
 
-class GatepostGroup(click.Group):
+class GatepostGroup(LazyGroup):
     """The top-level group: commands loaded on first use, and gatepost's errors as one line and an exit code."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self._loaded: dict[str, click.Command] = {}
         super().__init__(*args, **kwargs)
+        self.lazy.update({name: (module, attribute) for name, (module, attribute, _) in COMMANDS.items()})
 
-    @property  # type: ignore[override]
-    def commands(self) -> dict[str, click.Command]:
-        """Every command, loaded (for code that walks the tree, such as the help test)."""
-        for name in COMMANDS:
-            self.get_command(None, name)  # type: ignore[arg-type]
-        return self._loaded
-
-    @commands.setter
-    def commands(self, value: dict[str, click.Command]) -> None:
-        self._loaded.update(value)
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(set(COMMANDS) | set(self._loaded))
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in self._loaded and cmd_name in COMMANDS:
-            self._loaded[cmd_name] = load_command(cmd_name)
-        return self._loaded.get(cmd_name)
+    def load(self, name: str) -> click.Command:
+        return load_command(name)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The command list from the static table: `--help` imports no command module."""

@@ -5,6 +5,7 @@ import json
 import click
 
 from gatepost import output
+from gatepost.cli import LazyGroup
 from gatepost.commands._common import SEQ, as_option, echo_json, open_ctx_store, person
 from gatepost.store import cases as cases_mod
 from gatepost.store import flows, glyphs
@@ -13,7 +14,7 @@ from gatepost.store.protocol import Question, answers_text, parse_answer_options
 from gatepost.store.views import OUTCOMES
 
 
-@click.group()
+@click.group(cls=LazyGroup)  # its subcommands from other modules: gatepost.cli.SUBCOMMANDS
 def case() -> None:
     """Cases of eval.gated_change/1: a loop's candidate change, its evidence, and the decision on it."""
 

@@ -6,6 +6,7 @@ from typing import Any
 import click
 
 from gatepost import output
+from gatepost.cli import LazyGroup
 from gatepost.commands._common import as_option, echo_json, open_ctx_store, person
 from gatepost.store.kernel import InputError
 from gatepost.store.proposals import (
@@ -20,7 +21,7 @@ from gatepost.store.proposals import (
 )
 
 
-@click.group()
+@click.group(cls=LazyGroup)  # its subcommands from other modules: gatepost.cli.SUBCOMMANDS
 def proposal() -> None:
     """Proposals (ai-memory proposals and cases decided `proposed`) waiting for a person."""
 

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from gatepost import output
+from gatepost.cli import LazyGroup
 from gatepost.commands._common import (
     ReportingExecutor,
     as_option,
@@ -57,7 +58,7 @@ from gatepost.store.evaluation import (
 from gatepost.store.kernel import InputError, parse_json, read_text
 
 
-@click.group()
+@click.group(cls=LazyGroup)  # its subcommands from other modules: gatepost.cli.SUBCOMMANDS
 def suite() -> None:
     """Task suites (YAML v1.0): validate them and run a candidate skill against its baseline."""
 

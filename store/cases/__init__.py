@@ -3,75 +3,80 @@
 What other packages may use is re-exported here; the modules behind it are this package's own.
 """
 
-from .acts import (
-    CLOSE_CAPABILITY,
-    DESIGN_REVIEW_CAPABILITY,
-    DESIGN_REVIEW_KIND,
-    OUTCOME_CAPABILITY,
-    add_evidence,
-    decide,
-    decide_case,
-    import_case,
-    note_undecided,
-    record_applied,
-    revise_candidate,
-    revise_case,
-)
-from .contradicted import KIND_WORDS, Turn, contradiction
-from .derived import (
-    PROJECTING,
-    UNDECIDED_EVENT,
-    case_contradiction,
-    case_state,
-    case_subject,
-    contradicted_case_ids,
-    current_revisions,
-    distinct_records,
-    get_case,
-    kept_not_landed_count,
-    kept_rival,
-    mock_details,
-    projection,
-    staleness,
-    undecided_notes,
-)
-from .design_review import (
-    DESIGN_QUEUE,
-    claims_condition,
-    design_claims,
-    known_designs,
-    waiting_count,
-    waiting_on_design_review,
-    waiting_sql,
-    waits_on_design_review,
-)
-from .parse import (
-    AUTHOR_DIMENSION,
-    CANDIDATE_KEYS,
-    CASE_KEYS,
-    DEFAULT_PROTOCOL,
-    EVIDENCE_KEYS,
-    parse_case,
-    read_case_file,
-)
-from .types import (
-    Candidate,
-    CaseBase,
-    CaseRow,
-    CaseView,
-    Contradiction,
-    DecisionItem,
-    EvidenceItem,
-)
-from .view import (
-    CASE_SCHEMA,
-    case_view,
-    claim_strip,
-    evidence_note,
-    list_cases,
-    short_revision,
-    show_json,
-)
+from typing import TYPE_CHECKING
+
+from gatepost.store.kernel import lazy_exports
+
+if TYPE_CHECKING:
+    from .acts import (
+        CLOSE_CAPABILITY,
+        DESIGN_REVIEW_CAPABILITY,
+        DESIGN_REVIEW_KIND,
+        OUTCOME_CAPABILITY,
+        add_evidence,
+        decide,
+        decide_case,
+        import_case,
+        note_undecided,
+        record_applied,
+        revise_candidate,
+        revise_case,
+    )
+    from .contradicted import KIND_WORDS, Turn, contradiction
+    from .derived import (
+        PROJECTING,
+        UNDECIDED_EVENT,
+        case_contradiction,
+        case_state,
+        case_subject,
+        contradicted_case_ids,
+        current_revisions,
+        distinct_records,
+        get_case,
+        kept_not_landed_count,
+        kept_rival,
+        mock_details,
+        projection,
+        staleness,
+        undecided_notes,
+    )
+    from .design_review import (
+        DESIGN_QUEUE,
+        claims_condition,
+        design_claims,
+        known_designs,
+        waiting_count,
+        waiting_on_design_review,
+        waiting_sql,
+        waits_on_design_review,
+    )
+    from .parse import (
+        AUTHOR_DIMENSION,
+        CANDIDATE_KEYS,
+        CASE_KEYS,
+        DEFAULT_PROTOCOL,
+        EVIDENCE_KEYS,
+        parse_case,
+        read_case_file,
+    )
+    from .types import (
+        Candidate,
+        CaseBase,
+        CaseRow,
+        CaseView,
+        Contradiction,
+        DecisionItem,
+        EvidenceItem,
+    )
+    from .view import (
+        CASE_SCHEMA,
+        case_view,
+        claim_strip,
+        evidence_note,
+        list_cases,
+        short_revision,
+        show_json,
+    )
 
 __all__ = [
     "CaseBase",
@@ -134,3 +139,23 @@ __all__ = [
     "Turn",
     "contradiction",
 ]
+
+if not TYPE_CHECKING:
+    __getattr__ = lazy_exports(__name__, {
+        ".acts": ("CLOSE_CAPABILITY", "DESIGN_REVIEW_CAPABILITY", "DESIGN_REVIEW_KIND",
+            "OUTCOME_CAPABILITY", "add_evidence", "decide", "decide_case", "import_case",
+            "note_undecided", "record_applied", "revise_candidate", "revise_case"),
+        ".contradicted": ("KIND_WORDS", "Turn", "contradiction"),
+        ".derived": ("PROJECTING", "UNDECIDED_EVENT", "case_contradiction", "case_state",
+            "case_subject", "contradicted_case_ids", "current_revisions", "distinct_records",
+            "get_case", "kept_not_landed_count", "kept_rival", "mock_details", "projection",
+            "staleness", "undecided_notes"),
+        ".design_review": ("DESIGN_QUEUE", "claims_condition", "design_claims", "known_designs",
+            "waiting_count", "waiting_on_design_review", "waiting_sql", "waits_on_design_review"),
+        ".parse": ("AUTHOR_DIMENSION", "CANDIDATE_KEYS", "CASE_KEYS", "DEFAULT_PROTOCOL",
+            "EVIDENCE_KEYS", "parse_case", "read_case_file"),
+        ".types": ("Candidate", "CaseBase", "CaseRow", "CaseView", "Contradiction", "DecisionItem",
+            "EvidenceItem"),
+        ".view": ("CASE_SCHEMA", "case_view", "claim_strip", "evidence_note", "list_cases",
+            "short_revision", "show_json"),
+    })

@@ -4,20 +4,25 @@ and the mentions that bring a thread to a person's Overview.
 What other packages may use is re-exported here; the modules behind it are this package's own.
 """
 
-from .comments import (
-    COMMENT_CAPABILITY,
-    COMMENTERS,
-    ITEMS,
-    MAX_CHARS,
-    add_comment,
-    item_subject,
-    mention_count,
-    mentioned,
-    mentions_of,
-    parse_item,
-    thread,
-    unknown_mentions,
-)
+from typing import TYPE_CHECKING
+
+from gatepost.store.kernel import lazy_exports
+
+if TYPE_CHECKING:
+    from .comments import (
+        COMMENT_CAPABILITY,
+        COMMENTERS,
+        ITEMS,
+        MAX_CHARS,
+        add_comment,
+        item_subject,
+        mention_count,
+        mentioned,
+        mentions_of,
+        parse_item,
+        thread,
+        unknown_mentions,
+    )
 
 __all__ = [
     "COMMENTERS",
@@ -33,3 +38,10 @@ __all__ = [
     "thread",
     "unknown_mentions",
 ]
+
+if not TYPE_CHECKING:
+    __getattr__ = lazy_exports(__name__, {
+        ".comments": ("COMMENT_CAPABILITY", "COMMENTERS", "ITEMS", "MAX_CHARS", "add_comment",
+            "item_subject", "mention_count", "mentioned", "mentions_of", "parse_item", "thread",
+            "unknown_mentions"),
+    })

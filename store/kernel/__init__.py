@@ -4,91 +4,9 @@ capabilities, leases, the clock, safe file reading, errors, and the one guarded 
 What other packages may use is re-exported here; the modules behind it are this package's own.
 """
 
-from .actors import (
-    ADMIN,
-    CAPABILITIES,
-    DECIDING,
-    KINDS,
-    NEVER_FOR_PRODUCERS,
-    PERSON_CAPABILITIES,
-    add_actor,
-    bind,
-    capabilities_of,
-    ensure_producer,
-    get_actor,
-    grant,
-    key_replacements,
-    list_actors,
-    make_admin,
-    register_key,
-    revoke,
-)
-from .bulk import FlatRows, background_inserts, insert_values
-from .chain import (
-    EVENT_FIELDS,
-    GENESIS,
-    canonical_event,
-    chain_hash,
-    head,
-)
-from .clock import (
-    freeze,
-    is_frozen,
-    now,
-    now_iso,
-    parse_iso,
-)
-from .db import (
-    BUSY_TIMEOUT_MS,
-    DEFAULT_DB,
-    SYNCHRONOUS,
-    discard_new_store,
-    one_of,
-    open_store,
-    read_only_media,
-    resolve_path,
-    schema_version,
-    transaction,
-    write_turn,
-)
-from .errors import (
-    ConflictError,
-    GatepostError,
-    InputError,
-    RefusedError,
-    StoreError,
-)
-from .events import (
-    append_event,
-    count_events,
-    event_actors,
-    event_filter,
-    event_kinds,
-    last_seq,
-    list_events,
-    next_seq,
-)
-from .files import (
-    MAX_FILE_BYTES,
-    MAX_INT_DIGITS,
-    MAX_YAML_ALIASES,
-    MAX_YAML_DEPTH,
-    MAX_YAML_NODES,
-    STRICT_JSON_DECODER,
-    StrictValueError,
-    check_output,
-    check_regular,
-    load_yaml_file,
-    open_regular,
-    parse_json,
-    parse_toml,
-    parse_yaml,
-    read_input,
-    read_stdin,
-    read_text,
-    refuse_surrogates,
-    write_text_atomic,
-)
+from typing import TYPE_CHECKING
+
+# imported now, not on first use: the name is also its module's, which a sibling's import would bind here first
 from .guarded import (
     CAPABILITY,
     IDENTITY,
@@ -116,75 +34,170 @@ from .guarded import (
     same_actor,
     verdict_of,
 )
-from .integrity import (
-    check_before_first_write,
-    damaged,
-    forget_checked,
-    machine_error,
-    missing_triggers,
-    recover_hint,
-    restore_triggers,
-    store_file,
-)
-from .leases import (
-    DEFAULT_TTL,
-    ITEMS,
-    Held,
-    Lease,
-    check_free,
-    held_by_others,
-    holder,
-    item_subject,
-    release,
-    take,
-)
-from .paths import MAX_PATH_CHARS, repo_path
-from .records import (
-    RECORDS_FORMAT,
-    RECORDS_KEY,
-    SEAL_KIND,
-    RecordSource,
-    StreamedRecords,
-    migration_seals,
-    record_lines,
-    record_sources,
-    records_digest,
-    records_digests,
-    seqs_with_records,
-    stored_score,
-    use_record_sources,
-)
-from .rows import all_rows, each_row, one_row
-from .schema import (
-    APPEND_ONLY,
-    APPLICATION_ID,
-    DISCUSSION_APPEND_ONLY,
-    EVENTS_COMPLETE_KIND,
-    KERNEL_MIGRATIONS,
-    LOOPS_APPEND_ONLY,
-    MIGRATION_SET,
-    PREFERENCES_APPEND_ONLY,
-    PROJECTIONS_COMPLETE_KIND,
-    RECORD_TABLES,
-    append_only_triggers,
-    known_migration_names,
-    latest_version,
-    store_migrations,
-    use_migrations,
-)
-from .signing import (
-    KEY_ENV,
-    SIGNED_KINDS,
-    SIGNED_WITH,
-    keys_of,
-    parse_public_key,
-    set_signing_key,
-    sign_rotation,
-    signature_findings,
-)
-from .signing import available as signing_available
+from .lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .actors import (
+        ADMIN,
+        CAPABILITIES,
+        DECIDING,
+        KINDS,
+        NEVER_FOR_PRODUCERS,
+        PERSON_CAPABILITIES,
+        add_actor,
+        bind,
+        capabilities_of,
+        ensure_producer,
+        get_actor,
+        grant,
+        key_replacements,
+        list_actors,
+        make_admin,
+        register_key,
+        revoke,
+    )
+    from .bulk import FlatRows, background_inserts, insert_values
+    from .chain import (
+        EVENT_FIELDS,
+        GENESIS,
+        canonical_event,
+        chain_hash,
+        head,
+    )
+    from .clock import (
+        freeze,
+        is_frozen,
+        now,
+        now_iso,
+        parse_iso,
+    )
+    from .db import (
+        BUSY_TIMEOUT_MS,
+        DEFAULT_DB,
+        SYNCHRONOUS,
+        discard_new_store,
+        one_of,
+        open_store,
+        read_only_media,
+        resolve_path,
+        schema_version,
+        transaction,
+        write_turn,
+    )
+    from .errors import (
+        ConflictError,
+        GatepostError,
+        InputError,
+        RefusedError,
+        StoreError,
+    )
+    from .events import (
+        append_event,
+        count_events,
+        event_actors,
+        event_filter,
+        event_kinds,
+        last_seq,
+        list_events,
+        next_seq,
+    )
+    from .files import (
+        MAX_FILE_BYTES,
+        MAX_INT_DIGITS,
+        MAX_YAML_ALIASES,
+        MAX_YAML_DEPTH,
+        MAX_YAML_NODES,
+        STRICT_JSON_DECODER,
+        StrictValueError,
+        check_output,
+        check_regular,
+        load_yaml_file,
+        open_regular,
+        parse_json,
+        parse_toml,
+        parse_yaml,
+        read_input,
+        read_stdin,
+        read_text,
+        refuse_surrogates,
+        write_text_atomic,
+    )
+    from .integrity import (
+        check_before_first_write,
+        damaged,
+        forget_checked,
+        machine_error,
+        missing_triggers,
+        recover_hint,
+        restore_triggers,
+        store_file,
+    )
+    from .leases import (
+        DEFAULT_TTL,
+        ITEMS,
+        Held,
+        Lease,
+        check_free,
+        held_by_others,
+        holder,
+        item_subject,
+        release,
+        take,
+    )
+    from .paths import MAX_PATH_CHARS, repo_path
+    from .records import (
+        RECORDS_FORMAT,
+        RECORDS_KEY,
+        SEAL_KIND,
+        RecordSource,
+        StreamedRecords,
+        migration_seals,
+        record_lines,
+        record_sources,
+        records_digest,
+        records_digests,
+        seqs_with_records,
+        stored_score,
+        use_record_sources,
+    )
+    from .rows import all_rows, each_row, one_row
+    from .schema import (
+        APPEND_ONLY,
+        APPLICATION_ID,
+        DISCUSSION_APPEND_ONLY,
+        EVENTS_COMPLETE_KIND,
+        KERNEL_MIGRATIONS,
+        LOOPS_APPEND_ONLY,
+        MIGRATION_SET,
+        PREFERENCES_APPEND_ONLY,
+        PROJECTIONS_COMPLETE_KIND,
+        RECORD_TABLES,
+        append_only_triggers,
+        known_migration_names,
+        latest_version,
+        store_migrations,
+        use_migrations,
+    )
+    from .signing import (
+        KEY_ENV,
+        SIGNED_KINDS,
+        SIGNED_WITH,
+        keys_of,
+        parse_public_key,
+        set_signing_key,
+        sign_rotation,
+        signature_findings,
+    )
+    from .signing import available as signing_available
 
 __all__ = [
+    "RECORDS_FORMAT",
+    "RecordSource",
+    "record_lines",
+    "record_sources",
+    "use_record_sources",
+    "PREFERENCES_APPEND_ONLY",
+    "lazy_exports",
     "Held",
     "Lease",
     "all_rows",
@@ -195,7 +208,6 @@ __all__ = [
     "PROJECTIONS_COMPLETE_KIND",
 
     "DISCUSSION_APPEND_ONLY",
-    "PREFERENCES_APPEND_ONLY",
     "RECORD_TABLES",
     "APPLICATION_ID",
     "APPEND_ONLY",
@@ -232,7 +244,6 @@ __all__ = [
     "key_replacements",
     "OPEN",
     "PERSON_CAPABILITIES",
-    "RECORDS_FORMAT",
     "RECORDS_KEY",
     "RefusedError",
     "SEAL_KIND",
@@ -319,10 +330,6 @@ __all__ = [
     "migration_seals",
     "records_digests",
     "StreamedRecords",
-    "RecordSource",
-    "record_lines",
-    "record_sources",
-    "use_record_sources",
     "recover_hint",
     "refusal",
     "register_key",
@@ -345,3 +352,41 @@ __all__ = [
     "write_turn",
     "write_text_atomic",
 ]
+
+# at run time, each name's module is imported when the name is first asked for (store/kernel/lazy.py)
+if not TYPE_CHECKING:
+    __getattr__ = lazy_exports(__name__, {
+        ".actors": ("ADMIN", "CAPABILITIES", "DECIDING", "KINDS", "NEVER_FOR_PRODUCERS",
+            "PERSON_CAPABILITIES", "add_actor", "bind", "capabilities_of", "ensure_producer",
+            "get_actor", "grant", "key_replacements", "list_actors", "make_admin", "register_key",
+            "revoke"),
+        ".bulk": ("FlatRows", "background_inserts", "insert_values"),
+        ".chain": ("EVENT_FIELDS", "GENESIS", "canonical_event", "chain_hash", "head"),
+        ".clock": ("freeze", "is_frozen", "now", "now_iso", "parse_iso"),
+        ".db": ("BUSY_TIMEOUT_MS", "DEFAULT_DB", "SYNCHRONOUS", "discard_new_store", "one_of",
+            "open_store", "read_only_media", "resolve_path", "schema_version", "transaction",
+            "write_turn"),
+        ".errors": ("ConflictError", "GatepostError", "InputError", "RefusedError", "StoreError"),
+        ".events": ("append_event", "count_events", "event_actors", "event_filter", "event_kinds",
+            "last_seq", "list_events", "next_seq"),
+        ".files": ("MAX_FILE_BYTES", "MAX_INT_DIGITS", "MAX_YAML_ALIASES", "MAX_YAML_DEPTH",
+            "MAX_YAML_NODES", "STRICT_JSON_DECODER", "StrictValueError", "check_output",
+            "check_regular", "load_yaml_file", "open_regular", "parse_json", "parse_toml",
+            "parse_yaml", "read_input", "read_stdin", "read_text", "refuse_surrogates",
+            "write_text_atomic"),
+        ".integrity": ("check_before_first_write", "damaged", "forget_checked", "machine_error",
+            "missing_triggers", "recover_hint", "restore_triggers", "store_file"),
+        ".leases": ("DEFAULT_TTL", "ITEMS", "Held", "Lease", "check_free", "held_by_others", "holder",
+            "item_subject", "release", "take"),
+        ".paths": ("MAX_PATH_CHARS", "repo_path"),
+        ".records": ("RECORDS_KEY", "SEAL_KIND", "RecordSource", "StreamedRecords", "migration_seals",
+            "record_lines", "record_sources", "records_digest", "records_digests", "seqs_with_records",
+            "stored_score", "use_record_sources", "RECORDS_FORMAT"),
+        ".rows": ("all_rows", "each_row", "one_row"),
+        ".schema": ("APPEND_ONLY", "APPLICATION_ID", "DISCUSSION_APPEND_ONLY", "EVENTS_COMPLETE_KIND",
+            "KERNEL_MIGRATIONS", "LOOPS_APPEND_ONLY", "MIGRATION_SET", "PREFERENCES_APPEND_ONLY",
+            "PROJECTIONS_COMPLETE_KIND", "RECORD_TABLES", "append_only_triggers",
+            "known_migration_names", "latest_version", "store_migrations", "use_migrations"),
+        ".signing": ("KEY_ENV", "SIGNED_KINDS", "SIGNED_WITH", "keys_of", "parse_public_key",
+            "set_signing_key", "sign_rotation", "signature_findings", "available as signing_available"),
+    })

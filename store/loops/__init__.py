@@ -3,49 +3,54 @@
 What other packages may use is re-exported here; the modules behind it are this package's own.
 """
 
-from .current import (
-    APPLY_CAPABILITIES,
-    CURRENT_SCHEMA,
-    EMPTY_HASH,
-    HASH_PREFIX,
-    Landing,
-    applications_of,
-    base_status,
-    check_path,
-    content_text,
-    current_document,
-    current_hash,
-    current_of,
-    link_case,
-    loop_case,
-    record_applied,
-    set_current,
-    text_hash,
-)
-from .registry import (
-    ADMIN_CAPABILITY,
-    BASELINE_CURRENT,
-    LOOP_SCHEMA,
-    RAN_WITH,
-    SETTING_KEYS,
-    absolute_command,
-    add_loop,
-    check_loop_name,
-    check_override,
-    command_files,
-    drift,
-    file_hash,
-    get_loop,
-    inside_surface,
-    list_loops,
-    loop_document,
-    make_settings,
-    may_touch,
-    outside_registration,
-    owners,
-    require_admin,
-    suite_files,
-)
+from typing import TYPE_CHECKING
+
+from gatepost.store.kernel import lazy_exports
+
+if TYPE_CHECKING:
+    from .current import (
+        APPLY_CAPABILITIES,
+        CURRENT_SCHEMA,
+        EMPTY_HASH,
+        HASH_PREFIX,
+        Landing,
+        applications_of,
+        base_status,
+        check_path,
+        content_text,
+        current_document,
+        current_hash,
+        current_of,
+        link_case,
+        loop_case,
+        record_applied,
+        set_current,
+        text_hash,
+    )
+    from .registry import (
+        ADMIN_CAPABILITY,
+        BASELINE_CURRENT,
+        LOOP_SCHEMA,
+        RAN_WITH,
+        SETTING_KEYS,
+        absolute_command,
+        add_loop,
+        check_loop_name,
+        check_override,
+        command_files,
+        drift,
+        file_hash,
+        get_loop,
+        inside_surface,
+        list_loops,
+        loop_document,
+        make_settings,
+        may_touch,
+        outside_registration,
+        owners,
+        require_admin,
+        suite_files,
+    )
 
 __all__ = [
     "ADMIN_CAPABILITY",
@@ -88,3 +93,16 @@ __all__ = [
     "suite_files",
     "text_hash",
 ]
+
+if not TYPE_CHECKING:
+    __getattr__ = lazy_exports(__name__, {
+        ".current": ("APPLY_CAPABILITIES", "CURRENT_SCHEMA", "EMPTY_HASH", "HASH_PREFIX", "Landing",
+            "applications_of", "base_status", "check_path", "content_text", "current_document",
+            "current_hash", "current_of", "link_case", "loop_case", "record_applied", "set_current",
+            "text_hash"),
+        ".registry": ("ADMIN_CAPABILITY", "BASELINE_CURRENT", "LOOP_SCHEMA", "RAN_WITH",
+            "SETTING_KEYS", "absolute_command", "add_loop", "check_loop_name", "check_override",
+            "command_files", "drift", "file_hash", "get_loop", "inside_surface", "list_loops",
+            "loop_document", "make_settings", "may_touch", "outside_registration", "owners",
+            "require_admin", "suite_files"),
+    })

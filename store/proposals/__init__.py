@@ -3,46 +3,51 @@
 What other packages may use is re-exported here; the modules behind it are this package's own.
 """
 
-from .contradicted import contradicted_proposal_ids, proposal_contradiction
-from .gate import (
-    DEFAULT_TIMEOUT_SECS,
-    REASON_CAP,
-    STDOUT_CAP,
-    GateConfig,
-    GateOutcome,
-    gate_proposal,
-    gate_status,
-    judge_answer,
-    load_gate_config,
-    read_gate_proposals,
-    run_gate,
-)
-from .proposal import (
-    EDIT_MODES,
-    FINAL,
-    LIST_COLUMNS,
-    MARKS,
-    OPERATIONS,
-    REQUEST_FIELDS,
-    STATUSES,
-    add_proposal,
-    case_proposal,
-    count_by_status,
-    failed_gate,
-    get_proposal,
-    import_proposal,
-    import_proposals,
-    list_proposals,
-    mark_proposal,
-    proposal_id,
-    proposal_request,
-    proposal_subject,
-    read_proposal_file,
-    record_applied,
-    staleness,
-    validate_proposal,
-)
-from .types import GateResult, Mark, ProposalRow, ProposalView
+from typing import TYPE_CHECKING
+
+from gatepost.store.kernel import lazy_exports
+
+if TYPE_CHECKING:
+    from .contradicted import contradicted_proposal_ids, proposal_contradiction
+    from .gate import (
+        DEFAULT_TIMEOUT_SECS,
+        REASON_CAP,
+        STDOUT_CAP,
+        GateConfig,
+        GateOutcome,
+        gate_proposal,
+        gate_status,
+        judge_answer,
+        load_gate_config,
+        read_gate_proposals,
+        run_gate,
+    )
+    from .proposal import (
+        EDIT_MODES,
+        FINAL,
+        LIST_COLUMNS,
+        MARKS,
+        OPERATIONS,
+        REQUEST_FIELDS,
+        STATUSES,
+        add_proposal,
+        case_proposal,
+        count_by_status,
+        failed_gate,
+        get_proposal,
+        import_proposal,
+        import_proposals,
+        list_proposals,
+        mark_proposal,
+        proposal_id,
+        proposal_request,
+        proposal_subject,
+        read_proposal_file,
+        record_applied,
+        staleness,
+        validate_proposal,
+    )
+    from .types import GateResult, Mark, ProposalRow, ProposalView
 
 __all__ = [
     "GateResult",
@@ -86,3 +91,17 @@ __all__ = [
     "run_gate",
     "validate_proposal",
 ]
+
+if not TYPE_CHECKING:
+    __getattr__ = lazy_exports(__name__, {
+        ".contradicted": ("contradicted_proposal_ids", "proposal_contradiction"),
+        ".gate": ("DEFAULT_TIMEOUT_SECS", "REASON_CAP", "STDOUT_CAP", "GateConfig", "GateOutcome",
+            "gate_proposal", "gate_status", "judge_answer", "load_gate_config", "read_gate_proposals",
+            "run_gate"),
+        ".proposal": ("EDIT_MODES", "FINAL", "LIST_COLUMNS", "MARKS", "OPERATIONS", "REQUEST_FIELDS",
+            "STATUSES", "add_proposal", "case_proposal", "count_by_status", "failed_gate",
+            "get_proposal", "import_proposal", "import_proposals", "list_proposals", "mark_proposal",
+            "proposal_id", "proposal_request", "proposal_subject", "read_proposal_file",
+            "record_applied", "staleness", "validate_proposal"),
+        ".types": ("GateResult", "Mark", "ProposalRow", "ProposalView"),
+    })

@@ -3,82 +3,80 @@
 What other packages may use is re-exported here; the modules behind it are this package's own.
 """
 
-from .fixtures import (
-    Mismatch,
-    els_root,
-    replay_fixture,
-)
-from .interpreter import (
-    ADMISSIBLE,
-    APPROVAL_REQUIRED,
-    BLOCKED,
-    COUNTING,
-    DISCHARGED,
-    EFFECTS,
-    EXPIRED,
-    FALSE,
-    HEADS,
-    INVALIDATED,
-    NOT_INDEPENDENT,
-    OPEN,
-    PROTOCOLS_DIR,
-    STALE,
-    TOP_KEYS,
-    TRUE,
-    UNKNOWN,
-    UNUSED,
-    VALUES,
-    Action,
-    All,
-    AnyOf,
-    ClaimRef,
-    Condition,
-    Decision,
-    Evaluation,
-    Evidence,
-    Invalidation,
-    Not,
-    Protocol,
-    Record,
-    State,
-    age_seconds,
-    explicit_decisions,
-    instant_seconds,
-    is_identifier,
-    kleene_and,
-    kleene_not,
-    kleene_or,
-    load_protocol,
-    parse_protocol,
-    protocol_for,
-    protocol_path,
-    read_yaml,
-    tested,
-)
-from .revision import (
-    BASIS_FIELDS,
-    candidate_revision,
-    canonical_json,
-    content_hash,
-    short,
-)
-from .rubric import (
-    RUBRIC,
-    Question,
-    Rubric,
-    answers_text,
-    parse_answer_options,
-    parse_rubric,
-)
+from typing import TYPE_CHECKING
+
+from gatepost.store.kernel import lazy_exports
+
+if TYPE_CHECKING:
+    from .fixtures import (
+        Mismatch,
+        els_root,
+        replay_fixture,
+    )
+    from .interpreter import (
+        ADMISSIBLE,
+        APPROVAL_REQUIRED,
+        BLOCKED,
+        COUNTING,
+        DISCHARGED,
+        EFFECTS,
+        EXPIRED,
+        FALSE,
+        HEADS,
+        INVALIDATED,
+        NOT_INDEPENDENT,
+        OPEN,
+        PROTOCOLS_DIR,
+        STALE,
+        TOP_KEYS,
+        TRUE,
+        UNKNOWN,
+        UNUSED,
+        VALUES,
+        Action,
+        All,
+        AnyOf,
+        ClaimRef,
+        Condition,
+        Decision,
+        Evaluation,
+        Evidence,
+        Invalidation,
+        Not,
+        Protocol,
+        Record,
+        State,
+        age_seconds,
+        explicit_decisions,
+        instant_seconds,
+        is_identifier,
+        kleene_and,
+        kleene_not,
+        kleene_or,
+        load_protocol,
+        parse_protocol,
+        protocol_for,
+        protocol_path,
+        read_yaml,
+        tested,
+    )
+    from .revision import (
+        BASIS_FIELDS,
+        candidate_revision,
+        canonical_json,
+        content_hash,
+        short,
+    )
+    from .rubric import RUBRIC, Question, Rubric, answers_text, parse_answer_options, parse_rubric
 
 __all__ = [
-    "ADMISSIBLE",
     "Question",
     "RUBRIC",
     "Rubric",
     "answers_text",
     "parse_answer_options",
     "parse_rubric",
+    "ADMISSIBLE",
     "APPROVAL_REQUIRED",
     "Action",
     "All",
@@ -132,3 +130,19 @@ __all__ = [
     "short",
     "tested",
 ]
+
+# at run time, each name's module is imported when the name is first asked for (store/kernel/lazy.py)
+if not TYPE_CHECKING:
+    __getattr__ = lazy_exports(__name__, {
+        ".fixtures": ("Mismatch", "els_root", "replay_fixture"),
+        ".interpreter": ("ADMISSIBLE", "APPROVAL_REQUIRED", "BLOCKED", "COUNTING", "DISCHARGED",
+            "EFFECTS", "EXPIRED", "FALSE", "HEADS", "INVALIDATED", "NOT_INDEPENDENT", "OPEN",
+            "PROTOCOLS_DIR", "STALE", "TOP_KEYS", "TRUE", "UNKNOWN", "UNUSED", "VALUES", "Action",
+            "All", "AnyOf", "ClaimRef", "Condition", "Decision", "Evaluation", "Evidence",
+            "Invalidation", "Not", "Protocol", "Record", "State", "age_seconds", "explicit_decisions",
+            "instant_seconds", "is_identifier", "kleene_and", "kleene_not", "kleene_or",
+            "load_protocol", "parse_protocol", "protocol_for", "protocol_path", "read_yaml", "tested"),
+        ".revision": ("BASIS_FIELDS", "candidate_revision", "canonical_json", "content_hash", "short"),
+        ".rubric": ("RUBRIC", "Question", "Rubric", "answers_text", "parse_answer_options",
+            "parse_rubric"),
+    })

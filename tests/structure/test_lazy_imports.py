@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import run_gatepost
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,3 +73,55 @@ def test_a_read_only_command_starts_without_the_libraries_it_does_not_use(tmp_pa
     heavy = sorted(m for m in modules if m.split(".")[0] in {"textual", "rich", "jinja2", "cryptography"})
     assert not heavy, f"case list --json imported {heavy[:8]}"
     assert not plugins, "sqlite-utils looked for plugins (every installed distribution's entry points read)"
+
+
+DOMAINS = ["kernel", "protocol", "cases", "skills", "evaluation", "proposals", "views", "loops", "discussion"]
+
+
+def _face(domain: str) -> tuple[dict[str, tuple[str, str]], set[str]]:
+    """A package face's names as its `__init__` imports them (for mypy or at once): name -> (module, original),
+    and its `__all__`."""
+    tree = ast.parse((ROOT / "store" / domain / "__init__.py").read_text(encoding="utf-8"))
+    statements = list(tree.body)
+    for node in tree.body:
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            statements += node.body
+    names: dict[str, tuple[str, str]] = {}
+    exported: set[str] = set()
+    for node in statements:
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
+            names |= {alias.asname or alias.name: (node.module, alias.name) for alias in node.names}
+        elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            exported = set(ast.literal_eval(node.value))
+    return names, exported
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_each_package_face_gives_at_run_time_what_it_declares(domain: str):
+    """The lazy table (store/kernel/lazy.py) and the imports mypy reads name the same objects: a name missing from
+    the table, or listed under the wrong module, fails here instead of in the command that first asks for it."""
+    names, exported = _face(domain)
+    assert exported == set(names), f"store/{domain}: __all__ and the imports differ: {exported ^ set(names)}"
+    package = f"gatepost.store.{domain}"
+    code = ("import importlib, json, sys\n"
+            f"face = importlib.import_module({package!r})\n"
+            f"names = {names!r}\n"
+            "wrong = [n for n, (m, o) in names.items()\n"
+            f"         if getattr(face, n) is not getattr(importlib.import_module({package!r} + '.' + m), o)]\n"
+            "print(json.dumps(wrong))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [], f"store/{domain}: the face gives other objects for these names"
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_no_lazily_offered_name_is_also_a_module_of_its_package(domain: str):
+    """Importing a package's module binds it on the package under its own name; a lazily offered name equal to it
+    would then be the module, not the function (such a name is imported at once: kernel's `guarded`)."""
+    tree = ast.parse((ROOT / "store" / domain / "__init__.py").read_text(encoding="utf-8"))
+    lazy = {alias.asname or alias.name for node in tree.body
+            if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+            for sub in node.body if isinstance(sub, ast.ImportFrom) for alias in sub.names}
+    modules = {path.stem for path in (ROOT / "store" / domain).iterdir() if path.suffix == ".py"}
+    modules |= {path.name for path in (ROOT / "store" / domain).iterdir() if (path / "__init__.py").exists()}
+    assert not lazy & modules, f"store/{domain}: offered lazily under a module's name: {sorted(lazy & modules)}"

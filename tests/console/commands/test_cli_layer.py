@@ -39,7 +39,7 @@ def test_the_table_matches_each_command():
 def test_every_command_module_is_registered():
     """A module that declares commands is in the table: none is dropped by a typo or a forgotten line."""
     registered = {(m, a) for m, a, _ in cli_module.COMMANDS.values()}
-    registered |= {pair for pairs in cli_module.SUBCOMMANDS.values() for pair in pairs}
+    registered |= {pair for subs in cli_module.SUBCOMMANDS.values() for pair in subs.values()}
     for info in pkgutil.iter_modules(commands.__path__):
         module = importlib.import_module(f"{commands.__name__}.{info.name}")
         groups = [v for v in vars(module).values() if isinstance(v, click.Group)]
