@@ -9,26 +9,25 @@
 - `new_case` makes a loop's case from a file (`case new --loop`), its basis and independence from the
   loop's registry; `loop_evaluation` settles an evaluation's settings from that registry.
 
-The domains never import each other for these; the flows import the domains.
+The domains never import each other for these; the flows import the domains. They use each domain through
+its package face at call time (`cases.add_evidence(...)`), so importing this module loads no domain's
+modules: a command such as `gatepost case list`, whose module also holds the writing commands, starts
+without the evaluator, the suites' YAML or the manifests (store/kernel/lazy.py).
 """
+
+from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlite_utils import Database
 
 from gatepost.store import cases, evaluation, loops, proposals, skills
-from gatepost.store.evaluation import (
-    RunSettings,
-    Suite,
-    guard_check,
-    load_suite,
-    read_skill,
-)
 from gatepost.store.kernel import (
     CAPABILITY,
     IDENTITY,
@@ -51,6 +50,9 @@ from gatepost.store.kernel import (
     same_actor,
     transaction,
 )
+
+if TYPE_CHECKING:
+    from gatepost.store.evaluation import RunSettings, Suite
 
 
 def decide(db: Database, case_id: str, outcome: str, *, actor: str | None, note: str | None = None,
@@ -112,11 +114,14 @@ def tuning_result(rule: str, first: dict[str, Any], second: dict[str, Any]) -> s
 
 
 def heldout_result(rule: str, alpha: float, held: dict[str, Any],
-                   max_regression: float = evaluation.MAX_REGRESSION) -> str | None:
+                   max_regression: float | None = None) -> str | None:
     """The heldout_comparison one comparison makes under the rule. strict: any drop is a regression.
     significant: a held-out set that can detect a drop of `max_regression` at alpha records any drop as
     regressed (noise never hides a regression) and a tie or better as held; one that cannot records only a
-    drop the exact test decides, else None (nothing is recorded: it cannot tell)."""
+    drop the exact test decides, else None (nothing is recorded: it cannot tell). `max_regression` None:
+    evaluation.MAX_REGRESSION (a default read at call time, so importing this module loads no evaluator)."""
+    if max_regression is None:
+        max_regression = evaluation.MAX_REGRESSION
     plain = "held" if held["delta"] >= 0 else "regressed"
     if rule == "strict" or held["comparison"]["decided"] == "worse":
         return plain
@@ -209,7 +214,7 @@ def evaluate_case(
                                          details=details, actor=actor, at=moment())
         report["evidence"].append({"id": evidence_id, "kind": kind, "result": result, "details": details})
 
-    guard = guard_check(path, content, suite, surface)
+    guard = evaluation.guard_check(path, content, suite, surface)
     record("guard_check", guard.result, guard.details())
 
     def run(split: str, purpose: str) -> dict[str, Any]:
@@ -255,7 +260,7 @@ COMPARISON_KINDS = {"tuning_comparison": 2, "heldout_comparison": 1}  # how many
 
 def compare_case(db: Database, case_id: str, *, kind: str, pairs: list[tuple[str, str]], producer: str,
                  actor: str | None = None, decision_rule: str | None = None, alpha: float | None = None,
-                 at: str | None = None, max_regression: float = evaluation.MAX_REGRESSION) -> dict[str, Any]:
+                 at: str | None = None, max_regression: float | None = None) -> dict[str, Any]:
     """Record a tuning_comparison or heldout_comparison from stored runs, for a loop whose evaluation ran
     elsewhere (a JUnit report, an Inspect log, an upstream artifact, gatepost's own runs).
 
@@ -265,6 +270,8 @@ def compare_case(db: Database, case_id: str, *, kind: str, pairs: list[tuple[str
     see), under the same decision rule, and a significant rule that leaves a comparison undecided records
     nothing and says why on the case.
     """
+    if max_regression is None:
+        max_regression = evaluation.MAX_REGRESSION
     if kind not in COMPARISON_KINDS:
         raise InputError(f"--kind: expected one of {', '.join(COMPARISON_KINDS)}, got {kind!r}")
     if not (producer or "").strip():
@@ -306,13 +313,21 @@ def compare_case(db: Database, case_id: str, *, kind: str, pairs: list[tuple[str
 
 
 # --- judgments and work across domains ---------------------------------------------------
-# An item a person can be assigned: its subject loader and the capability its judgment needs.
-ASSIGNABLE: dict[str, tuple[Callable[[str], Callable[[Database], Subject]], str]] = {
-    "case": (cases.case_subject, cases.CLOSE_CAPABILITY),
-    "proposal": (proposals.proposal_subject, "proposal.review"),
-    "draft": (skills.draft_subject, "manifest.review"),
-    "skill": (skills.regression_subject, "regression.triage"),
-}
+# The items a person can be assigned, and for each its subject loader and the capability its judgment needs
+# (built on first use: naming the domains' functions here would load their modules with this one).
+ASSIGNABLE = ("case", "proposal", "draft", "skill")
+
+
+@cache
+def assignment_rules() -> dict[str, tuple[Callable[[str], Callable[[Database], Subject]], str]]:
+    rules = {
+        "case": (cases.case_subject, cases.CLOSE_CAPABILITY),
+        "proposal": (proposals.proposal_subject, "proposal.review"),
+        "draft": (skills.draft_subject, "manifest.review"),
+        "skill": (skills.regression_subject, "regression.triage"),
+    }
+    assert tuple(rules) == ASSIGNABLE
+    return rules
 
 
 def assign(db: Database, subject_type: str, subject_id: str, assignee: str | None, *, actor: str | None,
@@ -325,7 +340,7 @@ def assign(db: Database, subject_type: str, subject_id: str, assignee: str | Non
     """
     if subject_type not in ASSIGNABLE:
         raise InputError(f"item: expected one of {', '.join(ASSIGNABLE)}, got {subject_type!r}")
-    loader, capability = ASSIGNABLE[subject_type]
+    loader, capability = assignment_rules()[subject_type]
     doing = f"assign {subject_type} {subject_id}"
     when = observed_at(at) or now_iso()
 
@@ -460,12 +475,12 @@ def loop_evaluation(db: Database, case_id: str, *, suite: str | None = None, sur
         raise RefusedError(f"{doing}: refused: registered: {changed[0]}{more}; what runs is what was registered: "
                            f"an administrator registers the new version (gatepost loop add {loop['name']} …)")
     assert root is not None  # drift() refuses a loop registered without a root
-    loaded = load_suite(suite or root / loop["suite_path"])
+    loaded = evaluation.load_suite(suite or root / loop["suite_path"])
     if suite:
         asked["suite_hash"] = loaded.id
     base_path = None
     if baseline:
-        base_path, base_text = read_skill(baseline, option="--baseline")
+        base_path, base_text = evaluation.read_skill(baseline, option="--baseline")
         asked["baseline_hash"] = loops.text_hash(base_text)
     want_suite = case["basis"].get("question_set")
     if not suite and want_suite != loops.HASH_PREFIX + loaded.id:

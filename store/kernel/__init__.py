@@ -111,11 +111,8 @@ if TYPE_CHECKING:
         StrictValueError,
         check_output,
         check_regular,
-        load_yaml_file,
         open_regular,
         parse_json,
-        parse_toml,
-        parse_yaml,
         read_input,
         read_stdin,
         read_text,
@@ -144,6 +141,7 @@ if TYPE_CHECKING:
         release,
         take,
     )
+    from .markup import load_yaml_file, parse_toml, parse_yaml
     from .paths import MAX_PATH_CHARS, repo_path
     from .records import (
         RECORDS_FORMAT,
@@ -371,13 +369,14 @@ if not TYPE_CHECKING:
             "last_seq", "list_events", "next_seq"),
         ".files": ("MAX_FILE_BYTES", "MAX_INT_DIGITS", "MAX_YAML_ALIASES", "MAX_YAML_DEPTH",
             "MAX_YAML_NODES", "STRICT_JSON_DECODER", "StrictValueError", "check_output",
-            "check_regular", "load_yaml_file", "open_regular", "parse_json", "parse_toml",
-            "parse_yaml", "read_input", "read_stdin", "read_text", "refuse_surrogates",
+            "check_regular", "open_regular", "parse_json",
+            "read_input", "read_stdin", "read_text", "refuse_surrogates",
             "write_text_atomic"),
         ".integrity": ("check_before_first_write", "damaged", "forget_checked", "machine_error",
             "missing_triggers", "recover_hint", "restore_triggers", "store_file"),
         ".leases": ("DEFAULT_TTL", "ITEMS", "Held", "Lease", "check_free", "held_by_others", "holder",
             "item_subject", "release", "take"),
+        ".markup": ("load_yaml_file", "parse_toml", "parse_yaml"),
         ".paths": ("MAX_PATH_CHARS", "repo_path"),
         ".records": ("RECORDS_KEY", "SEAL_KIND", "RecordSource", "StreamedRecords", "migration_seals",
             "record_lines", "record_sources", "records_digest", "records_digests", "seqs_with_records",

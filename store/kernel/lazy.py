@@ -7,6 +7,12 @@ imports the module defining a name the first time the name is asked for, so a co
 the modules it uses (`gatepost case list` loads a tenth of the store: benchmarks/cli_startup.py).
 Nothing hides a cycle this way: every module still imports what it needs at its top, and
 tests/structure/test_lazy_imports.py checks that each package's table matches its imports.
+
+A module that needs a costly name only on some path imports the package face at its top and uses the name
+through it at call time (`kernel.parse_yaml(...)`, `evaluation.load_suite(...)`), as store/flows.py reaches
+every domain: importing the module then loads nothing more. A name that is also a module of its package
+(kernel's `guarded`) is imported at once: a sibling's import of that module would bind the module there
+first, and the lazy lookup would never run.
 """
 
 import sys

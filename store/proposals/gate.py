@@ -29,13 +29,13 @@ from typing import Any, TypedDict
 
 from sqlite_utils import Database
 
+from gatepost.store import kernel
 from gatepost.store.evaluation import run_bounded, split_command
 from gatepost.store.kernel import (
     InputError,
     guarded,
     now_iso,
     parse_json,
-    parse_toml,
     read_text,
     transaction,
 )
@@ -142,7 +142,7 @@ def load_gate_config(path: str | Path) -> GateConfig:
     """Read the `[auto_improve.eval]` table of a TOML file, with ai-memory's defaults."""
     path = Path(path)
     name = path.name
-    data = parse_toml(read_text(path, what="gate config file"), source=name)
+    data = kernel.parse_toml(read_text(path, what="gate config file"), source=name)  # TOML loads only here
     table = data.get("auto_improve", {})
     table = table.get("eval") if isinstance(table, dict) else None
     if not isinstance(table, dict):

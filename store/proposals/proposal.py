@@ -6,6 +6,9 @@ Its status is a projection of `proposal.marked` events, updated in the same
 transaction.
 """
 
+# annotations stay text: `loops.Landing` in a signature would load the loops registry with this module
+from __future__ import annotations
+
 import hashlib
 import json
 import math

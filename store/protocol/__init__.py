@@ -57,8 +57,10 @@ if TYPE_CHECKING:
         parse_protocol,
         protocol_for,
         protocol_path,
+        protocol_twin,
         read_yaml,
         tested,
+        write_protocol_twins,
     )
     from .revision import (
         BASIS_FIELDS,
@@ -125,10 +127,12 @@ __all__ = [
     "parse_protocol",
     "protocol_for",
     "protocol_path",
+    "protocol_twin",
     "read_yaml",
     "replay_fixture",
     "short",
     "tested",
+    "write_protocol_twins",
 ]
 
 # at run time, each name's module is imported when the name is first asked for (store/kernel/lazy.py)
@@ -141,7 +145,8 @@ if not TYPE_CHECKING:
             "All", "AnyOf", "ClaimRef", "Condition", "Decision", "Evaluation", "Evidence",
             "Invalidation", "Not", "Protocol", "Record", "State", "age_seconds", "explicit_decisions",
             "instant_seconds", "is_identifier", "kleene_and", "kleene_not", "kleene_or",
-            "load_protocol", "parse_protocol", "protocol_for", "protocol_path", "read_yaml", "tested"),
+            "load_protocol", "parse_protocol", "protocol_for", "protocol_path", "protocol_twin", "read_yaml", "tested",
+            "write_protocol_twins"),
         ".revision": ("BASIS_FIELDS", "candidate_revision", "canonical_json", "content_hash", "short"),
         ".rubric": ("RUBRIC", "Question", "Rubric", "answers_text", "parse_answer_options",
             "parse_rubric"),

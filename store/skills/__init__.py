@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from .aeon import (
         STATUSES as AEON_STATUSES,
     )
+    from .aeon import diff as aeon_diff
     from .assertions import (
         CHECKS,
         CUSTOM_CHECKS,
@@ -153,6 +154,7 @@ if TYPE_CHECKING:
     from .types import Draft, DraftRow, SkillDetail, SkillRow
 
 __all__ = [
+    "aeon_diff",
     "SKILL_RECORD_SOURCES",
     "Draft",
     "DraftRow",
@@ -288,7 +290,7 @@ if not TYPE_CHECKING:
     __getattr__ = lazy_exports(__name__, {
         ".aeon": ("AEON_SHAPE", "DATED_BY_NAME", "AeonResult", "AeonSpec", "is_aeon_manifest",
             "judge_manifest", "read_aeon_manifest", "wc_words", "DIFFS as AEON_DIFFS",
-            "STATUSES as AEON_STATUSES"),
+            "STATUSES as AEON_STATUSES", "diff as aeon_diff"),
         ".assertions": ("CHECKS", "CUSTOM_CHECKS", "KEY_ORDER", "SKILL_NAME", "CustomCheck", "Result",
             "check_forbidden_patterns", "check_max_words", "check_min_distinct_items",
             "check_min_words", "check_must_cite_source", "check_output_pattern",
@@ -315,6 +317,6 @@ if not TYPE_CHECKING:
         ".runs": ("RUN_STATUSES", "WORST_FIRST", "aeon_skills", "assertion_changes", "assertion_grid",
             "eval_results", "evaluate", "failing_messages", "get_run", "history", "latest_run",
             "list_skills", "record_aeon_results", "record_run", "show_states", "skill_detail"),
-        ".types": ("Draft", "DraftRow", "SkillDetail", "SkillRow"),
         ".sealed": ("SKILL_RECORD_SOURCES",),
+        ".types": ("Draft", "DraftRow", "SkillDetail", "SkillRow"),
     })

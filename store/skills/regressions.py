@@ -20,6 +20,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
+# its own package face, for bootstrap: a manifest draft (and the YAML and RE2 it needs) loads only on a mismatch
+from gatepost.store import skills
 from gatepost.store.kernel import (
     Act,
     InputError,
@@ -32,8 +34,6 @@ from gatepost.store.kernel import (
     parse_iso,
     transaction,
 )
-
-from .bootstrapping import bootstrap
 
 STATES = ("NEW_FAIL", "CHRONIC", "STABLE_FAIL", "NEW_PASS", "PASS")
 FAILING_STATES = ("NEW_FAIL", "STABLE_FAIL", "CHRONIC")
@@ -267,7 +267,7 @@ def flag_mismatch(db: Database, skill: str, *, actor: str, note: str,
         db.table("regression_states").update(skill, {"acknowledged_eval_id": state["last_eval_id"]})
         try:
             with transaction(db):
-                draft = bootstrap(db, skill, actor=act.actor or actor, origin="mismatch", note=note.strip())
+                draft = skills.bootstrap(db, skill, actor=act.actor or actor, origin="mismatch", note=note.strip())
         except (InputError, RefusedError) as exc:
             return seq, None, str(exc)
     return seq, draft, None

@@ -6,15 +6,21 @@ regression state in one transaction. Evaluating again without a new run
 changes nothing; after a new manifest version became active, the same run is
 evaluated again from the streaks it started from, so it never counts twice.
 A run recorded with status `error` fails its eval (assertion `run_status`).
+
+The assertion checks, manifests and aeon's comparisons are reached through the package face when a run is
+recorded or evaluated: listing states (`gatepost skills show`) loads neither their YAML nor RE2.
 """
+
+from __future__ import annotations
 
 import hashlib
 import json
 import re
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from sqlite_utils import Database
 
+from gatepost.store import skills
 from gatepost.store.kernel import (
     Act,
     InputError,
@@ -28,24 +34,24 @@ from gatepost.store.kernel import (
 from gatepost.store.kernel import now as clock_now
 
 from . import regressions
-from .aeon import AeonResult
-from .aeon import diff as aeon_diff
-from .assertions import Result, check_skill_name, run_checks, word_count
-from .manifests import active_version, ensure_skill
 from .regressions import Transition, next_state
 from .types import SkillDetail, SkillRow
+
+if TYPE_CHECKING:
+    from .aeon import AeonResult
+    from .assertions import Result
 
 RUN_STATUSES = ("ok", "error")
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:#/-]{0,119}$")
 
-__all__ = ["ensure_skill", "record_run", "evaluate", "record_aeon_results", "aeon_skills", "list_skills", "skill_detail", "history", "show_states",
+__all__ = ["record_run", "evaluate", "record_aeon_results", "aeon_skills", "list_skills", "skill_detail", "history", "show_states",
            "assertion_changes", "assertion_grid"]
 
 
 def record_run(db: Database, skill: str, output: str, *, actor: str, run_id: str | None = None,
                at: str | None = None, status: str = "ok") -> dict[str, Any]:
     """Store one run's output (a producer or person holding evidence.record)."""
-    check_skill_name(skill, where="SKILL")
+    skills.check_skill_name(skill, where="SKILL")
     if status not in RUN_STATUSES:
         raise InputError(f"--status: expected one of {', '.join(RUN_STATUSES)}, got {status!r}")
     if run_id is not None and not _RUN_ID.match(run_id):
@@ -53,7 +59,7 @@ def record_run(db: Database, skill: str, output: str, *, actor: str, run_id: str
     when = observed_at(at) or now_iso()
     with guarded(db, f"record a run of {skill}", actor=actor, capability="evidence.record") as act:
         recorded = now_iso()
-        ensure_skill(db, skill, at=recorded)
+        skills.ensure_skill(db, skill, at=recorded)
         if run_id is None:
             number = db.execute("SELECT COUNT(*) + 1 FROM skill_runs WHERE skill = ?", [skill]).fetchone()[0]
             run_id = f"{skill}-{number:04d}"
@@ -69,7 +75,7 @@ def record_run(db: Database, skill: str, output: str, *, actor: str, run_id: str
 def _insert_run(act: Act, skill: str, output: str, *, run_id: str, at: str, status: str, recorded: str) -> None:
     """The run, naming its event's seq; the event (at `recorded`, when the run was recorded) then seals it
     (kernel records.py). Inside the act."""
-    words = word_count(output)
+    words = skills.word_count(output)
     act.db.execute("INSERT INTO skill_runs (id, skill, at, status, output, word_count, producer, recorded_at,"
                    " event_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                    [run_id, skill, at, status, output, words, act.actor, recorded, act.next_seq()])
@@ -110,7 +116,7 @@ def _skills_to_eval(db: Database, skill: str | None) -> list[str]:
 
 def _evaluate_one(act: Act, skill: str) -> dict[str, Any]:
     db = act.db
-    manifest = active_version(db, skill, with_yaml=False)
+    manifest = skills.active_version(db, skill, with_yaml=False)
     state = regressions.get_state(db, skill)
     base = {"skill": skill, "evaluated": False}
     if manifest is None:
@@ -136,9 +142,9 @@ def _evaluate_one(act: Act, skill: str) -> dict[str, Any]:
         fails, passes = state["fail_streak"] or 0, state["pass_streak"] or 0
     else:
         fails = passes = 0
-    results = run_checks(manifest["assertions"], run["output"])
+    results = skills.run_checks(manifest["assertions"], run["output"])
     if run["status"] == "error":
-        results.insert(0, Result("run_status", False, "the run ended in error"))
+        results.insert(0, skills.Result("run_status", False, "the run ended in error"))
     written = _write_eval(act, skill, run, manifest["id"], results, fails, passes,
                           payload={"manifest_version": manifest["version"]})
     return {**base, **written, "manifest_version": manifest["version"]}
@@ -233,7 +239,7 @@ def record_aeon_results(db: Database, results: list[AeonResult], *, actor: str, 
         skill = result.skill
         with guarded(db, f"record aeon's eval of {skill}", actor=actor, capability="evidence.record") as act:
             recorded = now_iso()
-            ensure_skill(db, skill, at=recorded)
+            skills.ensure_skill(db, skill, at=recorded)
             run: dict[str, Any] | None = None
             if result.output is not None:
                 new_id = _aeon_run_id(skill, result)
@@ -243,11 +249,11 @@ def record_aeon_results(db: Database, results: list[AeonResult], *, actor: str, 
                     _insert_run(act, skill, (result.content or b"").decode("utf-8", "replace"), run_id=new_id,
                                 at=at, status="ok", recorded=recorded)
                     run = get_run(db, new_id)
-            checks = [Result(c.assertion, c.passed, c.message) for c in result.checks]
+            checks = [skills.Result(c.assertion, c.passed, c.message) for c in result.checks]
             last = _last_eval(db, skill)
             state = regressions.get_state(db, skill)
             was = _previous_aeon_status(db, last)
-            base = {"skill": skill, "diff": aeon_diff(was, result.status), "previous_status": was,
+            base = {"skill": skill, "diff": skills.aeon_diff(was, result.status), "previous_status": was,
                     "manifest": manifest}
             run_id = run["id"] if run else None
             same = [{"assertion": r.assertion, "passed": r.passed, "message": r.message} for r in checks]
@@ -425,7 +431,7 @@ def skill_detail(db: Database, skill: str) -> SkillDetail | None:
     row["assertions"] = eval_results(db, last["id"]) if last else []
     row["evaluated_run"] = get_run(db, last["run_id"]) if last else None
     row["latest_run"] = latest_run(db, skill)
-    row["manifest"] = active_version(db, skill)
+    row["manifest"] = skills.active_version(db, skill)
     row["history"] = history(db, skill)
     row["changes"] = assertion_changes(db, skill)
     row["grid"] = assertion_grid(db, skill)

@@ -43,6 +43,7 @@ def test_the_wheel_holds_only_gatepost_at_the_top(wheel: Path):
     source |= {"gatepost/store/" + str(p.parent.relative_to(ROOT / "store")) for p in (ROOT / "store").rglob("__init__.py")}
     assert {s.removesuffix("/.") for s in source} <= packages, "a sub-package is missing from the wheel"
     for data in ("gatepost/gatepost.tcss", "gatepost/store/protocol/protocols/eval-gated-change/1.yaml",
+                 "gatepost/store/protocol/protocols/eval-gated-change/1.json",
                  "gatepost/store/views/templates/case.md"):
         assert data in names
 

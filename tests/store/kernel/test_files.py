@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gatepost.store.kernel import InputError, files
+from gatepost.store.kernel import InputError, files, markup
 
 BOMB = """
 a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
@@ -28,7 +28,7 @@ def _one_line_error(call) -> str:
 def test_alias_bomb_is_refused(tmp_path):
     path = tmp_path / "bomb.yaml"
     path.write_text(BOMB)
-    assert "alias" in _one_line_error(lambda: files.load_yaml_file(path))
+    assert "alias" in _one_line_error(lambda: markup.load_yaml_file(path))
 
 
 def test_oversized_file_is_refused_before_reading(tmp_path):
@@ -54,18 +54,18 @@ def test_missing_file_and_folder(tmp_path):
 
 
 def test_yaml_syntax_error_names_the_position():
-    message = _one_line_error(lambda: files.parse_yaml("a: [1, 2\nb: 3\n", source="case.yaml"))
+    message = _one_line_error(lambda: markup.parse_yaml("a: [1, 2\nb: 3\n", source="case.yaml"))
     assert message.startswith("case.yaml: not valid YAML at line")
 
 
 def test_yaml_never_builds_python_objects():
-    _one_line_error(lambda: files.parse_yaml("!!python/object/apply:os.system ['true']", source="x.yaml"))
+    _one_line_error(lambda: markup.parse_yaml("!!python/object/apply:os.system ['true']", source="x.yaml"))
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=200))
 def test_any_text_parses_or_fails_in_one_line(text):
-    for parse in (files.parse_yaml, files.parse_json):
+    for parse in (markup.parse_yaml, files.parse_json):
         try:
             parse(text, source="fuzz")
         except InputError as exc:
