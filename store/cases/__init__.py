@@ -140,6 +140,7 @@ __all__ = [
     "contradiction",
 ]
 
+# at run time, each name's module is imported when the name is first asked for (store/kernel/lazy.py)
 if not TYPE_CHECKING:
     __getattr__ = lazy_exports(__name__, {
         ".acts": ("CLOSE_CAPABILITY", "DESIGN_REVIEW_CAPABILITY", "DESIGN_REVIEW_KIND",

@@ -39,6 +39,7 @@ __all__ = [
     "unknown_mentions",
 ]
 
+# at run time, each name's module is imported when the name is first asked for (store/kernel/lazy.py)
 if not TYPE_CHECKING:
     __getattr__ = lazy_exports(__name__, {
         ".comments": ("COMMENT_CAPABILITY", "COMMENTERS", "ITEMS", "MAX_CHARS", "add_comment",

@@ -94,6 +94,7 @@ __all__ = [
     "text_hash",
 ]
 
+# at run time, each name's module is imported when the name is first asked for (store/kernel/lazy.py)
 if not TYPE_CHECKING:
     __getattr__ = lazy_exports(__name__, {
         ".current": ("APPLY_CAPABILITIES", "CURRENT_SCHEMA", "EMPTY_HASH", "HASH_PREFIX", "Landing",

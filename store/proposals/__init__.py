@@ -92,6 +92,7 @@ __all__ = [
     "validate_proposal",
 ]
 
+# at run time, each name's module is imported when the name is first asked for (store/kernel/lazy.py)
 if not TYPE_CHECKING:
     __getattr__ = lazy_exports(__name__, {
         ".contradicted": ("contradicted_proposal_ids", "proposal_contradiction"),
