@@ -4,6 +4,8 @@ console pages from; importing an artifact file and exporting a run in upstream's
 Parsing and writing the artifact formats is artifacts.py's; running a suite is runner.py's.
 """
 
+from __future__ import annotations
+
 import gc
 import hashlib
 import json
@@ -13,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import chain, repeat
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from sqlite_utils import Database
 
@@ -44,9 +46,11 @@ from .artifacts import (
 )
 from .attempts import attempts_line, outcome, outcome_counts, summarise_attempts
 from .progress import report
-from .suites import Suite
 from .task_order import StreamedOrder, refresh_task_order
 from .types import RunDetail, RunRow
+
+if TYPE_CHECKING:  # a suite is named in signatures only: reading a run never loads the suites' YAML
+    from .suites import Suite
 
 
 def baseline_cache_key(db: Database) -> str:
