@@ -26,7 +26,6 @@ if TYPE_CHECKING:
         INVALIDATED,
         NOT_INDEPENDENT,
         OPEN,
-        PROTOCOLS_DIR,
         STALE,
         TOP_KEYS,
         TRUE,
@@ -57,10 +56,8 @@ if TYPE_CHECKING:
         parse_protocol,
         protocol_for,
         protocol_path,
-        protocol_twin,
         read_yaml,
         tested,
-        write_protocol_twins,
     )
     from .revision import (
         BASIS_FIELDS,
@@ -70,6 +67,7 @@ if TYPE_CHECKING:
         short,
     )
     from .rubric import RUBRIC, Question, Rubric, answers_text, parse_answer_options, parse_rubric
+    from .twins import PROTOCOLS_DIR, protocol_twin, write_protocol_twins
 
 __all__ = [
     "Question",
@@ -140,14 +138,14 @@ if not TYPE_CHECKING:
     __getattr__ = lazy_exports(__name__, {
         ".fixtures": ("Mismatch", "els_root", "replay_fixture"),
         ".interpreter": ("ADMISSIBLE", "APPROVAL_REQUIRED", "BLOCKED", "COUNTING", "DISCHARGED",
-            "EFFECTS", "EXPIRED", "FALSE", "HEADS", "INVALIDATED", "NOT_INDEPENDENT", "OPEN",
-            "PROTOCOLS_DIR", "STALE", "TOP_KEYS", "TRUE", "UNKNOWN", "UNUSED", "VALUES", "Action",
-            "All", "AnyOf", "ClaimRef", "Condition", "Decision", "Evaluation", "Evidence",
-            "Invalidation", "Not", "Protocol", "Record", "State", "age_seconds", "explicit_decisions",
-            "instant_seconds", "is_identifier", "kleene_and", "kleene_not", "kleene_or",
-            "load_protocol", "parse_protocol", "protocol_for", "protocol_path", "protocol_twin",
-            "read_yaml", "tested", "write_protocol_twins"),
+            "EFFECTS", "EXPIRED", "FALSE", "HEADS", "INVALIDATED", "NOT_INDEPENDENT", "OPEN", "STALE",
+            "TOP_KEYS", "TRUE", "UNKNOWN", "UNUSED", "VALUES", "Action", "All", "AnyOf", "ClaimRef",
+            "Condition", "Decision", "Evaluation", "Evidence", "Invalidation", "Not", "Protocol",
+            "Record", "State", "age_seconds", "explicit_decisions", "instant_seconds", "is_identifier",
+            "kleene_and", "kleene_not", "kleene_or", "load_protocol", "parse_protocol", "protocol_for",
+            "protocol_path", "read_yaml", "tested"),
         ".revision": ("BASIS_FIELDS", "candidate_revision", "canonical_json", "content_hash", "short"),
         ".rubric": ("RUBRIC", "Question", "Rubric", "answers_text", "parse_answer_options",
             "parse_rubric"),
+        ".twins": ("PROTOCOLS_DIR", "protocol_twin", "write_protocol_twins"),
     })

@@ -15,8 +15,6 @@ reads protocol/1 differently from Canon, and why.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator
@@ -27,10 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from gatepost.store import kernel
-from gatepost.store.kernel import InputError, read_text
+from gatepost.store.kernel import InputError
 
 from .revision import short
 from .rubric import Rubric, rubric_from
+from .twins import PROTOCOLS_DIR, own_yaml_data
 
 TRUE, FALSE, UNKNOWN = "TRUE", "FALSE", "UNKNOWN"
 VALUES = (TRUE, FALSE, UNKNOWN)
@@ -40,7 +39,6 @@ ADMISSIBLE, APPROVAL_REQUIRED, BLOCKED = "admissible", "approval-required", "blo
 OPEN, DISCHARGED = "open", "discharged"
 COUNTING, STALE, NOT_INDEPENDENT, UNUSED = "counting", "stale", "not independent", "unused"
 EXPIRED, INVALIDATED = "expired", "invalidated"
-PROTOCOLS_DIR = Path(__file__).parent / "protocols"
 
 TOP_KEYS = {"format", "protocol", "artifacts", "evidence_kinds", "claims", "obligations", "actions",
             "outcomes", "invalidation", "independence_dimensions", "rubric"}
@@ -520,50 +518,10 @@ def protocol_for(ref: str) -> Protocol:
     if not path.exists():
         known = sorted(f"{p.parent.name}/{p.stem}" for p in PROTOCOLS_DIR.glob("*/*.yaml"))
         raise InputError(f"protocol: unknown protocol {ref!r} (known: {', '.join(known) or 'none'})")
-    proto = parse_protocol(_own_protocol_data(path), str(path))
+    proto = parse_protocol(own_yaml_data(path, what="protocol file"), str(path))
     if proto.key != ref:
         raise InputError(f"{path}: declares {proto.key}, expected {ref}")
     return proto
-
-
-# gatepost's own protocols ship with a JSON twin of each YAML file (`1.json` beside `1.yaml`): the same data,
-# with the SHA-256 of the YAML text it was made from. Reading it costs a read-only command no YAML parser
-# (PyYAML's import alone is about a third of `import click`: benchmarks/cli_startup.py); a twin that does not
-# name the YAML's current text is ignored and the YAML read, so an edited protocol is never read stale.
-# tests/store/protocol/test_protocol_twin.py keeps each twin current.
-TWIN_FORMAT = "protocol-twin/1"
-
-
-def protocol_twin(path: str | Path) -> str:
-    """The JSON twin of the protocol file at `path`, as write_protocol_twins writes it."""
-    text = read_text(path, what="protocol file")
-    data = kernel.parse_yaml(text, source=str(path))
-    twin = {"format": TWIN_FORMAT, "yaml_sha256": _digest(text), "data": data}
-    return json.dumps(twin, ensure_ascii=False, indent=1) + "\n"
-
-
-def write_protocol_twins() -> list[Path]:
-    """Write (or refresh) the JSON twin of each of gatepost's own protocol files; the twins written."""
-    written = []
-    for path in sorted(PROTOCOLS_DIR.glob("*/*.yaml")):
-        kernel.write_text_atomic(path.with_suffix(".json"), protocol_twin(path))
-        written.append(path.with_suffix(".json"))
-    return written
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def _own_protocol_data(path: Path) -> Any:
-    text = read_text(path, what="protocol file")
-    twin_path = path.with_suffix(".json")
-    if twin_path.exists():
-        twin = kernel.parse_json(read_text(twin_path, what="protocol twin"), source=str(twin_path))
-        if (isinstance(twin, dict) and twin.get("format") == TWIN_FORMAT
-                and twin.get("yaml_sha256") == _digest(text)):
-            return twin["data"]
-    return kernel.parse_yaml(text, source=str(path))
 
 
 # --- a case's state -----------------------------------------------------------------------

@@ -20,7 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gatepost.store.kernel import InputError, load_yaml_file
+from gatepost.store import kernel
+from gatepost.store.kernel import InputError
+
+from .twins import is_own, own_yaml_data
 
 RUBRIC = "rubric"  # the rule a decision without its answers is refused by
 YES, NO = "yes", "no"
@@ -135,7 +138,9 @@ def rubric_from(value: Any, protocol_source: str) -> Rubric | None:
         path = Path(protocol_source).parent / name
         if not path.is_file():
             raise _fail(protocol_source, "rubric", f"no rubric file {name} beside the protocol")
-        return parse_rubric(load_yaml_file(path, what="rubric file"), str(path), where="")
+        data = (own_yaml_data(path, what="rubric file") if is_own(path)  # gatepost's own: from its twin
+                else kernel.load_yaml_file(path, what="rubric file"))
+        return parse_rubric(data, str(path), where="")
     return parse_rubric(value, protocol_source)
 
 

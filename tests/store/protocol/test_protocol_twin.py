@@ -12,11 +12,11 @@ from gatepost.store import protocol
 from gatepost.store.kernel import load_yaml_file
 from gatepost.store.protocol import PROTOCOLS_DIR, protocol_twin
 
-OWN = sorted(PROTOCOLS_DIR.glob("*/*.yaml"))
+OWN = sorted(PROTOCOLS_DIR.rglob("*.yaml"))  # protocols and their rubric files
 REFRESH = 'python -c "from gatepost.store.protocol import write_protocol_twins; write_protocol_twins()"'
 
 
-@pytest.mark.parametrize("path", OWN, ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize("path", OWN, ids=lambda p: str(p.relative_to(PROTOCOLS_DIR)))
 def test_each_protocol_ships_a_current_twin_with_the_yaml_data(path: Path):
     twin = path.with_suffix(".json")
     assert twin.exists(), f"{twin} is missing: run {REFRESH}"
@@ -37,7 +37,8 @@ def _load(folder: Path, ref: str = "eval.gated_change/1") -> dict[str, object]:
             "from gatepost.store.protocol import interpreter\n"
             f"interpreter.PROTOCOLS_DIR = Path({str(folder)!r})\n"
             f"proto = interpreter.protocol_for({ref!r})\n"
-            "print(json.dumps({'description': proto.description, 'yaml': 'yaml' in sys.modules}))\n")
+            "rubric = [q.key for q in proto.rubric.questions] if proto.rubric else None\n"
+            "print(json.dumps({'description': proto.description, 'rubric': rubric, 'yaml': 'yaml' in sys.modules}))\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
@@ -47,6 +48,13 @@ def test_a_current_twin_is_read_without_the_yaml_parser(tmp_path: Path):
     loaded = _load(_protocols_copy(tmp_path))
     assert loaded["yaml"] is False
     assert loaded["description"] == protocol.protocol_for("eval.gated_change/1").description
+
+
+def test_a_protocol_with_a_rubric_file_is_read_without_the_yaml_parser():
+    """eval.gated_change/2 names its rubric in a file beside it: that file is read from its twin too."""
+    loaded = _load(PROTOCOLS_DIR, "eval.gated_change/2")
+    assert loaded["yaml"] is False
+    assert loaded["rubric"] == [q.key for q in protocol.protocol_for("eval.gated_change/2").rubric.questions]
 
 
 def test_an_edited_protocol_is_read_from_its_yaml_not_from_the_stale_twin(tmp_path: Path):
