@@ -91,8 +91,6 @@ if TYPE_CHECKING:
     from .runs import (
         RESULTS_IN_TABLE,
         RUN_COLUMNS,
-        TASK_COLUMNS,
-        TASK_RESULT_RECORDS,
         baseline_cache_key,
         export_artifact,
         get_run,
@@ -108,6 +106,7 @@ if TYPE_CHECKING:
         text_digest,
     )
     from .schema import EVALUATION_MIGRATIONS
+    from .sealed import TASK_COLUMNS, TASK_RESULT_RECORDS
     from .stats import (
         ALPHA,
         DECISION_RULES,
@@ -357,11 +356,12 @@ if not TYPE_CHECKING:
         ".run_pairs": ("compare_runs", "task_passes"),
         ".runner": ("CACHE_FORMAT", "CACHE_TTL", "SPLIT_CHOICES", "WEAK_BASELINE", "Executor",
             "RunSettings", "content_hash", "evaluate", "pass_rate", "read_skill", "run_side"),
-        ".runs": ("RESULTS_IN_TABLE", "RUN_COLUMNS", "TASK_COLUMNS", "TASK_RESULT_RECORDS",
+        ".runs": ("RESULTS_IN_TABLE", "RUN_COLUMNS",
             "baseline_cache_key", "export_artifact", "get_run", "import_artifact", "import_artifacts",
             "list_runs", "previous_run", "record_suite", "run_tasks", "store_run", "task_attempts",
             "task_outputs", "text_digest"),
         ".schema": ("EVALUATION_MIGRATIONS",),
+        ".sealed": ("TASK_COLUMNS", "TASK_RESULT_RECORDS"),
         ".stats": ("ALPHA", "DECISION_RULES", "DEFAULT_RULE", "LEVEL", "MAX_REGRESSION", "MUST_DETECT",
             "Pairs", "can_detect", "check_rule", "compare", "delta_words", "detect_words",
             "inside_noise", "min_discordant", "minimum_detectable", "newcombe_paired",

@@ -23,7 +23,6 @@ from gatepost.store.kernel import (
     MAX_FILE_BYTES,
     FlatRows,
     InputError,
-    RecordSource,
     StreamedRecords,
     all_rows,
     background_inserts,
@@ -46,6 +45,7 @@ from .artifacts import (
 )
 from .attempts import attempts_line, outcome, outcome_counts, summarise_attempts
 from .progress import report
+from .sealed import TASK_COLUMNS
 from .task_order import StreamedOrder, refresh_task_order
 from .types import RunDetail, RunRow
 
@@ -73,27 +73,8 @@ def record_suite(db: Database, suite: Suite, *, at: str | None = None) -> str:
     return loaded_at
 
 
-TASK_COLUMNS = ("run_id", "side", "task_id", "attempt", "passed", "judged", "score", "duration_ms", "output",
-                "reason", "mock", "split", "details", "error")
 # The per-task results live in task_results only; the stored artifact JSON says so and get_run puts them back.
 RESULTS_IN_TABLE = "task_results"
-
-
-def _results_of_event(columns: tuple[str, ...]) -> str:
-    # CROSS JOIN: SQLite reads the runs first (by event_seq) and then their results by run_id, never all
-    # task results in id order (that made every sealed act cost a scan of the whole table)
-    return (f"SELECT {', '.join('t.' + c for c in columns)} FROM evaluation_runs r"
-            " CROSS JOIN task_results t ON t.run_id = r.id WHERE r.event_seq = ? ORDER BY t.id")
-
-
-# A run's task results as its event seals them: in id order (their position in the run), the id itself not
-# hashed (the first format hashed it), so whoever hashes them before they are stored need not know their ids.
-# Last of the store's record sources: an import hashes them as it inserts them (kernel StreamedRecords).
-TASK_RESULT_RECORDS = RecordSource(
-    "task_results", TASK_COLUMNS, of_event=_results_of_event(TASK_COLUMNS),
-    seqs="SELECT r.event_seq FROM evaluation_runs r WHERE r.event_seq IS NOT NULL"
-         " AND EXISTS (SELECT 1 FROM task_results t WHERE t.run_id = r.id)",
-    first_format=_results_of_event(("id", *TASK_COLUMNS)), reals=(TASK_COLUMNS.index("score"),))
 
 
 def _task_rows(run_id: str, side: str, results: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
@@ -597,6 +578,6 @@ def export_artifact(db: Database, run_id: str) -> dict[str, Any]:
     return upstream_artifact(artifact)
 
 
-__all__ = ["text_digest", "TASK_RESULT_RECORDS", "VERDICTS", "TASK_COLUMNS", "RUN_COLUMNS", "RESULTS_IN_TABLE", "ReadArtifact", "baseline_cache_key",
+__all__ = ["text_digest", "VERDICTS", "RUN_COLUMNS", "RESULTS_IN_TABLE", "ReadArtifact", "baseline_cache_key",
            "export_artifact", "get_run", "import_artifact", "import_artifacts", "list_runs", "previous_run", "read_artifact_file",
            "record_suite", "run_tasks", "store_artifact_file", "store_run", "task_attempts", "task_outputs"]
