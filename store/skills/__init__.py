@@ -129,6 +129,7 @@ from .regressions import (
 from .runs import (
     RUN_STATUSES,
     WORST_FIRST,
+    EvalProgress,
     aeon_skills,
     assertion_changes,
     assertion_grid,
@@ -236,6 +237,7 @@ __all__ = [
     "ensure_skill",
     "eval_results",
     "evaluate",
+    "EvalProgress",
     "export_state",
     "failing_messages",
     "flag_mismatch",

@@ -1,6 +1,7 @@
 """Long commands show progress on a terminal (stderr), and nothing when their output is piped: an import its bytes,
-rows and time left; `suite run` which side runs which task of how many, with the time left; the demo's build which
-of its parts it is at. Run under a pseudo-terminal, as a person at a terminal runs them."""
+rows and time left; `suite run` which side runs which task of how many, with the time left; the demo's build, verify,
+backup and restore which of their parts they are at; `skills eval` which skill of how many. Run under a
+pseudo-terminal, as a person at a terminal runs them."""
 
 import errno
 import json
@@ -105,3 +106,31 @@ def test_verify_piped_or_quiet_shows_no_progress(demo_copy: Path):
     assert piped.returncode == 0 and piped.stderr == "" and "verify: intact" in piped.stdout
     code, shown = run_in_terminal("--db", str(demo_copy), "verify", "--quiet", cwd=demo_copy.parent)
     assert code == 0 and " of 4" not in shown and "verify: intact" in shown, shown
+
+
+def test_skills_eval_says_which_skill_of_how_many_on_a_terminal(demo_copy: Path):
+    code, shown = run_in_terminal("--db", str(demo_copy), "skills", "eval", "--as", "ana", cwd=demo_copy.parent)
+    assert code == 0, shown
+    seen = re.findall(r"skills eval · (\S+), skill (\d+) of (\d+)", shown)
+    assert seen and all(int(of) == 50 for _skill, _n, of in seen), shown  # every skill of the demo
+    piped = run_gatepost("--db", str(demo_copy), "skills", "eval", "--as", "ana", cwd=demo_copy.parent)
+    assert piped.returncode == 0 and piped.stderr == "" and "skills eval ·" not in piped.stdout
+    code, quiet = run_in_terminal("--db", str(demo_copy), "skills", "eval", "-q", "--as", "ana", cwd=demo_copy.parent)
+    assert code == 0 and "skills eval ·" not in quiet
+
+
+def test_backup_and_restore_say_which_step_they_are_at_on_a_terminal(demo_copy: Path):
+    folder = demo_copy.parent
+    code, shown = run_in_terminal("--db", str(demo_copy), "backup", "copy.db", cwd=folder)
+    assert code == 0, shown
+    steps = [int(n) for n in re.findall(r"backup · [a-z :,']+, step (\d+) of 6", shown)]
+    assert steps and steps == sorted(steps), shown
+    assert "backup: " in shown and "verified" in shown
+    code, shown = run_in_terminal("--db", str(demo_copy), "restore", "copy.db", "--as", "ana", cwd=folder)
+    assert code == 0, shown
+    assert re.search(r"restore · [a-z :,']+, step \d+ of 10", shown), shown
+    piped = run_gatepost("--db", str(demo_copy), "backup", "again.db", cwd=folder)
+    assert piped.returncode == 0 and piped.stderr == "" and piped.stdout.startswith("backup: ")
+    assert piped.stdout.count("\n") == 1
+    code, quiet = run_in_terminal("--db", str(demo_copy), "backup", "quiet.db", "--quiet", cwd=folder)
+    assert code == 0 and "step" not in quiet and "backup: " in quiet
