@@ -1,7 +1,5 @@
 """`gatepost backup FILE` and `gatepost restore FILE`: a consistent, verified copy of the store, and back."""
 
-from collections.abc import Callable
-
 import click
 
 from gatepost import output
@@ -24,7 +22,7 @@ def backup(ctx: click.Context, file: str, force: bool, as_json: bool, quiet: boo
     Exit 0 written and verified · 2 bad input or a copy that does not check (then do not keep it).
     """
     with output.Progress("backup", None, quiet=quiet, unit="parts") as progress:
-        copy = backup_store(open_ctx_store(ctx), file, force=force, steps=_steps(progress))
+        copy = backup_store(open_ctx_store(ctx), file, force=force, steps=progress.begun())
     if as_json:
         echo_json(copy.document())
         return
@@ -51,16 +49,10 @@ def restore(ctx: click.Context, file: str, force: bool, as_json: bool, quiet: bo
     """
     with output.Progress("restore", None, quiet=quiet, unit="parts") as progress:
         copy = restore_store(open_ctx_store(ctx, create=True), file, actor=person(as_name), force=force,
-                             steps=_steps(progress))
+                             steps=progress.begun())
     if as_json:
         echo_json(copy.document())
         return
     output.line(f"restore: {copy.path} is the backup {file} ({copy.events} events, verified); "
                 f"head: event {copy.head_seq} sha256 {copy.head_hash}")
 
-
-def _steps(progress: output.Progress) -> Callable[[str, int, int], None]:
-    """Name each step on the progress line as it begins: `backup · the backup: verify …, step 3 of 6`."""
-    def begun(step: str, done: int, total: int) -> None:
-        progress.reach(done, current=f"{step}, step {done + 1} of {total}")
-    return begun

@@ -129,7 +129,7 @@ def eval_cmd(ctx: click.Context, skill: str | None, manifest_file: str | None, n
     seconds = skills.parse_max_age(max_age)
     db = open_ctx_store(ctx)
     with output.Progress("skills eval", None, quiet=quiet, unit="parts") as progress:
-        results = skills.evaluate(db, actor=person(as_name), skill=skill, progress=_skill_of(progress))
+        results = skills.evaluate(db, actor=person(as_name), skill=skill, progress=progress.begun("skill"))
     for r in results:
         r["stale"] = skills.output_staleness(db, r["skill"], seconds)
         r["acknowledged"] = skills.acknowledged_until(db, r["skill"])
@@ -145,13 +145,6 @@ def eval_cmd(ctx: click.Context, skill: str | None, manifest_file: str | None, n
         if not as_json:
             output.line(f"--fail-on: {len(hit)} skill(s) in {','.join(sorted(wanted))}: {', '.join(hit)}", err=True)
         ctx.exit(1)
-
-
-def _skill_of(progress: output.Progress) -> skills.EvalProgress:
-    """Name the skill each act begins on: `skills eval · weekly-digest, skill 3 of 50`."""
-    def begun(skill: str, done: int, total: int) -> None:
-        progress.reach(done, current=f"{skill}, skill {done + 1} of {total}")
-    return begun
 
 
 def _eval_aeon(ctx: click.Context, manifest_file: str, root: str, *, skill: str | None, max_age: float,
@@ -173,7 +166,7 @@ def _eval_aeon(ctx: click.Context, manifest_file: str, root: str, *, skill: str 
         if store:
             db = open_ctx_store(ctx)
             stored = skills.record_aeon_results(db, results, actor=person(as_name), manifest=manifest_file,
-                                                progress=_skill_of(progress))
+                                                progress=progress.begun("skill"))
     rows = [r.as_dict() for r in results]
     if store:
         for row, kept in zip(rows, stored, strict=True):

@@ -134,3 +134,32 @@ def test_backup_and_restore_say_which_step_they_are_at_on_a_terminal(demo_copy: 
     assert piped.stdout.count("\n") == 1
     code, quiet = run_in_terminal("--db", str(demo_copy), "backup", "quiet.db", "--quiet", cwd=folder)
     assert code == 0 and "step" not in quiet and "backup: " in quiet
+
+
+def _imported(tmp_path: Path, name: str, n: int, flip: int) -> str:
+    """Import an artifact of `n` tasks (every `flip`-th candidate outcome turned over): its run id."""
+    write_artifact(tmp_path / name, n)
+    document = json.loads((tmp_path / name).read_text(encoding="utf-8"))
+    for i, row in enumerate(document["candidate_results"]):
+        row["passed"] = row["passed"] != (i % flip == 0)
+    (tmp_path / name).write_text(json.dumps(document), encoding="utf-8")
+    done = run_gatepost("--db", "s.db", "suite", "import-artifact", name, "--as", "ana", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split("imported: ", 1)[1].split()[0]
+
+
+def test_compare_and_the_suite_report_say_which_step_they_are_at_on_a_terminal(tmp_path: Path):
+    baseline, candidate = _imported(tmp_path, "a.json", 2000, 5), _imported(tmp_path, "b.json", 2000, 3)
+    code, shown = run_in_terminal("--db", "s.db", "compare", candidate, "--baseline", baseline, cwd=tmp_path)
+    assert code == 0, shown
+    assert re.search(rf"compare · the (baseline {baseline}, step 1|run {candidate}, step 2|task matrix, step 3) of 3",
+                     shown), shown
+    code, shown = run_in_terminal("--db", "s.db", "report", "suite", candidate, cwd=tmp_path)
+    assert code == 0, shown
+    assert re.search(rf"report suite {candidate} · [a-z' ]+, step [1-4] of 4", shown), shown
+    for args in (("compare", candidate, "--baseline", baseline), ("report", "suite", candidate)):
+        piped = run_gatepost("--db", "s.db", *args, cwd=tmp_path)
+        assert piped.returncode == 0 and piped.stderr == "" and " of 3" not in piped.stdout
+        assert ", step " not in piped.stdout
+        code, quiet = run_in_terminal("--db", "s.db", *args, "--quiet", cwd=tmp_path)
+        assert code == 0 and ", step " not in quiet
