@@ -148,7 +148,7 @@ def _imported(tmp_path: Path, name: str, n: int, flip: int) -> str:
     return done.stdout.split("imported: ", 1)[1].split()[0]
 
 
-def test_compare_and_the_suite_report_say_which_step_they_are_at_on_a_terminal(tmp_path: Path):
+def test_compare_the_suite_report_and_an_export_say_what_they_are_at_on_a_terminal(tmp_path: Path):
     baseline, candidate = _imported(tmp_path, "a.json", 2000, 5), _imported(tmp_path, "b.json", 2000, 3)
     code, shown = run_in_terminal("--db", "s.db", "compare", candidate, "--baseline", baseline, cwd=tmp_path)
     assert code == 0, shown
@@ -157,9 +157,14 @@ def test_compare_and_the_suite_report_say_which_step_they_are_at_on_a_terminal(t
     code, shown = run_in_terminal("--db", "s.db", "report", "suite", candidate, cwd=tmp_path)
     assert code == 0, shown
     assert re.search(rf"report suite {candidate} · [a-z' ]+, step [1-4] of 4", shown), shown
-    for args in (("compare", candidate, "--baseline", baseline), ("report", "suite", candidate)):
+    code, shown = run_in_terminal("--db", "s.db", "suite", "export-artifact", candidate, "-o", "out.json",
+                                  cwd=tmp_path)
+    assert code == 0 and (tmp_path / "out.json").is_file(), shown
+    assert re.search(rf"suite export-artifact {candidate} · (reading the run|writing \S+out.json)", shown), shown
+    for args in (("compare", candidate, "--baseline", baseline), ("report", "suite", candidate),
+                 ("suite", "export-artifact", candidate, "-o", "again.json", "--force")):
         piped = run_gatepost("--db", "s.db", *args, cwd=tmp_path)
         assert piped.returncode == 0 and piped.stderr == "" and " of 3" not in piped.stdout
-        assert ", step " not in piped.stdout
+        assert ", step " not in piped.stdout and "export-artifact ·" not in piped.stdout
         code, quiet = run_in_terminal("--db", "s.db", *args, "--quiet", cwd=tmp_path)
-        assert code == 0 and ", step " not in quiet
+        assert code == 0 and ", step " not in quiet and "export-artifact ·" not in quiet
