@@ -9,6 +9,7 @@ from textual.widgets import Input, Select
 from gatepost.app import GatepostApp
 from gatepost.screens.help import HelpScreen
 from gatepost.screenshots import settle
+from gatepost.widgets.nav_bar import NavBar
 from gatepost.widgets.paged_list import PagedList
 from gatepost.widgets.queue_bar import QueueBar
 
@@ -150,6 +151,8 @@ async def test_help_on_every_screen_lists_only_keys_that_do_something_there(demo
             assert not {"Scroll Left", "Scroll Right", "Page Left", "Page Right", "Cursor right",
                         "Cursor left"} & labels, where
             assert ("Search" in labels) == bool(screen.check_action("search", ())), where
+            nav = str(screen.query_one(NavBar).render())  # the bar naming the screens says `/ search` alike
+            assert ("search" in nav) == bool(screen.check_action("search", ())), (where, nav)
             assert not {"Skip", "Stop queue"} & labels, where  # no queue worked
         await _at(pilot, "2")
         await pilot.press("w")
