@@ -44,6 +44,7 @@ DARK_THEME = Theme(
         "footer-description-foreground": "#E0E0E0",
         "block-cursor-foreground": "#FFFFFF",
         "block-cursor-background": "#0A5FAD",  # primary (#0178D4) under the text is 3.8:1
+        "button-color-foreground": "#FFFFFF",  # a dialog's confirm button on the primary: the text at 87% is 3.8:1
         "block-cursor-blurred-background": "#0A5FAD 60%",
     },
 )
@@ -69,6 +70,7 @@ LIGHT_THEME = Theme(
         "footer-description-foreground": "#1A1A1A",
         "input-selection-background": "#0B4A8B 25%",
         "block-cursor-foreground": "#FFFFFF",
+        "button-color-foreground": "#FFFFFF",  # a dialog's confirm button on the primary
         "block-cursor-background": "#0B4A8B",
         "block-cursor-blurred-background": "#0B4A8B 40%",
     },

@@ -40,6 +40,9 @@ def _pairs(name: str) -> list[tuple[str, str, float]]:
     cursor = Color.parse(variables["block-cursor-background"])
     on_cursor = cursor + Color.parse(variables["block-cursor-foreground"])
     pairs.append(("block-cursor-foreground", "block-cursor-background", contrast(on_cursor.rgb, cursor.rgb)))
+    primary = Color.parse(variables["primary"])
+    on_primary = primary + Color.parse(variables["button-color-foreground"])  # a dialog's confirm button
+    pairs.append(("button-color-foreground", "primary", contrast(on_primary.rgb, primary.rgb)))
     return pairs
 
 
@@ -105,6 +108,13 @@ async def test_every_character_every_screen_draws_reads_in_both_themes(demo_here
             await pilot.press("question_mark")  # the help, over Audit
             await settle(pilot)
             low |= _low_contrast_text(app, "?")
+            await pilot.press("escape")
+            await settle(pilot)
+            await pilot.press("2")
+            await settle(pilot)
+            await pilot.press("i")  # a note dialog, its confirm button
+            await settle(pilot)
+            low |= _low_contrast_text(app, "2 i")
             await pilot.press("escape")
             await settle(pilot)
         assert low == set()
