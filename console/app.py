@@ -8,7 +8,7 @@ writer thread (the `db` connection); a write still waiting after a moment says s
 
 import asyncio
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import partial
@@ -17,6 +17,7 @@ from typing import Any, TypeVar, cast
 
 from sqlite_utils import Database
 from textual.app import App
+from textual.filter import ANSIToTruecolor, LineFilter
 from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen, Screen
 
@@ -34,7 +35,15 @@ from gatepost.screens.proposals import ProposalsScreen
 from gatepost.screens.regressions import RegressionsScreen
 from gatepost.screens.results import ResultsScreen
 from gatepost.store.kernel import get_actor, open_store
-from gatepost.theme import DARK, LIGHT, LIGHT_ANSI, LIGHT_THEME
+from gatepost.theme import (
+    DARK,
+    DARK_ANSI,
+    DARK_THEME,
+    LIGHT,
+    LIGHT_ANSI,
+    LIGHT_THEME,
+    ReadableTruecolor,
+)
 
 T = TypeVar("T")
 
@@ -82,8 +91,13 @@ class GatepostApp(ConsoleApp):
         self.MODES = {mode: _loader(mode, target)  # type: ignore[misc]
                       for mode, _key, _label, target in self.screen_specs}
         super().__init__()
-        self.register_theme(LIGHT_THEME)  # ctrl+t: dark, or light with real contrast (gatepost.theme)
+        # dark, or light on ctrl+t, each with every text colour at 4.5:1 or more (gatepost.theme)
+        self.register_theme(DARK_THEME)
+        self.register_theme(LIGHT_THEME)
+        self.ansi_theme_dark = DARK_ANSI
         self.ansi_theme_light = LIGHT_ANSI
+        self.theme = DARK
+        self.readable_filters: dict[int, ReadableTruecolor] = {}
         self.db_path = Path(db_path)
         self.db: Database = open_store(self.db_path, create=False)  # the writer's connection
         self.reader: Database = open_store(self.db_path, create=False)  # read workers' connection
@@ -235,6 +249,18 @@ class GatepostApp(ConsoleApp):
         if isinstance(self.screen, HelpScreen):
             return
         self.push_screen(HelpScreen(self.screen))
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """Textual's filters, its ANSI-to-truecolor one drawing dim text no fainter than 4.5:1 (theme.py)."""
+        filters = list(super().get_line_filters())
+        for index, line_filter in enumerate(filters):
+            if type(line_filter) is ANSIToTruecolor:
+                ansi = self.ansi_theme
+                readable = self.readable_filters.get(id(ansi))
+                if readable is None:
+                    readable = self.readable_filters[id(ansi)] = ReadableTruecolor(ansi)
+                filters[index] = readable
+        return filters
 
     def action_toggle_dark(self) -> None:
         self.theme = LIGHT if self.theme == DARK else DARK

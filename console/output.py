@@ -10,6 +10,7 @@ gatepost.safe.inert, the function the console uses for its cells.
 import json
 import re
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -133,6 +134,13 @@ class Progress:
         if self._bar is not None:
             description = self._describe(current) if current is not None else None
             self._bar.update(self._task, completed=done, rows=self.rows, description=description)
+
+    def begun(self, word: str = "step") -> Callable[[str, int, int], None]:
+        """A store function's `steps(name, done, total)` callback: names what begins and where it stands, as
+        `backup · the backup: verify the sealed records, step 5 of 6` (the name is data, made inert)."""
+        def begin(name: str, done: int, total: int) -> None:
+            self.reach(done, current=f"{name}, {word} {done + 1} of {total}")
+        return begin
 
     def __exit__(self, *exc: object) -> None:
         if self._bar is not None:

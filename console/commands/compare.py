@@ -5,7 +5,7 @@ import sys
 import click
 
 from gatepost import output
-from gatepost.commands._common import echo_json, open_ctx_store
+from gatepost.commands._common import echo_json, open_ctx_store, quiet_option
 from gatepost.store.evaluation import rate_words
 from gatepost.store.views import compare_matrix, run_suite, sparkline, suite_trend
 from gatepost.widgets.compare_view import matrix_lines
@@ -23,20 +23,24 @@ EXIT_WORSE = 1
 @click.option("--fail-on-regression", is_flag=True,
               help="Exit 1 when a RUN is worse than the baseline beyond the noise (the paired exact test decides "
                    "it at alpha); a drop the test cannot tell from noise does not fail. For CI.")
+@quiet_option
 @click.pass_context
 def compare(ctx: click.Context, runs: tuple[str, ...], baseline: str, all_tasks: bool, trend: bool, as_json: bool,
-            fail_on_regression: bool) -> None:
+            fail_on_regression: bool, quiet: bool) -> None:
     """Line up stored runs against a baseline run: each run's pass rate with its interval, its delta with the
     paired interval and p-value, and a task × run matrix with the regressions first.
 
     The runs must hold the baseline's tasks (a paired comparison compares the same tasks), in any stored
-    format (gatepost's own runs, upstream artifacts, JUnit, Inspect).
+    format (gatepost's own runs, upstream artifacts, JUnit, Inspect). Runs of many tasks take seconds:
+    on a terminal, which run is being read is shown on stderr.
     """
     db = open_ctx_store(ctx)
-    result = compare_matrix(db, list(runs), baseline, all_tasks=all_tasks)
-    if trend:
-        suite = run_suite(db, baseline)
-        result["trend"] = suite_trend(db, suite[0], skill=suite[1]) if suite else []
+    with output.Progress("compare", None, quiet=quiet, unit="parts") as progress:
+        result = compare_matrix(db, list(runs), baseline, all_tasks=all_tasks, steps=progress.begun())
+        if trend:
+            progress.show("the suite's trend")
+            suite = run_suite(db, baseline)
+            result["trend"] = suite_trend(db, suite[0], skill=suite[1]) if suite else []
     if as_json:
         echo_json(result)
     else:

@@ -3,7 +3,14 @@
 import click
 
 from gatepost import output
-from gatepost.commands._common import force_option, open_ctx_store, person, store_path, write_file
+from gatepost.commands._common import (
+    force_option,
+    open_ctx_store,
+    person,
+    quiet_option,
+    store_path,
+    write_file,
+)
 from gatepost.store.views import reports
 
 format_option = click.option("--format", "fmt", type=click.Choice(reports.FORMATS), default="md", show_default=True,
@@ -71,7 +78,12 @@ def report_regressions(ctx: click.Context, fmt: str, out_file: str | None, force
 @format_option
 @output_option
 @force_option
+@quiet_option
 @click.pass_context
-def report_suite(ctx: click.Context, run_id: str, fmt: str, out_file: str | None, force: bool) -> None:
-    """One evaluation run RUN_ID: pass rates, delta, verdict, warnings and each task."""
-    _emit(ctx, reports.suite_report(open_ctx_store(ctx), run_id, fmt), out_file, force)
+def report_suite(ctx: click.Context, run_id: str, fmt: str, out_file: str | None, force: bool, quiet: bool) -> None:
+    """One evaluation run RUN_ID: pass rates, delta, verdict, warnings and each task.
+
+    A run of many tasks takes seconds: on a terminal, which step runs is shown on stderr."""
+    with output.Progress(f"report suite {output.field(run_id)}", None, quiet=quiet, unit="parts") as progress:
+        text = reports.suite_report(open_ctx_store(ctx), run_id, fmt, steps=progress.begun())
+    _emit(ctx, text, out_file, force)

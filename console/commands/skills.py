@@ -6,7 +6,14 @@ from typing import Any
 import click
 
 from gatepost import output
-from gatepost.commands._common import as_option, echo_json, open_ctx_store, person, person_acts
+from gatepost.commands._common import (
+    as_option,
+    echo_json,
+    open_ctx_store,
+    person,
+    person_acts,
+    quiet_option,
+)
 from gatepost.store import glyphs, skills
 from gatepost.store.kernel import InputError, parse_iso, read_input
 from gatepost.store.skills import regressions
@@ -95,14 +102,17 @@ def _fail_on(value: str | None) -> set[str]:
 @click.option("--as-of", "as_of", default=None, metavar="TIME",
               help="With --manifest: judge the outputs' age as of TIME (ISO 8601, default now), to replay a past "
                    "run of aeon's. It moves no record's time.")
+@quiet_option
 @as_option
 @click.pass_context
 def eval_cmd(ctx: click.Context, skill: str | None, manifest_file: str | None, no_store: bool, root: str,
-             as_json: bool, fail_on: str | None, max_age: str | None, as_of: str | None, as_name: str | None) -> None:
+             as_json: bool, fail_on: str | None, max_age: str | None, as_of: str | None, quiet: bool,
+             as_name: str | None) -> None:
     """Check each skill's latest run against its active manifest and update its regression state.
 
     Every assertion result is stored. A run already evaluated against the
-    active manifest is not evaluated again (reported as unchanged).
+    active manifest is not evaluated again (reported as unchanged). On a terminal, the skill being
+    evaluated (of how many) is shown on stderr.
 
     \b
     Exit codes: 0 done; 1 a skill ended in a --fail-on state; 2 bad input.
@@ -111,14 +121,15 @@ def eval_cmd(ctx: click.Context, skill: str | None, manifest_file: str | None, n
         parsed = skills.parse_max_age(max_age) if max_age else None  # a given age parses or raises
         window = 14 * 86400 if parsed is None else parsed
         _eval_aeon(ctx, manifest_file, root, skill=skill, max_age=window / 86400, as_json=as_json, fail_on=fail_on,
-                   store=not no_store, as_name=as_name, as_of=as_of)
+                   store=not no_store, as_name=as_name, as_of=as_of, quiet=quiet)
         return
     if as_of is not None:
         raise InputError("--as-of: only with --manifest (aeon's outputs are judged as of a time; stored runs are not)")
     wanted = _fail_on(fail_on)
     seconds = skills.parse_max_age(max_age)
     db = open_ctx_store(ctx)
-    results = skills.evaluate(db, actor=person(as_name), skill=skill)
+    with output.Progress("skills eval", None, quiet=quiet, unit="parts") as progress:
+        results = skills.evaluate(db, actor=person(as_name), skill=skill, progress=progress.begun("skill"))
     for r in results:
         r["stale"] = skills.output_staleness(db, r["skill"], seconds)
         r["acknowledged"] = skills.acknowledged_until(db, r["skill"])
@@ -137,7 +148,8 @@ def eval_cmd(ctx: click.Context, skill: str | None, manifest_file: str | None, n
 
 
 def _eval_aeon(ctx: click.Context, manifest_file: str, root: str, *, skill: str | None, max_age: float,
-               as_json: bool, fail_on: str | None, store: bool, as_name: str | None, as_of: str | None) -> None:
+               as_json: bool, fail_on: str | None, store: bool, as_name: str | None, as_of: str | None,
+               quiet: bool) -> None:
     """aeon's dialect: judge files under ROOT by aeon's rules (store/skills/aeon.py), store them as runs and
     evals, and say aeon's diff against the previous eval."""
     wanted = {s.strip().upper() for s in (fail_on or "").split(",") if s.strip()}
@@ -148,11 +160,15 @@ def _eval_aeon(ctx: click.Context, manifest_file: str, root: str, *, skill: str 
                                  param_hint="--fail-on")
     specs = skills.read_aeon_manifest(manifest_file)
     when = datetime.fromisoformat(parse_iso(as_of, field="--as-of").replace("Z", "+00:00")) if as_of else None
-    results = skills.judge_manifest(specs, root, skill=skill, max_age=timedelta(days=max_age), now=when)
+    with output.Progress("skills eval", None, quiet=quiet, unit="parts") as progress:
+        progress.show(f"judging the outputs under {root}")
+        results = skills.judge_manifest(specs, root, skill=skill, max_age=timedelta(days=max_age), now=when)
+        if store:
+            db = open_ctx_store(ctx)
+            stored = skills.record_aeon_results(db, results, actor=person(as_name), manifest=manifest_file,
+                                                progress=progress.begun("skill"))
     rows = [r.as_dict() for r in results]
     if store:
-        db = open_ctx_store(ctx)
-        stored = skills.record_aeon_results(db, results, actor=person(as_name), manifest=manifest_file)
         for row, kept in zip(rows, stored, strict=True):
             acknowledged = skills.acknowledged_until(db, row["skill"])
             row.update({"diff": kept["diff"], "previous_status": kept["previous_status"], "stored": kept["status"],

@@ -343,16 +343,24 @@ class _ImportShown:
               help="Write the artifact here (default: print it); refuses the store, a SQLite file, or an "
                    "existing file without --force.")
 @force_option
+@quiet_option
 @click.pass_context
-def suite_export_artifact(ctx: click.Context, run_id: str, out_file: str | None, force: bool) -> None:
+def suite_export_artifact(ctx: click.Context, run_id: str, out_file: str | None, force: bool, quiet: bool) -> None:
     """Write stored run RUN_ID as an artifact in the upstream evaluator's shape (its gate reads
-    `evaluation.verdict`); gatepost's own fields stay beside upstream's."""
+    `evaluation.verdict`); gatepost's own fields stay beside upstream's. A run of many tasks takes
+    seconds: on a terminal, whether it is being read or written is shown on stderr."""
     db = open_ctx_store(ctx)
-    artifact = export_artifact(db, run_id)
+    with output.Progress(f"suite export-artifact {output.field(run_id)}", None, quiet=quiet,
+                         unit="parts") as progress:
+        progress.show("reading the run")
+        artifact = export_artifact(db, run_id)
+        if out_file is not None:
+            target = Path(out_file).expanduser().resolve()
+            artifact["truth_anchor"] = str(target)
+            progress.show(f"writing {target}")
+            write_file(target, json.dumps(artifact, indent=2, ensure_ascii=False) + "\n", store=store_path(ctx),
+                       force=force)
     if out_file is None:
         echo_json(artifact)
         return
-    target = Path(out_file).expanduser().resolve()
-    artifact["truth_anchor"] = str(target)
-    write_file(target, json.dumps(artifact, indent=2, ensure_ascii=False) + "\n", store=store_path(ctx), force=force)
     output.line(f"written: {target}")

@@ -313,6 +313,8 @@ class DecisionScreen(ListDetailScreen):
             if self.marked:
                 return True if self._bulk_why_not(str(parameters[0])) is None else None
             return True if self.legal(str(parameters[0]))[0] else None
+        if action in ("queue_skip", "queue_stop"):  # only while working the queue: not in help, nor the footer
+            return self.queue.active
         return super().check_action(action, parameters)
 
     def decision_keys(self) -> dict[str, str]:

@@ -72,6 +72,8 @@ class QueueHost(Protocol):
 
     def can(self, capability: str) -> bool: ...
 
+    def refresh_bindings(self) -> None: ...
+
     def show(self, key: str | None) -> None: ...
 
     def open_item(self, key: str) -> None: ...
@@ -211,6 +213,7 @@ class Queue:
             return
         self.active, self.done, self.skipped, self.lap = True, 0, [], []
         self.refused = None
+        self.screen.refresh_bindings()  # skip and stop are keys now
         if self.screen.WORK.filter:
             self.screen.apply_filter(**self.screen.WORK.filter)
         self.screen.run_worker(self.go(None), group="queue")
@@ -288,6 +291,7 @@ class Queue:
         """The queue could not take (or give back) a lease: stop it, say why in one line, keep browsing."""
         self.active = False
         self.key = None
+        self.screen.refresh_bindings()
         self.screen.gp_app.lease_holders.discard(self)
         if self.timer is not None:
             self.timer.stop()
@@ -352,6 +356,7 @@ class Queue:
         """Stop working the queue and give the item held back (on the writer)."""
         screen = self.screen
         self.active = False
+        screen.refresh_bindings()  # skip and stop are keys no more
         screen.gp_app.lease_holders.discard(self)
         if self.timer is not None:
             self.timer.stop()

@@ -25,7 +25,8 @@ class NavBar(KeyBar):
         def k(binding_id: str, default: str) -> str:
             return key_for(self.app, binding_id, default)
 
-        for hint in (f"{k('list.search', 'slash')} search", f"{k('app.help', 'question_mark')} help", "ctrl+p jump",
-                     f"{k('app.back', 'escape')} back"):
+        searchable = self.screen.check_action("search", ()) is not False  # `/` only where there is a list
+        hints = [f"{k('list.search', 'slash')} search"] if searchable else []
+        for hint in (*hints, f"{k('app.help', 'question_mark')} help", "ctrl+p jump", f"{k('app.back', 'escape')} back"):
             out.append(Text(hint, style="dim"))
         return out

@@ -135,6 +135,7 @@ if TYPE_CHECKING:
     from .runs import (
         RUN_STATUSES,
         WORST_FIRST,
+        EvalProgress,
         aeon_skills,
         assertion_changes,
         assertion_grid,
@@ -155,6 +156,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "aeon_diff",
+    "EvalProgress",
     "SKILL_RECORD_SOURCES",
     "Draft",
     "DraftRow",
@@ -314,7 +316,7 @@ if not TYPE_CHECKING:
             "STATES", "URGENCY", "Transition", "acknowledge", "check_state", "flag_mismatch",
             "get_state", "next_state", "regression_subject", "replay", "severity_for", "state_row",
             "urgency", "write_state"),
-        ".runs": ("RUN_STATUSES", "WORST_FIRST", "aeon_skills", "assertion_changes", "assertion_grid",
+        ".runs": ("RUN_STATUSES", "WORST_FIRST", "EvalProgress", "aeon_skills", "assertion_changes", "assertion_grid",
             "eval_results", "evaluate", "failing_messages", "get_run", "history", "latest_run",
             "list_skills", "record_aeon_results", "record_run", "show_states", "skill_detail"),
         ".sealed": ("SKILL_RECORD_SOURCES",),

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from sqlite_utils import Database
@@ -187,7 +188,12 @@ def _write_eval(act: Act, skill: str, run: dict[str, Any] | None, manifest_versi
             "pass_streak": step.pass_streak, "broken_streak": step.broken_streak}
 
 
-def evaluate(db: Database, *, actor: str, skill: str | None = None) -> list[dict[str, Any]]:
+# `progress(skill, done, total)`: called as each skill's act begins (a store of many skills takes seconds)
+EvalProgress = Callable[[str, int, int], None]
+
+
+def evaluate(db: Database, *, actor: str, skill: str | None = None,
+             progress: EvalProgress | None = None) -> list[dict[str, Any]]:
     """Evaluate every installed skill (or one skill); one guarded act per skill. A skill without an active
     manifest is reported `no_manifest` (coverage), not evaluated.
 
@@ -195,7 +201,10 @@ def evaluate(db: Database, *, actor: str, skill: str | None = None) -> list[dict
     a named, printable actor but no capability, and a person's lease on the skill does not hold it back.
     """
     out = []
-    for name in _skills_to_eval(db, skill):
+    names = _skills_to_eval(db, skill)
+    for index, name in enumerate(names):
+        if progress is not None:
+            progress(name, index, len(names))
         with guarded(db, f"evaluate {name}", actor=actor, known=False, subject=item_subject("skill", name),
                      must_be_open=False, lease=False) as act:
             out.append(_evaluate_one(act, name))
@@ -225,7 +234,8 @@ def aeon_skills(db: Database) -> list[str]:
         " AND json_extract(payload, '$.dialect') = 'aeon' ORDER BY subject_id").fetchall()]
 
 
-def record_aeon_results(db: Database, results: list[AeonResult], *, actor: str, manifest: str) -> list[dict[str, Any]]:
+def record_aeon_results(db: Database, results: list[AeonResult], *, actor: str, manifest: str,
+                        progress: EvalProgress | None = None) -> list[dict[str, Any]]:
     """Store what aeon's dialect judged as runs and evals, as `skills record` + `skills eval` store them.
 
     Per skill, one act (evidence.record): the output judged becomes a run (dated as aeon dates it; the same
@@ -235,8 +245,10 @@ def record_aeon_results(db: Database, results: list[AeonResult], *, actor: str, 
     eval. Each result says aeon's diff against the skill's previous eval (`diff`).
     """
     out = []
-    for result in results:
+    for index, result in enumerate(results):
         skill = result.skill
+        if progress is not None:
+            progress(skill, index, len(results))
         with guarded(db, f"record aeon's eval of {skill}", actor=actor, capability="evidence.record") as act:
             recorded = now_iso()
             skills.ensure_skill(db, skill, at=recorded)

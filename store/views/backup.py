@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,9 +30,12 @@ from gatepost.store.kernel import (
     write_turn,
 )
 
-from .verify import VerifyReport, verify_store
+from .verify import VERIFY_PARTS, VerifyReport, verify_store
 
 ADMIN = "store.admin"
+
+# `steps(name, done, total)`: called as each step begins (copying a large store and verifying it take seconds)
+Steps = Callable[[str, int, int], None]
 
 
 @dataclass(frozen=True)
@@ -57,14 +61,21 @@ def _fsync(path: Path) -> None:
         os.close(fd)
 
 
-def check_copy(path: Path, what: str) -> VerifyReport:
-    """Open `path` read-only as a gatepost store and check it whole; StoreError naming the first problem."""
+def check_copy(path: Path, what: str, steps: Steps | None = None, *, done: int = 0, total: int = 0) -> VerifyReport:
+    """Open `path` read-only as a gatepost store and check it whole; StoreError naming the first problem.
+
+    With `steps`, its integrity check and verify's parts are steps `done`, `done` + 1, … of `total`."""
+    def step(name: str, index: int) -> None:
+        if steps is not None:
+            steps(f"{what}: {name}", done + index, total)
+
     db = open_store(path, create=False, read_only=True)
     try:
+        step("integrity check", 0)
         result = db.execute("PRAGMA integrity_check").fetchone()[0]
         if result != "ok":
             raise StoreError(f"{path}: {what} is damaged (integrity_check: {result})")
-        report = verify_store(db)
+        report = verify_store(db, parts=lambda name, index, _parts: step(f"verify {name}", index + 1))
         if not report.intact:
             raise StoreError(f"{path}: {what} does not verify: {report.findings[0]}")
         return report
@@ -72,8 +83,11 @@ def check_copy(path: Path, what: str) -> VerifyReport:
         db.close()
 
 
-def backup_store(db: Database, target: str | os.PathLike[str], *, force: bool = False) -> Copy:
-    """Write a consistent copy of the store behind `db` to `target` and verify it (StoreError if it fails)."""
+def backup_store(db: Database, target: str | os.PathLike[str], *, force: bool = False,
+                 steps: Steps | None = None) -> Copy:
+    """Write a consistent copy of the store behind `db` to `target` and verify it (StoreError if it fails).
+
+    `steps(name, done, total)` is called as the copy, its integrity check and each part of verify begin."""
     target = Path(target)
     if target.is_dir():
         raise InputError(f"{target}: is a folder, expected the backup file to write")
@@ -84,6 +98,9 @@ def backup_store(db: Database, target: str | os.PathLike[str], *, force: bool = 
     temporary = target.with_name(target.name + ".partial")
     for leftover in (temporary, Path(str(temporary) + "-wal"), Path(str(temporary) + "-shm")):
         leftover.unlink(missing_ok=True)
+    total = 2 + len(VERIFY_PARTS)
+    if steps is not None:
+        steps("copy the store", 0, total)
     dest = sqlite3.connect(str(temporary))
     try:
         db.conn.backup(dest, pages=-1)  # one step: one read transaction, one snapshot, writers carry on
@@ -94,21 +111,23 @@ def backup_store(db: Database, target: str | os.PathLike[str], *, force: bool = 
     _fsync(temporary)
     os.replace(temporary, target)
     _fsync(target.parent)
-    report = check_copy(target, "the backup")
+    report = check_copy(target, "the backup", steps, done=1, total=total)
     if not db.execute("SELECT 1 FROM events WHERE seq = ? AND hash = ?", [report.head_seq, report.head_hash]).fetchone() \
             and report.head_seq:
         raise StoreError(f"{target}: the backup's head (event {report.head_seq}) is not an event of the store")
     return Copy(str(target), target.stat().st_size, report.events, report.head_seq, report.head_hash)
 
 
-def restore_store(db: Database, source: str | os.PathLike[str], *, actor: str | None, force: bool = False) -> Copy:
+def restore_store(db: Database, source: str | os.PathLike[str], *, actor: str | None, force: bool = False,
+                  steps: Steps | None = None) -> Copy:
     """Replace the store behind `db` with the backup `source`, after checking it; needs store.admin (held in the
     backup, which is what the store becomes). Refused without `force` when the store has events the backup
-    does not (they would be lost)."""
+    does not (they would be lost). `steps` as for `backup_store`: the backup's check, the copy, verify after."""
     source = Path(source)
     if not source.is_file():
         raise InputError(f"{source}: no such backup file")
-    report = check_copy(source, "the backup")
+    total = 2 + 2 * len(VERIFY_PARTS)
+    report = check_copy(source, "the backup", steps, total=total)
     backup = open_store(source, create=False, read_only=True)
     try:
         require(backup, actor, ADMIN, doing=f"restore {source}")
@@ -118,6 +137,8 @@ def restore_store(db: Database, source: str | os.PathLike[str], *, actor: str | 
     if head and head > report.head_seq and not force:
         raise InputError(f"{source}: the store has {head - report.head_seq} event(s) after the backup's head "
                          f"(event {report.head_seq}); restoring would lose them: --force to restore anyway")
+    if steps is not None:
+        steps("copy the backup into the store", 1 + len(VERIFY_PARTS), total)
     copied = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True)
     try:
         with write_turn(db):  # nobody writes while the store is replaced
@@ -129,7 +150,9 @@ def restore_store(db: Database, source: str | os.PathLike[str], *, actor: str | 
         act.event("store.restored", subject_type="store", subject_id=source.name,
                   payload={"from": str(source), "head_seq": report.head_seq, "head_hash": report.head_hash,
                            "replaced_head_seq": head})
-    after = verify_store(db)
+    after = verify_store(db, parts=None if steps is None else
+                         lambda name, index, _parts: steps(f"the restored store: verify {name}",
+                                                           2 + len(VERIFY_PARTS) + index, total))
     if not after.intact:
         raise StoreError(f"restore {source}: the restored store does not verify: {after.findings[0]}")
     path = Path(db.execute("PRAGMA database_list").fetchone()[2])

@@ -7,6 +7,7 @@ first. `suite_trend`: a suite's runs in the store's order (their events), each r
 from the stored task counts (a run of a million tasks costs a few rows).
 """
 
+from collections.abc import Callable
 from typing import Any
 
 from sqlite_utils import Database
@@ -25,14 +26,19 @@ MAX_RUNS = 20  # columns of one matrix: more do not fit a terminal, nor a reader
 TREND_RUNS = 30  # a suite's newest runs a trend shows
 
 
+# `steps(name, done, total)`: called as each step of a long read begins (runs of 100,000 tasks take seconds)
+Steps = Callable[[str, int, int], None]
+
+
 def compare_matrix(db: Database, runs: list[str], baseline: str, *, alpha: float = ALPHA, level: float = LEVEL,
-                   all_tasks: bool = False) -> dict[str, Any]:
+                   all_tasks: bool = False, steps: Steps | None = None) -> dict[str, Any]:
     """Each run against `baseline`: its rate, its paired comparison, and the tasks whose outcome differs from the
     baseline's in any run (every task with `all_tasks`), regressions first.
 
     A task row: {task, baseline: bool, runs: {run: bool}, regressed_in: [...], improved_in: [...]}. The runs must
     hold the baseline's tasks (a paired comparison compares the same tasks); InputError names the one that does
     not. `worse`: the runs the exact test decides worse than the baseline at `alpha` (what CI fails on).
+    `steps` is called as the baseline's tasks, each run's and the matrix begin to be read.
     """
     runs = list(dict.fromkeys(r.strip() for r in runs if r and r.strip()))
     if not runs:
@@ -41,14 +47,23 @@ def compare_matrix(db: Database, runs: list[str], baseline: str, *, alpha: float
         raise InputError(f"RUN: expected at most {MAX_RUNS} runs, got {len(runs)}")
     if baseline in runs:
         raise InputError(f"--baseline: {baseline} is also one of the runs compared with it")
+    total = len(runs) + 2
+
+    def step(name: str, done: int) -> None:
+        if steps is not None:
+            steps(name, done, total)
+
+    step(f"the baseline {baseline}", 0)
     base = task_passes(db, baseline, "--baseline")
     compared = []
     cells: dict[str, dict[str, bool]] = {}
-    for run in runs:
+    for index, run in enumerate(runs):
+        step(f"the run {run}", index + 1)
         comparison = compare_runs(db, run, baseline, alpha=alpha, level=level)
         compared.append({"run": run, "rate": comparison["candidate"], "comparison": comparison["comparison"],
                          "delta": comparison["delta"]})
         cells[run] = task_passes(db, run, "RUN")
+    step("the task matrix", total - 1)
     rows: list[dict[str, Any]] = []
     for task in sorted(base):
         outcome = {run: cells[run][task] for run in runs}

@@ -19,7 +19,7 @@ from gatepost.store.kernel import InputError, guarded
 if TYPE_CHECKING:
     from jinja2 import Environment
 
-from .compare import sparkline, suite_trend, trend_svg
+from .compare import Steps, sparkline, suite_trend, trend_svg
 
 FORMATS = ("md", "html")
 _BACKTICKS = re.compile(r"`+")
@@ -79,17 +79,27 @@ def case_report(db: Database, case_id: str, fmt: str = "md") -> str:
     return _render("case", fmt, case=view)
 
 
-def suite_report(db: Database, run_id: str, fmt: str = "md") -> str:
+def suite_report(db: Database, run_id: str, fmt: str = "md", *, steps: Steps | None = None) -> str:
     """One evaluation run: pass rates with intervals, the paired delta with its p-value, verdict, warnings,
     flaky tasks, the suite's pass rate over its runs (an SVG chart in HTML, drawn by the template from numbers,
-    no script) and every task, candidate beside baseline."""
+    no script) and every task, candidate beside baseline. `steps` is called as each of its four steps begins
+    (a run of 100,000 tasks takes seconds)."""
+    def step(name: str, done: int) -> None:
+        if steps is not None:
+            steps(name, done, 4)
+
+    step("the run", 0)
     run = evaluator.get_run(db, run_id)
     if run is None:
         raise InputError(f"RUN_ID: no evaluation run {run_id!r} in this store")
+    step("its statistics and the suite's trend", 1)
     figures = evaluator.run_statistics(db, run_id)
     flaky = {(f["task_id"], f["side"]) for f in (figures or {}).get("flaky", [])}
     trend = suite_trend(db, run["suite_id"], skill=run["skill_id"])  # the suite's pass rate over its runs
-    return _render("suite", fmt, run=run, tasks=evaluator.run_tasks(db, run_id), figures=figures, flaky=flaky,
+    step("each task", 2)
+    tasks = evaluator.run_tasks(db, run_id)
+    step("the report", 3)
+    return _render("suite", fmt, run=run, tasks=tasks, figures=figures, flaky=flaky,
                    flaky_words=evaluator.flaky_words, trend=trend, chart=trend_svg(trend), spark=sparkline(trend),
                    rate_words=evaluator.rate_words)
 

@@ -55,7 +55,7 @@ async def test_help_lists_the_keys_of_the_screen_below_not_its_own_and_those_fir
         await settle(pilot)
         assert isinstance(app.screen, HelpScreen)
         labels = [label for _key, label, _enabled in app.screen.rows]
-        assert {"Keep", "Reject", "Work queue", "Skip", "Search"} <= set(labels)
+        assert {"Keep", "Reject", "Work queue", "Search"} <= set(labels)  # Skip: only while working the queue
         assert "Close" not in labels and "help_quit" not in labels  # the dialog's own keys are not listed
         assert app.screen.where == "Cases"
         # the screen's own keys first: Textual lists the focused table's keys first, and the decisions came

@@ -9,6 +9,7 @@ from textual.widgets import Input, Select
 from gatepost.app import GatepostApp
 from gatepost.screens.help import HelpScreen
 from gatepost.screenshots import settle
+from gatepost.widgets.nav_bar import NavBar
 from gatepost.widgets.paged_list import PagedList
 from gatepost.widgets.queue_bar import QueueBar
 
@@ -126,3 +127,37 @@ async def test_a_new_item_is_shown_from_its_top(demo_copy):
         await screen.detail_settled.wait()
         await settle(pilot)
         assert lines.scroll_offset.y == 0
+
+
+async def _help_labels(pilot) -> set[str]:
+    await pilot.press("question_mark")
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, HelpScreen)
+    labels = {label for _key, label, _on in pilot.app.screen.rows}
+    await pilot.press("escape")
+    await settle(pilot)
+    return labels
+
+
+async def test_help_on_every_screen_lists_only_keys_that_do_something_there(demo_copy):
+    """Sideways keys mean nothing for row lists, `/` only where there is a list, and the queue's skip and stop
+    only while the queue is worked (outside it `x` did nothing and `s` only said to press `w`)."""
+    app = GatepostApp(demo_copy, person="ana")
+    async with app.run_test(size=(160, 50)) as pilot:
+        for key in "1234567":
+            screen = await _at(pilot, key)
+            labels = await _help_labels(pilot)
+            where = type(screen).__name__
+            assert not {"Scroll Left", "Scroll Right", "Page Left", "Page Right", "Cursor right",
+                        "Cursor left"} & labels, where
+            assert ("Search" in labels) == bool(screen.check_action("search", ())), where
+            nav = str(screen.query_one(NavBar).render())  # the bar naming the screens says `/ search` alike
+            assert ("search" in nav) == bool(screen.check_action("search", ())), (where, nav)
+            assert not {"Skip", "Stop queue"} & labels, where  # no queue worked
+        await _at(pilot, "2")
+        await pilot.press("w")
+        await settle(pilot)
+        assert {"Skip", "Stop queue"} <= await _help_labels(pilot)
+        await pilot.press("x")
+        await settle(pilot)
+        assert not {"Skip", "Stop queue"} & await _help_labels(pilot)

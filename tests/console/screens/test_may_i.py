@@ -12,14 +12,19 @@ import pytest
 
 from gatepost.app import GatepostApp
 from gatepost.screenshots import settle
+from gatepost.store import flows
 from gatepost.store.flows import decide_on
-from gatepost.store.kernel import GatepostError, open_store
+from gatepost.store.kernel import GatepostError, last_seq, open_store
+from gatepost.widgets.note_dialog import NoteDialog
 
 # screen key, mode, the items' table and key column
 SCREENS = [("2", "cases", "cases", "id"), ("6", "proposals", "proposals", "id"),
            ("5", "manifests", "manifest_drafts", "id"), ("4", "regressions", "regression_states", "skill")]
+# the column an item's state is in: the sample holds an item of every state the demo has
+STATE = {"cases": "status", "proposals": "status", "manifest_drafts": "status", "regression_states": "state"}
 PEOPLE = ["ana", "bruno", "chen", "dara"]
-# every item with GATEPOST_MAY_ALL=1 (slow: hundreds of items a screen and person); else a seeded sample
+# every item with GATEPOST_MAY_ALL=1 (slow: hundreds of items a screen and person); else one item of each state
+# and a seeded sample of the rest
 SAMPLE = None if os.environ.get("GATEPOST_MAY_ALL") else 5
 
 
@@ -50,9 +55,15 @@ def _accepted(path: Path, subject: str, name: str, key: str, person: str, seq: i
 @pytest.mark.parametrize(("key", "mode", "table", "column"), SCREENS, ids=[s[1] for s in SCREENS])
 async def test_enabled_if_and_only_if_the_store_accepts(demo_copy, tmp_path, person, key, mode, table, column):
     db = open_store(demo_copy)
-    items = [r[0] for r in db.execute(f"SELECT {column} FROM {table} ORDER BY 1")]  # noqa: S608
+    rows = [(r[0], r[1]) for r in db.execute(f"SELECT {column}, {STATE[table]} FROM {table} ORDER BY 1")]  # noqa: S608
     db.close()
-    chosen = items if SAMPLE is None else random.Random(f"{mode}{person}").sample(items, min(SAMPLE, len(items)))
+    items = [key for key, _state in rows]
+    if SAMPLE is None:
+        chosen = items
+    else:
+        each_state = list({state: key for key, state in reversed(rows)}.values())
+        rest = [key for key in items if key not in each_state]
+        chosen = each_state + random.Random(f"{mode}{person}").sample(rest, min(SAMPLE, len(rest)))
     app = GatepostApp(demo_copy, person=person)
     checked = 0
     async with app.run_test(size=(160, 50)) as pilot:
@@ -76,3 +87,30 @@ async def test_enabled_if_and_only_if_the_store_accepts(demo_copy, tmp_path, per
                     _ok, shown = screen.legal(decision.name)
                     assert shown and shown.split(": ")[-1] in why
     assert checked
+
+
+async def test_accept_on_a_proposal_whose_path_waits_to_be_applied_is_disabled_with_the_store_s_why(demo_copy):
+    """The first waiting proposal the console showed `[a] accept` on, and the store refused after the note was
+    typed: the same path's accepted change is not recorded applied yet."""
+    db = open_store(demo_copy)
+    pending = next(pid for (pid,) in db.execute("SELECT id FROM proposals WHERE status = 'waiting' ORDER BY id")
+                   if flows.may(db, "proposal", pid, actor="ana",
+                                seen_seq=last_seq(db, "proposal", pid))["accepted"].rule == "pending")
+    db.close()
+    app = GatepostApp(demo_copy, person="ana")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.press("6")
+        await settle(pilot)
+        screen = app.screen
+        screen.open_item(pending)
+        await settle(pilot)
+        await screen.detail_settled.wait()
+        assert screen.shown == pending
+        assert screen.check_action("decide", ("accepted",)) is None  # shown, disabled
+        assert screen.check_action("decide", ("declined",)) is True
+        allowed, why = screen.legal("accepted")
+        assert not allowed and why.startswith("pending: ") and "not recorded applied" in why
+        await pilot.press("a")
+        await settle(pilot)
+        assert not isinstance(app.screen, NoteDialog)  # no note typed for nothing
+        assert any("not recorded applied" in str(n.message) for n in app._notifications)
