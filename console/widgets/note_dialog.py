@@ -95,12 +95,16 @@ class NoteDialog(Dialog):
                             id="note-refused")
             yield Label(literal(self.prompt + (" (required)" if self.required else " (optional)")
                                 + " · " + self.hint()))
-            yield TextArea(self.initial, id="note-text")
-            yield Label("", classes="dialog-error", id="note-error")
-            with Horizontal():
-                yield Button("Cancel", id="note-cancel", classes="dialog-cancel", compact=True)
-                yield Button(self.confirm_label, variant="primary", id="note-confirm", classes="dialog-confirm",
-                             compact=True)
+            yield from self.note_and_buttons()
+
+    def note_and_buttons(self) -> ComposeResult:
+        """The note, its error line and the two buttons: the end of every note dialog (a rubric's too)."""
+        yield TextArea(self.initial, id="note-text")
+        yield Label("", classes="dialog-error", id="note-error")
+        with Horizontal():
+            yield Button("Cancel", id="note-cancel", classes="dialog-cancel", compact=True)
+            yield Button(self.confirm_label, variant="primary", id="note-confirm", classes="dialog-confirm",
+                         compact=True)
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()

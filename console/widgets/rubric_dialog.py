@@ -10,8 +10,8 @@ from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, Input, Label, TextArea
+from textual.containers import Vertical
+from textual.widgets import Input, Label, TextArea
 
 from gatepost.safe import literal
 from gatepost.store.glyphs import FAIL
@@ -66,12 +66,7 @@ class RubricDialog(NoteDialog):
                             compact=True)
             yield Label(literal(self.prompt + (" (required)" if self.required else " (optional)")),
                         classes="rubric-question")
-            yield TextArea(self.initial, id="note-text")
-            yield Label("", classes="dialog-error", id="note-error")
-            with Horizontal():
-                yield Button("Cancel", id="note-cancel", classes="dialog-cancel", compact=True)
-                yield Button(self.confirm_label, variant="primary", id="note-confirm", classes="dialog-confirm",
-                             compact=True)
+            yield from self.note_and_buttons()
 
     def on_mount(self) -> None:
         self.call_after_refresh(self._focus_first)  # after NoteDialog's own mount handler focused the note
