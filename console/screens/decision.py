@@ -313,6 +313,8 @@ class DecisionScreen(ListDetailScreen):
             if self.marked:
                 return True if self._bulk_why_not(str(parameters[0])) is None else None
             return True if self.legal(str(parameters[0]))[0] else None
+        if action == "work_queue":  # dimmed for a person who may decide nothing here; pressed, it says why (on_key)
+            return None if self.browsing_only() else True
         if action in ("queue_skip", "queue_stop"):  # only while working the queue: not in help, nor the footer
             return self.queue.active
         return super().check_action(action, parameters)
@@ -322,7 +324,14 @@ class DecisionScreen(ListDetailScreen):
         return {key: d.name for d in self.DECISIONS for key in keys_for(self.app, f"{self.NAME}.{d.name}", d.key)}
 
     def on_key(self, event: events.Key) -> None:
-        """A decision's key pressed while it is disabled (or hidden: browsing only) says why, instead of nothing."""
+        """A decision's key (or the queue's) pressed while it is disabled (or hidden: browsing only) says why,
+        instead of nothing."""
+        pressed = {event.key, event.character or ""}
+        if self.browsing_only() and pressed & set(keys_for(self.app, "queue.work", "w")):
+            event.stop()
+            event.prevent_default()
+            self.queue.may_work()  # tells the person why there is no queue for them
+            return
         name = self.decision_keys().get(event.key) or self.decision_keys().get(event.character or "")
         if name is None or self.check_action("decide", (name,)):
             return

@@ -10,6 +10,7 @@ from gatepost.store import cases
 from gatepost.store.kernel import add_actor, leases, list_events, open_store
 from gatepost.store.skills import create_draft, get_state, list_drafts
 from gatepost.store.views import queue_state
+from gatepost.widgets.key_bar import KeyFooter
 from gatepost.widgets.note_dialog import NoteDialog
 from gatepost.widgets.queue_bar import QueueBar
 from tests.console_helpers import settle
@@ -180,9 +181,40 @@ async def test_leaving_the_screen_releases_the_lease(store):
 async def test_a_browsing_person_has_no_queue_to_work(store):
     app = GatepostApp(store, person="dara")
     async with app.run_test(size=(160, 50)) as pilot:
-        await work_the_cases_queue(pilot)
+        await work_the_cases_queue(pilot)  # `w` is disabled for dara: pressed, it only says why
+        assert app.screen.check_action("work_queue", ()) is None
         assert not app.screen.queue.active
-        assert any("browsing only" in n.message for n in app._notifications)
+        assert any("dara holds none of" in n.message and "browsing only" in n.message for n in app._notifications)
+
+
+def footer_entry(app, label: str):
+    entries = [e for e in app.screen.query_one(KeyFooter).entries() if e.plain.endswith(label)]
+    assert len(entries) == 1, [e.plain for e in app.screen.query_one(KeyFooter).entries()]
+    return entries[0]
+
+
+def dimmed(entry) -> bool:
+    return any("dim" in str(span.style) for span in entry.spans) or "dim" in str(entry.style)
+
+
+@pytest.mark.parametrize("person", ["dara", "zz-unknown"])  # no capability; a name the store does not know
+async def test_a_browsing_person_sees_w_disabled_with_the_reason(store, person):
+    app = GatepostApp(store, person=person)
+    async with app.run_test(size=(160, 50)) as pilot:
+        for key in ("2", "4", "5", "6"):  # Cases, Regressions, Manifests, Proposals: every deciding screen
+            await pilot.press(key)
+            await settle(pilot)
+            entry = footer_entry(app, "Work queue")
+            assert entry.plain.startswith("w ") and dimmed(entry)  # there, but not usable: it was shown enabled
+            assert f"{person} holds none of" in bar(app) and "browsing only" in bar(app)  # the why, beside it
+
+
+async def test_a_person_who_may_decide_sees_w_enabled(store):
+    app = GatepostApp(store, person="ana")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.press("2")
+        await settle(pilot)
+        assert not dimmed(footer_entry(app, "Work queue"))
 
 
 @pytest.mark.parametrize("person", ["zz-unknown", "dara"])  # a name the store does not know; one with no capability
