@@ -24,6 +24,7 @@ from typing import Any
 LEVEL = 0.95
 ALPHA = 0.05
 DECISION_RULES = ("strict", "significant")
+NO_CHANGE = 0.005  # an interval within half a point either way shows as "0 to 0": no change of a point or more
 DEFAULT_RULE = "significant"  # a comparison counts only when the data decide it; strict is a visible choice
 MAX_REGRESSION = 0.10  # the held-out drop a suite must be able to detect before "held" can count
 MUST_DETECT = 0.5  # the change a tuning split should be able to decide; `suite validate` warns above it
@@ -167,6 +168,16 @@ def pp(value: float, *, sign: bool = True) -> str:
     return ("+" + text) if sign else text
 
 
+def pp_magnitude(value: float) -> str:
+    """A size in percentage points that is never shown as 0 when it is not: 86, 1, 0.06, 0.005.
+
+    A large suite's smallest detectable change is a fraction of a point; rounded, it read "±0 pp".
+    """
+    if abs(value) * 100 >= 1:
+        return pp(value, sign=False)
+    return f"{abs(value) * 100:.1g}"
+
+
 def rate_summary(passed: int, tasks: int, level: float = LEVEL) -> dict[str, Any]:
     """A pass rate with its Wilson interval, as --json carries it."""
     low, high = wilson(passed, tasks, level)
@@ -236,19 +247,27 @@ def _pairs_json(pairs: Pairs) -> dict[str, int]:
 
 
 def delta_words(comparison: dict[str, Any]) -> str:
-    """'+14 pp (95 % CI −19 to +47) — too few tasks to tell; 7 tasks detect only ±86 pp'."""
+    """'+14 pp (95 % CI −19 to +47) — too few tasks to tell; 7 tasks detect only ±86 pp'.
+
+    An undecided delta whose whole interval is within half a point either way (it reads "CI 0 to 0") is
+    not a matter of too few tasks: the tasks rule out any change of a point or more, and say so.
+    """
     level = round(comparison["level"] * 100)
     head = (f"{pp(comparison['delta'])} pp ({level} % CI {pp(comparison['low'])} to {pp(comparison['high'])}, "
             f"p = {comparison['p_value']:.3g})")
-    n, mde = comparison["tasks"], comparison["min_detectable"]
+    n, alpha = comparison["tasks"], comparison["alpha"]
+    mde = minimum_detectable(n, alpha)  # exact: the stored figure is rounded to 4 places
     if comparison["decided"] == "better":
-        return f"{head} — better beyond the noise at \u03b1 = {comparison['alpha']:g}"
+        return f"{head} — better beyond the noise at \u03b1 = {alpha:g}"
     if comparison["decided"] == "worse":
-        return f"{head} — worse beyond the noise at \u03b1 = {comparison['alpha']:g}"
+        return f"{head} — worse beyond the noise at \u03b1 = {alpha:g}"
+    if mde is not None and -NO_CHANGE < comparison["low"] and comparison["high"] < NO_CHANGE:
+        return (f"{head} — no change of 1 pp or more either way; "
+                f"{n} tasks detect \u00b1{pp_magnitude(mde)} pp at \u03b1 = {alpha:g}")
     if mde is None:
-        tail = f"{n} task{'s' if n != 1 else ''} cannot decide any change at \u03b1 = {comparison['alpha']:g}"
+        tail = f"{n} task{'s' if n != 1 else ''} cannot decide any change at \u03b1 = {alpha:g}"
     elif abs(comparison["delta"]) < mde:
-        tail = f"{n} tasks detect only \u00b1{pp(mde, sign=False)} pp"
+        tail = f"{n} tasks detect only \u00b1{pp_magnitude(mde)} pp"
     else:
         return f"{head} — inside the noise: the exact test does not decide at \u03b1 = {comparison['alpha']:g}"
     return f"{head} — too few tasks to tell; {tail}"
@@ -287,7 +306,7 @@ def detect_words(tasks: int, alpha: float = ALPHA, *, what: str = "tasks") -> st
     if mde is None:
         what = what.removesuffix("s") if tasks == 1 else what
         return f"{tasks} {what} cannot decide any change at \u03b1 = {alpha:g}"
-    return f"{tasks} {what} detect only \u00b1{pp(mde, sign=False)} pp at \u03b1 = {alpha:g}"
+    return f"{tasks} {what} detect only \u00b1{pp_magnitude(mde)} pp at \u03b1 = {alpha:g}"
 
 
 def can_detect(tasks: int, change: float, alpha: float = ALPHA) -> bool:

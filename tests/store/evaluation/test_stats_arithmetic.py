@@ -66,6 +66,21 @@ def test_words_for_a_noisy_and_a_decided_delta():
     assert tiny["decided"] is None and "4 tasks cannot decide any change" in tiny["words"]
 
 
+def test_words_for_identical_sides_over_many_tasks_say_no_change_not_too_few_tasks():
+    same = stats.compare(stats.Pairs(both=60_000, only_candidate=0, only_baseline=0, neither=60_000))
+    assert same["decided"] is None and stats.inside_noise(same)  # no change is not an improvement
+    assert "too few tasks" not in same["words"] and "±0 pp" not in same["words"]  # it said both, beside "CI 0 to 0"
+    assert same["words"] == ("0 pp (95 % CI 0 to 0, p = 1) — no change of 1 pp or more either way; "
+                             "120000 tasks detect ±0.005 pp at α = 0.05")
+    # a few differing tasks over many: undecided, yet the interval still rules out a point either way
+    few = stats.compare(stats.Pairs(both=5_000, only_candidate=5, only_baseline=0, neither=4_995))
+    assert "no change of 1 pp or more either way; 10000 tasks detect ±0.06 pp" in few["words"]
+    # a smaller suite whose interval reaches past a point still has too few tasks to tell
+    some = stats.compare(stats.Pairs(both=100, only_candidate=0, only_baseline=0, neither=100))
+    assert "too few tasks to tell; 200 tasks detect only ±3 pp" in some["words"]
+    assert stats.detect_words(120_000) == "120000 tasks detect only ±0.005 pp at α = 0.05"
+
+
 def test_rule_checks():
     assert stats.check_rule(None, None) == ("significant", 0.05)
     assert stats.check_rule("strict", None) == ("strict", 0.05)
