@@ -30,12 +30,12 @@ YES, NO = "yes", "no"
 MAX_QUESTIONS = 20
 MAX_SCALE = 10
 KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
+QUESTION_KEYS = {"key", "question", "scale"}
 
 
 def _is_key(value: Any) -> bool:
     """A short lower-case name: a letter, then letters, digits or `_`; at most 40 characters."""
     return isinstance(value, str) and 0 < len(value) <= 40 and value[0].isalpha() and set(value) <= KEY_CHARS
-QUESTION_KEYS = {"key", "question", "scale"}
 
 
 @dataclass(frozen=True)
