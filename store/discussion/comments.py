@@ -32,6 +32,7 @@ from gatepost.store.kernel import (
     now_iso,
     observed_at,
 )
+from gatepost.store.kernel import item_subject as kernel_item_subject
 
 COMMENT_CAPABILITY = "item.comment"
 # Who may comment: item.comment, or any capability that judges an item (they discuss what they may decide).
@@ -60,17 +61,8 @@ def parse_item(text: str, *, field: str = "ITEM") -> tuple[str, str]:
 
 
 def item_subject(subject_type: str, subject_id: str) -> Callable[[Database], Subject]:
-    """The item a comment hangs on: it exists (one key lookup)."""
-    if subject_type not in ITEMS:
-        raise InputError(f"item: expected one of {', '.join(ITEMS)}, got {subject_type!r}")
-    table, key = ITEMS[subject_type]
-
-    def load(db: Database) -> Subject:
-        if db.execute(f"SELECT 1 FROM {table} WHERE {key} = ?", [subject_id]).fetchone() is None:
-            raise InputError(f"{subject_type} {subject_id}: no such {subject_type} in this store")
-        return Subject(subject_type, subject_id, subject_type, None)
-
-    return load
+    """The item a comment hangs on: it exists (the kernel's one key lookup, over the items a thread may name)."""
+    return kernel_item_subject(subject_type, subject_id, ITEMS)
 
 
 def _names(text: str) -> list[str]:

@@ -4,7 +4,7 @@ The `leases` table holds the current lease per item (a projection); every take,
 renewal and release is also an event, so the audit log shows who held what when.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from typing import Any, TypedDict
 
@@ -49,11 +49,13 @@ def _iso(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def item_subject(subject_type: str, subject_id: str) -> Callable[[Database], Subject]:
-    """The guarded pipeline's cheapest view of an item (a lease, a skill's evaluation): it exists, by one key lookup."""
-    if subject_type not in ITEMS:
-        raise InputError(f"item: expected one of {', '.join(ITEMS)}, got {subject_type!r}")
-    table, key = ITEMS[subject_type]
+def item_subject(subject_type: str, subject_id: str,
+                 items: Mapping[str, tuple[str, str]] = ITEMS) -> Callable[[Database], Subject]:
+    """The guarded pipeline's cheapest view of an item (a lease, a skill's evaluation, a comment): it exists, by one
+    key lookup. `items`: the kinds an act may name, each with its (table, key) (a comment names runs too)."""
+    if subject_type not in items:
+        raise InputError(f"item: expected one of {', '.join(items)}, got {subject_type!r}")
+    table, key = items[subject_type]
 
     def load(db: Database) -> Subject:
         if db.execute(f"SELECT 1 FROM {table} WHERE {key} = ?", [subject_id]).fetchone() is None:
