@@ -1,8 +1,8 @@
-"""Whole-store ingest (issue 19 item 4): a realistic store's worth of artifacts, cases and skill runs through
+"""Whole-store ingest: a realistic store's worth of artifacts, cases and skill runs through
 gatepost, against a raw executemany of the very rows gatepost stored.
 
     python benchmarks/store_ingest.py [--artifacts 200] [--results 1000] [--cases 2000] [--skill-runs 20000]
-                                      [--keep DIR]
+                                      [--runs 5] [--keep DIR]
 
 Untimed first: ARTIFACTS evaluator artifact files of RESULTS task results each (candidate and baseline
 sides), CASES case mappings (each with four evidence items, as `gatepost case import` reads them) and
@@ -16,17 +16,24 @@ SKILL_RUNS skill-run outputs over 200 skills. Then, timed, each on a fresh store
   skill runs, ...), read back into memory untimed, then inserted with plain sqlite3 `executemany` in ONE
   transaction into a fresh file with the same tables and indexes (no triggers), WAL and synchronous=NORMAL.
 
-It prints both wall and CPU times, rows per second, each kind's share of gatepost's time, and the ratio.
+Each side runs in this process (neither starts another process, and CPU here is every thread's), --runs
+rounds (at least 5), the sides interleaved and their order alternating (gatepost, raw; raw, gatepost; ...);
+the raw side inserts the rows of the first round's gatepost store. Printed: each side's CPU and wall time as
+the median with its spread (min-max), rows per second, each kind's share of gatepost's time, and the CPU
+ratio of the medians with the spread of the per-round ratios.
 """
 
 import argparse
 import json
 import shutil
 import sqlite3
+import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+import measure
 
 from gatepost.store.cases import import_case
 from gatepost.store.evaluation import import_artifact
@@ -152,28 +159,48 @@ def main() -> None:
     parser.add_argument("--results", type=int, default=1000, help="task results per side of each artifact")
     parser.add_argument("--cases", type=int, default=2000)
     parser.add_argument("--skill-runs", type=int, default=20000)
+    parser.add_argument("--runs", type=int, default=5, help="interleaved rounds (at least 5)")
     parser.add_argument("--keep", type=Path, default=None)
     args = parser.parse_args()
+    rounds = max(args.runs, 5)
     work = args.keep or Path(tempfile.mkdtemp(prefix="gatepost-store-ingest-"))
     (work / "artifacts").mkdir(parents=True, exist_ok=True)
     try:
+        measure.compile_all()
         paths = write_artifacts(work / "artifacts", args.artifacts, args.results)
         cases = [case_mapping(n) for n in range(args.cases)]
         runs = [skill_output(n) for n in range(args.skill_runs)]
         print(f"inputs: {len(paths):,} artifacts ({2 * args.results:,} task results each), {len(cases):,} cases "
               f"(4 evidence items each), {len(runs):,} skill runs over {SKILLS} skills (written untimed)")
-        ours = time_gatepost(work / "gatepost.db", paths, cases, runs)
-        schema, tables = stored_rows(work / "gatepost.db")
+        ours: list[dict] = []
+        raw: list[dict] = []
+        schema: list[str] = []
+        tables: list[tuple[str, str, list[tuple]]] = []
+        for round_no in range(rounds):
+            def gatepost_side() -> None:
+                ours.append(time_gatepost(work / "gatepost.db", paths, cases, runs))
+                if not tables:  # the raw side's rows: what the first gatepost round stored (read untimed)
+                    found = stored_rows(work / "gatepost.db")
+                    schema.extend(found[0])
+                    tables.extend(found[1])
+
+            def raw_side() -> None:
+                raw.append(time_raw(work / "raw.db", schema, tables))
+
+            for side in (gatepost_side, raw_side) if round_no % 2 == 0 or not tables else (raw_side, gatepost_side):
+                side()
         total = sum(len(rows) for _, _, rows in tables)
-        raw = time_raw(work / "raw.db", schema, tables)
         print("rows gatepost stored: " + ", ".join(f"{name} {len(rows):,}" for name, _, rows in tables
                                                    if len(rows) >= 100))
-        print(f"gatepost  {ours['wall']:8.2f} s (CPU {ours['cpu']:.2f} s)  {total / ours['wall']:>9,.0f} rows/s  "
-              f"[artifacts {ours['artifacts']:.2f} s, cases {ours['cases']:.2f} s, "
-              f"skill runs {ours['skill runs']:.2f} s; one transaction per input]")
-        print(f"raw       {raw['wall']:8.2f} s (CPU {raw['cpu']:.2f} s)  {total / raw['wall']:>9,.0f} rows/s  "
-              f"[{total:,} rows, one executemany per table, one transaction]")
-        print(f"ratio (gatepost / raw): time {ours['wall'] / raw['wall']:.2f}x, CPU {ours['cpu'] / raw['cpu']:.2f}x")
+        print(f"median (min-max) of {rounds} interleaved rounds, CPU and wall time of this process:")
+        kinds = ", ".join(f"{kind} {statistics.median(r[kind] for r in ours):.2f} s"
+                          for kind in ("artifacts", "cases", "skill runs"))
+        for name, got, extra in (("gatepost", ours, f"[{kinds}; one transaction per input]"),
+                                 ("raw", raw, f"[{total:,} rows, one executemany per table, one transaction]")):
+            wall = [r["wall"] for r in got]
+            print(f"{name:8s}  cpu {measure.spread([r['cpu'] for r in got], 's', 1.0)}  "
+                  f"wall {measure.spread(wall, 's', 1.0)}  {total / statistics.median(wall):,.0f} rows/s  {extra}")
+        print(f"CPU gatepost / raw: {measure.ratio([r['cpu'] for r in ours], [r['cpu'] for r in raw])}")
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)
