@@ -7,11 +7,10 @@ from textual.binding import Binding
 
 from gatepost.safe import literal, one_line
 from gatepost.screens.decision import Decision, DecisionScreen, Done
+from gatepost.screens.drafting import draft_task
 from gatepost.screens.list_detail import Filter
 from gatepost.screens.queue import Work
-from gatepost.store.failures import add_to_suite
 from gatepost.store.glyphs import ACKNOWLEDGED, FAIL, PASS, REGRESSION, UNCHECKED
-from gatepost.store.kernel import GatepostError
 from gatepost.store.skills import (
     MEANING,
     STATES,
@@ -82,23 +81,7 @@ class RegressionsScreen(DecisionScreen):
             self.notify("No skill selected.", severity="warning")
             return
         dialog = AddTaskDialog(f"Add {skill}'s failing output to a suite as a task", ask_source=True)
-
-        async def write(note: str) -> None:
-            try:
-                made = await self.gp_app.write(add_to_suite, dialog.suite, owner=dialog.owner, actor=self.person,
-                                               note=note, skill=skill, prompt=dialog.prompt,
-                                               expected=[dialog.expected] if dialog.expected else None)
-            except GatepostError as exc:
-                self.notify(str(exc), title="Refused", severity="error", timeout=10)
-                return
-            self.notify(f"case {made['case_id']}: task {made['task']['id']} for {made['suite_path']}, asked of "
-                        f"{made['owner']}", title="Drafted")
-
-        def done(note: str | None) -> None:
-            if note is not None:
-                self.run_worker(write(note), group="add-task")
-
-        self.app.push_screen(dialog, done)
+        draft_task(self, dialog, skill=skill)
 
 
     # --- the list ------------------------------------------------------------------------------

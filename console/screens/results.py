@@ -15,6 +15,7 @@ from textual.worker import Worker, get_current_worker
 
 from gatepost.safe import literal, one_line
 from gatepost.screens.base import GatepostScreen
+from gatepost.screens.drafting import draft_task
 from gatepost.screens.reads import Read
 from gatepost.store.discussion import thread
 from gatepost.store.evaluation import (
@@ -34,8 +35,6 @@ from gatepost.store.evaluation import (
     task_attempts,
     task_outputs,
 )
-from gatepost.store.failures import add_to_suite
-from gatepost.store.kernel import GatepostError
 from gatepost.store.views import sparkline, suite_trend
 from gatepost.widgets.add_task import AddTaskDialog
 from gatepost.widgets.compare_view import CompareView
@@ -661,23 +660,7 @@ class ResultsScreen(GatepostScreen):
             self.notify("No task selected: t goes to the run's tasks.", severity="warning")
             return
         dialog = AddTaskDialog(f"Add task {task_id} of {run_id} to its suite")
-
-        async def write(note: str) -> None:
-            try:
-                made = await self.gp_app.write(add_to_suite, None, owner=dialog.owner, actor=self.person, note=note,
-                                               run_id=run_id, task_id=task_id,
-                                               expected=[dialog.expected] if dialog.expected else None)
-            except GatepostError as exc:
-                self.notify(str(exc), title="Refused", severity="error", timeout=10)
-                return
-            self.notify(f"case {made['case_id']}: task {made['task']['id']} for {made['suite_path']}, asked of "
-                        f"{made['owner']}", title="Drafted")
-
-        def done(note: str | None) -> None:
-            if note is not None:
-                self.run_worker(write(note), group="add-task")
-
-        self.app.push_screen(dialog, done)
+        draft_task(self, dialog, run_id=run_id, task_id=task_id)
 
     def action_pairwise(self) -> None:
         """P on a task: its two outputs side by side, and the person's preference between them."""
