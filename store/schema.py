@@ -14,7 +14,7 @@ from collections.abc import Callable
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
-from .cases import DEFAULT_PROTOCOL, claims_condition
+from . import cases
 from .evaluation import EVALUATION_MIGRATIONS, TASK_RESULT_RECORDS
 from .kernel import (
     APPEND_ONLY,
@@ -468,7 +468,7 @@ def m010_kernel_records_by_event(db: Database) -> None:
 def mark_design_review_waiting(db: Database) -> None:
     """Set each case's `design_review` mark from its stored claims, by the protocol's rule (the cases stored
     before the projection step kept the mark)."""
-    db.execute(f"UPDATE cases SET design_review = CASE WHEN {claims_condition(DEFAULT_PROTOCOL)} THEN 1 ELSE 0 END")
+    db.execute(f"UPDATE cases SET design_review = CASE WHEN {cases.claims_condition(cases.DEFAULT_PROTOCOL)} THEN 1 ELSE 0 END")
 
 
 def m016_cases_design_review(db: Database) -> None:

@@ -8,12 +8,12 @@ import click
 from gatepost import output
 from gatepost.cli import LazyGroup
 from gatepost.commands._common import as_option, echo_json, open_ctx_store, person
+from gatepost.store import proposals
 from gatepost.store.kernel import InputError
 from gatepost.store.proposals import (
     MARKS,
     STATUSES,
     ProposalRow,
-    gate_status,
     get_proposal,
     import_proposals,
     list_proposals,
@@ -101,7 +101,9 @@ def proposal_show(ctx: click.Context, proposal_id: str, as_json: bool) -> None:
         for text in diff or ["  (no difference)"]:
             output.line(text)
     for g in found["gate_results"]:
-        output.line(f"gate {g['at']}: {gate_status(g)}: {g['reason']}")
+        # the gate's module (and the evaluator's process runner it imports) loads only for a proposal that has
+        # gate results: `proposal list` starts without it
+        output.line(f"gate {g['at']}: {proposals.gate_status(g)}: {g['reason']}")
     for m in found["marks"]:
         output.line(f"marked {m['status']} by {m['actor']} at {m['at']}: {m['note']}")
         if m.get("override_gate"):

@@ -22,13 +22,16 @@ import hashlib
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import cache
 from math import copysign
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import msgspec
 from sqlite_utils import Database
 
 from .errors import StoreError
+
+if TYPE_CHECKING:
+    import msgspec
 
 RECORDS_FORMAT = "gatepost-records/2"  # sha256(format, then per table: "\n" table "\n", one JSON line per row)
 RECORDS_FORMAT_IDS = "gatepost-records/1"  # the first format: task results hashed with their row ids
@@ -83,12 +86,18 @@ def record_sources() -> tuple[RecordSource, ...]:
     return _sources[0]
 
 
-_ENCODER = msgspec.json.Encoder()  # compact JSON, UTF-8, shortest round-trip floats: ~9x json.dumps per row
+@cache
+def _encoder() -> "msgspec.json.Encoder":
+    """Compact JSON, UTF-8, shortest round-trip floats: ~9x json.dumps per row. Built on first use: msgspec's
+    import is a tenth of a read-only command's start, and only writes and verify hash records."""
+    import msgspec
+
+    return msgspec.json.Encoder()
 
 
 def _encode(row: tuple[Any, ...]) -> bytes:
     """One record as a line of compact JSON (a JSON array of its column values, in the source's order)."""
-    return _ENCODER.encode(row) + b"\n"
+    return _encoder().encode(row) + b"\n"
 
 
 def _read_into(digest: Any, cursor: Any) -> bool:
@@ -96,7 +105,7 @@ def _read_into(digest: Any, cursor: Any) -> bool:
     found = False
     while rows := cursor.fetchmany(5000):
         found = True
-        digest.update(_ENCODER.encode_lines(rows))  # the bytes of _encode, row after row
+        digest.update(_encoder().encode_lines(rows))  # the bytes of _encode, row after row
     return found
 
 
@@ -207,7 +216,7 @@ class StreamedRecords:
 def record_lines(rows: Sequence[Sequence[Any]], width: int) -> bytes:
     """Records (as stored) as the seal hashes them: one JSON line per row, as `_encode` gives. Rows may leave
     out trailing columns (of `width`) null in every one of them."""
-    lines = _ENCODER.encode_lines(rows)
+    lines = _encoder().encode_lines(rows)
     missing = width - len(rows[0]) if rows else 0
     if missing:  # a raw newline only ends a JSON line (one inside a string is written \n): ']\n' ends a row
         lines = (b",null" * missing + b"]\n").join(lines.split(b"]\n"))  # half the time of bytes.replace

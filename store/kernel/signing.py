@@ -22,19 +22,21 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlite_utils import Database
 
 from . import sshsig
 from .errors import InputError, RefusedError
 from .rows import all_rows, one_row
+
+if TYPE_CHECKING:
+    import subprocess
 
 NAMESPACE = "gatepost-decision"
 # A key is replaced by its owner with a statement signed by the key it replaces: the new key's fingerprint,
@@ -150,13 +152,24 @@ def available() -> bool:
     return _keygen() is not None
 
 
-def _run(args: list[str], data: bytes) -> subprocess.CompletedProcess[bytes]:
-    # start_new_session: no controlling terminal, so ssh-keygen never stops to ask for a passphrase
-    return subprocess.run(args, input=data, capture_output=True, timeout=KEYGEN_TIMEOUT, start_new_session=True,
-                          check=False)
+class _NoAnswer(Exception):
+    """ssh-keygen did not finish within KEYGEN_TIMEOUT."""
 
 
-def _why(result: subprocess.CompletedProcess[bytes]) -> str:
+def _run(args: list[str], data: bytes) -> "subprocess.CompletedProcess[bytes]":
+    """ssh-keygen's answer; _NoAnswer when it takes longer than KEYGEN_TIMEOUT, OSError when it cannot start."""
+    # subprocess imported here, by the one function that starts a process: a command that reads the store (most of
+    # them) neither signs nor asks ssh-keygen, and starts without it (signal, selectors and threads' helpers)
+    import subprocess
+
+    try:  # start_new_session: no controlling terminal, so ssh-keygen never stops to ask for a passphrase
+        return subprocess.run(args, input=data, capture_output=True, timeout=KEYGEN_TIMEOUT, start_new_session=True,
+                              check=False)
+    except _NoAnswer:
+        raise _NoAnswer from None
+
+
+def _why(result: "subprocess.CompletedProcess[bytes]") -> str:
     text = (result.stderr or b"") + b"\n" + (result.stdout or b"")
     lines = [ln.strip() for ln in text.decode("utf-8", "replace").splitlines()
              if ln.strip() and not ln.startswith(("Signing data on standard input", "-----"))]
@@ -219,7 +232,7 @@ def sign_message(message: bytes, key: dict[str, Any]) -> str:
             key_file = str(pub)
         try:
             result = _run([keygen, "-Y", "sign", "-n", NAMESPACE, "-f", key_file], message)
-        except subprocess.TimeoutExpired:
+        except _NoAnswer:
             raise ValueError(f"{how}: ssh-keygen did not sign within {KEYGEN_TIMEOUT:.0f} s") from None
         except OSError as exc:
             raise ValueError(f"ssh-keygen could not run ({exc.strerror})") from None
@@ -257,7 +270,7 @@ def _verify_with_keygen(message: bytes, signature: str, public_key: str, *, name
         try:
             result = _run([keygen, "-Y", "verify", "-f", str(allowed), "-I", PRINCIPAL, "-n", namespace,
                            "-s", str(sig)], message)
-        except subprocess.TimeoutExpired:
+        except _NoAnswer:
             return "ssh-keygen did not answer"
         except OSError as exc:
             return f"ssh-keygen could not run ({exc.strerror})"

@@ -78,8 +78,9 @@ def test_a_read_only_command_starts_without_the_libraries_it_does_not_use(tmp_pa
 # What a read-only command must not import: the parsers, the evaluator and the command modules it does not use
 # (each costs its start: benchmarks/cli_startup.py). The store's package faces load a module on first use, so
 # one command's import of a package never drags in the rest of it (store/kernel/lazy.py).
-NOT_FOR_READING = ("yaml", "tomllib", "re2", "jinja2", "textual", "rich", "cryptography",
+NOT_FOR_READING = ("yaml", "tomllib", "re2", "jinja2", "textual", "rich", "cryptography", "subprocess",
                    "gatepost.store.evaluation.runner", "gatepost.store.evaluation.suites",
+                   "gatepost.store.evaluation.executors", "gatepost.store.proposals.gate",
                    "gatepost.store.skills.assertions", "gatepost.store.skills.bootstrapping",
                    "gatepost.commands.case_evaluate", "gatepost.commands.suite")
 
@@ -90,6 +91,14 @@ def test_a_read_only_command_imports_no_parser_evaluator_or_other_command(tmp_pa
     modules, _ = _modules_of_a_command(tmp_path, *argv)
     loaded = sorted(m for m in modules if any(m == n or m.startswith(n + ".") for n in NOT_FOR_READING))
     assert not loaded, f"{' '.join(argv)} imported {loaded[:8]}"
+
+
+@pytest.mark.parametrize("argv", [("skills", "show", "--json"), ("proposal", "list"), ("events", "--since", "0")],
+                         ids=" ".join)
+def test_a_command_that_shows_no_case_starts_without_the_protocol_interpreter(tmp_path: Path, argv: tuple[str, ...]):
+    """Opening the store sets its migrations; only the one that runs on an old store needs the interpreter."""
+    modules, _ = _modules_of_a_command(tmp_path, *argv)
+    assert "gatepost.store.protocol.interpreter" not in modules, f"{' '.join(argv)} imported the interpreter"
 
 
 DOMAINS = ["kernel", "protocol", "cases", "skills", "evaluation", "proposals", "views", "loops", "discussion"]
