@@ -6,8 +6,10 @@ something the store does not. The regressions report remembers what it said
 nothing did.
 """
 
+import hashlib
 import json
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlite_utils import Database
@@ -17,11 +19,18 @@ from gatepost.store import evaluation as evaluator
 from gatepost.store.kernel import InputError, guarded
 
 if TYPE_CHECKING:
-    from jinja2 import Environment
+    from jinja2 import Environment, Template
 
 from .compare import Steps, sparkline, suite_trend, trend_svg
 
 FORMATS = ("md", "html")
+TEMPLATES = Path(__file__).parent / "templates"
+COMPILED_SUFFIX = ".compiled"  # case.md.compiled beside case.md: the Python source Jinja2 compiles it to
+COMPILED_FORMAT = "gatepost-template/1"
+# what Jinja2's compiled code depends on besides the template's text (the environment's syntax settings)
+_COMPILE_SETTINGS = ("block_start_string", "block_end_string", "variable_start_string", "variable_end_string",
+                     "comment_start_string", "comment_end_string", "line_statement_prefix", "line_comment_prefix",
+                     "trim_blocks", "lstrip_blocks", "newline_sequence", "keep_trailing_newline", "optimized")
 _BACKTICKS = re.compile(r"`+")
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|~])")
 
@@ -50,10 +59,10 @@ def _fence(value: object) -> str:
 def _env() -> "Environment":
     # Jinja2 imported here, by the one function that renders: every command that imports the store's views
     # and writes no report (most of them) starts without it (about a tenth of a read-only command's start)
-    from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+    from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
     env = Environment(
-        loader=PackageLoader("gatepost.store.views", "templates"),
+        loader=FileSystemLoader(TEMPLATES),  # where _template reads a template and its compiled twin
         autoescape=select_autoescape(enabled_extensions=("html",), default_for_string=False, default=False),
         undefined=StrictUndefined,
         trim_blocks=True,
@@ -67,10 +76,60 @@ def _env() -> "Environment":
     return env
 
 
+def _stamp(env: "Environment", name: str, source: str) -> str:
+    """What a compiled template was made from: the template's text, its name (autoescape follows it), the
+    environment's syntax settings and Jinja2's version (its compiled code calls Jinja2's runtime)."""
+    import jinja2
+
+    made_from = [jinja2.__version__, name, bool(env.autoescape(name) if callable(env.autoescape) else env.autoescape),
+                 [getattr(env, setting) for setting in _COMPILE_SETTINGS], source]
+    return hashlib.sha256(json.dumps(made_from).encode("utf-8")).hexdigest()
+
+
+def compiled_template(name: str) -> str:
+    """The text of template `name`'s compiled twin: a first line naming what it was made from, then the Python
+    source Jinja2 compiles the template to (what write_compiled_templates writes)."""
+    env = _env()
+    source = (TEMPLATES / name).read_text(encoding="utf-8")
+    code = env.compile(source, name, str(TEMPLATES / name), raw=True)
+    return f"# {COMPILED_FORMAT} {_stamp(env, name, source)}\n{code}"
+
+
+def write_compiled_templates() -> list[Path]:
+    """Write (or refresh) the compiled twin of each report template (a part another includes, `_style.html`,
+    is compiled by Jinja2 as it is included); those written."""
+    written = []
+    for path in sorted(TEMPLATES.iterdir()):
+        if path.suffix in {".md", ".html"} and not path.name.startswith("_"):
+            twin = path.with_name(path.name + COMPILED_SUFFIX)
+            twin.write_text(compiled_template(path.name), encoding="utf-8")
+            written.append(twin)
+    return written
+
+
+def _template(env: "Environment", name: str) -> "Template":
+    """Template `name`, from its compiled twin when that was made from the template's current text with these
+    settings and this Jinja2 (lexing, parsing and generating its code are most of a short report's rendering);
+    else compiled from the text, so an edited template is never rendered stale.
+
+    The twins ship in the package beside the templates (package data, made by write_compiled_templates; tests
+    keep them current): code gatepost installs, never code found in a directory a user or an agent writes to.
+    """
+    path = TEMPLATES / name
+    source = path.read_text(encoding="utf-8")
+    twin = path.with_name(name + COMPILED_SUFFIX)
+    if twin.is_file():
+        head, _, code = twin.read_text(encoding="utf-8").partition("\n")
+        if head == f"# {COMPILED_FORMAT} {_stamp(env, name, source)}":
+            return env.template_class.from_code(env, compile(code, str(path), "exec"), env.make_globals(None))
+    return env.get_template(name)
+
+
 def _render(name: str, fmt: str, **context: Any) -> str:
     if fmt not in FORMATS:
         raise InputError(f"--format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
-    return _env().get_template(f"{name}.{fmt}").render(**context)
+    env = _env()
+    return _template(env, f"{name}.{fmt}").render(**context)
 
 
 def case_report(db: Database, case_id: str, fmt: str = "md") -> str:
