@@ -19,6 +19,9 @@ if TYPE_CHECKING:  # the app imports every screen: only the type checker imports
     from gatepost.app import GatepostApp
 
 DETAIL_LEAST = 30  # columns the detail pane keeps when a list needs more than half the width
+# on a wide screen a list whose columns want more than half (a case's title) takes it while the detail keeps this:
+# a line of text as most people read one (its frame and padding in it)
+DETAIL_READABLE = 80
 HEADER_ICON = "≡"  # in every common monospace font (⭘ rendered as a missing-glyph box)
 
 
@@ -71,10 +74,10 @@ class GatepostScreen(Screen[Any]):
 
     # --- layout: the list pane takes what its columns need, up to half the width -----------------
     def fit_list_panes(self) -> None:
-        """Size each `.split > .list-pane` to its list's columns, at most half the screen; more only when
-        the columns never left out (a run's skill, verdict, rates and delta) need it, the detail keeping
-        DETAIL_LEAST columns."""
-        half = self.size.width // 2
+        """Size each `.split > .list-pane` to its list's columns, at most half the screen, or what is left beside
+        a detail of DETAIL_READABLE columns when that is more (200 columns: 120); more only when the columns
+        never left out (a run's skill, verdict, rates and delta) need it, the detail keeping DETAIL_LEAST columns."""
+        half = max(self.size.width // 2, self.size.width - DETAIL_READABLE)
         for pane in self.query(".split > .list-pane"):
             lists = list(pane.query(PagedList))
             if not lists or not half:

@@ -147,3 +147,17 @@ async def test_proposals_at_80_keep_the_status_as_a_glyph(demo_here):
     async with app.run_test(size=(80, 24)) as pilot:
         paged = await open_list(app, pilot, "6")
         assert all("◇" in visible(paged, key).values() for key in paged.keys)  # waiting
+
+
+async def test_cases_at_200_columns_show_titles_whole_beside_a_readable_detail(demo_here):
+    """At 200 columns the list takes what its titles want beyond half the screen, the detail keeping 80 columns:
+    the demo's titles of up to 65 characters whole (they were cut at 50)."""
+    app = GatepostApp(demo_here, person="ana")
+    async with app.run_test(size=(200, 50)) as pilot:
+        paged = await open_list(app, pilot, "2")
+        titles = {key: whole(paged, key, "title") for key in paged.keys}
+        assert any(len(title) > 60 for title in titles.values()), titles
+        for key, title in titles.items():
+            shown = visible(paged, key)["title"]
+            assert shown == title if len(title) <= 65 else title.startswith(shown) and len(shown) >= 65, (shown, title)
+        assert app.screen.query_one(".split > .detail-pane").outer_size.width >= 80
