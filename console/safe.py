@@ -92,6 +92,15 @@ def literal(value: object, style: str = "") -> "Text":
     return Text(clean(value), style=style)
 
 
+def literal_line(value: object, style: str) -> "Text":
+    """`literal(value, style)` for a widget's whole content (a Static's line): the style as a span over the
+    text, not the Text's own style, which Textual draws by CSS colour names (cyan #00ffff, red #ff0000: 1.2:1 and
+    4:1 on the light theme's white) where a span takes the theme's terminal colours."""
+    from rich.text import Text
+
+    return Text.assemble(literal(value, style=style))
+
+
 def one_line(value: object, width: int = 80) -> str:
     """A cleaned single line, shortened with an ellipsis, for list cells."""
     text = " ".join(clean(value).split())

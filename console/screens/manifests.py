@@ -10,7 +10,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, TextArea
 
-from gatepost.safe import literal, one_line
+from gatepost.safe import literal, literal_line, one_line
 from gatepost.screens.decision import Decision, DecisionScreen, Done
 from gatepost.screens.list_detail import Filter
 from gatepost.screens.queue import Work
@@ -104,7 +104,7 @@ class EditDraftDialog(Dialog):
             assertions = parse_draft_yaml(text, self.draft["skill"], source="draft")
         except GatepostError as exc:
             self.valid = False
-            status.update(literal(f"{FAIL} {exc}", style="bold red"))
+            status.update(literal_line(f"{FAIL} {exc}", "bold red"))
             return
         self.valid = True
         same = assertions == self.draft["assertions"]

@@ -11,7 +11,7 @@ from textual.widgets import Label, Static
 from textual.worker import get_current_worker
 
 from gatepost.keymap import bound
-from gatepost.safe import literal
+from gatepost.safe import literal, literal_line
 from gatepost.store.evaluation import rate_words
 from gatepost.store.kernel import GatepostError
 from gatepost.store.views import compare_matrix
@@ -85,7 +85,7 @@ class CompareView(Dialog):
 
     def _show(self, result: dict[str, Any] | str) -> None:
         if isinstance(result, str):
-            self.query_one("#compare-matrix", Static).update(literal(result, style="bold red"))
+            self.query_one("#compare-matrix", Static).update(literal_line(result, "bold red"))
             return
         self.result = result
         text = Text()

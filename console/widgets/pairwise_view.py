@@ -16,7 +16,7 @@ from textual.widgets import Label, Static
 from textual.worker import get_current_worker
 
 from gatepost.keymap import bound, key_for
-from gatepost.safe import literal
+from gatepost.safe import literal, literal_line
 from gatepost.store.kernel import GatepostError, last_seq
 from gatepost.store.preferences import KIND, PREFERRERS, pairwise, record_preference
 from gatepost.widgets.note_dialog import Dialog, NoteDialog
@@ -91,14 +91,14 @@ class PairwiseView(Dialog):
 
     def _show(self, result: dict[str, Any] | str, seq: int | None) -> None:
         if isinstance(result, str):
-            self.query_one("#pairwise-counts", Static).update(literal(result, style="bold red"))
+            self.query_one("#pairwise-counts", Static).update(literal_line(result, "bold red"))
             return
         self.view, self.seen_seq = result, seq
         where = (f"A preference here counts as {KIND} evidence on case {result['case_id']}." if result["counts"]
                  else "A preference here is recorded and counts for nothing: "
                  + (f"case {result['case_id']}'s protocol lists no {KIND} evidence." if result["case_id"]
                     else "the run belongs to no case."))
-        self.query_one("#pairwise-counts", Static).update(literal(where, style="cyan"))
+        self.query_one("#pairwise-counts", Static).update(literal_line(where, "cyan"))
         for side in ("candidate", "baseline"):
             self.query_one(f"#pairwise-{side}", Static).update(self._side(side, result["outputs"][side]))
         rows = result["preferences"]

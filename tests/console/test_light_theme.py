@@ -134,3 +134,26 @@ async def test_a_detail_drawn_before_the_switch_takes_the_light_theme_s_colours(
         drawn = app.export_screenshot().lower()
         assert "what each claim rests on" in drawn.replace("&#160;", " ")
         assert dark_accent not in drawn and dark_accent.replace("#ff", "#fe") not in drawn
+
+
+# the rubric asked before a decision's note (the demo's open eval.gated_change/2 case, fourth from the end of the
+# open cases) and the pairwise view of the newest run's first task: as tests/console/test_layout_snapshots.py opens them
+@pytest.mark.slow
+@pytest.mark.parametrize("view,keys", [("rubric", ("2", "end", "up", "up", "up", "i")), ("pairwise", ("3", "t", "P"))])
+async def test_every_character_of_the_rubric_and_the_pairwise_view_reads_in_both_themes(demo_here, view, keys):
+    app = GatepostApp(demo_here, person="ana")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        low = set()
+        for theme in (DARK, LIGHT):
+            if app.theme != theme:
+                await pilot.press("ctrl+t")
+                await settle(pilot)
+            for key in keys:
+                await pilot.press(key)
+                await settle(pilot)
+            assert type(app.screen).__name__ == {"rubric": "RubricDialog", "pairwise": "PairwiseView"}[view], app.screen
+            low |= _low_contrast_text(app, view)
+            await pilot.press("escape")
+            await settle(pilot)
+        assert low == set()
