@@ -17,8 +17,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from gatepost.store import protocol
 from gatepost.store.kernel import InputError, now_iso
-from gatepost.store.protocol import age_seconds
 
 STALE = "STALE"
 
@@ -30,7 +30,7 @@ def parse_max_age(value: str | None, *, option: str = "--max-age") -> int | None
     """`15m`, `36h`, `2d` in seconds (None when not given); anything else is bad input."""
     if value is None:
         return None
-    seconds = age_seconds(value.strip())
+    seconds = protocol.age_seconds(value.strip())  # the interpreter loads only when an age is given
     if not seconds:
         raise InputError(f"{option}: expected an age such as 15m, 36h or 2d (a whole number and one unit of "
                          f"s, m, h, d), got {value!r}")

@@ -93,8 +93,8 @@ def test_a_read_only_command_imports_no_parser_evaluator_or_other_command(tmp_pa
     assert not loaded, f"{' '.join(argv)} imported {loaded[:8]}"
 
 
-@pytest.mark.parametrize("argv", [("skills", "show", "--json"), ("proposal", "list"), ("events", "--since", "0")],
-                         ids=" ".join)
+@pytest.mark.parametrize("argv", [("skills", "show", "--json"), ("proposal", "list"), ("events", "--since", "0"),
+                                  ("report", "regressions", "--no-remember")], ids=" ".join)
 def test_a_command_that_shows_no_case_starts_without_the_protocol_interpreter(tmp_path: Path, argv: tuple[str, ...]):
     """Opening the store sets its migrations; only the one that runs on an old store needs the interpreter."""
     modules, _ = _modules_of_a_command(tmp_path, *argv)
