@@ -49,10 +49,13 @@ def test_the_check_finds_a_function_level_import():
     assert _not_lazy(source) == [(4, "gatepost.store.kernel")]
 
 
-def _modules_of_a_command(tmp_path: Path, *argv: str) -> tuple[set[str], bool]:
-    """The modules a `gatepost` command imported by its end, and whether sqlite-utils loaded its plugins."""
-    store, record = tmp_path / "s.db", tmp_path / "modules.json"
-    assert run_gatepost("--db", str(store), "init").returncode == 0
+def _modules_of_a_command(tmp_path: Path, *argv: str, store: Path | None = None) -> tuple[set[str], bool]:
+    """The modules a `gatepost` command imported by its end, and whether sqlite-utils loaded its plugins (on
+    `store`, else on a new empty store)."""
+    record = tmp_path / "modules.json"
+    if store is None:
+        store = tmp_path / "s.db"
+        assert run_gatepost("--db", str(store), "init").returncode == 0
     code = ("import json, runpy, sys\n"
             f"sys.argv = ['gatepost', '--db', {str(store)!r}, *{list(argv)!r}]\n"
             "try:\n    runpy.run_module('gatepost', run_name='__main__')\nexcept SystemExit as exit:\n    code = exit.code\n"
@@ -95,9 +98,11 @@ def test_a_read_only_command_imports_no_parser_evaluator_or_other_command(tmp_pa
 
 @pytest.mark.parametrize("argv", [("skills", "show", "--json"), ("proposal", "list"), ("events", "--since", "0"),
                                   ("report", "regressions", "--no-remember")], ids=" ".join)
-def test_a_command_that_shows_no_case_starts_without_the_protocol_interpreter(tmp_path: Path, argv: tuple[str, ...]):
-    """Opening the store sets its migrations; only the one that runs on an old store needs the interpreter."""
-    modules, _ = _modules_of_a_command(tmp_path, *argv)
+def test_a_command_that_shows_no_case_starts_without_the_protocol_interpreter(tmp_path: Path, demo_store: Path,
+                                                                             argv: tuple[str, ...]):
+    """Opening the store sets its migrations; only the one that runs on an old store needs the interpreter (on the
+    demo store, so each command reads items: a skill's triage, a proposal's gate)."""
+    modules, _ = _modules_of_a_command(tmp_path, *argv, store=demo_store)
     assert "gatepost.store.protocol.interpreter" not in modules, f"{' '.join(argv)} imported the interpreter"
 
 
