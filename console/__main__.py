@@ -1,5 +1,5 @@
 """`python -m console` runs the gatepost CLI (the same as the `gatepost` command)."""
 
-from gatepost.cli import main
+from gatepost.cli import run
 
-main()
+run()

@@ -62,3 +62,26 @@ def test_shared_options_have_one_help_text():
     for option in ("--suite", "--executor", "--mock", "--judge-command", "--pass-k", "--cache-dir", "--baseline"):
         helps = [next(p.help for p in cmd.params if option in getattr(p, "opts", ())) for cmd in (suite_run, evaluate)]
         assert helps[0] == helps[1], option
+
+
+def _collector_after(tmp_path, call: str) -> dict:
+    store = tmp_path / "s.db"
+    code = ("import gc, json, runpy, sys\n"
+            f"sys.argv = ['gatepost', '--db', {str(store)!r}, 'case', 'list']\n"
+            f"try:\n    {call}\nexcept SystemExit:\n    pass\n"
+            "print(json.dumps({'enabled': gc.isenabled(), 'frozen': gc.get_freeze_count(),"
+            " 'store': 'gatepost.store' in sys.modules}))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_program_freezes_what_loading_its_command_built_and_runs_it_with_the_collector_on(tmp_path):
+    state = _collector_after(tmp_path, "runpy.run_module('gatepost', run_name='__main__')")
+    assert state["store"] and state["enabled"]
+    assert state["frozen"] > 10_000  # the store's modules and sqlite-utils, never walked by a collection again
+
+
+def test_main_as_other_programs_call_it_leaves_the_collector_alone(tmp_path):
+    state = _collector_after(tmp_path, "from gatepost.cli import main; main()")
+    assert state == {"enabled": True, "frozen": 0, "store": True}
