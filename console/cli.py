@@ -293,7 +293,7 @@ def main(ctx: click.Context, db_path: str | None, signing_key: str | None) -> No
 def run() -> None:
     """The `gatepost` program (its console script, `python -m gatepost`): main(), with Python's cyclic garbage
     collector paused while the command's modules load, then what they built frozen (GatepostGroup.resolve_command).
-    Collections that walked those objects, during the loading and at the process's exit, were about a fifth of a
+    Collections that walked those objects, during the loading and at the process's exit, were about a sixth of a
     read-only command's CPU (benchmarks/cli_startup.py); the command runs with the collector on. `main` itself, as
     tests and other programs call it, leaves the collector alone."""
     global _paused_until_loaded

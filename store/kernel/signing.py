@@ -159,13 +159,13 @@ class _NoAnswer(Exception):
 def _run(args: list[str], data: bytes) -> "subprocess.CompletedProcess[bytes]":
     """ssh-keygen's answer; _NoAnswer when it takes longer than KEYGEN_TIMEOUT, OSError when it cannot start."""
     # subprocess imported here, by the one function that starts a process: a command that reads the store (most of
-    # them) neither signs nor asks ssh-keygen, and starts without it (signal, selectors and threads' helpers)
+    # them) neither signs nor asks ssh-keygen, and starts without it (and the signal and selectors modules it loads)
     import subprocess
 
     try:  # start_new_session: no controlling terminal, so ssh-keygen never stops to ask for a passphrase
         return subprocess.run(args, input=data, capture_output=True, timeout=KEYGEN_TIMEOUT, start_new_session=True,
                               check=False)
-    except _NoAnswer:
+    except subprocess.TimeoutExpired:
         raise _NoAnswer from None
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from gatepost.store.kernel import os_user
+from gatepost.store.kernel import os_user, signing
 from tests.conftest import run_gatepost
 from tests.store.kernel.test_audit_chain import sql
 
@@ -258,3 +258,15 @@ def test_a_swapped_key_is_found_even_when_the_signatures_are_remade_with_it(stor
     assert result.returncode == 1
     assert f"key {key_id} of ana: {fp} differs from its event {key_seq}" in result.stdout
     assert "the key was edited" in result.stdout
+
+
+def test_an_ssh_keygen_that_does_not_answer_is_said_in_words(tmp_path, monkeypatch):
+    """A check handed to ssh-keygen (a key type not checked in process) that outlasts its time limit is answered
+    "did not answer", never an exception."""
+    fake = tmp_path / "bin" / "ssh-keygen"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\nexec sleep 5\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setattr(signing, "KEYGEN_TIMEOUT", 0.3)
+    assert signing.verify_message(b"decision", "not a signature", "ssh-dss AAAA") == "ssh-keygen did not answer"
