@@ -20,6 +20,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
+from operator import attrgetter, itemgetter
 from typing import Any, NamedTuple
 
 import msgspec
@@ -37,7 +38,6 @@ from gatepost.store.evaluation import text_digest
 from gatepost.store.kernel import EVENTS_COMPLETE_KIND, PROJECTIONS_COMPLETE_KIND, RECORDS_KEY
 from gatepost.store.loops import text_hash
 from gatepost.store.proposals import FINAL, case_proposal
-from gatepost.store.protocol import Record
 from gatepost.store.skills import Transition, state_row
 
 
@@ -186,9 +186,9 @@ class Replay:
         if kind == _RUN_RECORDED and (subject_id,) in self.rows["skills"]:
             # the commonest event of a large store: a run of a skill already registered, only its seal to keep
             if payload is not None and RECORDS_KEY in payload:
-                sealed = _decode(payload)
-                if RECORDS_KEY in sealed:
-                    self.sealed[seq] = (kind, sealed[RECORDS_KEY])
+                digest = _seal_of(payload)
+                if digest is not msgspec.UNSET:
+                    self.sealed[seq] = (kind, digest)
             return
         handler = HANDLERS.get(kind) or (_applied if kind.endswith(".applied") else None)
         if kind in PROJECTING and subject_id is not None:  # the act brings the case's cached columns up to date
@@ -230,6 +230,19 @@ class Replay:
     def drop(self, table: str, key: Key) -> None:
         self.rows[table].pop(key, None)
         self.made_by[table].pop(key, None)
+
+
+# A payload read for its seal alone: the other keys are skipped, not built.
+_SEALED = msgspec.json.Decoder(msgspec.defstruct("_Sealed", [(RECORDS_KEY, Any, msgspec.UNSET)])).decode
+_SEAL = attrgetter(RECORDS_KEY)
+
+
+def _seal_of(text: str) -> Any:
+    """The records digest a payload carries, as _decode(text)[RECORDS_KEY] (msgspec.UNSET: none, or no object)."""
+    try:
+        return _SEAL(_SEALED(text))
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return _decode(text).get(RECORDS_KEY, msgspec.UNSET)
 
 
 def _decode(text: str | None) -> dict[str, Any]:
@@ -574,48 +587,54 @@ def cache_cases(r: Replay) -> None:
     brings them up to date, so the last one's are those of the case's final state."""
     evidence: dict[Any, list[tuple[Any, ...]]] = {}
     unsaid: set[Any] = set()
-    for seq, row in r.rows["evidence"].items():
+    # (`UNSAID in values`: UNSAID equals nothing but itself, so this is `any(v is UNSAID for v in values)`)
+    for (seq,), row in r.rows["evidence"].items():
         details = row["details"]
-        fields = (row["kind"], row["result"], row["producer"], row["artifact"], row["about"], details)
-        if any(value is UNSAID for value in fields):
+        fields = (seq, row["kind"], row["result"], row["producer"], row["artifact"], row["about"], row["observed_at"])
+        if UNSAID in fields or details is UNSAID:
             unsaid.add(row["case_id"])
-        elif not mock_details(details):
-            evidence.setdefault(row["case_id"], []).append((seq[0], *fields[:5], row["observed_at"]))
+        elif details is None or not mock_details(details):
+            evidence.setdefault(row["case_id"], []).append(fields)
     revisions = r.rows["candidate_revisions"]
     computed: dict[tuple[Any, ...], tuple[dict[str, str], list[str], int, int]] = {}
-    for (case_id,), case in r.rows["cases"].items():
-        made = r.projected.get(case_id)
-        if made is None or made[0] <= r.projections_from:  # brought up to date before events said enough
+    made_by, projected, projections_from = r.made_by["cases"], r.projected, r.projections_from
+    for key, case in r.rows["cases"].items():
+        case_id = key[0]
+        made = projected.get(case_id)
+        if made is None or made[0] <= projections_from:  # brought up to date before events said enough
             case.update({c: UNSAID for c in CACHED})
             continue
         case["last_seq"], case["updated_at"] = made
-        r.made_by["cases"][(case_id,)] = max(made[0], r.made_by["cases"].get((case_id,), 0))
+        made_by[key] = max(made[0], made_by.get(key, 0))
         basis = (revisions.get((case_id, case["current_revision"])) or {}).get("basis", UNSAID)
         inputs = (case["protocol"], case["status"], case["current_revision"], basis, case["independent"])
-        if case_id in unsaid or any(value is UNSAID for value in inputs) or not isinstance(basis, dict):
+        if case_id in unsaid or UNSAID in inputs or not isinstance(basis, dict):
             case.update(claims=UNSAID, allowed=UNSAID, needs_decision=UNSAID, design_review=UNSAID)
             continue
         current = current_revisions(case["current_revision"], basis)
-        records = distinct_records(evidence.get(case_id, ()))
-        key = _shape(case, current, records)
+        rows = evidence.get(case_id, ())
+        key = _shape(case, current, rows)
         if key not in computed:
-            claims, allowed, needs = projection(case["protocol"], case["status"], current, records,
+            claims, allowed, needs = projection(case["protocol"], case["status"], current, distinct_records(rows),
                                                 case["independent"])
             waits = 1 if case["status"] == "open" and waits_on_design_review(case["protocol"], claims) else 0
             computed[key] = claims, allowed, needs, waits
         case["claims"], case["allowed"], case["needs_decision"], case["design_review"] = computed[key]
 
 
-def _shape(case: Row, current: dict[str, str], records: list[Record]) -> tuple[Any, ...]:
+def _shape(case: Row, current: dict[str, str], rows: Any) -> tuple[Any, ...]:
     """What a case's projection depends on, so that cases of one shape (most of a large store's) are evaluated
-    once: its revisions named by their first appearance (a revision is a hash the protocol only compares for
-    equality: a record is about the current one or not), its records as a set (a match's value counts the records
-    that agree and those that disagree, in no order)."""
+    once: its current revisions named by their first appearance (a revision is a hash the protocol only compares
+    for equality: a record is about the current one or not; any other revision is kept as it is), and the set of
+    its records' distinct (kind, result, producer, artifact, revision) (what distinct_records groups by; a
+    match's value counts the records that agree and those that disagree, in no order). `rows`: the case's evidence
+    as distinct_records takes it, read before any Record is made (a shape seen before needs none)."""
     names: dict[Any, int] = {}
     revisions = tuple((artifact, names.setdefault(rev, len(names))) for artifact, rev in sorted(current.items()))
+    name = names.get
     return (case["protocol"], case["status"], revisions,
-            tuple(sorted(((r.kind, r.result, r.producer, r.artifact, names.setdefault(r.revision, len(names)))
-                          for r in records), key=str)),
+            frozenset([(kind, result, producer, artifact, name(about, about))
+                       for _, kind, result, producer, artifact, about, _ in rows]),
             _CANONICAL.encode(case["independent"]))
 
 # --- comments and the mentions they make ----------------------------------------------------------------
@@ -677,14 +696,15 @@ def _parsed(value: Any) -> Any:
     return value
 
 
-def _held(table: Table) -> list[tuple[int, Callable[[Any], Any]]]:
+def _held(table: Table, cache: dict[Any, Any]) -> list[tuple[int, Callable[[Any], Any]]]:
     """Per compared column that is not compared as stored, its index and what makes the stored value comparable
-    with the events' (JSON as canonical bytes, a text the events carry as its hash as that hash)."""
+    with the events' (JSON as canonical bytes, a text the events carry as its hash as that hash). `cache`: JSON
+    texts already made canonical (one text, one value: the same text is parsed once)."""
     out: list[tuple[int, Callable[[Any], Any]]] = []
     for i, column in enumerate(table.columns):
         digest = HASHED.get((table.name, column))
         if column in table.json:
-            out.append((i, _json_held))
+            out.append((i, partial(_json_cached, cache)))
         elif digest is not None:
             out.append((i, partial(_hashed_held, digest)))
     return out
@@ -692,6 +712,15 @@ def _held(table: Table) -> list[tuple[int, Callable[[Any], Any]]]:
 
 def _json_held(value: Any) -> Any:
     return _canonical(_parsed(value))
+
+
+def _json_cached(cache: dict[Any, Any], value: Any) -> Any:
+    if type(value) is not str:
+        return _json_held(value)
+    held = cache.get(value)
+    if held is None:
+        held = cache[value] = _json_held(value)
+    return held
 
 
 def _hashed_held(digest: Callable[[str], Any], value: Any) -> Any:
@@ -734,6 +763,17 @@ def compare(db: Database, replay: Replay) -> list[tuple[int | None, str]]:
     out: list[tuple[int | None, str]] = []
     cache_cases(replay)
     present = set(db.table_names())
+    # JSON columns as canonical bytes, each value encoded once: the stored texts by text, the events' values (many
+    # cases share one projection's claims) by identity, the value kept alongside so that its id is not reused
+    held_cache: dict[Any, Any] = {}
+    said_cache: dict[int, tuple[Any, Any]] = {}
+
+    def said_canonical(value: Any) -> Any:
+        known = said_cache.get(id(value))
+        if known is None:
+            known = said_cache[id(value)] = (value, _canonical(value))
+        return known[1]
+
     ids: dict[str, dict[Key, Any]] = {}
     for table in TABLES:
         if table.name not in present:
@@ -744,13 +784,14 @@ def compare(db: Database, replay: Replay) -> list[tuple[int | None, str]]:
         id_of = ids.setdefault(table.name, {})
         has_id = "id" in db[table.name].columns_dict and "id" not in table.key + table.columns
         sql = table.select() if not has_id else table.select().replace(" FROM ", ", id FROM ", 1)
-        held_as = _held(table)
+        held_as = _held(table, held_cache)
         said_as = [i for i, column in enumerate(table.columns) if column in table.json]
         columns = table.columns
+        every = itemgetter(*columns) if count > 1 else (lambda row, only=columns[0]: (row[only],))
         cursor = db.execute(sql)
         while batch := cursor.fetchmany(5000):
             for stored in batch:
-                key = tuple(stored[:width])
+                key = stored[:width]
                 if has_id:
                     id_of[key] = stored[-1]
                 if key in seen:
@@ -765,9 +806,12 @@ def compare(db: Database, replay: Replay) -> list[tuple[int | None, str]]:
                 held = list(stored[width:width + count])
                 for i, convert in held_as:
                     held[i] = convert(held[i])
-                said = [row.get(column, UNSAID) for column in columns]
+                try:
+                    said = list(every(row))
+                except KeyError:  # a column the event did not say
+                    said = [row.get(column, UNSAID) for column in columns]
                 for i in said_as:
-                    said[i] = _canonical(said[i])
+                    said[i] = said_canonical(said[i])
                 if said == held:
                     continue
                 out += _differences(db, table, key, row, said, held, made_by.get(key), ids)
