@@ -25,7 +25,6 @@ import hashlib
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from itertools import chain
 from typing import Any
 
 import msgspec
@@ -219,39 +218,52 @@ def _whole(values: Any) -> bool:
     return all(value is None or type(value) is int for value in values)
 
 
-def _seq_lines(db: Database, table: str, columns: str) -> Iterator[tuple[int, str | None]]:
-    """(seq, a row's seal line) of every row of `table` that names an event, in (seq, id) order, encoded by SQLite
-    (which writes text and whole numbers as msgspec does); a row holding a REAL (which it may write otherwise) or a
-    BLOB (which it refuses) as None: its event is then hashed the kernel's way."""
+def _seq_lines(db: Database, table: str, columns: str, *, blobs: bool) -> Iterator[list[tuple[int, bytes | None]]]:
+    """(seq, a row's seal line and its newline) of every row of `table` that names an event, in (seq, id) order and
+    batches, encoded by SQLite (which writes text and whole numbers as msgspec does); a row holding a REAL (which it
+    may write otherwise) as None: its event is then hashed the kernel's way. A BLOB, json_array refuses (an
+    sqlite3.Error); with `blobs`, a row holding one is None too (each value's type looked at: slower)."""
     text = {row[1] for row in db.execute(f"PRAGMA table_info({table})") if _text_affinity(row[2])}
-    odd = " OR ".join(f"typeof({c}) = 'blob'" if c in text else f"typeof({c}) IN ('real', 'blob')"
-                      for c in (name.strip() for name in columns.split(",")))
-    cursor = db.execute(f"SELECT event_seq, CASE WHEN {odd} THEN NULL ELSE json_array({columns}) END FROM {table}"
-                        " WHERE event_seq IS NOT NULL ORDER BY event_seq, id")
+    named = [name.strip() for name in columns.split(",")]
+    odd = " OR ".join([f"typeof({c}) = 'blob'" for c in named if c in text and blobs]
+                      + [f"typeof({c}) IN ('real', 'blob')" if blobs else f"typeof({c}) = 'real'"
+                         for c in named if c not in text])
+    line = f"CAST(json_array({columns}) || char(10) AS BLOB)"
+    cursor = db.execute(f"SELECT event_seq, {f'CASE WHEN {odd} THEN NULL ELSE {line} END' if odd else line}"
+                        f" FROM {table} WHERE event_seq IS NOT NULL ORDER BY event_seq, id")
     while rows := cursor.fetchmany(5000):
-        yield from rows
+        yield rows
 
 
 def _seq_digests(db: Database, wanted: dict[int, Any], skip: set[int]) -> tuple[dict[int, str | None], set[int]]:
     """records_digest of every event the skill runs and manifest versions name, from one read of each table, each
     hashed again the kernel's way where that is not what the event sealed (`wanted`); and which of the events in
     `skip` (left to the caller) they name."""
+    try:
+        return _seq_read(db, wanted, skip, blobs=False)
+    except sqlite3.Error:  # a BLOB somewhere: read again, its rows hashed the kernel's way
+        return _seq_read(db, wanted, skip, blobs=True)
+
+
+def _seq_read(db: Database, wanted: dict[int, Any], skip: set[int], *,
+              blobs: bool) -> tuple[dict[int, str | None], set[int]]:
     seq_tables = _seq_tables()
     headers = [b"\n" + table.encode("ascii") + b"\n" for table, _ in seq_tables] + [b"\ntask_results\n"]
     start = hashlib.sha256(RECORDS_FORMAT.encode("ascii") + headers[0])
     (first, columns), rest = seq_tables[0], seq_tables[1:]
-    others: list[dict[int, list[str | None]]] = []
+    others: list[dict[int, list[bytes | None]]] = []
     for table, cols in rest:
-        lines: dict[int, list[str | None]] = {}
-        for seq, line in _seq_lines(db, table, cols):
-            lines.setdefault(seq, []).append(line)
+        lines: dict[int, list[bytes | None]] = {}
+        for batch in _seq_lines(db, table, cols, blobs=blobs):
+            for seq, line in batch:
+                lines.setdefault(seq, []).append(line)
         others.append(lines)
     plain = b"".join(headers[1:])  # what follows the first table's lines in an event with no rows of the others
     digests: dict[int, str | None] = {}
     named: set[int] = set()
     wanted_of = wanted.get
 
-    def digest(seq: int, lines: list[str | None]) -> str | None:
+    def digest(seq: int, lines: list[bytes | None]) -> str | None:
         if seq in skip:
             named.add(seq)
             return None
@@ -259,29 +271,34 @@ def _seq_digests(db: Database, wanted: dict[int, Any], skip: set[int]) -> tuple[
         if any(None in part for part in parts):
             return records_digest(db, seq)
         after = plain if not any(parts[1:]) else \
-            b"".join(header + _joined(part) for header, part in zip(headers[1:-1], parts[1:], strict=True)) + headers[-1]
+            b"".join(header + b"".join(part) for header, part in zip(headers[1:-1], parts[1:], strict=True)) \
+            + headers[-1]
         made = start.copy()
-        made.update(_joined(lines) + after)
+        made.update(b"".join(lines) + after)  # type: ignore[arg-type]
         hexed = made.hexdigest()
         return hexed if hexed == wanted_of(seq) else records_digest(db, seq)
 
     elsewhere = set().union(*others) | skip  # events whose digest is not the first table's lines alone
+    copy = start.copy
     at: int | None = None
-    group: list[str | None] = []
-    ended: list[tuple[Any, str | None]] = [(None, None)]  # after the last row: its event's digest
-    for seq, line in chain(_seq_lines(db, first, columns), ended):
-        if seq == at:
-            group.append(line)
-            continue
-        if at is not None:
-            if len(group) == 1 and group[0] is not None and at not in elsewhere:  # the commonest: one skill run
-                made = start.copy()
-                made.update(f"{group[0]}\n".encode() + plain)
-                hexed = made.hexdigest()
-                digests[at] = hexed if hexed == wanted_of(at) else records_digest(db, at)
-            else:
-                digests[at] = digest(at, group)
-        at, group = seq, [line]
+    group: list[bytes | None] = []
+    for batch in _seq_lines(db, first, columns, blobs=blobs):
+        for seq, line in batch:
+            if seq == at:
+                group.append(line)
+                continue
+            if at is not None:
+                one = group[0]
+                if len(group) == 1 and one is not None and at not in elsewhere:  # the commonest: one skill run
+                    made = copy()
+                    made.update(one + plain)
+                    hexed = made.hexdigest()
+                    digests[at] = hexed if hexed == wanted_of(at) else records_digest(db, at)
+                else:
+                    digests[at] = digest(at, group)
+            at, group = seq, [line]
+    if at is not None:
+        digests[at] = digest(at, group)
     for other in others:
         for seq in other:
             if seq not in digests:
@@ -295,11 +312,6 @@ def _text_affinity(declared: str) -> bool:
     """Whether a column of this declared type has TEXT affinity (SQLite stores any number given it as text)."""
     upper = declared.upper()
     return "INT" not in upper and any(word in upper for word in ("CHAR", "CLOB", "TEXT"))
-
-
-def _joined(lines: list[str | None]) -> bytes:
-    """Seal lines as hashed: each ended by a newline."""
-    return "".join(f"{line}\n" for line in lines).encode("utf-8")
 
 
 def records_now(db: Database, read: ResultsRead, wanted: dict[int, Any]) -> dict[int, str | None]:

@@ -22,7 +22,8 @@ from gatepost.store.evaluation import (
     stored_figures,
 )
 from gatepost.store.evaluation.task_order import backfill_task_order
-from gatepost.store.kernel import open_store
+from gatepost.store.kernel import add_actor, open_store
+from gatepost.store.skills import record_run
 from gatepost.store.views import verify_store
 from gatepost.store.views.integrity import read_results
 from tests.conftest import run_gatepost
@@ -124,3 +125,30 @@ def test_a_run_whose_order_was_deleted_whole_is_found(tmp_path: Path):
     found = run_gatepost("--db", str(store), "verify")
     assert found.returncode == 1
     assert f"run {ids[1]}: its stored review order is not what its task results give" in found.stdout
+
+
+@pytest.mark.parametrize("edit", [
+    "UPDATE skill_runs SET output = CAST(output AS BLOB) WHERE id = 's-0002'",  # the same bytes, as a BLOB
+    "UPDATE skill_runs SET word_count = word_count + 0.5 WHERE id = 's-0002'",  # a REAL SQLite prints otherwise
+    "UPDATE skill_runs SET word_count = 2.0000000000000004 WHERE id = 's-0002'",  # ... or as the whole number 2
+    "UPDATE skill_runs SET output = 'edited' WHERE id = 's-0003'",
+])
+def test_a_skill_run_edited_by_hand_is_found_whatever_sqlite_holds(tmp_path: Path, edit: str):
+    """The skill runs' seal lines are encoded by SQLite, which refuses a BLOB (the runs are then read again, each
+    value's type looked at) and may print a REAL as another number (its event is hashed the kernel's way): an
+    edit of either kind is still a finding, and only the edited run's event is named."""
+    store = tmp_path / "s.db"
+    db = open_store(store)
+    add_actor(db, "ana", "person", ["evidence.record"])
+    for n in range(4):
+        record_run(db, "s", "one two" if n != 2 else "one two three", actor="ana")
+    assert verify_store(db).intact
+    seq = db.execute("SELECT event_seq FROM skill_runs WHERE id = ?", [edit.split("'")[-2]]).fetchone()[0]
+    db.close()
+    with sqlite3.connect(store) as conn:
+        conn.execute("DROP TRIGGER skill_runs_no_update")
+        assert conn.execute(edit).rowcount == 1
+    found = run_gatepost("--db", str(store), "verify")
+    assert found.returncode == 1 and "Traceback" not in found.stderr
+    assert f"event {seq}: the skill runs, manifest versions or task results it created" in found.stdout
+    assert found.stdout.count("no longer hash to what it sealed") == 1
