@@ -25,7 +25,7 @@ import hashlib
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 from sqlite_utils import Database
@@ -270,11 +270,12 @@ def _seq_read(db: Database, wanted: dict[int, Any], skip: set[int], *,
         parts = [lines, *(other.get(seq, []) for other in others)]
         if any(None in part for part in parts):
             return records_digest(db, seq)
-        after = plain if not any(parts[1:]) else \
-            b"".join(header + b"".join(part) for header, part in zip(headers[1:-1], parts[1:], strict=True)) \
+        whole = cast(list[list[bytes]], parts)  # no None in any
+        after = plain if not any(whole[1:]) else \
+            b"".join(header + b"".join(part) for header, part in zip(headers[1:-1], whole[1:], strict=True)) \
             + headers[-1]
         made = start.copy()
-        made.update(b"".join(lines) + after)  # type: ignore[arg-type]
+        made.update(b"".join(whole[0]) + after)
         hexed = made.hexdigest()
         return hexed if hexed == wanted_of(seq) else records_digest(db, seq)
 
