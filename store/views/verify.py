@@ -199,8 +199,8 @@ def verify_store(db: Database, *, expect: str | None = None, parts: Parts | None
     `parts(name, done, total)` is called as each of VERIFY_PARTS begins (a large store takes seconds)."""
     collecting = gc.isenabled()
     # The replay holds a row per record the events made (hundreds of thousands on a large store), none of them in a
-    # reference cycle: the cyclic collector would walk them all again each time it ran, a tenth of verify's time for
-    # nothing. Whatever cycles verify leaves are collected once it is done.
+    # reference cycle: the cyclic collector would walk them all again each time it ran, for nothing. Whatever
+    # cycles verify leaves are collected once it is done.
     gc.disable()
     try:
         return _verify(db, expect, parts)
