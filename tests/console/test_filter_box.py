@@ -3,7 +3,7 @@ stands for (in both themes), and a click or Tab puts that Select in its place, w
 
 import pytest
 from rich.segment import Segment
-from textual.widgets import Select
+from textual.widgets import Input, Select
 
 from gatepost.app import GatepostApp
 from gatepost.widgets.filter_box import FilterBox
@@ -72,3 +72,21 @@ async def test_tab_onto_a_filter_box_focuses_its_select_and_f_moves_the_box_show
             await settle(pilot)
         select = screen.query_one("#proposals-status", Select)
         assert select.has_focus and not select.expanded and select.value == screen.filters["status"]
+
+
+async def test_a_lists_search_box_is_made_when_the_person_first_searches(demo_copy):
+    """Hidden until `/`, the search box is not a widget of the first page; `/` makes it, focused, and it searches."""
+    app = GatepostApp(demo_copy, person="ana")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.press("2")
+        await settle(pilot)
+        paged = app.screen.paged
+        assert paged.search_box is None and not app.screen.query(Input)
+        await pilot.press("slash", *"loop", "enter")
+        await settle(pilot)
+        assert paged.search_text == "loop" and paged.search_box is not None and paged.search_box.value == "loop"
+        assert paged.keys and all("loop" in key or "loop" in app.screen.paged.table.get_row(key)[-1].plain.lower()
+                                  for key in paged.keys[:3])
+        await pilot.press("slash", "escape")
+        await settle(pilot)
+        assert paged.search_text == "" and not paged.has_class("searching") and paged.table.has_focus
