@@ -80,6 +80,39 @@ class FastRows(_Table):
     keys them by row alone), so the layout's frame draws them right: what Textual marked is dropped."""
 
     _rows_width: int | None = None  # the width the rows in the row cache were rendered at
+    _pass_styles: dict[object, Style] | None = None  # within one render_lines: the table's styles, worked out once
+
+    # --- one drawing of the table: its styles worked out once -------------------------------------------
+    def render_lines(self, crop: Any) -> Any:
+        """Textual draws the table's lines one by one, and DataTable works out its style (rich_style: every
+        ancestor's background blended) and its row's component style again for each line (a third of a first
+        page's table). Nothing can restyle the table while it draws, so within one drawing each is worked out
+        once."""
+        self._pass_styles = {}
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._pass_styles = None
+
+    @property
+    def rich_style(self) -> Style:
+        styles = self._pass_styles
+        if styles is None:
+            return super().rich_style
+        found = styles.get("table")
+        if found is None:
+            found = styles["table"] = super().rich_style
+        return found
+
+    def _get_row_style(self, row_index: int, base_style: Style) -> Style:
+        styles = self._pass_styles
+        if styles is None or (row_index >= self.fixed_rows and not self.zebra_stripes):
+            return super()._get_row_style(row_index, base_style)  # the base style itself, or not in a drawing
+        kind = "header" if row_index == -1 else "fixed" if row_index < self.fixed_rows else row_index % 2
+        found = styles.get(kind)
+        if found is None:
+            found = styles[kind] = super()._get_row_style(row_index, base_style)
+        return found
 
     def _render_line_in_row(self, row_key: Any, line_no: int, base_style: Style, cursor_location: Any,
                             hover_location: Any) -> Any:

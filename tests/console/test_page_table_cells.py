@@ -80,3 +80,37 @@ def test_a_cell_rich_would_wrap_or_justify_is_left_to_rich():
     drawn = one_line_cell(console, Text("ok", style="green"), 6, 1, style, Style())
     assert drawn is not None and "".join(segment.text for segment in drawn[0]) == " ok   "
     assert drawn[0][1].style == style + Style(color="green")  # the cell's own style over the row's
+
+
+async def test_a_drawing_of_the_table_works_its_styles_out_once(demo_copy, monkeypatch):
+    """DataTable worked out the table's style (every ancestor's background blended) and its row's again for each
+    line; a drawing now does each once, and the next drawing (a theme changed meanwhile) works them out anew."""
+    from textual.dom import DOMNode
+    from textual.geometry import Region
+
+    app = GatepostApp(demo_copy, person="ana")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.press("2")
+        await settle(pilot)
+        table = app.screen.query_one(PagedList).table
+        counted = [0]
+        style_of = DOMNode.rich_style.fget
+
+        def counting(node):  # noqa: ANN001, ANN202
+            if node is table:
+                counted[0] += 1
+            return style_of(node)
+
+        monkeypatch.setattr(DOMNode, "rich_style", property(counting))
+
+        def drawn() -> list[str]:
+            table._row_render_cache.clear()
+            table._line_cache.clear()
+            table._styles_cache.clear()
+            return [repr(list(strip)) for strip in table.render_lines(Region(0, 0, table.size.width, 20))]
+
+        before = drawn()
+        assert counted[0] <= 2  # 20 lines: it was 20
+        app.theme = "gatepost-light"
+        await settle(pilot)
+        assert drawn() != before  # the new theme's colours: nothing kept from the last drawing
