@@ -21,6 +21,17 @@ from textual.widget import Widget
 from textual.widgets import Select
 
 
+def _starts(text: str, lines: list[str]) -> list[int]:
+    """Where each of `text`'s wrapped `lines` starts in it (the spaces a wrap dropped are skipped)."""
+    starts, at = [], 0
+    for line in lines:
+        shown = line.rstrip()
+        at = text.find(shown, at) if shown else at
+        starts.append(at)
+        at += len(shown)
+    return starts
+
+
 def show_value(screen: Widget, selector: str, value: Any) -> None:
     """The filter `selector` (a FilterBox, or the Select it became) shows `value` (None: its prompt), without the
     Select saying it changed: the screen set it."""
@@ -95,13 +106,20 @@ class FilterBox(Widget, can_focus=True):
         if width < 3 or y >= len(lines):
             return Strip.blank(width, blank)
         label = lines[y].rstrip()
-        segments = [Segment(label, self.get_component_rich_style("filter-box--label"))] if label else []
+        # a Static's text carries where it stands in its content (Textual's text selection): the same here
+        at = _starts(self.label(), lines)[y]
+        segments = [Segment(label, self.get_component_rich_style("filter-box--label")
+                            + Style.from_meta({"offset": (at, 0)}))] if label else []
+        # cut where the Select's widgets meet (the label's Static, the arrow's padding and glyph, the row's right
+        # padding): the segments of a screenshot read the same
+        segments.append(Segment(" " * (width - 3 - cell_len(label)), blank))
         if y:  # the arrow is on the first line alone
-            segments.append(Segment(" " * (width - cell_len(label)), blank))
+            segments += [Segment("  ", blank), Segment(" ", blank)]
         else:
-            segments += [Segment(" " * (width - 2 - cell_len(label)), blank),
-                         Segment("▼", self.get_component_rich_style("filter-box--arrow")), Segment(" ", blank)]
-        return Strip(segments, width)
+            segments += [Segment(" ", blank), Segment("▼", self.get_component_rich_style("filter-box--arrow")
+                                                      + Style.from_meta({"offset": (0, 0)})),
+                         Segment(" ", blank)]
+        return Strip([s for s in segments if s.text], width)
 
     def select(self) -> Select[Any]:
         """The Select this box stands for, with its value."""

@@ -2,7 +2,6 @@
 stands for (in both themes), and a click or Tab puts that Select in its place, which filters the list as before."""
 
 import pytest
-from rich.segment import Segment
 from textual.widgets import Input, Select
 
 from gatepost.app import GatepostApp
@@ -11,9 +10,9 @@ from tests.console_helpers import settle
 
 
 def row(app, y: int) -> list[tuple[str, str]]:
-    """Row `y` of the screen as the snapshots see it: contiguous cells of one style merged, each (text, style)."""
-    strips = app.screen._compositor.render_update(full=True, simplify=True).strips
-    return [(text, repr(style)) for text, style, _ in Segment.simplify(seg for strip in strips[y] for seg in strip)]
+    """Row `y` of the screen as `gatepost screenshots` writes it: each segment, its text and its style."""
+    strips = app.screen._compositor.render_update(full=True, simplify=False).strips
+    return [(text, repr(style)) for strip in strips[y] for text, style, _ in strip]
 
 
 @pytest.mark.parametrize("theme", ["gatepost-dark", "gatepost-light"])
