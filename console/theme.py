@@ -118,9 +118,12 @@ def contrast(a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
     return (light + 0.05) / (dark + 0.05)
 
 
+@lru_cache(4096)
 def readable_dim(color: tuple[int, int, int], ground: tuple[int, int, int]) -> tuple[int, int, int]:
     """`color` blended toward `ground` as Textual dims it (DIM_FACTOR of the way back from the ground), but no
-    further than 4.5:1; a colour already under 4.5:1 at full strength stays as it is."""
+    further than 4.5:1; a colour already under 4.5:1 at full strength stays as it is. Kept by its two colours: the
+    line filter's own cache is keyed by whole styles, and a table cell's style names its row and column, so each
+    dim cell of a first page worked out the blend again (a tenth of drawing a table)."""
     def blend(factor: float) -> tuple[int, int, int]:
         return (round(ground[0] + (color[0] - ground[0]) * factor), round(ground[1] + (color[1] - ground[1]) * factor),
                 round(ground[2] + (color[2] - ground[2]) * factor))

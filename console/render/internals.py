@@ -91,6 +91,8 @@ PRIVATE: list[Private] = [
     Private(_TABLE, "_cell_render_cache", "reads", "table.py", "the cells drawn, under DataTable's own key"),
     Private(_TABLE, "_get_styles_to_render_cell", "calls", "table.py _render_cell", "a cell's styles, as DataTable"),
     Private(_TABLE, "_get_row_renderables", "calls", "table.py _render_cell", "a row's cells, as DataTable"),
+    Private(_TABLE, "_get_row_style", "overrides", "table.py",
+            "a row's component style worked out once a drawing (DataTable works it out again for every line)"),
     Private(_TABLE, "_set_hover_cursor", "overrides", "table.py",
             "the hover cursor turned off only when it is on (DataTable repainted row 0 on every cursor key)"),
     Private(_TABLE, "_data", "writes", "table.py set_row_cells",

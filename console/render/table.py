@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
 from textual import events
 from textual.geometry import Size
 
@@ -26,13 +27,31 @@ else:
 _NO_STYLE = Style.null()  # the style of a cell's padding (Rich's Padding, style "none")
 
 
+def cut_line(console: Any, cell: object, width: int, overflow: str | None) -> list[Segment] | None:
+    """The segments Rich draws for a one-line Text wider than `width` in a row that does not wrap (a title longer
+    than its column): Text.wrap cuts each line with Text.truncate, by the text's overflow, else the options', else
+    Rich's default (fold: cut at the width, no ellipsis). None when Rich would do anything else with it."""
+    if not isinstance(cell, Text) or cell.justify not in (None, "default") or cell.no_wrap is False:
+        return None
+    plain = cell.plain
+    method = cell.overflow or overflow or "fold"
+    if "\n" in plain or "\t" in plain or cell.cell_len <= width or method == "ignore" or width < 1:
+        return None
+    line = cell.copy()
+    line.truncate(width, overflow=method)  # type: ignore[arg-type]  # one of Rich's OverflowMethod names
+    return one_line(console, line, width)
+
+
 def one_line_cell(console: Any, cell: object, width: int, padding: int, pre_style: Style,
-                  post_style: Style) -> list[list[Segment]] | None:
+                  post_style: Style, overflow: str | None = None) -> list[list[Segment]] | None:
     """The segments DataTable draws for `cell` in a one-line row, `width` cells wide with `padding` each side
     (console.render_lines of the cell, Padding and Styled: Rich's whole render pipeline, ~470 calls a cell);
-    None when the cell is not a one-line Text that fits (`one_line`), left as Rich lays it out."""
+    None when the cell is not a one-line Text that fits (`one_line`) or is cut to the width as Rich cuts it
+    (`cut_line`, `overflow`: the console options'), left as Rich lays it out."""
     inner = width - 2 * padding
     segments = one_line(console, cell, inner)
+    if segments is None:
+        segments = cut_line(console, cell, inner, overflow)
     if segments is None:
         return None
     line = [Segment(" " * padding, _NO_STYLE)] if padding else []
@@ -61,6 +80,39 @@ class FastRows(_Table):
     keys them by row alone), so the layout's frame draws them right: what Textual marked is dropped."""
 
     _rows_width: int | None = None  # the width the rows in the row cache were rendered at
+    _pass_styles: dict[object, Style] | None = None  # within one render_lines: the table's styles, worked out once
+
+    # --- one drawing of the table: its styles worked out once -------------------------------------------
+    def render_lines(self, crop: Any) -> Any:
+        """Textual draws the table's lines one by one, and DataTable works out its style (rich_style: every
+        ancestor's background blended) and its row's component style again for each line (a third of a first
+        page's table). Nothing can restyle the table while it draws, so within one drawing each is worked out
+        once."""
+        self._pass_styles = {}
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._pass_styles = None
+
+    @property
+    def rich_style(self) -> Style:
+        styles = self._pass_styles
+        if styles is None:
+            return super().rich_style
+        found = styles.get("table")
+        if found is None:
+            found = styles["table"] = super().rich_style
+        return found
+
+    def _get_row_style(self, row_index: int, base_style: Style) -> Style:
+        styles = self._pass_styles
+        if styles is None or (row_index >= self.fixed_rows and not self.zebra_stripes):
+            return super()._get_row_style(row_index, base_style)  # the base style itself, or not in a drawing
+        kind = "header" if row_index == -1 else "fixed" if row_index < self.fixed_rows else row_index % 2
+        found = styles.get(kind)
+        if found is None:
+            found = styles[kind] = super()._get_row_style(row_index, base_style)
+        return found
 
     def _render_line_in_row(self, row_key: Any, line_no: int, base_style: Style, cursor_location: Any,
                             hover_location: Any) -> Any:
@@ -109,7 +161,8 @@ class FastRows(_Table):
             self.cursor_foreground_priority == "css", self.cursor_background_priority == "css")
         cell = self._get_row_renderables(row_index).cells[column_index]
         pre_style = base_style + Style.from_meta({"row": row_index, "column": column_index}) + component_style
-        lines = one_line_cell(self.app.console, cell, width, self.cell_padding, pre_style, post_style)
+        lines = one_line_cell(self.app.console, cell, width, self.cell_padding, pre_style, post_style,
+                              self.app.console_options.overflow)
         if lines is None:
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
         self._cell_render_cache[key] = lines

@@ -31,6 +31,7 @@ from gatepost.keymap import bound, key_for
 from gatepost.safe import literal
 from gatepost.screens.base import GatepostScreen
 from gatepost.screens.reads import Read
+from gatepost.widgets.filter_box import FilterBox, show_value
 from gatepost.widgets.line_detail import LineDetail
 from gatepost.widgets.paged_list import ColumnSpec, PagedList, Row
 
@@ -91,6 +92,7 @@ class ListDetailScreen(GatepostScreen):
     ]
     DEFAULT_CSS = """
     ListDetailScreen .filters Select { width: 1fr; }
+    ListDetailScreen .filters FilterBox { width: 1fr; }
     """
 
     def __init__(self) -> None:
@@ -140,9 +142,8 @@ class ListDetailScreen(GatepostScreen):
                 if self.FILTERS:
                     with Horizontal(classes="filters"):
                         for f in self.FILTERS:
-                            yield Select([(lbl, v) for lbl, v in f.options], prompt=f.any_label,
-                                         value=self.filters[f.name] or Select.NULL, id=f"{self.NAME}-{f.name}",
-                                         compact=True)
+                            yield FilterBox(f.options, prompt=f.any_label,
+                                            value=self.filters[f.name] or Select.NULL, id=f"{self.NAME}-{f.name}")
                 paged = PagedList(self.COLUMNS, self.fetch_rows, empty=self.EMPTY, id=f"{self.NAME}-list")
                 paged.initial_key = self.wanted
                 paged.follow = lambda: self.wanted
@@ -253,9 +254,7 @@ class ListDetailScreen(GatepostScreen):
 
     def _sync_selects(self) -> None:
         for f in self.FILTERS:
-            for select in self.query(f"#{self.NAME}-{f.name}").results(Select):
-                with self.prevent(Select.Changed):
-                    select.value = self.filters[f.name] or Select.NULL
+            show_value(self, f"#{self.NAME}-{f.name}", self.filters[f.name])
 
     @on(Select.Changed)
     def _select_changed(self, event: Select.Changed) -> None:

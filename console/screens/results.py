@@ -39,6 +39,7 @@ from gatepost.store.views import sparkline, suite_trend
 from gatepost.widgets.add_task import AddTaskDialog
 from gatepost.widgets.compare_view import CompareView
 from gatepost.widgets.diff_view import side_by_side, unified_diff
+from gatepost.widgets.filter_box import FilterBox, show_value
 from gatepost.widgets.in_place import put
 from gatepost.widgets.paged_list import Col, PagedList, Row
 from gatepost.widgets.pairwise_view import PairwiseView
@@ -225,6 +226,7 @@ class ResultsScreen(GatepostScreen):
 
     DEFAULT_CSS = """
     ResultsScreen .filters Select { width: 1fr; }
+    ResultsScreen .filters FilterBox { width: 1fr; }
     ResultsScreen #results-detail { height: 1fr; overflow-y: auto; }
     ResultsScreen #run-head { height: auto; max-height: 16; }
     ResultsScreen #run-tasks { height: 12; }
@@ -282,7 +284,7 @@ class ResultsScreen(GatepostScreen):
             with Vertical(classes="list-pane"):
                 yield Static(id="results-title", classes="pane-title")
                 with Horizontal(classes="filters"):
-                    yield Select(VERDICT_OPTIONS, prompt="any verdict", id="results-verdict", compact=True)
+                    yield FilterBox(VERDICT_OPTIONS, prompt="any verdict", id="results-verdict")
                 # the first page comes with its first run (_read_first), not read on its own when it mounts
                 yield PagedList(RUN_COLUMNS, self._fetch_runs, page_size=RUN_PAGE, empty="No evaluation runs yet "
                                 "(gatepost suite run).", id="results-list", autoload=False)
@@ -394,8 +396,7 @@ class ResultsScreen(GatepostScreen):
         """apply_filter, unannounced: the person's own change (v, the verdict's box)."""
         if "verdict" in filters:
             self.verdict = filters["verdict"] if filters["verdict"] in ("pass", "fail") else None
-            with self.prevent(Select.Changed):
-                self.query_one("#results-verdict", Select).value = self.verdict or Select.NULL
+            show_value(self, "#results-verdict", self.verdict)
         if "case_id" in filters:
             self.case_id = filters["case_id"] or None
         self._title()
@@ -417,8 +418,7 @@ class ResultsScreen(GatepostScreen):
         paged = self.query_one("#results-list", PagedList)
         if not paged.move_to_key(key):
             self.verdict, self.case_id = None, None
-            with self.prevent(Select.Changed):
-                self.query_one("#results-verdict", Select).value = Select.NULL
+            show_value(self, "#results-verdict", None)
             self._title()
             paged.set_search(key)
             paged.move_to_key(key)

@@ -131,6 +131,7 @@ class LineDetail(ScrollView, can_focus=True):
         # name: (what it showed, (width, base style), its lines, what a click on each line does)
         self._drawn: dict[str, tuple[Any, tuple[int, Style], list[Strip], list[_Target]]] = {}
         self._base = Style()
+        self._components: dict[str, Style] = {}  # component styles as _relines read them
         self._lines: list[Strip] = []
         self._targets: list[_Target] = []
         self._pending: list[Block] = []  # blocks below the screen, not wrapped yet
@@ -265,6 +266,7 @@ class LineDetail(ScrollView, can_focus=True):
             return  # not laid out yet: on_resize draws it
         self._width = width
         self._base = self.rich_style  # the pane's colours under every line (read once: it walks the DOM)
+        self._components = {}  # and its component styles, read once a drawing (each a walk of the DOM)
         for name in set(self._drawn) - {b.name for b in self._blocks}:
             del self._drawn[name]
         before = self._lines
@@ -311,6 +313,14 @@ class LineDetail(ScrollView, can_focus=True):
                 self.refresh_lines(start, y - start)
                 start = None
 
+    def _component(self, name: str) -> Style:
+        """A component style (a title's accent, a guide's colour), read once for the lines drawn at once: a new item
+        read the guide's style again for every node of its outline and each choice's for every choice."""
+        style = self._components.get(name)
+        if style is None:
+            style = self._components[name] = self.get_component_rich_style(name)
+        return style
+
     def _set_virtual_size(self, size: Size) -> None:
         """The new height, without a layout unless a scrollbar appears or goes (render's set_virtual_size)."""
         if size != self.virtual_size:
@@ -326,8 +336,7 @@ class LineDetail(ScrollView, can_focus=True):
         if b.kind == "choices":
             lines, targets = [], []
             for c in b.content:
-                style = self.get_component_rich_style(
-                    "line-detail--choice-disabled" if c.disabled else "line-detail--choice")
+                style = self._component("line-detail--choice-disabled" if c.disabled else "line-detail--choice")
                 label = Text(" ").append_text(c.label)
                 for strip in self._text_lines(label, width - 1, style):
                     lines.append(strip.extend_cell_length(width - 1, style))
@@ -336,12 +345,12 @@ class LineDetail(ScrollView, can_focus=True):
         renderable: RenderableType = b.content
         if b.kind == "title":
             renderable = Text(b.content.plain if isinstance(b.content, Text) else str(b.content),
-                              style=self.get_component_rich_style("line-detail--title"), no_wrap=True)
+                              style=self._component("line-detail--title"), no_wrap=True)
         elif b.kind == "boxed":
             renderable = Panel(_stripped(b.content), box=box.ROUNDED, padding=(0, 1),
-                               border_style=self.get_component_rich_style("line-detail--box"))
+                               border_style=self._component("line-detail--box"))
         elif b.kind == "pair":
-            border = self.get_component_rich_style("line-detail--box")
+            border = self._component("line-detail--box")
             renderable = Table.grid(expand=True)
             renderable.add_column(ratio=1)
             renderable.add_column(ratio=1)
@@ -355,7 +364,7 @@ class LineDetail(ScrollView, can_focus=True):
     def _draw_node(self, node: Node, at: tuple[str, tuple[int, ...]], lead: str, rest: str, width: int,
                    lines: list[Strip], targets: list[_Target]) -> None:
         """`lead` starts the node's first line, `rest` every line below it (guides of the nodes above)."""
-        guide = self.get_component_rich_style("line-detail--guide")
+        guide = self._component("line-detail--guide")
         icon = ("▼ " if node.expanded else "▶ ") if node.children else ("  " if not lead else "")
         base = rest + " " * len(icon)  # under the label: its wrapped lines and its children's guides
         for i, strip in enumerate(self._text_lines(node.label, max(8, width - len(lead) - len(icon)))):

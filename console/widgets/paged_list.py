@@ -258,9 +258,16 @@ class PagedList(Vertical):
         self.loaded = False  # True once the first page has been fetched and shown
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="search… (Enter to apply, Escape to clear)", classes="paged-search")
+        # the search box is mounted the first time the person searches (start_search): hidden until then, it was a
+        # widget of every list's first page, with the styles of an Input to parse and apply
         yield fast(PageTable, FastRows)(cursor_type="row", zebra_stripes=True)
         yield Static("", classes="paged-status")
+
+    @property
+    def search_box(self) -> Input | None:
+        """The search box, once the person has searched here (start_search mounts it)."""
+        found = self.query_children(Input)
+        return found.first() if found else None
 
     @property
     def table(self) -> PageTable:
@@ -443,7 +450,9 @@ class PagedList(Vertical):
 
     def clear_search(self, *, reload: bool = True) -> None:
         """The search off and its box emptied (and closed)."""
-        self.query_one(Input).value = ""
+        box = self.search_box
+        if box is not None:
+            box.value = ""
         self.remove_class("searching")
         if self.search_text:
             if reload:
@@ -472,8 +481,11 @@ class PagedList(Vertical):
                        self.page_size - 1 if last_row else 0)
 
     def start_search(self) -> None:
+        search = self.search_box
+        if search is None:
+            search = Input(placeholder="search… (Enter to apply, Escape to clear)", classes="paged-search")
+            self.mount(search, before=self.table)
         self.add_class("searching")
-        search = self.query_one(Input)
         search.value = self.search_text
         search.focus()
 
@@ -485,7 +497,8 @@ class PagedList(Vertical):
         self.table.focus()
 
     def on_key(self, event: events.Key) -> None:
-        if event.key == "escape" and self.has_class("searching") and self.query_one(Input).has_focus:
+        box = self.search_box
+        if event.key == "escape" and self.has_class("searching") and box is not None and box.has_focus:
             event.stop()
             self.remove_class("searching")
             if self.search_text:

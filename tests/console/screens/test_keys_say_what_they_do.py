@@ -4,11 +4,12 @@ set is announced, the queue's position moves on with skips, and a new item is re
 
 import re
 
-from textual.widgets import Input, Select
+from textual.widgets import Input
 
 from gatepost.app import GatepostApp
 from gatepost.screens.help import HelpScreen
 from gatepost.screenshots import settle
+from gatepost.widgets.filter_box import FilterBox
 from gatepost.widgets.nav_bar import NavBar
 from gatepost.widgets.paged_list import PagedList
 from gatepost.widgets.queue_bar import QueueBar
@@ -75,7 +76,7 @@ async def test_the_clear_key_clears_the_search_alone_and_empties_its_box(demo_co
         assert screen.paged.search_text == ""
         assert screen.query_one(PagedList).query_one(Input).value == ""
         assert screen.filters["status"] == status  # the status filter stays
-        assert screen.query_one("#proposals-status", Select).value == status
+        assert screen.query_one("#proposals-status", FilterBox).value == status
 
 
 async def test_a_filter_the_person_did_not_set_is_announced(demo_copy):

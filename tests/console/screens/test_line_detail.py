@@ -105,3 +105,22 @@ async def test_focused_the_keys_move_over_the_lines_that_act_and_enter_acts_as_a
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, NoteDialog) and "keep" in app.screen.title_text.lower()
+
+
+async def test_a_new_items_lines_read_each_component_style_once(store, monkeypatch):
+    """A new item's lines read the guide's colour for every node of its outline and a choice's for every choice,
+    each a walk of the DOM; within one drawing each component style is read once."""
+    app = GatepostApp(store, person="ana")
+    async with app.run_test(size=(160, 50)) as pilot:
+        screen, detail = await open_case(pilot, "case-0")
+        read: list[str] = []
+        component = LineDetail.get_component_rich_style
+
+        def counting(self, name, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+            read.append(name)
+            return component(self, name, *args, **kwargs)
+
+        monkeypatch.setattr(LineDetail, "get_component_rich_style", counting)
+        detail._drawn.clear()  # every block drawn again, as for an item never shown
+        screen.render_detail(screen.detail)
+        assert read and len(read) == len(set(read))
