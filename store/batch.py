@@ -6,12 +6,13 @@ the chain, exactly as if the person had taken it on that item alone. An item the
 its refusal and the others go on; an item decided is never undone because another was refused.
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from sqlite_utils import Database
 
-from gatepost.store.flows import ASSIGNABLE, DECISIONS, assign, decide_on
+from gatepost.store.flows import ASSIGNABLE, DECISIONS, assign, decide_on, rubric_of
 from gatepost.store.kernel import GatepostError, InputError, last_seq
 
 MAX_ITEMS = 1000  # items one bulk act may name: more is a mistake more often than a queue
@@ -53,19 +54,33 @@ def check_bulk_decision(subject: str, name: str) -> None:
         raise InputError(f"decision: {name} is taken on one {subject} at a time ({why})")
 
 
+NO_RUBRIC = "asks no rubric: decided without the answers"  # said of an item the answers do not apply to
+
+
 def decide_each(db: Database, subject: str, name: str, keys: list[str], *, actor: str | None, note: str | None,
-                seen: dict[str, int | None] | None = None) -> list[ItemResult]:
+                seen: dict[str, int | None] | None = None,
+                answers: Mapping[str, Any] | None = None) -> list[ItemResult]:
     """Take decision `name` on each item of `keys`, each its own act (`flows.decide_on`); `seen` holds the seq
-    each item was at when the person looked (an item that changed since is refused by its seen-seq rule)."""
+    each item was at when the person looked (an item that changed since is refused by its seen-seq rule).
+
+    `answers` answer the rubric of every item whose decision asks one, checked by each item's own act against
+    its own rubric (an item whose rubric differs is refused as bad input, an unanswered question by rule
+    `rubric`); an item whose decision asks none is decided without them, and its line says so.
+    """
     check_bulk_decision(subject, name)
     out: list[ItemResult] = []
     for key in check_keys(keys):
+        given = answers or None
+        unasked = False
         try:
-            decide_on(db, subject, name, key, actor=actor, note=note, seen_seq=(seen or {}).get(key))
+            if given is not None and rubric_of(db, subject, name, key) is None:
+                given, unasked = None, True
+            decide_on(db, subject, name, key, actor=actor, note=note, seen_seq=(seen or {}).get(key), answers=given)
         except GatepostError as exc:
             out.append(ItemResult(key, False, str(exc)))
             continue
-        out.append(ItemResult(key, True, f"{subject} {key}: {name} by {actor}", last_seq(db, subject, key)))
+        said = f"{subject} {key}: {name} by {actor}" + (f" ({NO_RUBRIC})" if unasked else "")
+        out.append(ItemResult(key, True, said, last_seq(db, subject, key)))
     return out
 
 
