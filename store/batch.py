@@ -14,6 +14,7 @@ from sqlite_utils import Database
 
 from gatepost.store.flows import ASSIGNABLE, DECISIONS, assign, decide_on, rubric_of
 from gatepost.store.kernel import GatepostError, InputError, last_seq
+from gatepost.store.protocol import Rubric
 
 MAX_ITEMS = 1000  # items one bulk act may name: more is a mistake more often than a queue
 # Decisions taken on many items with one note: all but a draft's edit (its "note" is the draft's new YAML).
@@ -82,6 +83,42 @@ def decide_each(db: Database, subject: str, name: str, keys: list[str], *, actor
         said = f"{subject} {key}: {name} by {actor}" + (f" ({NO_RUBRIC})" if unasked else "")
         out.append(ItemResult(key, True, said, last_seq(db, subject, key)))
     return out
+
+
+@dataclass(frozen=True)
+class SharedRubric:
+    """The rubric one bulk decision asks once: the questions its items share (None: none of them asks one), the
+    items it does not apply to (they ask none), and why it cannot be asked once (the items ask different ones)."""
+
+    rubric: Rubric | None
+    unasked: list[str]
+    mixed: str | None = None
+
+
+def shared_rubric(db: Database, subject: str, name: str, keys: list[str]) -> SharedRubric:
+    """What decision `name` on the items `keys` asks: one rubric for all that ask one, or why not (`mixed`). An
+    item that cannot be read is left to its own act, which refuses it."""
+    check_bulk_decision(subject, name)
+    groups: dict[tuple[Any, ...], list[str]] = {}
+    found: dict[tuple[Any, ...], Rubric] = {}
+    unasked: list[str] = []
+    for key in check_keys(keys):
+        try:
+            rubric = rubric_of(db, subject, name, key)
+        except GatepostError:
+            continue
+        if rubric is None:
+            unasked.append(key)
+            continue
+        shape = rubric.questions
+        groups.setdefault(shape, []).append(key)
+        found.setdefault(shape, rubric)
+    if len(groups) > 1:
+        said = "; ".join(f"{', '.join(items[:3])}{' …' if len(items) > 3 else ''}: {', '.join(found[shape].keys())}"
+                         for shape, items in groups.items())
+        return SharedRubric(None, unasked, f"the marked items ask different rubrics ({said}); mark the items of one "
+                                           "rubric at a time")
+    return SharedRubric(next(iter(found.values()), None), unasked)
 
 
 def assign_each(db: Database, subject: str, keys: list[str], assignee: str | None, *, actor: str | None,

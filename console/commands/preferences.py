@@ -10,7 +10,13 @@ import click
 
 from gatepost import output
 from gatepost.commands._common import SEQ, as_option, echo_json, open_ctx_store, person
-from gatepost.store.preferences import KIND, pairwise, record_preference
+from gatepost.store.preferences import (
+    counting_words,
+    pairwise,
+    preferred,
+    record_preference,
+    side_name,
+)
 
 MAX_LINES = 40  # per output: the whole text is in --json
 
@@ -24,27 +30,12 @@ def _column(text: str, width: int) -> list[str]:
     return lines
 
 
-def side_name(view: dict[str, Any], side: str) -> str:
-    """`candidate`, or across runs `run R1` (the candidate side) / `run R2` (the baseline side)."""
-    if not view.get("against"):
-        return side
-    return f"run {view['run_id'] if side == 'candidate' else view['against']}"
-
-
 def _side_head(view: dict[str, Any], side: str) -> str:
     out = view["outputs"][side]
     name = side_name(view, side)
     if out is None:
         return f"{name}: no output"
     return f"{name} {'pass' if out['passed'] else 'fail'}" + (f" · {out['reason']}" if out["reason"] else "")
-
-
-def preferred(p: dict[str, Any]) -> str:
-    """What a preference chose, as a person reads it: `candidate`, `tie`, or across runs `run R1's output`."""
-    against = p.get("against_run_id")
-    if not against or p["choice"] == "tie":
-        return str(p["choice"])
-    return f"run {p['run_id'] if p['choice'] == 'candidate' else against}'s output"
 
 
 def _preference_line(p: dict[str, Any]) -> str:
@@ -76,16 +67,6 @@ def show_pairwise(view: dict[str, Any]) -> None:
     if not view["preferences"]:
         against = f" --against {view['against']}" if view.get("against") else ""
         output.line(f"no preference yet (gatepost prefer RUN TASK{against} --candidate|--baseline|--tie --note TEXT)")
-
-
-def counting_words(view: dict[str, Any]) -> str:
-    """Whether a preference on this view counts, and why not."""
-    if view["counts"]:
-        return f"counts as {KIND} evidence on case {view['case_id']}"
-    if view.get("against"):
-        return "is recorded but counts for nothing: across two runs it is no case's evidence"
-    return "is recorded but counts for nothing: " + (f"case {view['case_id']}'s protocol lists no {KIND} evidence"
-                                                     if view["case_id"] else "the run has no case")
 
 
 @click.command("pairwise")

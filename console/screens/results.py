@@ -663,9 +663,18 @@ class ResultsScreen(GatepostScreen):
         draft_task(self, dialog, run_id=run_id, task_id=task_id)
 
     def action_pairwise(self) -> None:
-        """P on a task: its two outputs side by side, and the person's preference between them."""
+        """P on a task: its two outputs side by side, and the person's preference between them. With two runs
+        marked: the task's output in the second marked run against the first's (the baseline `m` compares with)."""
         if not self.run_id or not self.task_id:
             self.notify("No task selected: t goes to the run's tasks.", severity="warning")
+            return
+        if len(self.marked_runs) > 2:
+            self.notify("Mark two runs of one suite to compare a task's output in both (P), or none.",
+                        severity="warning")
+            return
+        if len(self.marked_runs) == 2:
+            baseline, candidate = self.marked_runs
+            self.app.push_screen(PairwiseView(candidate, self.task_id, self.person, against=baseline))
             return
         self.app.push_screen(PairwiseView(self.run_id, self.task_id, self.person))
 

@@ -214,3 +214,29 @@ def preferences_of(db: Database, run_id: str, task_id: str | None = None, *,
     for row in rows:
         row["counted"] = bool(row["counted"])
     return rows
+
+
+# --- words: what a view of a preference says -------------------------------------------------------------
+def side_name(view: dict[str, Any], side: str) -> str:
+    """`candidate`, or across runs `run R1` (the candidate side) / `run R2` (the baseline side)."""
+    if not view.get("against"):
+        return side
+    return f"run {view['run_id'] if side == 'candidate' else view['against']}"
+
+
+def preferred(p: dict[str, Any]) -> str:
+    """What a preference chose, as a person reads it: `candidate`, `tie`, or across runs `run R1's output`."""
+    against = p.get("against_run_id")
+    if not against or p["choice"] == "tie":
+        return str(p["choice"])
+    return f"run {p['run_id'] if p['choice'] == 'candidate' else against}'s output"
+
+
+def counting_words(view: dict[str, Any]) -> str:
+    """Whether a preference on this view counts, and why not."""
+    if view["counts"]:
+        return f"counts as {KIND} evidence on case {view['case_id']}"
+    if view.get("against"):
+        return "is recorded and counts for nothing: across two runs it is no case's evidence"
+    return "is recorded and counts for nothing: " + (f"case {view['case_id']}'s protocol lists no {KIND} evidence"
+                                                     if view["case_id"] else "the run belongs to no case")
