@@ -12,6 +12,7 @@ import random
 from sqlite_utils import Database
 
 from gatepost.store import rubrics
+from gatepost.store.evaluation import run_task_page
 from gatepost.store.flows import decide_on, may
 from gatepost.store.preferences import record_preference
 from gatepost.store.protocol import parse_rubric
@@ -25,15 +26,17 @@ QUESTIONS = [
 
 
 def _two_runs(db: Database) -> tuple[str, str, str] | None:
-    """The two newest runs of one suite with a candidate output of the same task (newest first), and that task."""
+    """The newest run with no case and the newest older one of its suite (Results' first row and the next of its
+    suite), and the newer run's first task in review order (where `t` on Results lands): what the console
+    compares with those two runs marked."""
     row = db.execute(
-        "SELECT a.id, b.id, ta.task_id FROM evaluation_runs a JOIN evaluation_runs b ON b.suite_id = a.suite_id"
-        " AND (b.started_at, b.id) < (a.started_at, a.id)"
-        " JOIN task_results ta ON ta.run_id = a.id AND ta.side = 'candidate'"
-        " JOIN task_results tb ON tb.run_id = b.id AND tb.side = 'candidate' AND tb.task_id = ta.task_id"
-        " WHERE a.case_id IS NULL AND b.case_id IS NULL"
-        " ORDER BY a.started_at DESC, a.id DESC, b.started_at DESC, b.id DESC, ta.task_id LIMIT 1").fetchone()
-    return (str(row[0]), str(row[1]), str(row[2])) if row else None
+        "SELECT a.id, b.id FROM evaluation_runs a JOIN evaluation_runs b ON b.suite_id = a.suite_id"
+        " AND (b.started_at, b.id) < (a.started_at, a.id) WHERE a.case_id IS NULL AND b.case_id IS NULL"
+        " ORDER BY a.started_at DESC, a.id DESC, b.started_at DESC, b.id DESC LIMIT 1").fetchone()
+    if row is None:
+        return None
+    tasks = run_task_page(db, str(row[0]), offset=0, limit=1)["rows"]
+    return (str(row[0]), str(row[1]), str(tasks[0]["task_id"])) if tasks else None
 
 
 def populate(db: Database, rng: random.Random, person: str) -> str:

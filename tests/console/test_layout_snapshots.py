@@ -43,8 +43,13 @@ def test_a_dialog_at_50x15(snap_compare, demo_here, dialog, keys):
 
 
 # the rubric asked before the note (the demo's open eval.gated_change/2 case, fourth from the end of the open
-# cases), and the pairwise view of the newest run's first task (a preference recorded on it, counted nowhere)
-@pytest.mark.parametrize("view,keys", [("rubric", ("2", "end", "up", "up", "up", "i")), ("pairwise", ("3", "t", "P"))])
+# cases), the pairwise view of the newest run's first task (a preference recorded on it, counted nowhere), the
+# proposals' own rubric asked by a decline, and the newest run's first task against the fourth run's (the same
+# suite: marked fourth run first, the baseline)
+@pytest.mark.parametrize("view,keys", [("rubric", ("2", "end", "up", "up", "up", "i")), ("pairwise", ("3", "t", "P")),
+                                       ("proposal-rubric", ("6", "d")),
+                                       ("pairwise-runs", ("3", "down", "down", "down", "space", "home", "space", "t",
+                                                          "P"))])
 def test_rubric_and_pairwise_at_120x40(snap_compare, demo_here, view, keys):
     app = GatepostApp(demo_here, person="ana")
     assert snap_compare(app, terminal_size=(120, 40), run_before=steps(*keys))
