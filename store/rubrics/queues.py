@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -85,8 +86,13 @@ def queue_rubric(db: Database, queue: str) -> QueueRubric | None:
                      [check_queue(queue)]).fetchone()
     if row is None:
         return None
-    rubric = parse_rubric(json.loads(row[0]), row[1] or f"queue {queue}")
-    return QueueRubric(queue, rubric, int(row[4]), row[2], row[3])
+    return QueueRubric(queue, _parsed(row[0], row[1] or f"queue {queue}"), int(row[4]), row[2], row[3])
+
+
+@lru_cache(maxsize=64)
+def _parsed(questions: str, source: str) -> Rubric:
+    """The stored questions, checked once per text: every rehearsed decision (may I) reads its queue's rubric."""
+    return parse_rubric(json.loads(questions), source)
 
 
 def queue_rubrics(db: Database) -> list[QueueRubric]:
