@@ -26,6 +26,7 @@ from gatepost.store.proposals import (
     list_proposals,
     mark_proposal,
 )
+from gatepost.store.protocol import answers_text
 
 
 @click.group(cls=LazyGroup)  # its subcommands from other modules: gatepost.cli.SUBCOMMANDS
@@ -115,6 +116,8 @@ def proposal_show(ctx: click.Context, proposal_id: str, as_json: bool) -> None:
         output.line(f"marked {m['status']} by {m['actor']} at {m['at']}: {m['note']}")
         if m.get("override_gate"):
             output.line(f"  gate overridden: {m['override_gate']}")
+        if m.get("rubric"):
+            output.line(f"  rubric: {output.field(answers_text(m['rubric']))}")
     if found["case"]:
         for name, value in found["case"]["claims"].items():
             output.line(f"claim {name}: {value}")

@@ -232,7 +232,7 @@ def get_proposal(db: Database, pid: str) -> ProposalView | None:
     for seq, at, actor, _kind, note, payload in cursor.fetchall():
         data = json.loads(payload) if payload else {}
         proposal["marks"].append({"seq": seq, "at": at, "actor": actor, "status": data.get("status"), "note": note,
-                                  "override_gate": data.get("override_gate")})
+                                  "override_gate": data.get("override_gate"), "rubric": data.get("rubric")})
     proposal["last_seq"] = last_seq(db, "proposal", pid)
     proposal["case"] = _case_view(db, proposal["case_id"]) if proposal.get("case_id") else None
     proposal["contradicted"] = proposal_contradiction(db, proposal)  # later evidence against an acceptance
