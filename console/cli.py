@@ -62,6 +62,9 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "protocol": ("gatepost.commands.protocol", "protocol",
                  "Protocol files (format protocol/1) and their fixtures (format els-fixture/1)."),
     "report": ("gatepost.commands.report", "report", "Reports for people who are not at the console."),
+    "rubric": ("gatepost.commands.rubric", "rubric",
+               "The questions a deciding queue asks every decision: proposal, draft (manifest drafts) or skill "
+               "(regressions)."),
     "restore": ("gatepost.commands.backup", "restore",
                 "Replace the store (--db) with the backup FILE, after checking the backup; needs store.admin."),
     "screenshots": ("gatepost.commands.screenshots", "screenshots",

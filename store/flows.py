@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlite_utils import Database
 
-from gatepost.store import cases, evaluation, loops, proposals, skills
+from gatepost.store import cases, evaluation, loops, proposals, protocol, rubrics, skills
 from gatepost.store.kernel import (
     CAPABILITY,
     IDENTITY,
@@ -53,6 +53,7 @@ from gatepost.store.kernel import (
 
 if TYPE_CHECKING:
     from gatepost.store.evaluation import RunSettings, Suite
+    from gatepost.store.protocol import Rubric
 
 
 def decide(db: Database, case_id: str, outcome: str, *, actor: str | None, note: str | None = None,
@@ -538,9 +539,8 @@ REHEARSAL_NOTE = "a rehearsal: may this be decided now"  # the note a rehearsed 
 def _decide_case(name: str) -> Callable[..., Any]:
     def act(db: Database, key: str, *, actor: str | None, note: str | None, seen_seq: int | None,
             answers: Mapping[str, Any] | None = None) -> Any:
-        # a rehearsal asks before the person answered the rubric: the dialog asks its questions after
         return decide(db, key, name, actor=actor, note=note, based_on_seq=seen_seq, answers=answers,
-                      answers_later=note is REHEARSAL_NOTE)
+                      answers_later=_later(note))
     return act
 
 
@@ -560,18 +560,29 @@ def _design_review(name: str) -> Callable[..., Any]:
     return act
 
 
+def _later(note: str | None) -> bool:
+    """A rehearsal asks before the person answered the rubric: the dialog asks its questions after."""
+    return note is REHEARSAL_NOTE
+
+
 def _mark(status: str) -> Callable[..., Any]:
-    def act(db: Database, key: str, *, actor: str | None, note: str | None, seen_seq: int | None) -> Any:
-        return proposals.mark_proposal(db, key, status, actor=actor, note=note or "", expected_seq=seen_seq)
+    def act(db: Database, key: str, *, actor: str | None, note: str | None, seen_seq: int | None,
+            answers: Mapping[str, Any] | None = None) -> Any:
+        return proposals.mark_proposal(db, key, status, actor=actor, note=note or "", expected_seq=seen_seq,
+                                       answers=answers, answers_later=_later(note))
     return act
 
 
-def _approve(db: Database, key: str, *, actor: str, note: str | None, seen_seq: int | None) -> Any:
-    return skills.approve_draft(db, key, actor=actor, note=note or None, expected_seq=seen_seq)
+def _approve(db: Database, key: str, *, actor: str, note: str | None, seen_seq: int | None,
+             answers: Mapping[str, Any] | None = None) -> Any:
+    return skills.approve_draft(db, key, actor=actor, note=note or None, expected_seq=seen_seq, answers=answers,
+                                answers_later=_later(note))
 
 
-def _reject(db: Database, key: str, *, actor: str, note: str | None, seen_seq: int | None) -> Any:
-    return skills.reject_draft(db, key, actor=actor, note=note or "", expected_seq=seen_seq)
+def _reject(db: Database, key: str, *, actor: str, note: str | None, seen_seq: int | None,
+            answers: Mapping[str, Any] | None = None) -> Any:
+    return skills.reject_draft(db, key, actor=actor, note=note or "", expected_seq=seen_seq, answers=answers,
+                               answers_later=_later(note))
 
 
 def _edit(db: Database, key: str, *, actor: str, note: str | None, seen_seq: int | None) -> Any:
@@ -582,12 +593,16 @@ def _edit(db: Database, key: str, *, actor: str, note: str | None, seen_seq: int
     return skills.edit_draft(db, key, note or "", actor=actor, expected_seq=seen_seq)
 
 
-def _acknowledge(db: Database, key: str, *, actor: str, note: str | None, seen_seq: int | None) -> Any:
-    return skills.acknowledge(db, key, actor=actor, note=note or "", expected_seq=seen_seq)
+def _acknowledge(db: Database, key: str, *, actor: str, note: str | None, seen_seq: int | None,
+                 answers: Mapping[str, Any] | None = None) -> Any:
+    return skills.acknowledge(db, key, actor=actor, note=note or "", expected_seq=seen_seq, answers=answers,
+                              answers_later=_later(note))
 
 
-def _mismatch(db: Database, key: str, *, actor: str, note: str | None, seen_seq: int | None) -> Any:
-    return skills.flag_mismatch(db, key, actor=actor, note=note or "", expected_seq=seen_seq)
+def _mismatch(db: Database, key: str, *, actor: str, note: str | None, seen_seq: int | None,
+              answers: Mapping[str, Any] | None = None) -> Any:
+    return skills.flag_mismatch(db, key, actor=actor, note=note or "", expected_seq=seen_seq, answers=answers,
+                                answers_later=_later(note))
 
 
 # subject type → decision name → the act. The console's decisions are these, by the same names.
@@ -600,6 +615,10 @@ DECISIONS: dict[str, dict[str, Callable[..., Any]]] = {
 }
 
 
+# The decisions that answer their queue's rubric (a draft's edit is a new text, not a judgment of it).
+ANSWERED = frozenset({"accepted", "declined", "needs_changes", "approve", "reject", "acknowledge", "mismatch"})
+
+
 def _act(subject: str, name: str) -> Callable[..., Any]:
     try:
         return DECISIONS[subject][name]
@@ -608,10 +627,23 @@ def _act(subject: str, name: str) -> Callable[..., Any]:
                          f"on a {subject}, got {name!r}") from None
 
 
+def rubric_of(db: Database, subject: str, name: str, key: str) -> Rubric | None:
+    """The rubric decision `name` on item `key` asks now (None: none): a case's is its protocol's (a design
+    review asks none: it records evidence, it decides nothing), the other queues' is the store's (store/rubrics)."""
+    if subject == "case":
+        if name in DESIGN_RESULTS:
+            return None
+        return protocol.protocol_for(cases.get_case(db, key)["protocol"]).rubric
+    if subject in rubrics.QUEUES and name in ANSWERED:
+        found = rubrics.queue_rubric(db, subject)
+        return found.rubric if found else None
+    return None
+
+
 def decide_on(db: Database, subject: str, name: str, key: str, *, actor: str | None, note: str | None,
               seen_seq: int | None = None, answers: Mapping[str, Any] | None = None) -> Any:
     """Take decision `name` on item `key` of `subject` type, as `actor`, on the item as seen at `seen_seq`
-    (with a case's rubric `answers`): the act's own guarded pipeline decides; returns what the act returns."""
+    (with the rubric's `answers`): the act's own guarded pipeline decides; returns what the act returns."""
     act = _act(subject, name)
     if answers is not None:
         return act(db, key, actor=actor, note=note, seen_seq=seen_seq, answers=answers)

@@ -23,6 +23,7 @@ from .kernel import (
     LOOPS_APPEND_ONLY,
     MIGRATION_SET,
     PREFERENCES_APPEND_ONLY,
+    RUBRIC_APPEND_ONLY,
     append_only_triggers,
     known_migration_names,
     latest_version,
@@ -518,6 +519,29 @@ def m018_rubric_answers_and_preferences(db: Database) -> None:
         append_only_triggers(db, table)
 
 
+def m019_queue_rubrics_and_runs_compared(db: Database) -> None:
+    """A queue's own rubric, and preferences across two runs.
+
+    - queue_rubrics: the rubric each deciding queue (proposals, manifest drafts, regressions) asks now, one row a
+      queue, the projection of its newest `rubric.set` / `rubric.cleared` event (a queue without a row asks none);
+    - rubric_answers: one per decision that answered its queue's rubric (a record: its key is the decision's
+      event seq), naming the `rubric.set` event whose questions it answered;
+    - preferences.against_run_id: the other run a preference compared the run's output with (NULL: the run's own
+      candidate and baseline sides).
+    """
+    db.table("queue_rubrics").create(
+        {"queue": str, "questions": str, "source": str, "set_by": str, "at": str, "event_seq": int},
+        pk="queue", not_null={"questions", "at", "event_seq"})
+    db.table("rubric_answers").create(
+        {"event_seq": int, "subject_type": str, "subject_id": str, "decision": str, "answers": str,
+         "rubric_seq": int, "person": str, "at": str},
+        pk="event_seq", not_null={"subject_type", "subject_id", "decision", "answers", "rubric_seq", "at"})
+    db.table("rubric_answers").create_index(["subject_type", "subject_id", "event_seq"])
+    db.table("preferences").add_column("against_run_id", str)
+    for table in RUBRIC_APPEND_ONLY:
+        append_only_triggers(db, table)
+
+
 _HERE: dict[str, Callable[[Database], None]] = {
     "m001_initial": m001_initial,
     "m003_pipeline_authority": m003_pipeline_authority,
@@ -529,6 +553,7 @@ _HERE: dict[str, Callable[[Database], None]] = {
 
     "m015_discussion_comments": m015_discussion_comments,
     "m018_rubric_answers_and_preferences": m018_rubric_answers_and_preferences,
+    "m019_queue_rubrics_and_runs_compared": m019_queue_rubrics_and_runs_compared,
 }
 _ALL: dict[str, Callable[[Database], None]] = {**_HERE, **KERNEL_MIGRATIONS, **EVALUATION_MIGRATIONS}
 # The order they run in (two carry m003: both names are recorded in stores as they are).
@@ -552,6 +577,7 @@ MIGRATIONS = (
     "m016_cases_design_review",
     "m017_kernel_projections_complete",
     "m018_rubric_answers_and_preferences",
+    "m019_queue_rubrics_and_runs_compared",
 )
 assert sorted(MIGRATIONS) == sorted(_ALL), "every domain's migration has its place in MIGRATIONS, once"
 

@@ -11,6 +11,7 @@ from sqlite_utils import Database
 
 from gatepost import output
 from gatepost.identity import resolve_person
+from gatepost.store import protocol
 from gatepost.store.kernel import (
     InputError,
     check_output,
@@ -60,6 +61,20 @@ def open_ctx_store(ctx: click.Context, *, create: bool = False) -> Database:
     if key:
         set_signing_key(key)
     return open_store(store_path(ctx), create=create)
+
+
+def answer_option(where: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """`--answer KEY=VALUE`, repeated: the rubric's answers (`where` says whose rubric it is)."""
+    return click.option("--answer", "answers", multiple=True, metavar="KEY=VALUE",
+                        help=f"An answer to {where} (gatepost rubric show lists its questions): yes/no, or 1..N on "
+                             "a scale; repeat for each. Every question is answered, or the decision is refused.")
+
+
+def answers_given(values: tuple[str, ...]) -> dict[str, str] | None:
+    """The `--answer` options as a mapping (None when none was given)."""
+    if not values:
+        return None
+    return protocol.parse_answer_options(values)
 
 
 def person_acts(note_help: str) -> Callable[[Callable[..., Any]], click.Command | Callable[..., Any]]:

@@ -5,7 +5,14 @@ import sys
 import click
 
 from gatepost import output
-from gatepost.commands._common import as_option, echo_json, open_ctx_store, person
+from gatepost.commands._common import (
+    answer_option,
+    answers_given,
+    as_option,
+    echo_json,
+    open_ctx_store,
+    person,
+)
 from gatepost.store.batch import ItemResult, decide_each, summary
 from gatepost.store.flows import DECISIONS
 
@@ -38,20 +45,24 @@ def report(results: list[ItemResult], doing: str, *, as_json: bool) -> None:
 @click.option("--ids", required=True, metavar="ID,ID…",
               help="The items, comma-separated, or - to read one id a line from standard input.")
 @click.option("--note", default=None, help="Why: one note, kept with each item's decision.")
+@answer_option("each item's rubric (its case's protocol's, or its queue's), the same answers for every item")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: {done, refused, items: [{id, done, message}]}.")
 @as_option
 @click.pass_context
-def decide(ctx: click.Context, kind: str, decision: str, ids: str, note: str | None, as_json: bool,
-           as_name: str | None) -> None:
+def decide(ctx: click.Context, kind: str, decision: str, ids: str, note: str | None, answers: tuple[str, ...],
+           as_json: bool, as_name: str | None) -> None:
     """Take one DECISION with one note on many items of KIND, each as its own act.
 
     KIND is case, proposal, draft or skill; DECISION is one the console offers on it (case: kept, rejected,
     proposed, inconclusive, design_passed, design_failed; proposal: accepted, declined, needs_changes; draft:
     approve, reject; skill: acknowledge, mismatch). Each item goes through its own checks and is its own
     event; the refused are listed with their refusal (and wrote nothing), the others are done. Exit 3 when
-    any was refused.
+    any was refused. Where the decision asks a rubric, --answer answers it on every item, checked by each
+    item's act against its own rubric; an item asking none is decided without the answers (its line says so).
     """
-    results = decide_each(open_ctx_store(ctx), kind, decision, read_ids(ids), actor=person(as_name), note=note)
+    given = answers_given(answers)
+    results = decide_each(open_ctx_store(ctx), kind, decision, read_ids(ids), actor=person(as_name), note=note,
+                          answers=given)
     report(results, decision, as_json=as_json)
 
 

@@ -5,7 +5,15 @@ from typing import Any
 import click
 
 from gatepost import output
-from gatepost.commands._common import as_option, echo_json, open_ctx_store, person, person_acts
+from gatepost.commands._common import (
+    answer_option,
+    answers_given,
+    as_option,
+    echo_json,
+    open_ctx_store,
+    person,
+    person_acts,
+)
 from gatepost.store.kernel import InputError, read_text
 from gatepost.store.skills import (
     draft_review_lines,
@@ -47,12 +55,13 @@ def import_cmd(ctx: click.Context, file: str, as_name: str | None) -> None:
 @manifest_group.command("approve")
 @click.argument("draft_id")
 @click.option("--note", default=None, help="Why you approve it (optional, kept with the decision).")
+@answer_option("the manifest drafts' rubric")
 @as_option
 @click.pass_context
-def approve(ctx: click.Context, draft_id: str, note: str | None, as_name: str | None) -> None:
+def approve(ctx: click.Context, draft_id: str, note: str | None, answers: tuple[str, ...], as_name: str | None) -> None:
     """Make draft DRAFT_ID the skill's active manifest version (manifest.review)."""
     db = open_ctx_store(ctx)
-    version = manifests.approve_draft(db, draft_id, actor=person(as_name), note=note)
+    version = manifests.approve_draft(db, draft_id, actor=person(as_name), note=note, answers=answers_given(answers))
     output.line(f"approved {draft_id}: {version['skill']} v{version['version']} is active")
     draft = manifests.get_draft(db, draft_id)
     for text in failure_lines(sample_failures(db, draft) if draft else []):
@@ -61,10 +70,12 @@ def approve(ctx: click.Context, draft_id: str, note: str | None, as_name: str | 
 
 @manifest_group.command("reject")
 @click.argument("draft_id")
+@answer_option("the manifest drafts' rubric")
 @person_acts("What is wrong with the draft (required).")
-def reject(ctx: click.Context, draft_id: str, note: str, as_name: str | None) -> None:
+def reject(ctx: click.Context, draft_id: str, note: str, answers: tuple[str, ...], as_name: str | None) -> None:
     """Reject draft DRAFT_ID with a note (manifest.review); the active version stays."""
-    draft = manifests.reject_draft(open_ctx_store(ctx), draft_id, actor=person(as_name), note=note)
+    draft = manifests.reject_draft(open_ctx_store(ctx), draft_id, actor=person(as_name), note=note,
+                                   answers=answers_given(answers))
     output.line(f"rejected {draft_id} ({draft['skill']})")
 
 

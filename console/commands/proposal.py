@@ -7,7 +7,14 @@ import click
 
 from gatepost import output
 from gatepost.cli import LazyGroup
-from gatepost.commands._common import as_option, echo_json, open_ctx_store, person
+from gatepost.commands._common import (
+    answer_option,
+    answers_given,
+    as_option,
+    echo_json,
+    open_ctx_store,
+    person,
+)
 from gatepost.store import proposals
 from gatepost.store.kernel import InputError
 from gatepost.store.proposals import (
@@ -19,6 +26,7 @@ from gatepost.store.proposals import (
     list_proposals,
     mark_proposal,
 )
+from gatepost.store.protocol import answers_text
 
 
 @click.group(cls=LazyGroup)  # its subcommands from other modules: gatepost.cli.SUBCOMMANDS
@@ -108,6 +116,8 @@ def proposal_show(ctx: click.Context, proposal_id: str, as_json: bool) -> None:
         output.line(f"marked {m['status']} by {m['actor']} at {m['at']}: {m['note']}")
         if m.get("override_gate"):
             output.line(f"  gate overridden: {m['override_gate']}")
+        if m.get("rubric"):
+            output.line(f"  rubric: {output.field(answers_text(m['rubric']))}")
     if found["case"]:
         for name, value in found["case"]["claims"].items():
             output.line(f"claim {name}: {value}")
@@ -119,10 +129,11 @@ def proposal_show(ctx: click.Context, proposal_id: str, as_json: bool) -> None:
 @click.option("--note", required=True, help="Why (kept with the decision; required).")
 @click.option("--override-gate", "override_gate", default=None, metavar="REASON",
               help="Accept although the proposal's latest gate result failed; the reason is kept in its history.")
+@answer_option("the proposals' rubric")
 @as_option
 @click.pass_context
 def proposal_mark(ctx: click.Context, proposal_id: str, status: str, note: str, override_gate: str | None,
-                  as_name: str | None) -> None:
+                  answers: tuple[str, ...], as_name: str | None) -> None:
     """Mark proposal ID accepted, declined or needs_changes (needs proposal.review).
 
     Accepted and declined are final; needs_changes can be followed by another
@@ -130,5 +141,5 @@ def proposal_mark(ctx: click.Context, proposal_id: str, status: str, note: str, 
     """
     who = person(as_name)
     updated = mark_proposal(open_ctx_store(ctx), proposal_id, status, actor=who, note=note,
-                            override_gate=override_gate)
+                            override_gate=override_gate, answers=answers_given(answers))
     output.line(f"{updated['id']}: {updated['status']} by {who}")

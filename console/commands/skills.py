@@ -7,6 +7,8 @@ import click
 
 from gatepost import output
 from gatepost.commands._common import (
+    answer_option,
+    answers_given,
     as_option,
     echo_json,
     open_ctx_store,
@@ -291,20 +293,25 @@ def show(ctx: click.Context, skill: str | None, state: str | None, as_json: bool
 @click.option("--until", default=None, metavar="DATE",
               help="Until when (ISO date or time, UTC): `skills eval --fail-on` leaves this failure out until then "
                    "(default: 7 days from now, as an acknowledgement made in the console).")
+@answer_option("the regressions' rubric")
 @as_option
 @click.pass_context
-def acknowledge(ctx: click.Context, skill: str, note: str, until: str | None, as_name: str | None) -> None:
+def acknowledge(ctx: click.Context, skill: str, note: str, until: str | None, answers: tuple[str, ...],
+                as_name: str | None) -> None:
     """Record that you have seen SKILL's failure and own it (needs regression.triage)."""
-    seq = regressions.acknowledge(open_ctx_store(ctx), skill, actor=person(as_name), note=note, until=until)
+    seq = regressions.acknowledge(open_ctx_store(ctx), skill, actor=person(as_name), note=note, until=until,
+                                  answers=answers_given(answers))
     output.line(f"acknowledged {skill} (event #{seq})")
 
 
 @skills_group.command("mismatch")
 @click.argument("skill")
+@answer_option("the regressions' rubric")
 @person_acts("Why the manifest, not the skill, looks wrong (required).")
-def mismatch(ctx: click.Context, skill: str, note: str, as_name: str | None) -> None:
+def mismatch(ctx: click.Context, skill: str, note: str, answers: tuple[str, ...], as_name: str | None) -> None:
     """Flag that SKILL's manifest mismatches its output, and start a bootstrap draft (regression.triage)."""
-    seq, draft, why = regressions.flag_mismatch(open_ctx_store(ctx), skill, actor=person(as_name), note=note)
+    seq, draft, why = regressions.flag_mismatch(open_ctx_store(ctx), skill, actor=person(as_name), note=note,
+                                                answers=answers_given(answers))
     if draft:
         output.line(f"flagged {skill} (event #{seq}); bootstrap draft {draft['id']} waits for review")
     else:

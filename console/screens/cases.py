@@ -13,13 +13,11 @@ from gatepost.screens.decision import Decision, DecisionScreen, Done, decided_li
 from gatepost.screens.list_detail import Filter
 from gatepost.screens.queue import Work
 from gatepost.store import cases as cases_mod
-from gatepost.store.flows import decide_on
 from gatepost.store.kernel import GatepostError
 from gatepost.store.protocol import Question, answers_text, protocol_for, short
 from gatepost.widgets.case_claims import EVIDENCE_STYLE, claim_outline, claim_strip, symbol
 from gatepost.widgets.line_detail import Block, Choice, LineDetail
 from gatepost.widgets.paged_list import Col, Row
-from gatepost.widgets.rubric_dialog import RubricDialog, answers_of
 
 # a case is decided by its status (◆: a reviewer can decide it now) and its claims: the status is never left out
 # (cut to 8 at most: "inconclu"), and when the claims' strip does not fit (80 columns) the claims resting on
@@ -264,21 +262,10 @@ class CasesScreen(DecisionScreen):
         view: cases_mod.CaseView | None = self.detail
         return [Question(q["key"], q["question"], q["scale"]) for q in (view["rubric"] if view else [])]
 
-    def dialog(self, decision: Decision, key: str, *, note: str = "", refused: str = "") -> Any:
-        """A decision closing a case whose protocol carries a rubric asks its questions before the note."""
-        questions = self._rubric() if decision.name not in DESIGN_RESULTS else []
-        if not questions:
-            return super().dialog(decision, key, note=note, refused=refused)
-        return RubricDialog(f"{decision.label.capitalize()} {key}?", questions, decision.prompt,
-                            required=decision.required, confirm_label=(decision.confirm or decision.label).capitalize(),
-                            initial=note, refused=refused)
-
-    def perform(self, db: Any, name: str, key: str, note: str, seen_seq: int | None) -> Done:
-        answers = answers_of(note) if name not in DESIGN_RESULTS else None
-        if answers is None:
-            return super().perform(db, name, key, note, seen_seq)
-        return self.done(name, key, decide_on(db, "case", name, key, actor=self.person, note=str(note),
-                                              seen_seq=seen_seq, answers=answers))
+    def questions(self, decision: Decision) -> list[Question]:
+        """A decision closing a case whose protocol carries a rubric asks its questions (a design review asks none:
+        it records evidence, it decides nothing)."""
+        return self._rubric() if decision.name not in DESIGN_RESULTS else []
 
     def done(self, name: str, key: str, result: Any) -> Done:
         if name in DESIGN_RESULTS:

@@ -28,9 +28,18 @@ from gatepost.keymap import bound, key_for, keys_for
 from gatepost.safe import literal, one_line
 from gatepost.screens.list_detail import ListDetailScreen
 from gatepost.screens.queue import Queue, Work
-from gatepost.store.batch import NOT_IN_BULK, ItemResult, assign_each, decide_each, summary
+from gatepost.store import rubrics
+from gatepost.store.batch import (
+    NOT_IN_BULK,
+    ItemResult,
+    SharedRubric,
+    assign_each,
+    decide_each,
+    shared_rubric,
+    summary,
+)
 from gatepost.store.discussion import thread
-from gatepost.store.flows import decide_on, mark_seen, may
+from gatepost.store.flows import ANSWERED, decide_on, mark_seen, may
 from gatepost.store.glyphs import ASSIGNED, CHANGED, WARNING
 from gatepost.store.kernel import (
     UNCHECKED,
@@ -40,6 +49,7 @@ from gatepost.store.kernel import (
     last_seq,
     leases,
 )
+from gatepost.store.protocol import Question
 from gatepost.store.views import (
     Assignment,
     QueueState,
@@ -51,6 +61,7 @@ from gatepost.widgets import bulk
 from gatepost.widgets.note_dialog import NoteDialog
 from gatepost.widgets.paged_list import Row, as_col
 from gatepost.widgets.queue_bar import QueueBar
+from gatepost.widgets.rubric_dialog import RubricDialog, answers_of, rubric_blocks
 from gatepost.widgets.thread import COMMENT_BINDING, COMMENT_KEY, ask_comment, thread_blocks
 
 
@@ -88,6 +99,8 @@ class ItemRead:
     assigned: Assignment | None = None  # who it is assigned to, by whom
     verdicts: dict[str, Verdict] = field(default_factory=dict)  # the store's "may I" for each decision
     comments: list[dict[str, Any]] = field(default_factory=list)  # the item's thread, oldest first
+    rubric: tuple[Question, ...] = ()  # the questions its queue asks every decision now (store/rubrics)
+    answered: list[dict[str, Any]] = field(default_factory=list)  # the answers its decisions gave, oldest first
 
 
 def decided_line(what: str, actor: str | None, at: str, note: str | None, extra: str = "") -> Text:
@@ -129,6 +142,7 @@ class DecisionScreen(ListDetailScreen):
         self.looked = Text()
         self.verdicts: dict[str, Verdict] = {}  # the store's answer for the item shown, by decision
         self.marked: dict[str, int | None] = {}  # rows marked (Space) -> the item's seq when marked
+        self.rubric: tuple[Question, ...] = ()  # the queue's questions, read with the item shown
 
     # --- what a screen provides -----------------------------------------------------------------
     NOUN: ClassVar[str] = "item"  # "no item selected"
@@ -150,8 +164,14 @@ class DecisionScreen(ListDetailScreen):
         return False, f"{verdict.rule}: {verdict.why}" if verdict.rule else verdict.why
 
     def perform(self, db: Any, name: str, key: str, note: str, seen_seq: int | None) -> Done:
-        return self.done(name, key, decide_on(db, self.WORK.subject, name, key, actor=self.person, note=note,
-                                              seen_seq=seen_seq))
+        """The decision's act; a note from the rubric's dialog carries the answers to it."""
+        return self.done(name, key, decide_on(db, self.WORK.subject, name, key, actor=self.person, note=str(note),
+                                              seen_seq=seen_seq, answers=answers_of(note)))
+
+    def questions(self, decision: Decision) -> list[Question]:
+        """The rubric `decision` asks on the item shown: its queue's, read with the item (a case's: its protocol's,
+        CasesScreen)."""
+        return list(self.rubric) if decision.name in ANSWERED else []
 
     def done(self, name: str, key: str, result: Any) -> Done:
         """What a decision taken says (the act returned `result`)."""
@@ -162,6 +182,11 @@ class DecisionScreen(ListDetailScreen):
         the person typed before `refused` came back."""
         what = self.title_of(self.detail)
         title = f"{decision.label.capitalize()} {key}?" + (f"  ({one_line(what, 40)})" if what else "")
+        questions = self.questions(decision)
+        if questions:
+            return RubricDialog(title, questions, decision.prompt, required=decision.required,
+                                confirm_label=(decision.confirm or decision.label).capitalize(), initial=note,
+                                refused=refused)
         return NoteDialog(title, decision.prompt, required=decision.required,
                           confirm_label=(decision.confirm or decision.label).capitalize(), initial=note,
                           refused=refused)
@@ -199,10 +224,13 @@ class DecisionScreen(ListDetailScreen):
             return None
         kind = self.WORK.subject
         seq = self.seq_of(db, key, detail)
+        asked = rubrics.queue_rubric(db, kind) if kind in rubrics.QUEUES else None
         return ItemRead(detail, seq, leases.holder(db, kind, key), self.queue.read(db),
                         changes_since_seen(db, self.person, kind, [key]).get(key), assignment_of(db, kind, key),
                         may(db, kind, key, actor=self.person, seen_seq=seq,
-                            names=[d.name for d in self.DECISIONS]), thread(db, kind, key))
+                            names=[d.name for d in self.DECISIONS]), thread(db, kind, key),
+                        asked.rubric.questions if asked else (),
+                        rubrics.answers_on(db, kind, key) if kind in rubrics.QUEUES else [])
 
     def contradicted(self, db: Any, keys: list[str]) -> set[str]:
         """The keys of a page whose decision later evidence contradicts (⚠ on their rows); none by default."""
@@ -291,7 +319,9 @@ class DecisionScreen(ListDetailScreen):
         # a queue counted (not worked when read) never replaces the listed one a queue being worked reads
         if read and read.queue is not None and (read.queue.listed or not self.queue.active):
             self.queue.state = read.queue
-        self.lines.tail = thread_blocks(read.comments) if read and read.detail is not None else []
+        self.rubric = read.rubric if read else ()
+        self.lines.tail = (rubric_blocks(read.rubric, read.answered) + thread_blocks(read.comments)
+                           if read and read.detail is not None else [])
         super()._apply_detail(key, read.detail if read else None)
         self.queue.render()
 
@@ -456,7 +486,24 @@ class DecisionScreen(ListDetailScreen):
         if why:
             self.notify(f"{decision.label}: {why}", title="Not allowed", severity="warning")
             return
-        seen = dict(self.marked)
+        self._read_bulk_rubric(decision, dict(self.marked))
+
+    @work(thread=True, group="bulk-rubric")
+    def _read_bulk_rubric(self, decision: Decision, seen: dict[str, int | None]) -> None:
+        """The rubric the marked items share, read before the dialog: it asks the questions once."""
+        try:
+            shared: SharedRubric | str = self.gp_app.read(shared_rubric, self.WORK.subject, decision.name, list(seen))
+        except GatepostError as exc:
+            shared = str(exc)
+        self.app.call_from_thread(self._bulk_dialog, decision, seen, shared)
+
+    def _bulk_dialog(self, decision: Decision, seen: dict[str, int | None], shared: SharedRubric | str) -> None:
+        """One dialog for the marked items: the rubric they share asked once (the items it does not apply to
+        named), or why it cannot be (they ask different rubrics): then nothing is decided."""
+        if isinstance(shared, str) or shared.mixed:
+            why = shared if isinstance(shared, str) else str(shared.mixed)
+            self.notify(f"{decision.label}: {why}", title="Not allowed", severity="warning", timeout=10)
+            return
         n = len(seen)
         title = f"{decision.label.capitalize()} {n} marked {self.NOUN}{'' if n == 1 else 's'}? (each its own act)"
 
@@ -464,13 +511,22 @@ class DecisionScreen(ListDetailScreen):
             if typed is not None:
                 self.run_worker(self._bulk(decision, seen, typed), group="decide")
 
-        self.app.push_screen(NoteDialog(title, decision.prompt, required=decision.required,
-                                        confirm_label=(decision.confirm or decision.label).capitalize()), done)
+        confirm = (decision.confirm or decision.label).capitalize()
+        if shared.rubric is None:
+            self.app.push_screen(NoteDialog(title, decision.prompt, required=decision.required,
+                                            confirm_label=confirm), done)
+            return
+        aside = (f"The rubric does not apply to {', '.join(shared.unasked)}: asking none, "
+                 f"{'it is' if len(shared.unasked) == 1 else 'they are'} decided without the answers."
+                 if shared.unasked else "")
+        self.app.push_screen(RubricDialog(title, list(shared.rubric.questions), decision.prompt,
+                                          required=decision.required, confirm_label=confirm, aside=aside), done)
 
     async def _bulk(self, decision: Decision, seen: dict[str, int | None], note: str) -> None:
         try:
             results: list[ItemResult] = await self.gp_app.write(
-                decide_each, self.WORK.subject, decision.name, list(seen), actor=self.person, note=note, seen=seen)
+                decide_each, self.WORK.subject, decision.name, list(seen), actor=self.person, note=str(note),
+                seen=seen, answers=answers_of(note))
         except GatepostError as exc:
             self.notify(str(exc), title="Refused", severity="error", timeout=10)
             return

@@ -47,6 +47,7 @@ class ProposalsScreen(DecisionScreen):
 
     NOUN = "proposal"
     NAME, TITLE, COLUMNS, FILTERS = "proposals", "Proposals", COLUMNS, (STATUS,)
+    SCREENSHOT_STEPS = [("rubric", ["d"])]  # the demo's proposals ask their queue's rubric
     DECISIONS = tuple(Decision(status, key, label, CAPABILITY) for status, key, label in MARKS)
     EMPTY = "No proposals here. Press f for another status, or import one: gatepost proposal import FILE."
     WORK = Work("proposals", "proposal", {"status": "waiting"}, ("Proposals marked needs changes wait on their author: f shows them; "

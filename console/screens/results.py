@@ -221,8 +221,12 @@ class ResultsScreen(GatepostScreen):
     TITLE = "Results"  # the header names the screen, as on the list screens
     AUTO_FOCUS = ""  # on_mount focuses the runs' table (see ListDetailScreen.AUTO_FOCUS)
     # the demo's newest run and two older runs of the same suite's tasks (rows 1, 7 and 15), compared
+    # then the newest run's first task against the fourth run's (the same suite): the compared marks undone, the
+    # fourth run marked first (the baseline), then the newest
     SCREENSHOT_STEPS = [("compare", ["space", *["down"] * 6, "space", *["down"] * 8, "space", "m"]),
-                        ("add-to-suite", ["t", "S"]), ("pairwise", ["l", "home", "t", "home", "P"])]
+                        ("add-to-suite", ["t", "S"]), ("pairwise", ["l", "home", "t", "home", "P"]),
+                        ("pairwise-runs", ["l", "home", "space", *["down"] * 6, "space", *["down"] * 8, "space",
+                                           "home", *["down"] * 3, "space", "home", "space", "t", "home", "P"])]
 
     DEFAULT_CSS = """
     ResultsScreen .filters Select { width: 1fr; }
@@ -663,9 +667,15 @@ class ResultsScreen(GatepostScreen):
         draft_task(self, dialog, run_id=run_id, task_id=task_id)
 
     def action_pairwise(self) -> None:
-        """P on a task: its two outputs side by side, and the person's preference between them."""
+        """P on a task: its two outputs side by side, and the person's preference between them. With exactly two
+        runs marked: the task's output in the second marked run against the first's (the baseline `m` compares
+        with)."""
         if not self.run_id or not self.task_id:
             self.notify("No task selected: t goes to the run's tasks.", severity="warning")
+            return
+        if len(self.marked_runs) == 2:  # exactly two: one task across them; else the shown run's own two sides
+            baseline, candidate = self.marked_runs
+            self.app.push_screen(PairwiseView(candidate, self.task_id, self.person, against=baseline))
             return
         self.app.push_screen(PairwiseView(self.run_id, self.task_id, self.person))
 

@@ -1,5 +1,7 @@
 """The pairwise view: a task's candidate and baseline outputs of a run side by side, and a person's preference
-between them (`P` on a task of Results; `c` candidate, `b` baseline, `t` tie, then an optional note).
+between them (`P` on a task of Results; `c` candidate, `b` baseline, `t` tie, then an optional note). With two
+runs of one suite marked on Results, `P` compares the task's output in the two runs instead: the second marked
+is the candidate side, the first (the baseline `m` compares with) the baseline side.
 
 The preference is the store's act (preferences.record_preference, through the guarded pipeline, on the run as
 this view read it): it counts as evidence only where the run's case's protocol lists the kind, and the view says
@@ -18,7 +20,14 @@ from textual.worker import get_current_worker
 from gatepost.keymap import bound, key_for
 from gatepost.safe import literal, literal_line
 from gatepost.store.kernel import GatepostError, last_seq
-from gatepost.store.preferences import KIND, PREFERRERS, pairwise, record_preference
+from gatepost.store.preferences import (
+    PREFERRERS,
+    counting_words,
+    pairwise,
+    preferred,
+    record_preference,
+    side_name,
+)
 from gatepost.widgets.note_dialog import Dialog, NoteDialog
 
 SHOW_CHARS = 20_000  # of each output; the CLI's --json has all of it
@@ -29,7 +38,7 @@ def preference_text(rows: list[dict[str, Any]]) -> Text:
     """Each preference on a line: who, which, whether it counts, when, why."""
     text = Text()
     for p in rows:
-        text.append_text(literal(f"{p['person']} prefers {p['choice']}", style="bold"))
+        text.append_text(literal(f"{p['person']} prefers {preferred(p)}", style="bold"))
         text.append_text(literal(f"  {'counts as evidence' if p['counted'] else 'recorded, not counted'} · "
                                  f"{p['at'][:16].replace('T', ' ')}", style="dim"))
         if p["note"]:
@@ -51,18 +60,21 @@ class PairwiseView(Dialog):
     PairwiseView #pairwise-preferences { height: auto; max-height: 8; }
     """
 
-    def __init__(self, run_id: str, task_id: str, person: str | None) -> None:
+    def __init__(self, run_id: str, task_id: str, person: str | None, *, against: str | None = None) -> None:
         super().__init__()
         self.run_id = run_id
         self.task_id = task_id
         self.person = person
+        self.against = against  # another run of the suite: its output is the baseline side
         self.view: dict[str, Any] | None = None
         self.seen_seq: int | None = None
 
     def compose(self) -> ComposeResult:
         keys = " · ".join(f"{key_for(self.app, f'pairwise.{c}', k)} {c}" for c, k in CHOICE_KEYS)
         with Vertical():
-            yield Label(literal(f"{self.task_id} of {self.run_id}: which output is better? {keys} · "
+            what = (f"{self.task_id} in run {self.run_id} against run {self.against}" if self.against
+                    else f"{self.task_id} of {self.run_id}")
+            yield Label(literal(f"{what}: which output is better? {keys} · "
                                 f"{key_for(self.app, 'dialog.cancel', 'escape')} closes", style="bold"),
                         id="pairwise-title")
             yield Static(Text("reading…", style="dim"), id="pairwise-counts")
@@ -82,7 +94,7 @@ class PairwiseView(Dialog):
         seq: int | None = None
         try:
             with self.app.reading_long() as db:  # type: ignore[attr-defined]  # GatepostApp's second reader
-                result: dict[str, Any] | str = pairwise(db, self.run_id, self.task_id)
+                result: dict[str, Any] | str = pairwise(db, self.run_id, self.task_id, against=self.against)
                 seq = last_seq(db, "run", self.run_id)
         except GatepostError as exc:
             result = str(exc)
@@ -94,13 +106,11 @@ class PairwiseView(Dialog):
             self.query_one("#pairwise-counts", Static).update(literal_line(result, "bold red"))
             return
         self.view, self.seen_seq = result, seq
-        where = (f"A preference here counts as {KIND} evidence on case {result['case_id']}." if result["counts"]
-                 else "A preference here is recorded and counts for nothing: "
-                 + (f"case {result['case_id']}'s protocol lists no {KIND} evidence." if result["case_id"]
-                    else "the run belongs to no case."))
-        self.query_one("#pairwise-counts", Static).update(literal_line(where, "cyan"))
+        self.query_one("#pairwise-counts", Static).update(literal_line(f"A preference here {counting_words(result)}.",
+                                                                       "cyan"))
         for side in ("candidate", "baseline"):
-            self.query_one(f"#pairwise-{side}", Static).update(self._side(side, result["outputs"][side]))
+            self.query_one(f"#pairwise-{side}", Static).update(self._side(side_name(result, side),
+                                                                          result["outputs"][side]))
         rows = result["preferences"]
         text = Text(f"Preferences ({len(rows)})\n", style="bold") if rows else Text("No preference yet.",
                                                                                        style="dim")
@@ -109,7 +119,7 @@ class PairwiseView(Dialog):
 
     @staticmethod
     def _side(side: str, out: dict[str, Any] | None) -> Text:
-        text = Text(side.capitalize(), style="bold")
+        text = literal(side[:1].upper() + side[1:], style="bold")
         if out is None:
             text.append("  not run\n", style="dim")
             return text
@@ -137,18 +147,18 @@ class PairwiseView(Dialog):
             self.notify(f"{self.person} holds none of {', '.join(PREFERRERS)}: browsing only.",
                         title="Browsing only", severity="warning")
             return
-        run_id, task_id, seen = self.run_id, self.task_id, self.seen_seq
+        run_id, task_id, seen, against = self.run_id, self.task_id, self.seen_seq, self.against
 
         async def write(note: str) -> None:
             try:
                 made = await self.app.write(  # type: ignore[attr-defined]  # GatepostApp's one writer
                     record_preference, run_id, task_id, choice, actor=self.person, note=note or None,
-                    based_on_seq=seen)
+                    based_on_seq=seen, against=against)
             except GatepostError as exc:
                 self.notify(str(exc), title="Refused", severity="error", timeout=10)
                 self._read()
                 return
-            self.notify(f"{task_id}: {made['person']} prefers {choice}"
+            self.notify(f"{task_id}: {made['person']} prefers {preferred(made)}"
                         + (" (counts as evidence)" if made["counted"] else " (recorded, not counted)"),
                         title="Preference recorded")
             self._read()
@@ -157,7 +167,9 @@ class PairwiseView(Dialog):
             if typed is not None:
                 self.run_worker(write(typed), group="prefer")
 
-        self.app.push_screen(NoteDialog(f"Prefer the {choice}'s output of {task_id}?", "Why",
+        which = side_name(self.view, choice) if choice != "tie" else "neither"
+        self.app.push_screen(NoteDialog(f"Prefer {which}'s output of {task_id}?" if choice != "tie"
+                                        else f"Neither output of {task_id} is better?", "Why",
                                         required=False, confirm_label="Record"), done)
 
     def action_confirm(self) -> None:

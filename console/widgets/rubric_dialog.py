@@ -1,4 +1,5 @@
-"""The decision dialog of a case whose protocol carries a rubric: its questions first, then the note.
+"""The decision dialog of an item whose decision asks a rubric (a case's protocol's, or its queue's): its
+questions first, then the note; and the rubric's blocks at the end of an item's detail.
 
 Each question is answered in its own field (yes/no, or 1..N); confirming checks every answer's form in place
 and dismisses with an `Answered` note: the note's text carrying the answers, so a screen's decision flow (the
@@ -8,6 +9,7 @@ decision without every answer is refused (rule `rubric`).
 
 from typing import Any
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -16,7 +18,8 @@ from textual.widgets import Input, Label, TextArea
 from gatepost.safe import literal
 from gatepost.store.glyphs import FAIL
 from gatepost.store.kernel import InputError
-from gatepost.store.protocol import Question
+from gatepost.store.protocol import Question, answers_text
+from gatepost.widgets.line_detail import Block
 from gatepost.widgets.note_dialog import NoteDialog
 
 
@@ -45,11 +48,12 @@ class RubricDialog(NoteDialog):
     """
 
     def __init__(self, title: str, questions: list[Question], prompt: str = "Note", *, required: bool = True,
-                 confirm_label: str = "Confirm", initial: str = "", refused: str = "") -> None:
+                 confirm_label: str = "Confirm", initial: str = "", refused: str = "", aside: str = "") -> None:
         super().__init__(title, prompt, required=required, confirm_label=confirm_label, initial=str(initial),
                          refused=refused)
         self.questions = questions
         self.given = answers_of(initial) or {}
+        self.aside = aside  # what else the person should know (a bulk decision: the items it does not apply to)
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -58,8 +62,9 @@ class RubricDialog(NoteDialog):
                 yield Label(literal(f"{FAIL} {self.refused}\nYour answers and note are kept below: confirm to decide "
                                     "again on what is there now, or cancel.", style="bold"), classes="dialog-error",
                             id="note-refused")
-            yield Label(literal(f"The protocol's rubric: answer every question ({len(self.questions)}) · "
-                                + self.hint()))
+            yield Label(literal(f"The rubric: answer every question ({len(self.questions)}) · " + self.hint()))
+            if self.aside:
+                yield Label(literal(self.aside, style="italic"), id="rubric-aside")
             for q in self.questions:
                 yield Label(literal(f"{q.question} ({q.expects})"), classes="rubric-question")
                 yield Input(self.given.get(q.key, ""), placeholder=q.expects, id=f"rubric-{q.key}",
@@ -110,3 +115,19 @@ class RubricDialog(NoteDialog):
             error.update(f"{self.prompt} is required.")
             return
         self.dismiss(Answered(note, given))
+
+
+def rubric_blocks(questions: tuple[Question, ...] | list[Question], answered: list[dict[str, Any]]) -> list[Block]:
+    """At the end of an item's detail: the answers its decisions gave to its queue's rubric (each decision's
+    against the questions it was asked), and the questions the queue asks now."""
+    if not questions and not answered:
+        return []
+    text = Text()
+    for a in answered:
+        text.append_text(literal(f"{a['decision']} by {a['person'] or '?'} at {a['at'][:16].replace('T', ' ')}: ",
+                                 style="bold"))
+        text.append_text(literal(answers_text(a["answers"], a["questions"]) + "\n"))
+    if questions:
+        text.append_text(literal("every decision answers " + ", ".join(q.key for q in questions)
+                                 + " (a dialog asks them)", style="dim"))
+    return [Block("rubric-title", Text("Rubric"), "title", gap=0), Block("rubric", text)]

@@ -130,8 +130,9 @@ KERNEL_APPEND_ONLY = ("actor_keys", "signatures")
 # Every table whose triggers must be there: what the store checks before a write and verify restores.
 DISCUSSION_APPEND_ONLY = ("comments",)  # m015's record table (store/schema.py)
 PREFERENCES_APPEND_ONLY = ("preferences",)  # m018's record table (store/schema.py)
+RUBRIC_APPEND_ONLY = ("rubric_answers",)  # m019's record table (store/schema.py)
 RECORD_TABLES = (*APPEND_ONLY, *LOOPS_APPEND_ONLY, *KERNEL_APPEND_ONLY, *DISCUSSION_APPEND_ONLY,
-                 *PREFERENCES_APPEND_ONLY)
+                 *PREFERENCES_APPEND_ONLY, *RUBRIC_APPEND_ONLY)
 
 
 def m008_kernel_signatures_and_sealed_records(db: Database) -> None:

@@ -11,9 +11,13 @@ from .acts import (
     CHOICES,
     KIND,
     PREFERRERS,
+    counting_words,
     pairwise,
     preferences_of,
+    preferred,
     record_preference,
+    side_name,
 )
 
-__all__ = ["CHOICES", "KIND", "PREFERRERS", "pairwise", "preferences_of", "record_preference"]
+__all__ = ["CHOICES", "KIND", "PREFERRERS", "counting_words", "pairwise", "preferences_of", "preferred",
+           "record_preference", "side_name"]

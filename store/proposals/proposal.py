@@ -12,13 +12,13 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, cast
 
 from sqlite_utils import Database
 
-from gatepost.store import cases, loops
+from gatepost.store import cases, loops, rubrics
 from gatepost.store.kernel import (
     CAPABILITY,
     GatepostError,
@@ -232,7 +232,7 @@ def get_proposal(db: Database, pid: str) -> ProposalView | None:
     for seq, at, actor, _kind, note, payload in cursor.fetchall():
         data = json.loads(payload) if payload else {}
         proposal["marks"].append({"seq": seq, "at": at, "actor": actor, "status": data.get("status"), "note": note,
-                                  "override_gate": data.get("override_gate")})
+                                  "override_gate": data.get("override_gate"), "rubric": data.get("rubric")})
     proposal["last_seq"] = last_seq(db, "proposal", pid)
     proposal["case"] = _case_view(db, proposal["case_id"]) if proposal.get("case_id") else None
     proposal["contradicted"] = proposal_contradiction(db, proposal)  # later evidence against an acceptance
@@ -282,11 +282,14 @@ def failed_gate(db: Database, pid: str) -> dict[str, Any] | None:
 
 
 def mark_proposal(db: Database, pid: str, status: str, *, actor: str | None, note: str,
-                  expected_seq: int | None = None, at: str | None = None, override_gate: str | None = None) -> dict[str, Any]:
+                  expected_seq: int | None = None, at: str | None = None, override_gate: str | None = None,
+                  answers: Mapping[str, Any] | None = None, answers_later: bool = False) -> dict[str, Any]:
     """Mark a proposal accepted, declined or needs_changes, with a note, under proposal.review.
 
     Accepting a change that leaves the loop's surface also needs loop_change.apply_outside_surface.
     Accepting one whose latest gate result failed needs `override_gate`: a reason, kept in its history.
+    When the proposals' queue carries a rubric, `answers` answer it (store/rubrics; `answers_later`: a
+    rehearsal before the person is asked).
     """
     if override_gate is not None and not override_gate.strip():
         raise InputError("--override-gate: expected a reason for accepting despite the failed gate")
@@ -317,10 +320,14 @@ def mark_proposal(db: Database, pid: str, status: str, *, actor: str | None, not
                 raise RefusedError(f"{doing}: refused: {stale}")
         capability = ("proposal.review" if status != "accepted" or not leaves_surface(db, act.subject.row)
                       else f"proposal.review+{OUTSIDE_SURFACE_CAPABILITY}")
+        given = rubrics.answer(db, "proposal", answers, doing=doing, answers_later=answers_later)
         seq = act.event("proposal.marked", note=note.strip(), at=when,
                         payload={"status": status, "capability": capability, "from": act.subject.row["status"],
                                  **({"override_gate": override_gate.strip()}
-                                    if override_gate and status == "accepted" and failed_gate(db, pid) else {})})
+                                    if override_gate and status == "accepted" and failed_gate(db, pid) else {}),
+                                 **(given.payload() if given else {})})
+        rubrics.record_answers(db, given, subject_type="proposal", subject_id=pid, decision=status, event_seq=seq,
+                               person=act.actor)
         db.execute("UPDATE proposals SET status = ?, updated_at = ?, event_seq = ? WHERE id = ?",
                    [status, when, seq, pid])
     return get_proposal(db, pid)  # type: ignore[return-value]

@@ -4,7 +4,7 @@ TypedDicts, so readers keep `proposal["key"]` and `proposal show --json` dumps o
 checks every key a reader names against these declarations.
 """
 
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from gatepost.store.cases import CaseView, Contradiction
 
@@ -34,6 +34,7 @@ class Mark(TypedDict):
     status: str | None
     note: str | None
     override_gate: str | None  # the reason a person accepted over a failed gate
+    rubric: dict[str, Any] | None  # the answers to the proposals' rubric the mark gave (None: it asked none)
 
 
 class ProposalRow(TypedDict):

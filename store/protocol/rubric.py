@@ -149,7 +149,8 @@ def answers_text(answers: Mapping[str, Any] | None, questions: Iterable[Question
     if not answers:
         return ""
     scale = {q.key: q.scale for q in questions}
-    return " · ".join(f"{k} {v}" + (f"/{scale[k]}" if scale.get(k) else "") for k, v in answers.items())
+    order = [k for k in scale if k in answers] + [k for k in answers if k not in scale]
+    return " · ".join(f"{k} {answers[k]}" + (f"/{scale[k]}" if scale.get(k) else "") for k in order)
 
 
 def parse_answer_options(values: Iterable[str], *, field: str = "--answer") -> dict[str, str]:

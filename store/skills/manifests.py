@@ -8,12 +8,13 @@ authored by the editor, whose parent is the draft edited (now superseded).
 """
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from typing import Any, cast
 
 from sqlite_utils import Database
 
+from gatepost.store import rubrics
 from gatepost.store.kernel import (
     Act,
     InputError,
@@ -197,14 +198,21 @@ def _set_status(db: Database, draft_id: str, status: str, seq: int) -> None:
 
 
 def approve_draft(db: Database, draft_id: str, *, actor: str, note: str | None = None,
-                  expected_seq: int | None = None) -> dict[str, Any]:
-    """A person's approval makes the draft the skill's active version; its sibling drafts are superseded."""
-    with _review(db, f"approve {draft_id}", draft_id, actor, expected_seq) as act:
+                  expected_seq: int | None = None, answers: Mapping[str, Any] | None = None,
+                  answers_later: bool = False) -> dict[str, Any]:
+    """A person's approval makes the draft the skill's active version; its sibling drafts are superseded.
+    When the drafts' queue carries a rubric, `answers` answer it (store/rubrics)."""
+    doing = f"approve {draft_id}"
+    with _review(db, doing, draft_id, actor, expected_seq) as act:
         draft = act.subject.row if act.subject and act.subject.row else {}
+        given = rubrics.answer(db, "draft", answers, doing=doing, answers_later=answers_later)
         version = _add_version(db, draft["skill"], draft["assertions"], author=act.actor or actor, source="draft",
                                draft_id=draft_id, event_seq=act.next_seq())
         seq = act.event("draft.approved", note=(note or "").strip() or None, seal=True,
-                        payload={"skill": draft["skill"], "version_id": version["id"]})
+                        payload={"skill": draft["skill"], "version_id": version["id"],
+                                 **(given.payload() if given else {})})
+        rubrics.record_answers(db, given, subject_type="draft", subject_id=draft_id, decision="approve",
+                               event_seq=seq, person=act.actor)
         _set_status(db, draft_id, "approved", seq)
         for (other,) in db.execute("SELECT id FROM manifest_drafts WHERE skill = ? AND status = 'pending'",
                                    [draft["skill"]]).fetchall():
@@ -214,14 +222,20 @@ def approve_draft(db: Database, draft_id: str, *, actor: str, note: str | None =
     return version
 
 
-def reject_draft(db: Database, draft_id: str, *, actor: str, note: str, expected_seq: int | None = None) -> dict[str, Any]:
-    """A rejection needs a note: the next draft's author must know what was wrong."""
+def reject_draft(db: Database, draft_id: str, *, actor: str, note: str, expected_seq: int | None = None,
+                 answers: Mapping[str, Any] | None = None, answers_later: bool = False) -> dict[str, Any]:
+    """A rejection needs a note: the next draft's author must know what was wrong. When the drafts' queue
+    carries a rubric, `answers` answer it (store/rubrics)."""
     doing = f"reject {draft_id}"
     if not (note or "").strip():
         raise InputError(f"{doing}: --note: a note is required when rejecting a draft")
     with _review(db, doing, draft_id, actor, expected_seq) as act:
         draft = act.subject.row if act.subject and act.subject.row else {}
-        seq = act.event("draft.rejected", note=note.strip(), payload={"skill": draft["skill"]})
+        given = rubrics.answer(db, "draft", answers, doing=doing, answers_later=answers_later)
+        seq = act.event("draft.rejected", note=note.strip(),
+                        payload={"skill": draft["skill"], **(given.payload() if given else {})})
+        rubrics.record_answers(db, given, subject_type="draft", subject_id=draft_id, decision="reject",
+                               event_seq=seq, person=act.actor)
         _set_status(db, draft_id, "rejected", seq)
     return cast(dict[str, Any], get_draft(db, draft_id))  # the draft just rejected (drafts are never deleted)
 

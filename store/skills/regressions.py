@@ -12,7 +12,7 @@ whether the run passed:
 """
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import timedelta
@@ -21,7 +21,7 @@ from typing import Any
 from sqlite_utils import Database
 
 # its own package face, for bootstrap: a manifest draft (and the YAML and RE2 it needs) loads only on a mismatch
-from gatepost.store import skills
+from gatepost.store import rubrics, skills
 from gatepost.store.kernel import (
     Act,
     InputError,
@@ -230,7 +230,8 @@ ACK_DAYS = 7  # how long an acknowledgement quiets CI when it names no date
 
 
 def acknowledge(db: Database, skill: str, *, actor: str, note: str, expected_seq: int | None = None,
-                until: str | None = None) -> int:
+                until: str | None = None, answers: Mapping[str, Any] | None = None,
+                answers_later: bool = False) -> int:
     """A person has seen this failure and owns it: an event with their note (regression.triage).
 
     CI's `--fail-on` leaves the failure out until `until` (an ISO date or time), by default ACK_DAYS from
@@ -238,12 +239,16 @@ def acknowledge(db: Database, skill: str, *, actor: str, note: str, expected_seq
     """
     until = parse_iso(until, field="--until") if until else \
         (now() + timedelta(days=ACK_DAYS)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    with _triage(db, f"acknowledge {skill}", skill, actor, note, expected_seq, failing_only=True) as act:
+    doing = f"acknowledge {skill}"
+    with _triage(db, doing, skill, actor, note, expected_seq, failing_only=True) as act:
         state = act.subject.row if act.subject and act.subject.row else {}
+        given = rubrics.answer(db, "skill", answers, doing=doing, answers_later=answers_later)
         seq = act.event("regression.acknowledged", note=note.strip(),
                         payload={"state": state["state"], "severity": state["severity"],
                                  "eval_id": state["last_eval_id"], "failing": state["failing"],
-                                 **({"until": until} if until else {})})
+                                 **({"until": until} if until else {}), **(given.payload() if given else {})})
+        rubrics.record_answers(db, given, subject_type="skill", subject_id=skill, decision="acknowledge",
+                               event_seq=seq, person=act.actor)
         db.table("regression_states").update(skill, {"acknowledged_eval_id": state["last_eval_id"],
                                                 "acknowledged_failing": json.dumps(state["failing"],
                                                                                    ensure_ascii=False),
@@ -251,8 +256,9 @@ def acknowledge(db: Database, skill: str, *, actor: str, note: str, expected_seq
     return seq
 
 
-def flag_mismatch(db: Database, skill: str, *, actor: str, note: str,
-                  expected_seq: int | None = None) -> tuple[int, dict[str, Any] | None, str | None]:
+def flag_mismatch(db: Database, skill: str, *, actor: str, note: str, expected_seq: int | None = None,
+                  answers: Mapping[str, Any] | None = None,
+                  answers_later: bool = False) -> tuple[int, dict[str, Any] | None, str | None]:
     """The manifest, not the skill, looks wrong: an event, and a bootstrap draft when runs allow one.
 
     Returns (event seq, the draft or None, why no draft). The flag is recorded
@@ -261,9 +267,12 @@ def flag_mismatch(db: Database, skill: str, *, actor: str, note: str,
     doing = f"flag manifest mismatch on {skill}"
     with _triage(db, doing, skill, actor, note, expected_seq, failing_only=False) as act:
         state = act.subject.row if act.subject and act.subject.row else {}
+        given = rubrics.answer(db, "skill", answers, doing=doing, answers_later=answers_later)
         seq = act.event("regression.mismatch", note=note.strip(),
                         payload={"state": state["state"], "failing": state["failing"],
-                                 "eval_id": state["last_eval_id"]})
+                                 "eval_id": state["last_eval_id"], **(given.payload() if given else {})})
+        rubrics.record_answers(db, given, subject_type="skill", subject_id=skill, decision="mismatch",
+                               event_seq=seq, person=act.actor)
         db.table("regression_states").update(skill, {"acknowledged_eval_id": state["last_eval_id"]})
         try:
             with transaction(db):

@@ -661,15 +661,55 @@ def _preferred(r: Replay, ev: Event) -> None:
     r.put("preferences", (ev.seq,), ev, run_id=ev.subject_id, task_id=_said(p, "task"), choice=_said(p, "choice"),
           note=ev.note, person=ev.actor, case_id=_said(p, "case_id"),
           counted=int(p["counted"]) if isinstance(p.get("counted"), bool) else UNSAID,
-          evidence_seq=_said(p, "evidence_seq"), at=ev.at)
+          evidence_seq=_said(p, "evidence_seq"), at=ev.at, against_run_id=p.get("against"))
 
 
 PREFERENCE_TABLES = (
     Table("preferences", ("event_seq",), ("run_id", "task_id", "choice", "note", "person", "case_id", "counted",
-                                          "evidence_seq", "at")),
+                                          "evidence_seq", "at", "against_run_id")),
 )
 TABLES, TABLE = (*TABLES, *PREFERENCE_TABLES), {**TABLE, **{t.name: t for t in PREFERENCE_TABLES}}
 HANDLERS["preference.recorded"] = _preferred
+
+
+# --- a queue's rubric, and the answers decisions gave it -------------------------------------------------
+def _rubric_set(r: Replay, ev: Event) -> None:
+    p = ev.payload
+    if ev.kind == "rubric.cleared":
+        r.drop("queue_rubrics", (ev.subject_id,))
+        return
+    r.put("queue_rubrics", (ev.subject_id,), ev, questions=_said(p, "questions"), source=_said(p, "source"),
+          set_by=ev.actor, at=ev.at, event_seq=ev.seq)
+
+
+# each deciding event that may carry its queue's answers, and the decision's name as its record keeps it
+ANSWERING = {"proposal.marked": None, "draft.approved": "approve", "draft.rejected": "reject",
+             "regression.acknowledged": "acknowledge", "regression.mismatch": "mismatch"}
+
+
+def _answering(kind: str, decision: str | None) -> Callable[[Replay, Event], None]:
+    projected = HANDLERS[kind]
+
+    def handle(r: Replay, ev: Event) -> None:
+        projected(r, ev)
+        p = ev.payload
+        if "rubric" in p:
+            r.put("rubric_answers", (ev.seq,), ev, subject_type=ev.subject_type, subject_id=ev.subject_id,
+                  decision=decision or _said(p, "status"), answers=p["rubric"], rubric_seq=_said(p, "rubric_seq"),
+                  person=ev.actor, at=ev.at)
+    return handle
+
+
+RUBRIC_TABLES = (
+    Table("queue_rubrics", ("queue",), ("questions", "source", "set_by", "at", "event_seq"),
+          frozenset({"questions"})),
+    Table("rubric_answers", ("event_seq",), ("subject_type", "subject_id", "decision", "answers", "rubric_seq",
+                                             "person", "at"), frozenset({"answers"})),
+)
+TABLES, TABLE = (*TABLES, *RUBRIC_TABLES), {**TABLE, **{t.name: t for t in RUBRIC_TABLES}}
+HANDLERS["rubric.set"] = HANDLERS["rubric.cleared"] = _rubric_set
+for _kind, _decision in ANSWERING.items():
+    HANDLERS[_kind] = _answering(_kind, _decision)
 
 
 # --- comparing -----------------------------------------------------------------------------------------

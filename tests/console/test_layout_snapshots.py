@@ -14,11 +14,17 @@ SIZES = [(80, 24), (120, 40), (200, 50)]
 SCREENS = {"cases": "2", "results": "3", "regressions": "4", "proposals": "6", "audit": "7"}
 
 
+QUIET = "(toasts cleared)"  # not a key: the toasts so far go (they time out, so a slow run would draw fewer)
+
+
 def steps(*keys: str):
     async def run(pilot) -> None:
         await settle(pilot)
         for key in keys:
-            await pilot.press(key)
+            if key == QUIET:
+                pilot.app.clear_notifications()
+            else:
+                await pilot.press(key)
             await settle(pilot)
         for field in pilot.app.screen.query("Input, TextArea"):  # a blinking cursor would differ between runs
             field.cursor_blink = False
@@ -43,8 +49,13 @@ def test_a_dialog_at_50x15(snap_compare, demo_here, dialog, keys):
 
 
 # the rubric asked before the note (the demo's open eval.gated_change/2 case, fourth from the end of the open
-# cases), and the pairwise view of the newest run's first task (a preference recorded on it, counted nowhere)
-@pytest.mark.parametrize("view,keys", [("rubric", ("2", "end", "up", "up", "up", "i")), ("pairwise", ("3", "t", "P"))])
+# cases), the pairwise view of the newest run's first task (a preference recorded on it, counted nowhere), the
+# proposals' own rubric asked by a decline, and the newest run's first task against the fourth run's (the same
+# suite: marked fourth run first, the baseline)
+@pytest.mark.parametrize("view,keys", [("rubric", ("2", "end", "up", "up", "up", "i")), ("pairwise", ("3", "t", "P")),
+                                       ("proposal-rubric", ("6", "d")),
+                                       ("pairwise-runs", ("3", "down", "down", "down", "space", "home", "space",
+                                                          QUIET, "t", "P"))])
 def test_rubric_and_pairwise_at_120x40(snap_compare, demo_here, view, keys):
     app = GatepostApp(demo_here, person="ana")
     assert snap_compare(app, terminal_size=(120, 40), run_before=steps(*keys))

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 STORE = ROOT / "store"
 CONSOLE = ROOT / "console"
 DOMAINS = ["kernel", "protocol", "cases", "skills", "evaluation", "proposals", "views", "loops", "discussion",
-           "preferences"]
+           "preferences", "rubrics"]
 
 
 def _modules(folder: Path) -> list[Path]:
@@ -126,6 +126,7 @@ def test_other_packages_use_a_domain_through_its_init(path: Path):
 FLOORS = [
     {"kernel", "glyphs"},
     {"protocol", "evaluation", "discussion"},
+    {"rubrics"},
     {"skills", "loops"},
     {"cases"},
     {"proposals", "preferences"},

@@ -32,6 +32,8 @@ HELPERS = {
     "store/cases/derived.py::_project": "the case's projection columns, after each case act",
     "store/kernel/actors.py::_insert": "the actor row of add_actor / ensure_producer",
     "store/kernel/actors.py::_grant": "a capability row of add_actor / grant",
+    "store/rubrics/queues.py::record_answers": "a decision's rubric answers, inside the proposal / draft / "
+                                               "regression act that decided",
     "store/skills/manifests.py::ensure_skill": "a skill registered on first sight inside a run / manifest / state act",
     "store/skills/manifests.py::_add_version": "a manifest version of import_manifest / approve_draft",
     "store/skills/manifests.py::_set_status": "a draft's status inside approve / reject / edit",

@@ -106,7 +106,8 @@ def test_a_command_that_shows_no_case_starts_without_the_protocol_interpreter(tm
     assert "gatepost.store.protocol.interpreter" not in modules, f"{' '.join(argv)} imported the interpreter"
 
 
-DOMAINS = ["kernel", "protocol", "cases", "skills", "evaluation", "proposals", "views", "loops", "discussion"]
+DOMAINS = ["kernel", "protocol", "cases", "skills", "evaluation", "proposals", "views", "loops", "discussion",
+           "rubrics"]
 
 
 def _face(domain: str) -> tuple[dict[str, tuple[str, str]], set[str]]:

@@ -2,12 +2,13 @@
 item, and the next key acts on it, on each of the four deciding screens."""
 
 import pytest
-from textual.widgets import TextArea
+from textual.widgets import Input, TextArea
 
 from gatepost.app import GatepostApp
 from gatepost.screenshots import settle
 from gatepost.store.kernel import last_seq, open_store
 from gatepost.widgets.note_dialog import NoteDialog
+from gatepost.widgets.rubric_dialog import RubricDialog
 
 SCREENS = [("2", "cases"), ("4", "regressions"), ("5", "manifests"), ("6", "proposals")]
 
@@ -23,6 +24,9 @@ async def _decide(pilot, name: str, note: str) -> None:
     await pilot.press(screen.decision(name).key)
     await settle(pilot)
     assert isinstance(pilot.app.screen, NoteDialog), f"{name} opened no dialog"
+    if isinstance(pilot.app.screen, RubricDialog):  # the queue's rubric (the demo's proposals carry one)
+        for q in pilot.app.screen.questions:
+            pilot.app.screen.query_one(f"#rubric-{q.key}", Input).value = str(q.scale or "yes")
     pilot.app.screen.query_one(TextArea).insert(note)
     await pilot.press("ctrl+s")
     await _settled(pilot)

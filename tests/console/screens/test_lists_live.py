@@ -24,8 +24,9 @@ async def test_audit_shown_again_has_what_another_process_decided_newest_first(d
         await settle(pilot)
         other = open_store(demo_copy)
         pid = _waiting(other)
-        decide_on(other, "proposal", "declined", pid, actor="ana", note="from the CLI",
-                  seen_seq=last_seq(other, "proposal", pid))
+        decide_on(other, "proposal", "declined", pid, actor="ana", note="from the CLI",  # the demo's queue rubric
+                  seen_seq=last_seq(other, "proposal", pid),
+                  answers={"read_diff": "yes", "reversible": "no", "confidence": "3"})
         newest = other.execute("SELECT MAX(seq) FROM events").fetchone()[0]
         other.close()
         await pilot.press("7")

@@ -42,7 +42,9 @@ def _accepted(path: Path, subject: str, name: str, key: str, person: str, seq: i
         if name == "edit":  # the editor's YAML: the draft's own, one word more required
             yaml = db.execute("SELECT yaml FROM manifest_drafts WHERE id = ?", [key]).fetchone()[0]
             note = re.sub(r"min_words: (\d+)", lambda m: f"min_words: {int(m[1]) + 1}", yaml, count=1)
-        decide_on(db, subject, name, key, actor=person, note=note, seen_seq=seq)
+        asked = flows.rubric_of(db, subject, name, key)  # the dialog asks it after the key is pressed
+        answers = {q.key: str(q.scale or "yes") for q in asked.questions} if asked else None
+        decide_on(db, subject, name, key, actor=person, note=note, seen_seq=seq, answers=answers)
         return True, ""
     except GatepostError as exc:
         return False, str(exc)

@@ -49,7 +49,8 @@ def test_may_answers_as_the_act_does_and_writes_nothing(demo_copy, tmp_path):
         assert str(exc) == verdicts["accepted"].message
     else:
         raise AssertionError("the store accepted what may refused")
-    flows.decide_on(db, "proposal", "declined", pid, actor="ana", note="not now", seen_seq=seq)
+    flows.decide_on(db, "proposal", "declined", pid, actor="ana", note="not now", seen_seq=seq,
+                    answers={"read_diff": "yes", "reversible": "yes", "confidence": "2"})  # the demo's queue rubric
     assert db.execute("SELECT status FROM proposals WHERE id = ?", [pid]).fetchone()[0] == "declined"
     # a decision is never edited: may says so now
     after = flows.may(db, "proposal", pid, actor="ana", seen_seq=last_seq(db, "proposal", pid))

@@ -61,7 +61,8 @@ def decisions(store: Path) -> dict[str, tuple[str, ...]]:
     return {
         "draft reject": ("manifest", "reject", draft, "--note", "too strict"),
         "case decide": ("case", "decide", case, "rejected", "--note", "the gain is noise"),
-        "proposal mark": ("proposal", "mark", proposal, "declined", "--note", "not now"),
+        "proposal mark": ("proposal", "mark", proposal, "declined", "--note", "not now",  # the demo's queue rubric
+                          "--answer", "read_diff=yes", "--answer", "reversible=yes", "--answer", "confidence=2"),
         "regression acknowledge": ("skills", "acknowledge", skill, "--note", "mine; fixing the prompt"),
     }
 
