@@ -46,7 +46,7 @@ from gatepost.store.kernel import (
     observed_at,
     read_text,
     refusal,
-    rehearse,
+    rehearse_all,
     same_actor,
     transaction,
 )
@@ -653,8 +653,8 @@ def decide_on(db: Database, subject: str, name: str, key: str, *, actor: str | N
 def may(db: Database, subject: str, key: str, *, actor: str | None, seen_seq: int | None = None,
         names: list[str] | None = None) -> dict[str, Verdict]:
     """What `actor` may decide on `key` now, and if not, why: each decision (or those `names`) rehearsed, its
-    act run for real through every rule and rolled back (guarded.rehearse), so the answer is the act's own."""
+    act run for real through every rule and rolled back (guarded.rehearse_all), so the answer is the act's own."""
     acts = {name: _act(subject, name) for name in (names if names is not None else list(DECISIONS[subject]))}
-    return {name: rehearse(db, lambda d, act=act: act(d, key, actor=actor, note=REHEARSAL_NOTE,  # type: ignore[misc]
-                                                       seen_seq=seen_seq))
-            for name, act in acts.items()}
+    return rehearse_all(db, {name: (lambda d, act=act: act(d, key, actor=actor, note=REHEARSAL_NOTE,  # type: ignore[misc]
+                                                            seen_seq=seen_seq))
+                             for name, act in acts.items()})

@@ -24,6 +24,7 @@ from gatepost.store.kernel import (
     RefusedError,
     Subject,
     acts_as_admin,
+    as_found,
     capabilities_of,
     check_name,
     ensure_producer,
@@ -482,10 +483,9 @@ def _decider_rule(doing: str, evaluated: list[Evaluation]) -> Callable[[Database
             raise refusal(doing, DECIDER, f"{who['name']} is a producer; deciding is a person's")
         if subject.row["status"] != "open":
             return  # the open rule says why; the evaluation below is for an open case only
-        rows = _records(db, subject.id)
-        evaluation = protocol_for(subject.row["protocol"]).evaluate(case_state(subject.row, rows))
+        rows, evaluation, counting = as_found(db, ("case evaluation", subject.id),
+                                              lambda: _counting(db, cast(dict[str, Any], subject.row)))
         evaluated.append(evaluation)
-        counting = {item["record"].id for item in evaluation.records() if item["status"] == "counting"}
         for row in rows:
             if str(row["id"]) not in counting:
                 continue
@@ -495,6 +495,14 @@ def _decider_rule(doing: str, evaluated: list[Evaluation]) -> Callable[[Database
                                               "someone whose evidence it does not weigh")
 
     return check
+
+
+def _counting(db: Database, case: dict[str, Any]) -> tuple[list[dict[str, Any]], Evaluation, frozenset[str]]:
+    """A case's evidence rows, its evaluation and the ids of the records that count on it: read and evaluated
+    once for all the rehearsals of the case's decisions (as_found)."""
+    rows = _records(db, case["id"])
+    evaluation = protocol_for(case["protocol"]).evaluate(case_state(case, rows))
+    return rows, evaluation, evaluation.counting()
 
 
 def decide(db: Database, case_id: str, outcome: str, *, actor: str | None, note: str | None = None,

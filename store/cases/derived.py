@@ -18,8 +18,10 @@ from gatepost.store.kernel import (
     InputError,
     Subject,
     all_rows,
+    as_found,
     last_seq,
     one_row,
+    rehearsing,
 )
 from gatepost.store.protocol import (
     Evaluation,
@@ -38,10 +40,20 @@ def _case_row(db: Database, case_id: str) -> dict[str, Any] | None:
 
 
 def get_case(db: Database, case_id: str) -> dict[str, Any]:
-    """One case with its current candidate (content, basis); an unknown id is an InputError."""
+    """One case with its current candidate (content, basis); an unknown id is an InputError.
+
+    Read once for all the rehearsals of the case's decisions (kernel.as_found): each caller gets its own dict,
+    whose parsed values (content, basis, independent, claims, allowed) it reads and never changes."""
+    stored = as_found(db, ("case", case_id), lambda: _stored_case(db, case_id))
+    if stored is None:
+        raise InputError(f"case {case_id}: no such case in this store (gatepost case list)")
+    return dict(stored)
+
+
+def _stored_case(db: Database, case_id: str) -> dict[str, Any] | None:
     row = _case_row(db, case_id)
     if row is None:
-        raise InputError(f"case {case_id}: no such case in this store (gatepost case list)")
+        return None
     cand = db.execute("SELECT content, basis FROM candidate_revisions WHERE case_id = ? AND revision = ?",
                       [case_id, row["current_revision"]]).fetchone()
     row["content"] = json.loads(cand[0]) if cand else None
@@ -162,7 +174,13 @@ PROJECTING = frozenset({"case.imported", "case.revised", "case.independence_chan
 def _project(db: Database, case_id: str, when: str, evaluation: Evaluation | None = None) -> None:
     """Bring the case's projection columns up to date, inside the caller's transaction. `evaluation`: the
     case's, when the caller has just evaluated it and what it rests on (revisions, evidence) is unchanged
-    since, as after a decision (the protocol was evaluated twice for one decision)."""
+    since, as after a decision (the protocol was evaluated twice for one decision).
+
+    A rehearsal (kernel.rehearsing: an act run to ask whether it may be done, then rolled back) leaves the
+    projection as it is: it is derived from what the act wrote, decides nothing (every rule evaluates the
+    protocol itself) and would be rolled back with the rest."""
+    if rehearsing():
+        return
     case = get_case(db, case_id)
     if evaluation is None:
         claims, allowed, needs = projection(case["protocol"], case["status"], _revisions(case),

@@ -30,11 +30,13 @@ from .guarded import (
     os_user,
     refusal,
     rehearse,
+    rehearse_all,
     require,
     same_actor,
     verdict_of,
 )
 from .lazy import lazy_exports
+from .shared import as_found
 
 if TYPE_CHECKING:
     from .actors import (
@@ -183,6 +185,7 @@ if TYPE_CHECKING:
         SIGNED_WITH,
         keys_of,
         parse_public_key,
+        rehearsing,
         set_signing_key,
         sign_rotation,
         signature_findings,
@@ -282,6 +285,9 @@ __all__ = [
     "grant",
     "guarded",
     "rehearse",
+    "rehearse_all",
+    "rehearsing",
+    "as_found",
     "verdict_of",
     "Verdict",
     "UNCHECKED",
@@ -388,5 +394,5 @@ if not TYPE_CHECKING:
             "PROJECTIONS_COMPLETE_KIND", "RECORD_TABLES", "RUBRIC_APPEND_ONLY", "append_only_triggers",
             "known_migration_names", "latest_version", "store_migrations", "use_migrations"),
         ".signing": ("KEY_ENV", "SIGNED_KINDS", "SIGNED_WITH", "keys_of", "parse_public_key",
-            "set_signing_key", "sign_rotation", "signature_findings", "available as signing_available"),
+            "rehearsing", "set_signing_key", "sign_rotation", "signature_findings", "available as signing_available"),
     })

@@ -13,6 +13,7 @@ from .clock import now_iso
 from .integrity import check_before_first_write
 from .records import RECORDS_KEY, StreamedRecords, records_digest
 from .rows import all_rows
+from .shared import as_found
 from .signing import SIGNED_KINDS, SIGNED_WITH, decision_key, rehearsing, sign_event
 
 
@@ -42,7 +43,10 @@ def append_event(
     inserted them (a streamed import), instead of read back. A decision (signing.SIGNED_KINDS) by an
     actor with a registered key is signed over the event's hash, or refused (`doing` words it).
     """
-    check_before_first_write(db, scan=not rehearsing())
+    if rehearsing():  # the store as the rehearsals of an item found it is checked once for all of them
+        as_found(db, ("checked before writing",), lambda: check_before_first_write(db, scan=False))
+    else:
+        check_before_first_write(db)
     seq = head(db)[0] + 1 if seal or kind in SIGNED_KINDS else 0  # only they need it: no extra read per event
     data = dict(payload) if payload is not None else None
     if seal:
@@ -70,6 +74,10 @@ def last_seq(db: Database, subject_type: str, subject_id: str) -> int:
     Lease events (lease.taken/renewed/released) say who works an item, not what it is, so
     they do not move the token: a renewal must not make a reviewer's decision look stale.
     """
+    return as_found(db, ("last seq", subject_type, subject_id), lambda: _last_seq(db, subject_type, subject_id))
+
+
+def _last_seq(db: Database, subject_type: str, subject_id: str) -> int:
     row = db.execute(
         "SELECT MAX(seq) FROM events WHERE subject_type = ? AND subject_id = ? AND kind NOT LIKE 'lease.%'",
         [subject_type, subject_id],

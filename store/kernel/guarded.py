@@ -22,11 +22,12 @@ CLI or console path passes None, and such an act still passes every rule but ide
 
 from __future__ import annotations
 
+import functools
 import os
 import pwd
 import sqlite3
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -40,6 +41,7 @@ from .errors import ConflictError, GatepostError, InputError, RefusedError
 from .events import append_event, last_seq, next_seq
 from .integrity import check_writable
 from .records import StreamedRecords
+from .shared import as_found, shared_reads
 from .signing import rehearsal
 
 # The rules a refusal names: short nouns, the same for every subject.
@@ -73,8 +75,10 @@ def check_name(name: Any, *, field: str = "actor name") -> str:
     return text
 
 
+@functools.lru_cache(maxsize=4096)
 def name_key(name: str | None) -> str:
-    """What two names are compared by: NFKC, invisible characters dropped, case-folded."""
+    """What two names are compared by: NFKC, invisible characters dropped, case-folded (kept for the names
+    seen last: every act compares its actor with the item's author and its evidence's producers)."""
     text = unicodedata.normalize("NFKC", name or "")
     text = "".join(ch for ch in text if ch not in INVISIBLE and unicodedata.category(ch) not in ("Cc", "Cf"))
     return text.strip().casefold()
@@ -105,7 +109,8 @@ def find_actor(db: Database, name: str) -> dict[str, Any] | None:
     The stored name itself is looked up first (one indexed read; adding an actor refuses a name that
     compares equal to a stored one, so it is the only match); any other spelling is compared with each.
     """
-    exact = db.execute("SELECT name, kind, os_user FROM actors WHERE name = ?", [name]).fetchone()
+    exact = as_found(db, ("actor", name),
+                     lambda: db.execute("SELECT name, kind, os_user FROM actors WHERE name = ?", [name]).fetchone())
     if exact is not None:
         return {"name": exact[0], "kind": exact[1], "os_user": exact[2]}
     key = name_key(name)
@@ -116,8 +121,9 @@ def find_actor(db: Database, name: str) -> dict[str, Any] | None:
 
 
 def capabilities_held(db: Database, name: str) -> list[str]:
-    return [r[0] for r in db.execute("SELECT capability FROM capabilities WHERE actor = ? ORDER BY capability",
-                                     [name]).fetchall()]
+    return list(as_found(db, ("capabilities", name), lambda: tuple(
+        r[0] for r in db.execute("SELECT capability FROM capabilities WHERE actor = ? ORDER BY capability",
+                                 [name]).fetchall())))
 
 
 def identify(db: Database, actor: str | None, *, doing: str, known: bool = True) -> dict[str, Any] | None:
@@ -326,40 +332,58 @@ def verdict_of(exc: GatepostError) -> Verdict:
 
 
 def rehearse(db: Database, act: Callable[[Database], object]) -> Verdict:
-    """May `act` be done now? It is run for real, every rule of its guarded pipeline and its body, inside a
-    transaction that is always rolled back: the answer is the one the act gives, so a rule added to an act is
-    asked here too, and nothing is written.
+    """May `act` be done now? rehearse_all of that one act."""
+    return rehearse_all(db, {"act": act})["act"]
 
-    Inside a caller's transaction it runs in a savepoint rolled back to. A read-only store answers as its
-    writes do; another writer holding the store longer than REHEARSAL_WAIT_MS leaves the act allowed but
+
+def rehearse_all(db: Database, acts: Mapping[str, Callable[[Database], object]]) -> dict[str, Verdict]:
+    """May each of `acts` be done now? Each is run for real, every rule of its guarded pipeline and its body,
+    and rolled back: the answer is the one the act gives, so a rule added to an act is asked here too, and
+    nothing is written.
+
+    They run in one transaction (inside a caller's, a savepoint), each in a savepoint rolled back to before the
+    next, so each starts from the same store; the reads they make before they write are shared (shared.py:
+    the actor, the item, a case's evaluation are read once for all of them). A read-only store answers as its
+    writes do; another writer holding the store longer than REHEARSAL_WAIT_MS leaves every act allowed but
     UNCHECKED (the act still checks everything when it is done).
     """
     try:
         check_writable(db)
     except GatepostError as exc:
-        return verdict_of(exc)
+        return {name: verdict_of(exc) for name in acts}
     nested = db.conn.in_transaction
     if nested:
-        db.execute("SAVEPOINT gatepost_rehearsal")
+        db.execute("SAVEPOINT gatepost_rehearsals")
     else:
         db.execute(f"PRAGMA busy_timeout = {REHEARSAL_WAIT_MS}")
         try:
             db.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
             if "locked" in str(exc) or "busy" in str(exc):
-                return Verdict(True, UNCHECKED, "another writer holds the store; the act checks when done")
+                unchecked = Verdict(True, UNCHECKED, "another writer holds the store; the act checks when done")
+                return dict.fromkeys(acts, unchecked)
             raise
         finally:
             db.execute(f"PRAGMA busy_timeout = {busy_timeout_ms()}")
+    verdicts: dict[str, Verdict] = {}
     try:
-        with rehearsal():
-            act(db)
-    except GatepostError as exc:
-        return verdict_of(exc)
+        with rehearsal(), shared_reads(db) as shared:
+            for name, act in acts.items():
+                db.execute("SAVEPOINT gatepost_rehearsal")
+                shared.begin()
+                try:
+                    act(db)
+                    verdicts[name] = Verdict(True)
+                except GatepostError as exc:
+                    verdicts[name] = verdict_of(exc)
+                finally:
+                    shared.end()
+                    db.execute("ROLLBACK TO gatepost_rehearsal")
+                    db.execute("RELEASE gatepost_rehearsal")
     finally:
         if nested:
-            db.execute("ROLLBACK TO gatepost_rehearsal")
-            db.execute("RELEASE gatepost_rehearsal")
+            db.execute("ROLLBACK TO gatepost_rehearsals")
+            db.execute("RELEASE gatepost_rehearsals")
         else:
             db.execute("ROLLBACK")
-    return Verdict(True)
+    return verdicts

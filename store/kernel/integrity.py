@@ -135,13 +135,13 @@ def check_before_first_write(db: Database, *, scan: bool = True) -> None:
     check_still_there(db)
     if db in _checked:
         return
-    path = store_file(db)
     if scan:
         try:
             problem = damaged(db)
         except sqlite3.DatabaseError as exc:
             problem = str(exc)
         if problem is not None:
+            path = store_file(db)
             raise StoreError(f"{path}: damaged ({problem}); nothing was written; {recover_hint(path)}")
     # a rehearsal (scan False) comes before every item the console shows, six to an item: the triggers are read
     # again only when the schema changed since this connection last found them all
@@ -149,7 +149,7 @@ def check_before_first_write(db: Database, *, scan: bool = True) -> None:
     if _triggers_seen.get(db) != version:
         missing = missing_triggers(db)
         if missing:
-            raise StoreError(f"{path}: refused: integrity: append-only triggers are missing ({', '.join(missing)}), "
+            raise StoreError(f"{store_file(db)}: refused: integrity: append-only triggers are missing ({', '.join(missing)}), "
                              "so records may have been edited by hand; run `gatepost verify` before writing")
         _triggers_seen[db] = version
     if scan:

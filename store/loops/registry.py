@@ -24,6 +24,8 @@ from gatepost.store.evaluation import DECISION_RULES, load_suite, read_skill, wi
 from gatepost.store.kernel import (
     InputError,
     RefusedError,
+    all_rows,
+    as_found,
     get_actor,
     guarded,
     now_iso,
@@ -266,8 +268,9 @@ def loop_document(row: dict[str, Any]) -> dict[str, Any]:
 
 def list_loops(db: Database) -> list[dict[str, Any]]:
     """Every registered loop, by name."""
+    # plain SQL: sqlite-utils' table lookup reads the schema first (most of the cost, before every act on a case)
     return [loop_document(dict(r, settings=json.loads(r["settings"])))
-            for r in db["loops"].rows_where(order_by="name")]
+            for r in all_rows(db.execute("SELECT * FROM loops ORDER BY name"))]
 
 
 def may_touch(loop: dict[str, Any], path: str) -> tuple[bool, str]:
@@ -289,6 +292,11 @@ def outside_registration(db: Database, path: str | None, loop_name: str | None) 
     paths; a case of no loop may only be on paths no loop owns."""
     if not path:
         return None
+    # read once for all the rehearsals of a case's decisions (kernel.as_found)
+    return as_found(db, ("outside registration", path, loop_name), lambda: _outside(db, path, loop_name))
+
+
+def _outside(db: Database, path: str, loop_name: str | None) -> str | None:
     if loop_name is not None:
         loop = get_loop(db, loop_name)
         allowed, why = may_touch(loop, path)

@@ -20,7 +20,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -169,6 +169,15 @@ class Protocol:
     @property
     def key(self) -> str:
         return f"{self.id}/{self.revision}"
+
+    @cached_property
+    def matches_by_kind(self) -> dict[str, tuple[Evidence, ...]]:
+        """Every evidence match any rule makes, by evidence kind (worked out once a protocol)."""
+        matches: dict[str, list[Evidence]] = {}
+        for cond in _all_conditions(self):
+            if isinstance(cond, Evidence):
+                matches.setdefault(cond.kind, []).append(cond)
+        return {kind: tuple(found) for kind, found in matches.items()}
 
     def derived(self, claim: str) -> bool:
         """A claim that rests on other claims (shown after the claims that rest on evidence)."""
@@ -601,14 +610,23 @@ class Evaluation:
     rule naming it or a claim it is built on), which none of the matches it reaches reads.
     """
 
-    def __init__(self, protocol: Protocol, state: State) -> None:
+    def __init__(self, protocol: Protocol, state: State, *, matched: Evaluation | None = None) -> None:
+        """`matched`: an evaluation of the same protocol and state but for its explicit decisions (a view of
+        deciding an outcome): which records count and how evidence matches never depend on decisions, so
+        they are taken from it instead of worked out again."""
         self.protocol = protocol
         self.state = state
         self._at = instant_seconds(state.at)
-        self._match_cache: dict[tuple[Evidence, frozenset[str]], tuple[str, str, tuple[Record, ...]]] = {}
         self._claim_cache: dict[tuple[str, frozenset[str]], str] = {}
-        self._invalid = self._invalidated()
-        self._expired = self._expiries()
+        self._match_cache: dict[tuple[Evidence, frozenset[str]], tuple[str, str, tuple[Record, ...]]]
+        self._invalid: dict[str, frozenset[str]]
+        self._expired: dict[Record, str]
+        if matched is not None:
+            self._match_cache, self._invalid, self._expired = matched._match_cache, matched._invalid, matched._expired
+        else:
+            self._match_cache = {}
+            self._invalid = self._invalidated()
+            self._expired = self._expiries()
         self.claims: dict[str, str] = {}
         for name in protocol.claim_order:
             self.claims[name] = self.claim_value(name)
@@ -815,10 +833,6 @@ class Evaluation:
     def records(self) -> list[dict[str, Any]]:
         """Every record with whether it counts (counting / stale / expired / invalidated / not independent)
         and what it decides."""
-        matches: dict[str, list[Evidence]] = {}
-        for cond in _all_conditions(self.protocol):
-            if isinstance(cond, Evidence):
-                matches.setdefault(cond.kind, []).append(cond)
         deciding: dict[Record, list[str]] = {}
         for name in self.protocol.claims:
             for record in self.decided_by(name):
@@ -826,30 +840,43 @@ class Evaluation:
         invalidated = {rid for ids in self._invalid.values() for rid in ids}
         out = []
         for record in self.state.records:
-            reasons: list[str] = []
-            for match in matches.get(record.kind, []):
-                if match.artifact is None or match.artifact == record.artifact:
-                    for reason in self.record_status(record, match):
-                        if reason not in reasons:
-                            reasons.append(reason)
-            if record.id in invalidated:
-                reasons.append(self.invalidated_why(record))
-            used = any(m.artifact is None or m.artifact == record.artifact for m in matches.get(record.kind, []))
-            if not used:
-                status = UNUSED
-            elif any(r.startswith("stale") for r in reasons):
-                status = STALE
-            elif any(r.startswith("expired") for r in reasons):
-                status = EXPIRED
-            elif any(r.startswith("invalidated") for r in reasons):
-                status = INVALIDATED
-            elif reasons:
-                status = NOT_INDEPENDENT
-            else:
-                status = COUNTING
+            status, reasons = self._status(record, invalidated)
             out.append({"record": record, "status": status, "why": "; ".join(reasons) or status,
                         "decides": deciding.get(record, [])})
         return out
+
+    def counting(self) -> frozenset[str]:
+        """The ids of the records that count (`records()`'s status counting), without what each decides."""
+        invalidated = {rid for ids in self._invalid.values() for rid in ids}
+        return frozenset(record.id for record in self.state.records
+                         if self._status(record, invalidated)[0] == COUNTING)
+
+    def _status(self, record: Record, invalidated: set[str]) -> tuple[str, list[str]]:
+        """Whether a record counts, and if not every reason why (`invalidated`: the ids of every claim's
+        invalidated records)."""
+        matches = self.protocol.matches_by_kind.get(record.kind, ())
+        reasons: list[str] = []
+        for match in matches:
+            if match.artifact is None or match.artifact == record.artifact:
+                for reason in self.record_status(record, match):
+                    if reason not in reasons:
+                        reasons.append(reason)
+        if record.id in invalidated:
+            reasons.append(self.invalidated_why(record))
+        used = any(m.artifact is None or m.artifact == record.artifact for m in matches)
+        if not used:
+            status = UNUSED
+        elif any(r.startswith("stale") for r in reasons):
+            status = STALE
+        elif any(r.startswith("expired") for r in reasons):
+            status = EXPIRED
+        elif any(r.startswith("invalidated") for r in reasons):
+            status = INVALIDATED
+        elif reasons:
+            status = NOT_INDEPENDENT
+        else:
+            status = COUNTING
+        return status, reasons
 
     def obligations(self) -> dict[str, dict[str, Any]]:
         out = {}
@@ -907,7 +934,7 @@ class Evaluation:
         the outcome is making those decisions."""
         explicit = {c.name for c in _walk(cond) if isinstance(c, Decision)}
         if explicit - self.state.decisions:
-            return explicit, Evaluation(self.protocol, replace(self.state, decisions=self.state.decisions | explicit))
+            return explicit, self._deciding_also(explicit)
         return explicit, self
 
     def outcome_allowed(self, name: str, decisions: set[str] | frozenset[str] = frozenset()) -> tuple[bool, str]:
@@ -915,8 +942,13 @@ class Evaluation:
         cond = self.protocol.outcomes[name][1]
         if cond is None:
             return True, "no requirement"
-        view = Evaluation(self.protocol, replace(self.state, decisions=self.state.decisions | set(decisions)))
+        more = set(decisions) - self.state.decisions
+        view = self._deciding_also(more) if more else self
         return view.value(cond) == TRUE, view.explain(cond)
+
+    def _deciding_also(self, decisions: set[str]) -> Evaluation:
+        """This state with these explicit decisions made too."""
+        return Evaluation(self.protocol, replace(self.state, decisions=self.state.decisions | decisions), matched=self)
 
 
 def _labels(records: tuple[Record, ...]) -> str:
