@@ -26,11 +26,13 @@ from gatepost.store.kernel import (
     RefusedError,
     Subject,
     all_rows,
+    as_found,
     guarded,
     last_seq,
     now_iso,
     observed_at,
     one_of,
+    one_row,
     parse_json,
     read_text,
     refusal,
@@ -219,13 +221,13 @@ def _case_view(db: Database, case_id: str) -> cases.CaseView | None:
 
 def get_proposal(db: Database, pid: str) -> ProposalView | None:
     """A proposal with its gate results, its marks (newest first) and, for a case proposal, the case's view."""
-    rows = list(db["proposals"].rows_where("id = ?", [pid]))
-    if not rows:
+    # plain SQL: sqlite-utils' table lookup reads the schema first (most of the cost of a look at a proposal)
+    proposal = one_row(db.execute("SELECT * FROM proposals WHERE id = ?", [pid]))
+    if proposal is None:
         return None
-    proposal: dict[str, Any] = dict(rows[0])
     proposal["gate_results"] = [  # booleans as booleans, in --json too
         {**r, "passed": bool(r["passed"]), "targeted": bool(r["targeted"])}
-        for r in db["gate_results"].rows_where("proposal_id = ?", [pid], order_by="id DESC")]
+        for r in all_rows(db.execute("SELECT * FROM gate_results WHERE proposal_id = ? ORDER BY id DESC", [pid]))]
     cursor = db.execute("SELECT seq, at, actor, kind, note, payload FROM events WHERE subject_type = 'proposal'"
                         " AND subject_id = ? AND kind = 'proposal.marked' ORDER BY seq DESC", [pid])
     proposal["marks"] = []
@@ -246,19 +248,26 @@ def proposal_subject(pid: str) -> Callable[[Database], Subject]:
     """The guarded pipeline's view of a proposal: final or not, and (for a case's) the case's author."""
 
     def load(db: Database) -> Subject:
-        rows = list(db["proposals"].rows_where("id = ?", [pid]))
-        if not rows:
+        # read once for all the rehearsals of the proposal's decisions (kernel.as_found); the act gets a copy
+        stored, author = as_found(db, ("proposal", pid), lambda: _stored_proposal(db, pid))
+        if stored is None:
             raise InputError(f"proposal {pid}: no such proposal (gatepost proposal list)")
-        row = dict(rows[0])
-        author = None
-        if row.get("case_id"):
-            found = db.execute("SELECT author FROM cases WHERE id = ?", [row["case_id"]]).fetchone()
-            author = found[0] if found else None
+        row = dict(stored)
         closed = f"the proposal is already {row['status']}; a decision is never edited" if row["status"] in FINAL else None
         return Subject("proposal", pid, "proposal", row, closed=closed, author=author,
                        author_role="case's author" if author else "author")
 
     return load
+
+
+def _stored_proposal(db: Database, pid: str) -> tuple[dict[str, Any] | None, str | None]:
+    """A proposal's row and, for a case's, the case's author."""
+    row = one_row(db.execute("SELECT * FROM proposals WHERE id = ?", [pid]))
+    author = None
+    if row is not None and row.get("case_id"):
+        found = db.execute("SELECT author FROM cases WHERE id = ?", [row["case_id"]]).fetchone()
+        author = found[0] if found else None
+    return row, author
 
 
 def leaves_surface(db: Database, proposal: dict[str, Any]) -> bool:

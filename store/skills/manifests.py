@@ -7,6 +7,7 @@ person approves it. An edit never changes a draft: it saves a new draft,
 authored by the editor, whose parent is the draft edited (now superseded).
 """
 
+import functools
 import json
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
@@ -20,6 +21,7 @@ from gatepost.store.kernel import (
     InputError,
     Subject,
     all_rows,
+    as_found,
     guarded,
     now_iso,
     one_of,
@@ -45,7 +47,7 @@ def ensure_skill(db: Database, name: str, *, at: str) -> str:
     row from."""
     check_skill_name(name)
     if not db.execute("SELECT 1 FROM skills WHERE name = ?", [name]).fetchone():
-        db.table("skills").insert({"name": name, "family": None, "created_at": at})
+        db.execute("INSERT INTO skills (name, family, created_at) VALUES (?, NULL, ?)", [name, at])
     return name
 
 
@@ -53,10 +55,17 @@ def _version_row(row: dict[str, Any] | None, *, with_yaml: bool = True) -> dict[
     if row is None:
         return None
     out = dict(row)
-    out["assertions"] = json.loads(out["assertions"])
     if with_yaml:
-        out["yaml"] = to_yaml(out["skill"], out["assertions"])
+        out["yaml"] = _yaml_of(out["skill"], out["assertions"])
+    out["assertions"] = json.loads(out["assertions"])
     return out
+
+
+@functools.lru_cache(maxsize=512)
+def _yaml_of(skill: str, assertions: str) -> str:
+    """A skill's stored assertions (their JSON) as YAML: the same text for the same assertions, made once
+    (PyYAML's dumper costs half a millisecond, and every look at a draft or a version shows it)."""
+    return to_yaml(skill, json.loads(assertions))
 
 
 def active_version(db: Database, skill: str, *, with_yaml: bool = True) -> dict[str, Any] | None:
@@ -68,8 +77,7 @@ def active_version(db: Database, skill: str, *, with_yaml: bool = True) -> dict[
 
 
 def get_version(db: Database, version_id: int) -> dict[str, Any] | None:
-    rows = list(db["manifest_versions"].rows_where("id = ?", [version_id]))
-    return _version_row(rows[0] if rows else None)
+    return _version_row(one_row(db.execute("SELECT * FROM manifest_versions WHERE id = ?", [version_id])))
 
 
 def list_versions(db: Database, skill: str) -> list[dict[str, Any]]:
@@ -88,11 +96,14 @@ def _add_version(db: Database, skill: str, assertions: dict[str, Any], *, author
     number = db.execute("SELECT COALESCE(MAX(version), 0) + 1 FROM manifest_versions WHERE skill = ?",
                         [skill]).fetchone()[0]
     at = now_iso()
-    version_id = db.table("manifest_versions").insert({
-        "skill": skill, "version": number, "assertions": json.dumps(assertions, ensure_ascii=False),
-        "source": source, "draft_id": draft_id, "author": author, "created_at": at, "event_seq": event_seq,
-    }).last_pk
-    db.table("manifests").upsert({"skill": skill, "active_version_id": version_id, "updated_at": at}, pk="skill")
+    # plain SQL: sqlite-utils' table helpers read the schema before every write (most of an approval's cost)
+    version_id = db.execute(
+        "INSERT INTO manifest_versions (skill, version, assertions, source, draft_id, author, created_at, event_seq)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [skill, number, json.dumps(assertions, ensure_ascii=False), source,
+                                             draft_id, author, at, event_seq]).lastrowid
+    db.execute("INSERT INTO manifests (skill, active_version_id, updated_at) VALUES (?, ?, ?) ON CONFLICT (skill)"
+               " DO UPDATE SET active_version_id = excluded.active_version_id, updated_at = excluded.updated_at",
+               [skill, version_id, at])
     return cast(dict[str, Any], get_version(db, cast(int, version_id)))  # the version just inserted
 
 
@@ -129,23 +140,24 @@ def _draft_row(row: dict[str, Any] | None) -> dict[str, Any] | None:
     if row is None:
         return None
     out = dict(row)
-    out["assertions"] = json.loads(out["assertions"])
     out["raw_yaml"] = out["yaml"]
-    out["yaml"] = to_yaml(out["skill"], out["assertions"])
+    out["yaml"] = _yaml_of(out["skill"], out["assertions"])
+    out["assertions"] = json.loads(out["assertions"])
     out["evidence"] = json.loads(out["evidence"]) if out.get("evidence") else None
     return out
 
 
 def get_draft(db: Database, draft_id: str) -> Draft | None:
-    rows = list(db["manifest_drafts"].rows_where("id = ?", [draft_id]))
-    return cast(Draft | None, _draft_row(rows[0] if rows else None))  # the table's columns and raw_yaml
+    row = one_row(db.execute("SELECT * FROM manifest_drafts WHERE id = ?", [draft_id]))
+    return cast(Draft | None, _draft_row(row))  # the table's columns and raw_yaml
 
 
 def draft_subject(draft_id: str) -> Callable[[Database], Subject]:
     """The guarded pipeline's view of a draft: it is open while pending."""
 
     def load(db: Database) -> Subject:
-        draft = get_draft(db, draft_id)
+        # read once for all the rehearsals of the draft's decisions (kernel.as_found); the row is the act's copy
+        draft = as_found(db, ("draft", draft_id), lambda: get_draft(db, draft_id))
         if draft is None:
             raise InputError(f"draft {draft_id}: no such draft in this store (gatepost manifest drafts)")
         closed = None if draft["status"] == "pending" else f"draft {draft_id} is {draft['status']}, not pending"
@@ -183,18 +195,18 @@ def create_draft(db: Database, skill: str, assertions: dict[str, Any], *, author
                "based_on_version_id": active["id"] if active else None}
         seq = act.event("draft.created", subject_type="draft", subject_id=draft_id, note=note, at=when,
                         payload={**row, "based_on_version": active["version"] if active else None})
-        db.table("manifest_drafts").insert({
-            **row, "id": draft_id, "assertions": json.dumps(assertions, ensure_ascii=False),
-            "evidence": json.dumps(evidence, ensure_ascii=False) if evidence is not None else None,
-            "status": "pending", "created_at": when, "decided_at": None, "event_seq": seq,
-        })
+        stored = {**row, "id": draft_id, "assertions": json.dumps(assertions, ensure_ascii=False),
+                  "evidence": json.dumps(evidence, ensure_ascii=False) if evidence is not None else None,
+                  "status": "pending", "created_at": when, "decided_at": None, "event_seq": seq}
+        db.execute(f"INSERT INTO manifest_drafts ({', '.join(stored)}) VALUES ({', '.join('?' * len(stored))})",
+                   list(stored.values()))
     return cast(dict[str, Any], get_draft(db, draft_id))  # the draft just inserted
 
 
 def _set_status(db: Database, draft_id: str, status: str, seq: int) -> None:
     """The draft's status and when it was decided: its deciding event's (verify rebuilds both from it)."""
     at = db.execute("SELECT at FROM events WHERE seq = ?", [seq]).fetchone()[0]
-    db.table("manifest_drafts").update(draft_id, {"status": status, "decided_at": at})
+    db.execute("UPDATE manifest_drafts SET status = ?, decided_at = ? WHERE id = ?", [status, at, draft_id])
 
 
 def approve_draft(db: Database, draft_id: str, *, actor: str, note: str | None = None,

@@ -28,10 +28,13 @@ from gatepost.store.kernel import (
     RefusedError,
     Subject,
     append_event,
+    as_found,
     guarded,
     now,
     now_iso,
+    one_row,
     parse_iso,
+    rehearsing,
     transaction,
 )
 
@@ -124,10 +127,9 @@ def check_state(state: str, severity: str | None, fail_streak: int, pass_streak:
 
 
 def get_state(db: Database, skill: str) -> dict[str, Any] | None:
-    rows = list(db["regression_states"].rows_where("skill = ?", [skill]))
-    if not rows:
+    row = one_row(db.execute("SELECT * FROM regression_states WHERE skill = ?", [skill]))
+    if row is None:
         return None
-    row = dict(rows[0])
     row["failing"] = json.loads(row["failing"] or "[]")
     return row
 
@@ -203,7 +205,9 @@ def regression_subject(skill: str, *, failing_only: bool = False) -> Callable[[D
     only while failing."""
 
     def load(db: Database) -> Subject:
-        state = get_state(db, skill)
+        # read once for all the rehearsals of the skill's decisions (kernel.as_found); the act gets its own copy
+        found = as_found(db, ("regression state", skill), lambda: get_state(db, skill))
+        state = dict(found) if found is not None else None
         if state is None:
             raise InputError(f"skill {skill}: no regression state yet (gatepost skills eval)")
         closed = None
@@ -223,6 +227,7 @@ def _triage(db: Database, doing: str, skill: str, actor: str | None, note: str, 
                    subject=regression_subject(skill, failing_only=failing_only), seen_seq=expected_seq)
 
 
+REHEARSED_DRAFT = "a rehearsal draws no draft"
 NOTE_HINT = {True: "what you saw, what happens next", False: "why the manifest looks wrong"}
 
 
@@ -249,10 +254,9 @@ def acknowledge(db: Database, skill: str, *, actor: str, note: str, expected_seq
                                  **({"until": until} if until else {}), **(given.payload() if given else {})})
         rubrics.record_answers(db, given, subject_type="skill", subject_id=skill, decision="acknowledge",
                                event_seq=seq, person=act.actor)
-        db.table("regression_states").update(skill, {"acknowledged_eval_id": state["last_eval_id"],
-                                                "acknowledged_failing": json.dumps(state["failing"],
-                                                                                   ensure_ascii=False),
-                                                "returned_because": None})
+        db.execute("UPDATE regression_states SET acknowledged_eval_id = ?, acknowledged_failing = ?,"
+                   " returned_because = NULL WHERE skill = ?",
+                   [state["last_eval_id"], json.dumps(state["failing"], ensure_ascii=False), skill])
     return seq
 
 
@@ -273,7 +277,12 @@ def flag_mismatch(db: Database, skill: str, *, actor: str, note: str, expected_s
                                  "eval_id": state["last_eval_id"], **(given.payload() if given else {})})
         rubrics.record_answers(db, given, subject_type="skill", subject_id=skill, decision="mismatch",
                                event_seq=seq, person=act.actor)
-        db.table("regression_states").update(skill, {"acknowledged_eval_id": state["last_eval_id"]})
+        db.execute("UPDATE regression_states SET acknowledged_eval_id = ? WHERE skill = ?",
+                   [state["last_eval_id"], skill])
+        if rehearsing():
+            # the draft follows from the flag and never refuses it (what drawing one meets is returned below as
+            # why there is none): a rehearsal, asking whether the flag may be recorded, has its answer here
+            return seq, None, REHEARSED_DRAFT
         try:
             with transaction(db):
                 draft = skills.bootstrap(db, skill, actor=act.actor or actor, origin="mismatch", note=note.strip())

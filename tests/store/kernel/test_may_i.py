@@ -231,3 +231,31 @@ def test_a_read_after_a_rehearsal_wrote_is_read_again(demo_copy):
     assert seen["after"] is not None and seen["after"]["name"] == "zed"
     assert find_actor(db, "zed") is None
     db.close()
+
+
+def test_a_rehearsed_mismatch_flag_draws_no_draft(demo_copy):
+    """Flagging a manifest mismatch also draws a draft from the skill's runs when they allow one; what drawing
+    it meets never refuses the flag, so a rehearsal of the flag stops before it (drawing one reads and checks
+    every sampled run), and answers as the flag does."""
+    db = open_store(demo_copy)
+    skill = None
+    for (name,) in db.execute("SELECT skill FROM regression_states ORDER BY skill").fetchall():
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            _seq, draft, _why = flows.decide_on(db, "skill", "mismatch", name, actor="bruno", note="looks off")
+        except GatepostError:
+            draft = None
+        finally:
+            db.execute("ROLLBACK")
+        if draft is not None:
+            skill = name
+            break
+    assert skill is not None, "no skill of the demo draws a draft when flagged"
+    statements: list[str] = []
+    db.conn.set_trace_callback(statements.append)
+    verdict = flows.may(db, "skill", skill, actor="bruno", seen_seq=last_seq(db, "skill", skill))["mismatch"]
+    db.conn.set_trace_callback(None)
+    assert verdict.allowed
+    assert any("INSERT INTO events" in s for s in statements)
+    assert not any("manifest_drafts" in s and "INSERT" in s for s in statements)
+    db.close()
