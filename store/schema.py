@@ -15,22 +15,28 @@ from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
 from . import cases
-from .evaluation import EVALUATION_MIGRATIONS, TASK_RESULT_RECORDS
+from .discussion import DISCUSSION_APPEND_ONLY
+from .evaluation import EVALUATION_APPEND_ONLY, EVALUATION_MIGRATIONS, TASK_RESULT_RECORDS
 from .kernel import (
-    APPEND_ONLY,
-    DISCUSSION_APPEND_ONLY,
     KERNEL_MIGRATIONS,
-    LOOPS_APPEND_ONLY,
     MIGRATION_SET,
-    PREFERENCES_APPEND_ONLY,
-    RUBRIC_APPEND_ONLY,
     append_only_triggers,
     known_migration_names,
     latest_version,
+    use_append_only,
     use_migrations,
     use_record_sources,
 )
-from .skills import SKILL_RECORD_SOURCES
+from .loops import LOOPS_APPEND_ONLY
+from .preferences import PREFERENCES_APPEND_ONLY
+from .proposals import PROPOSALS_APPEND_ONLY
+from .rubrics import RUBRIC_APPEND_ONLY
+from .skills import SKILL_RECORD_SOURCES, SKILLS_APPEND_ONLY
+
+# m001's record tables, as it made their triggers (a migration runs as it was written: the lists each domain
+# declares say what is a record now, and may grow)
+M001_APPEND_ONLY = ("events", "decisions", "evidence", "candidate_revisions", "manifest_versions", "skill_runs",
+                    "skill_evals", "assertion_results", "task_results", "gate_results")
 
 
 def m001_initial(db: Database) -> None:
@@ -378,7 +384,7 @@ def m001_initial(db: Database) -> None:
         not_null={"proposal_id", "passed", "at"},
     )
     db.table("gate_results").create_index(["proposal_id", "at"])
-    for table in APPEND_ONLY:
+    for table in M001_APPEND_ONLY:
         append_only_triggers(db, table)
 
 
@@ -424,7 +430,7 @@ def m004_loops_registry(db: Database) -> None:
         pk="path",
         not_null={"content_hash"},
     )
-    for table in LOOPS_APPEND_ONLY:
+    for table in ("loop_versions", "loop_cases", "applications"):
         append_only_triggers(db, table)
 
 
@@ -496,8 +502,7 @@ def m015_discussion_comments(db: Database) -> None:
     db.table("comments").create_index(["subject_type", "subject_id", "event_seq"])
     db.table("comment_mentions").create({"person": str, "event_seq": int, "subject_type": str, "subject_id": str},
                                         pk=("person", "event_seq"), not_null={"subject_type", "subject_id"})
-    for table in DISCUSSION_APPEND_ONLY:
-        append_only_triggers(db, table)
+    append_only_triggers(db, "comments")
 
 
 def m018_rubric_answers_and_preferences(db: Database) -> None:
@@ -515,8 +520,7 @@ def m018_rubric_answers_and_preferences(db: Database) -> None:
         not_null={"run_id", "task_id", "choice", "person", "counted", "at"},
     )
     db.table("preferences").create_index(["run_id", "task_id", "event_seq"])
-    for table in PREFERENCES_APPEND_ONLY:
-        append_only_triggers(db, table)
+    append_only_triggers(db, "preferences")
 
 
 def m019_queue_rubrics_and_runs_compared(db: Database) -> None:
@@ -538,8 +542,7 @@ def m019_queue_rubrics_and_runs_compared(db: Database) -> None:
         pk="event_seq", not_null={"subject_type", "subject_id", "decision", "answers", "rubric_seq", "at"})
     db.table("rubric_answers").create_index(["subject_type", "subject_id", "event_seq"])
     db.table("preferences").add_column("against_run_id", str)
-    for table in RUBRIC_APPEND_ONLY:
-        append_only_triggers(db, table)
+    append_only_triggers(db, "rubric_answers")
 
 
 _HERE: dict[str, Callable[[Database], None]] = {
@@ -588,5 +591,10 @@ use_migrations(migrations)
 # The tables whose rows events seal, in the order every digest reads them (stored digests depend on it: a new
 # source only ever goes at the end, and the one an import streams, task results, stays last).
 use_record_sources((*SKILL_RECORD_SOURCES, TASK_RESULT_RECORDS))
+# Every domain's record tables (the kernel's own it names itself): their triggers are checked before a
+# connection's first write and restored by verify.
+use_append_only((*cases.CASES_APPEND_ONLY, *SKILLS_APPEND_ONLY, *EVALUATION_APPEND_ONLY, *PROPOSALS_APPEND_ONLY,
+                 *LOOPS_APPEND_ONLY, *DISCUSSION_APPEND_ONLY, *PREFERENCES_APPEND_ONLY,
+                 *RUBRIC_APPEND_ONLY))
 
 __all__ = ["MIGRATIONS", "MIGRATION_SET", "known_migration_names", "latest_version", "migrations"]

@@ -59,6 +59,7 @@ if TYPE_CHECKING:
         parse_case,
         read_case_file,
     )
+    from .records import CASES_APPEND_ONLY
     from .types import (
         Candidate,
         CaseBase,
@@ -79,6 +80,7 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "CASES_APPEND_ONLY",
     "CaseBase",
     "CaseRow",
     "CaseView",
@@ -143,6 +145,7 @@ __all__ = [
 # at run time, each name's module is imported when the name is first asked for (store/kernel/lazy.py)
 if not TYPE_CHECKING:
     __getattr__ = lazy_exports(__name__, {
+        ".records": ("CASES_APPEND_ONLY",),
         ".acts": ("CLOSE_CAPABILITY", "DESIGN_REVIEW_CAPABILITY", "DESIGN_REVIEW_KIND",
             "OUTCOME_CAPABILITY", "add_evidence", "decide", "decide_case", "import_case",
             "note_undecided", "record_applied", "revise_candidate", "revise_case"),

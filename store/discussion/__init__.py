@@ -23,8 +23,10 @@ if TYPE_CHECKING:
         thread,
         unknown_mentions,
     )
+    from .records import DISCUSSION_APPEND_ONLY
 
 __all__ = [
+    "DISCUSSION_APPEND_ONLY",
     "COMMENTERS",
     "COMMENT_CAPABILITY",
     "ITEMS",
@@ -42,6 +44,7 @@ __all__ = [
 # at run time, each name's module is imported when the name is first asked for (store/kernel/lazy.py)
 if not TYPE_CHECKING:
     __getattr__ = lazy_exports(__name__, {
+        ".records": ("DISCUSSION_APPEND_ONLY",),
         ".comments": ("COMMENT_CAPABILITY", "COMMENTERS", "ITEMS", "MAX_CHARS", "add_comment",
             "item_subject", "mention_count", "mentioned", "mentions_of", "parse_item", "thread",
             "unknown_mentions"),

@@ -106,7 +106,7 @@ if TYPE_CHECKING:
         text_digest,
     )
     from .schema import EVALUATION_MIGRATIONS
-    from .sealed import TASK_COLUMNS, TASK_RESULT_RECORDS
+    from .sealed import EVALUATION_APPEND_ONLY, TASK_COLUMNS, TASK_RESULT_RECORDS
     from .stats import (
         ALPHA,
         DECISION_RULES,
@@ -293,6 +293,7 @@ __all__ = [
     "Suite",
     "SuiteInvalid",
     "TASK_COLUMNS",
+    "EVALUATION_APPEND_ONLY",
     "Task",
     "TaskCounts",
     "TaskPage",
@@ -361,7 +362,7 @@ if not TYPE_CHECKING:
             "list_runs", "previous_run", "record_suite", "run_tasks", "store_run", "task_attempts",
             "task_outputs", "text_digest"),
         ".schema": ("EVALUATION_MIGRATIONS",),
-        ".sealed": ("TASK_COLUMNS", "TASK_RESULT_RECORDS"),
+        ".sealed": ("EVALUATION_APPEND_ONLY", "TASK_COLUMNS", "TASK_RESULT_RECORDS"),
         ".stats": ("ALPHA", "DECISION_RULES", "DEFAULT_RULE", "LEVEL", "MAX_REGRESSION", "MUST_DETECT",
             "Pairs", "can_detect", "check_rule", "compare", "delta_words", "detect_words",
             "inside_noise", "min_discordant", "minimum_detectable", "newcombe_paired",

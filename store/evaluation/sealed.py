@@ -1,10 +1,14 @@
-"""The evaluation domain's records that events seal (kernel records.RecordSource): a run's task results.
+"""The evaluation domain's records that events seal (kernel records.RecordSource): a run's task results; and
+its record tables, append-only (the top floor hands them to the kernel, which checks their triggers before a
+connection's first write).
 
 Apart from the runs module so that the store's top floor (store/schema.py), which lists every sealed table on
 import, loads only this and the kernel; the runs module and what it imports load when a command uses them.
 """
 
 from gatepost.store.kernel import RecordSource
+
+EVALUATION_APPEND_ONLY = ("task_results",)
 
 TASK_COLUMNS = ("run_id", "side", "task_id", "attempt", "passed", "judged", "score", "duration_ms", "output",
                 "reason", "mock", "split", "details", "error")

@@ -20,7 +20,7 @@ from sqlite_utils import Database
 from .chain import insert_chained
 from .clock import now_iso
 from .errors import StoreError
-from .schema import RECORD_TABLES, append_only_triggers, trigger_sql
+from .schema import append_only_triggers, record_tables, trigger_sql
 
 _checked: "weakref.WeakSet[Database]" = weakref.WeakSet()
 # the schema's version at which a connection last found every append-only trigger in place: any trigger dropped,
@@ -89,7 +89,7 @@ def expected_triggers() -> dict[str, str]:
 def _expected_triggers() -> dict[str, str]:
     """expected_triggers, normalised once a process (each is four regular-expression passes over its SQL)."""
     return {f"{table}_no_{verb.lower()}": normalised_trigger(trigger_sql(table, verb))
-            for table in RECORD_TABLES for verb in ("UPDATE", "DELETE")}
+            for table in record_tables() for verb in ("UPDATE", "DELETE")}
 
 
 _TRIGGER_NAME = re.compile(r'^create trigger (?:if not exists )?(?:"[^"]*"|\[[^\]]*\]|`[^`]*`|\S+) ')
@@ -168,7 +168,7 @@ def restore_triggers(db: Database, *, actor: str | None) -> list[str]:
         with db.atomic():
             for name in missing:  # a same-named trigger with another body goes: the schema's takes its place
                 db.execute(f"DROP TRIGGER IF EXISTS [{name}]")
-            for table in RECORD_TABLES:
+            for table in record_tables():
                 append_only_triggers(db, table)
             insert_chained(db, now_iso(), actor, "audit.triggers_restored", "store", "events", None,
                            "append-only triggers were missing; recreated after gatepost verify",

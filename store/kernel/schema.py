@@ -2,8 +2,10 @@
 
 The list itself is composed on the store's top floor (gatepost.store.schema), out of each domain's
 migrations in the order they were written, and handed to the kernel (`use_migrations`) when the store
-package is imported: opening a store runs them, and the kernel never names another domain's tables
-(the record tables' triggers aside: RECORD_TABLES, which it checks before every write).
+package is imported: opening a store runs them, and the kernel never names another domain's tables.
+So too the record tables whose triggers it checks before every write: each domain declares its own
+(`CASES_APPEND_ONLY`, `EVALUATION_APPEND_ONLY`, ...) and the top floor hands them over (`use_append_only`);
+the kernel names only its own (`KERNEL_APPEND_ONLY`).
 """
 
 import json
@@ -26,19 +28,25 @@ from .records import (
 MIGRATION_SET = "gatepost"
 _registered: list[Migrations] = []  # the store's migrations, in order: set once by the top floor
 
-# Tables whose rows are records: triggers refuse UPDATE and DELETE on them.
-APPEND_ONLY = (
-    "events",
-    "decisions",
-    "evidence",
-    "candidate_revisions",
-    "manifest_versions",
-    "skill_runs",
-    "skill_evals",
-    "assertion_results",
-    "task_results",
-    "gate_results",
-)
+# The kernel's tables whose rows are records: triggers refuse UPDATE and DELETE on them (events: m001, made on
+# the top floor; the keys and signatures: m008).
+KERNEL_APPEND_ONLY = ("events", "actor_keys", "signatures")
+_domain_record_tables: list[tuple[str, ...]] = []  # every other domain's record tables: set once by the top floor
+
+
+def use_append_only(tables: tuple[str, ...]) -> None:
+    """The record tables of the domains above the kernel (gatepost.store.schema sets them when imported)."""
+    if set(tables) & set(KERNEL_APPEND_ONLY) or len(set(tables)) != len(tables):
+        raise ValueError(f"append-only tables: expected each domain's tables once, got {tables!r}")
+    _domain_record_tables[:] = [tables]
+
+
+def record_tables() -> tuple[str, ...]:
+    """Every table whose triggers must be there: what the store checks before a write and verify restores
+    (StoreError before the top floor has set the domains' tables)."""
+    if not _domain_record_tables:
+        raise StoreError("the store's record tables are not set: import gatepost.store (its schema sets them)")
+    return (*KERNEL_APPEND_ONLY, *_domain_record_tables[0])
 
 
 def trigger_sql(table: str, verb: str) -> str:
@@ -122,19 +130,6 @@ def m003_kernel_audit_chain(db: Database) -> None:
                        json.dumps({"events": count, "head": prev}, sort_keys=True))
 
 
-LOOPS_APPEND_ONLY = ("loop_versions", "loop_cases", "applications")  # m004's record tables
-
-
-# Record tables added by later migrations (APPEND_ONLY is m001's list; its triggers are made there).
-KERNEL_APPEND_ONLY = ("actor_keys", "signatures")
-# Every table whose triggers must be there: what the store checks before a write and verify restores.
-DISCUSSION_APPEND_ONLY = ("comments",)  # m015's record table (store/schema.py)
-PREFERENCES_APPEND_ONLY = ("preferences",)  # m018's record table (store/schema.py)
-RUBRIC_APPEND_ONLY = ("rubric_answers",)  # m019's record table (store/schema.py)
-RECORD_TABLES = (*APPEND_ONLY, *LOOPS_APPEND_ONLY, *KERNEL_APPEND_ONLY, *DISCUSSION_APPEND_ONLY,
-                 *PREFERENCES_APPEND_ONLY, *RUBRIC_APPEND_ONLY)
-
-
 def m008_kernel_signatures_and_sealed_records(db: Database) -> None:
     """SSH keys and signed decisions, and records sealed into the chain.
 
@@ -157,7 +152,7 @@ def m008_kernel_signatures_and_sealed_records(db: Database) -> None:
         foreign_keys=[("key_id", "actor_keys", "id")],
         not_null={"actor", "key_id", "fingerprint", "namespace", "signature"},
     )
-    for table in KERNEL_APPEND_ONLY:
+    for table in ("actor_keys", "signatures"):
         append_only_triggers(db, table)
     digests = seal_existing(db)
     if digests:

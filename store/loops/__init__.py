@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         set_current,
         text_hash,
     )
+    from .records import LOOPS_APPEND_ONLY
     from .registry import (
         ADMIN_CAPABILITY,
         BASELINE_CURRENT,
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "LOOPS_APPEND_ONLY",
     "ADMIN_CAPABILITY",
     "APPLY_CAPABILITIES",
     "BASELINE_CURRENT",
@@ -97,6 +99,7 @@ __all__ = [
 # at run time, each name's module is imported when the name is first asked for (store/kernel/lazy.py)
 if not TYPE_CHECKING:
     __getattr__ = lazy_exports(__name__, {
+        ".records": ("LOOPS_APPEND_ONLY",),
         ".current": ("APPLY_CAPABILITIES", "CURRENT_SCHEMA", "EMPTY_HASH", "HASH_PREFIX", "Landing",
             "applications_of", "base_status", "check_path", "content_text", "current_document",
             "current_hash", "current_of", "link_case", "loop_case", "record_applied", "set_current",

@@ -47,9 +47,11 @@ if TYPE_CHECKING:
         staleness,
         validate_proposal,
     )
+    from .records import PROPOSALS_APPEND_ONLY
     from .types import GateResult, Mark, ProposalRow, ProposalView
 
 __all__ = [
+    "PROPOSALS_APPEND_ONLY",
     "GateResult",
     "Mark",
     "ProposalRow",
@@ -95,6 +97,7 @@ __all__ = [
 # at run time, each name's module is imported when the name is first asked for (store/kernel/lazy.py)
 if not TYPE_CHECKING:
     __getattr__ = lazy_exports(__name__, {
+        ".records": ("PROPOSALS_APPEND_ONLY",),
         ".contradicted": ("contradicted_proposal_ids", "proposal_contradiction"),
         ".gate": ("DEFAULT_TIMEOUT_SECS", "REASON_CAP", "STDOUT_CAP", "GateConfig", "GateOutcome",
             "gate_proposal", "gate_status", "judge_answer", "load_gate_config", "read_gate_proposals",

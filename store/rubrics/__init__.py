@@ -29,11 +29,12 @@ if TYPE_CHECKING:
         record_answers,
         set_queue_rubric,
     )
+    from .records import RUBRIC_APPEND_ONLY
 
 __all__ = ["CLEARED", "QUEUES", "SET", "Answers", "QueueRubric", "answer", "answers_on", "check_queue",
            "clear_queue_rubric", "queue_rubric", "queue_rubrics", "questions_data", "read_rubric_file",
-           "record_answers", "set_queue_rubric"]
+           "record_answers", "set_queue_rubric", "RUBRIC_APPEND_ONLY"]
 
 # at run time, each name's module is imported when the name is first asked for (store/kernel/lazy.py)
 if not TYPE_CHECKING:
-    __getattr__ = lazy_exports(__name__, {".queues": tuple(__all__)})
+    __getattr__ = lazy_exports(__name__, {".queues": tuple(__all__[:-1]), ".records": ("RUBRIC_APPEND_ONLY",)})

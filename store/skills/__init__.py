@@ -151,13 +151,14 @@ if TYPE_CHECKING:
         show_states,
         skill_detail,
     )
-    from .sealed import SKILL_RECORD_SOURCES
+    from .sealed import SKILL_RECORD_SOURCES, SKILLS_APPEND_ONLY
     from .types import Draft, DraftRow, SkillDetail, SkillRow
 
 __all__ = [
     "aeon_diff",
     "EvalProgress",
     "SKILL_RECORD_SOURCES",
+    "SKILLS_APPEND_ONLY",
     "Draft",
     "DraftRow",
     "SkillDetail",
@@ -319,6 +320,6 @@ if not TYPE_CHECKING:
         ".runs": ("RUN_STATUSES", "WORST_FIRST", "EvalProgress", "aeon_skills", "assertion_changes", "assertion_grid",
             "eval_results", "evaluate", "failing_messages", "get_run", "history", "latest_run",
             "list_skills", "record_aeon_results", "record_run", "show_states", "skill_detail"),
-        ".sealed": ("SKILL_RECORD_SOURCES",),
+        ".sealed": ("SKILL_RECORD_SOURCES", "SKILLS_APPEND_ONLY"),
         ".types": ("Draft", "DraftRow", "SkillDetail", "SkillRow"),
     })

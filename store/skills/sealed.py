@@ -1,5 +1,7 @@
 """The skills domain's records that events seal (kernel records.RecordSource): a skill run and a manifest
-version are each a row of their own table, created by one event, read in id order."""
+version are each a row of their own table, created by one event, read in id order; and the domain's record tables,
+append-only (the top floor hands them to the kernel, which checks their triggers before a connection's first
+write)."""
 
 from gatepost.store.kernel import RecordSource
 
@@ -17,3 +19,6 @@ SKILL_RECORD_SOURCES = (
     _source("skill_runs", "id, skill, at, status, output, word_count, producer, recorded_at"),
     _source("manifest_versions", "id, skill, version, assertions, source, draft_id, author, created_at"),
 )
+
+# A skill's manifest versions, its runs, their evaluations and assertion results: records, never edited.
+SKILLS_APPEND_ONLY = ("manifest_versions", "skill_runs", "skill_evals", "assertion_results")

@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from gatepost.store.kernel import record_sources
+import gatepost.store  # noqa: F401  (its schema sets the record sources and tables)
+from gatepost.store.kernel import KERNEL_APPEND_ONLY, record_sources, record_tables
+from gatepost.store.kernel.integrity import expected_triggers
 from gatepost.store.schema import MIGRATIONS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -207,25 +209,50 @@ def test_migration_names_are_unique_and_new_ones_numbered_once():
     assert numbers == sorted(numbers)
 
 
-# The tables of the domains above the kernel whose records events seal: each domain says how its records are
-# read (kernel RecordSource) and the top floor sets them, so the kernel's code names none of them. Its one
-# exception is the list of record tables whose triggers it checks before every write (schema.APPEND_ONLY).
+# The tables of the domains above the kernel that are records: each domain says how its sealed records are read
+# (kernel RecordSource) and which of its tables are append-only (`<DOMAIN>_APPEND_ONLY`), and the top floor hands
+# both to the kernel, so the kernel's code names none of them (only its own: KERNEL_APPEND_ONLY).
 SEALED_DOMAIN_TABLES = ("task_results", "evaluation_runs", "task_suites", "skill_runs", "manifest_versions")
+DOMAIN_RECORD_TABLES = tuple(t for t in record_tables() if t not in KERNEL_APPEND_ONLY)
 
 
-def _strings_outside(tree: ast.AST, exempt: str) -> list[tuple[int, str]]:
-    skip = {id(n) for node in ast.walk(tree) if isinstance(node, ast.Assign)
-            and any(isinstance(t, ast.Name) and t.id == exempt for t in node.targets) for n in ast.walk(node)}
+def _strings(tree: ast.AST) -> list[tuple[int, str]]:
     return [(node.lineno, node.value) for node in ast.walk(tree)
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip]
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+
+
+def _names(text: str, table: str) -> bool:
+    """Whether a string of code names a table: the name itself, in SQL, or (a name with "_", no English word)
+    anywhere; prose ("their decisions", "evidence.record") is not a table."""
+    if "_" in table:
+        return re.search(rf"\b{table}\b", text) is not None
+    return text.strip() == table or re.search(rf"\b(?:FROM|INTO|JOIN|UPDATE|TABLE|ON|EXISTS)\s+\[?{table}\b",
+                                              text) is not None
+
+
+def test_the_table_check_tells_sql_from_prose():
+    assert _names("SELECT 1 FROM decisions WHERE seq = ?", "decisions") and _names("evidence", "evidence")
+    assert _names("the task_results of a run", "task_results")
+    assert not _names("each of their decisions is signed", "decisions") and not _names("evidence.record", "evidence")
 
 
 @pytest.mark.parametrize("path", _modules(STORE / "kernel"), ids=lambda p: str(p.relative_to(ROOT)))
-def test_the_kernel_names_no_table_of_the_domains_whose_records_it_seals(path: Path):
+def test_the_kernel_names_no_table_of_another_domain(path: Path):
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    named = [(line, table) for line, text in _strings_outside(tree, "APPEND_ONLY") for table in SEALED_DOMAIN_TABLES
-             if re.search(rf"\b{table}\b", text)]
+    named = [(line, table) for line, text in _strings(tree)
+             for table in (*SEALED_DOMAIN_TABLES, *DOMAIN_RECORD_TABLES) if _names(text, table)]
     assert not named, f"{path.relative_to(ROOT)} names another domain's table: {named}"
+
+
+def test_every_domain_declares_its_record_tables_and_the_kernel_checks_them():
+    """The kernel's own record tables and every other domain's, each once: what the triggers are checked for."""
+    assert set(KERNEL_APPEND_ONLY) == {"events", "actor_keys", "signatures"}
+    assert len(set(record_tables())) == len(record_tables())
+    assert set(DOMAIN_RECORD_TABLES) == {
+        "decisions", "evidence", "candidate_revisions", "manifest_versions", "skill_runs", "skill_evals",
+        "assertion_results", "task_results", "gate_results", "loop_versions", "loop_cases", "applications",
+        "comments", "preferences", "rubric_answers"}
+    assert set(expected_triggers()) == {f"{t}_no_{verb}" for t in record_tables() for verb in ("update", "delete")}
 
 
 def test_every_sealed_table_is_a_record_source_set_by_the_top_floor():

@@ -107,7 +107,7 @@ def test_a_command_that_shows_no_case_starts_without_the_protocol_interpreter(tm
 
 
 DOMAINS = ["kernel", "protocol", "cases", "skills", "evaluation", "proposals", "views", "loops", "discussion",
-           "rubrics"]
+           "rubrics", "preferences"]
 
 
 def _face(domain: str) -> tuple[dict[str, tuple[str, str]], set[str]]:
