@@ -1,6 +1,6 @@
 """One large artifact imported in bounded memory (issue 19): time and peak RSS against a raw executemany.
 
-    python benchmarks/import_stream.py [--mb 1024] [--output-chars 300] [--keep DIR] [--sql-order]
+    python benchmarks/import_stream.py [--mb 1024] [--output-chars 300] [--keep DIR]
 
 It writes one evaluator artifact of about MB megabytes (both sides, OUTPUT_CHARS-character outputs)
 to a temporary folder, untimed. Then, each in its own fresh process (so peak RSS is that side's own):
@@ -72,13 +72,10 @@ def write_artifact(path: Path, n: int, chars: int) -> None:
         out.write(', "warnings": []}\n')
 
 
-def _child_gatepost(artifact: str, sql_order: str, store: str) -> None:
+def _child_gatepost(artifact: str, store: str) -> None:
     sys.path.insert(0, str(ROOT))
     from gatepost.store.evaluation import import_artifact  # noqa: PLC0415 - the child's only import
-    from gatepost.store.evaluation.task_order import StreamedOrder  # noqa: PLC0415
     from gatepost.store.kernel import open_store  # noqa: PLC0415
-    if sql_order:  # --sql-order: the review order grouped by SQLite from task_results, as before StreamedOrder
-        StreamedOrder.usable = lambda self, db, run_id: False  # type: ignore[method-assign]
     db = open_store(store)
     started, cpu = time.perf_counter(), time.process_time()
     run_id, _ = import_artifact(db, artifact, actor="bench")
@@ -126,8 +123,6 @@ def main() -> None:
     parser.add_argument("--output-chars", type=int, default=300)
     parser.add_argument("--runs", type=int, default=5, help="rounds of each side, interleaved (at least 5)")
     parser.add_argument("--keep", type=Path, default=None)
-    parser.add_argument("--sql-order", action="store_true",
-                        help="also gatepost with the review order grouped by SQLite from task_results (the former way)")
     args = parser.parse_args()
     if args.runs < 5:
         parser.error("--runs must be at least 5")
@@ -142,11 +137,8 @@ def main() -> None:
         print(f"artifact: {size / 1024 / 1024:,.0f} MB, {2 * n:,} task results ({args.output_chars}-char outputs)")
         sides = {
             "raw executemany": lambda: _side("--child-raw", str(n), str(args.output_chars), store=folder / "raw.db"),
-            "gatepost import": lambda: _side("--child-gatepost", str(artifact), "", store=folder / "gatepost.db"),
+            "gatepost import": lambda: _side("--child-gatepost", str(artifact), store=folder / "gatepost.db"),
         }
-        if args.sql_order:
-            sides["gatepost, SQL order"] = lambda: _side("--child-gatepost", str(artifact), "1",
-                                                         store=folder / "sql.db")
         print(f"CPU of every process from each child's start to its end, median (min-max) of {args.runs}, "
               "interleaved; the floor inserts the same rows, made in memory (no file, no JSON)")
         measure.report(measure.interleave(sides, args.runs), "raw executemany", unit="s", scale=1.0, target=1.3)
@@ -157,7 +149,7 @@ def main() -> None:
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--child-gatepost":
-        _child_gatepost(*sys.argv[2:5])
+        _child_gatepost(*sys.argv[2:4])
     elif len(sys.argv) > 1 and sys.argv[1] == "--child-raw":
         _child_raw(*sys.argv[2:5])
     else:

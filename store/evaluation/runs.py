@@ -46,7 +46,7 @@ from .artifacts import (
 from .attempts import attempts_line, outcome, outcome_counts, summarise_attempts
 from .progress import report
 from .sealed import TASK_COLUMNS
-from .task_order import StreamedOrder, refresh_task_order
+from .task_order import refresh_task_order
 from .types import RunDetail, RunRow
 
 if TYPE_CHECKING:  # a suite is named in signatures only: reading a run never loads the suites' YAML
@@ -542,14 +542,12 @@ def _import_streamed(db: Database, path: Path, *, actor: str | None) -> tuple[st
                    " VALUES (?, ?, ?, ?, ?)", [run_id, "error", "imported", 0.0, seq])
         # the results' digest (sealed by the run's event) hashed as they are inserted, not read back
         sealed = StreamedRecords(db, seq)
-        order = StreamedOrder(db)  # the per-task aggregates of the review order, kept as the rows go in
         # SQLite writes one batch in a second thread while this one parses the next (two cores: the import
         # takes about the longer of the two, not their sum); the connection is the writer's until it ends
         with background_inserts(db.conn, "task_results", TASK_COLUMNS) as insert:
 
             def store_rows(rows: list[Any]) -> None:
                 rows = sealed.add(rows)  # in the order they go in: the rows hashed are the rows stored
-                order.keep(rows)
                 insert(rows)
 
             parsed = stream_artifact(path, name=path.name, on_rows=store_rows, run_id=run_id)
@@ -559,7 +557,7 @@ def _import_streamed(db: Database, path: Path, *, actor: str | None) -> tuple[st
                   note=_note(artifact), at=artifact.get("finished_at"), seal=True, sealed=sealed)
         db.execute(f"UPDATE evaluation_runs SET {', '.join(c + ' = ?' for c in _RUN_FIELDS)} WHERE id = ?",
                    [*values, run_id])
-        refresh_task_order(db, run_id, streamed=order)  # the review order, as store_run stores it (bounded)
+        refresh_task_order(db, run_id)  # the review order, as store_run stores it (read back, in bounded memory)
     return run_id, True
 
 

@@ -136,7 +136,7 @@ def read_results(db: Database) -> ResultsRead:
             out.digests[seq] = read.digest
         before: dict[str, Any] | tuple[list[str], list[Any]] | None = \
             kept.pop(previous, None) if previous is not None else {}
-        if before is None:  # the run before was not read whole: its passes as task_order._build reads them
+        if before is None:  # the run before was not read whole: its passes as task_order reads them
             before = dict(db.execute("SELECT task_id, MAX(COALESCE(passed, 0)) FROM task_results WHERE run_id = ?"
                                      " AND side = 'candidate' GROUP BY task_id", [previous]).fetchall())
         built = blocked_order(previous, before, read.blocks) if read.blocks is not None else None

@@ -45,21 +45,18 @@ HELPERS = {
     "store/loops/current.py::_land": "the landing record and current_content of record_applied / set_current",
     "store/loops/current.py::link_case": "which loop made a case, inside new_case's act",
     "store/evaluation/task_order.py::refresh_task_order": "a run's review order (a projection), in the run's act",
-    "store/evaluation/task_order.py::_write": "the stored review order, written by refresh_task_order",
-    "store/evaluation/task_order.py::_write_ordered": "the stored review order sorted by SQLite, from refresh_task_order",
-    "store/evaluation/task_order.py::_write_streamed": "the stored review order of a streamed import, from _write_ordered",
-    "store/evaluation/task_order.py::_rewrite": "the stored order of the run after one just stored, from refresh_task_order",
+    "store/evaluation/task_order.py::_store_order": "a run's review order built and stored, from refresh_task_order",
+    "store/evaluation/task_order.py::_write": "the stored review order, written by _store_order",
     "store/evaluation/task_order.py::_forget": "drops a stored review order, from refresh_task_order",
     "store/evaluation/task_order.py::_write_figures": "a run's statistics counts, stored with its review order",
-    "store/evaluation/task_order.py::_write_counts": "a run's counts per split, from _write, _write_ordered, _write_streamed",
+    "store/evaluation/task_order.py::_write_counts": "a run's counts per split, from _write",
 }
 # Functions that write outside any act, and why they may.
 EXEMPT = {
     "store/evaluation/task_order.py::backfill_task_order": "a migration's step: the order of runs stored before it existed",
     "store/evaluation/task_order.py::backfill_figures": "a migration's step: the counts of runs stored before it existed",
-    "store/evaluation/task_order.py::keep": "StreamedOrder's temporary table (this connection's, not the store's)",
-    "store/evaluation/task_order.py::empty": "StreamedOrder's temporary table (this connection's, not the store's)",
-    "store/evaluation/task_order.py::_kept_in_order": "StreamedOrder's temporary table (this connection's, not the store's)",
+    "store/evaluation/task_order.py::_fill_tasks": "a large run's tasks in a temporary table (this connection's, "
+                                                   "not the store's), to be ordered in bounded memory",
     "store/evaluation/task_order.py::order_differences": "verify's check: a run's order written again into temporary "
                                                      "tables of the same names, in a savepoint rolled back after",
     "store/flows.py::mark_seen": "a person's read receipt (seen_marks): changes nothing anyone else sees, no event",

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from gatepost.store.evaluation import (
     get_run,
+    task_order,
     import_artifact,
     run_task,
     run_task_counts,
@@ -112,9 +113,13 @@ def _sides(n: int, seed: int, *, splits: tuple[str | None, ...]) -> tuple[list, 
 
 
 @pytest.mark.slow
-def test_a_streamed_import_shows_the_same_run_as_a_whole_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+@pytest.mark.parametrize("in_memory_rows", [100_000, 0])
+def test_a_streamed_import_shows_the_same_run_as_a_whole_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             in_memory_rows: int):
     """Three runs of one suite and skill (so tasks change since the previous run), 700 tasks each (several
-    chunks of 256), tasks of several splits and none, the middle run imported last."""
+    chunks of 256), tasks of several splits and none, the middle run imported last; a run read back held in
+    memory, or (0) through SQLite's temporary table, as a run too large to hold is."""
+    monkeypatch.setattr(task_order, "IN_MEMORY_ROWS", in_memory_rows)
     paths = []
     for day, seed in ((1, 1), (5, 2), (3, 3)):
         candidate, baseline = _sides(700, seed, splits=("tuning", "heldout", None))
@@ -135,6 +140,7 @@ def test_a_streamed_run_of_one_split_stores_no_list_per_split(tmp_path: Path, mo
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("in_memory_rows", [100_000, 0])
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(runs_=st.lists(st.tuples(st.lists(st.tuples(st.integers(0, 12), st.booleans(),
                                                    st.sampled_from(["a", "b", "", None])), max_size=30),
@@ -142,9 +148,12 @@ def test_a_streamed_run_of_one_split_stores_no_list_per_split(tmp_path: Path, mo
                                                    st.sampled_from(["a", "b", "", None])), max_size=30)),
                       min_size=1, max_size=3))
 def test_streamed_and_whole_imports_agree_on_any_small_runs(tmp_path_factory: pytest.TempPathFactory,
-                                                           monkeypatch: pytest.MonkeyPatch, runs_: list) -> None:
+                                                           monkeypatch: pytest.MonkeyPatch, in_memory_rows: int,
+                                                           runs_: list) -> None:
     """Tasks on one side only, attempts disagreeing, tasks whose attempts name different splits, empty sides:
-    the order stored from SQLite's sort is the one stored from the rows in memory, chunk for chunk."""
+    the order built from the results read back (held, or through SQLite's temporary table) is the one built
+    from the rows in hand, chunk for chunk."""
+    monkeypatch.setattr(task_order, "IN_MEMORY_ROWS", in_memory_rows)
     monkeypatch.setattr("gatepost.store.evaluation.task_order.TASK_CHUNK", 4)  # lists of many chunks
     monkeypatch.setattr("gatepost.store.evaluation.task_pages.TASK_CHUNK", 4)
     folder = tmp_path_factory.mktemp("runs")

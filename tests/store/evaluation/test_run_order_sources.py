@@ -1,6 +1,8 @@
-"""A streamed import keeps its review order's per-task figures as the rows go in (StreamedOrder, issue 19) when
-the artifact lists each task once per side, both sides in the same order; any other shape is grouped by SQLite
-as before. Either way the run shows exactly what the same artifact imported whole shows."""
+"""Every review order is built one way (task_order._Order) from a run's tasks, read from the results in hand (a
+whole import), from the results read back in id order (a streamed import, the run after one just stored), or, for
+a run too large to hold, from a temporary table SQLite fills in order: whatever the artifact's shape (sides
+aligned or not, either side first, repeated or missing tasks), the run shows exactly what the same artifact
+imported whole shows."""
 
 import json
 import random
@@ -41,18 +43,13 @@ def _artifact(path: Path, day: int, tasks: list[tuple[str, bool, bool, str | Non
     return path
 
 
-@pytest.fixture
-def kept(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
-    """Per streamed import with a stored order: whether its order came from the kept per-task figures."""
-    used: list[bool] = []
-    real = task_order._write_ordered
-
-    def spy(db, run_id, ordered=task_order._ORDERED):  # type: ignore[no-untyped-def]
-        used.append(ordered is task_order._ORDERED_STREAMED)
-        return real(db, run_id, ordered)
-
-    monkeypatch.setattr(task_order, "_write_ordered", spy)
-    return used
+@pytest.fixture(params=["columns", "table"])
+def read_back(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """How a run's results read back are ordered: their columns held in memory, or (as a run over IN_MEMORY_ROWS
+    is) the temporary table SQLite fills; a whole import's own run is ordered from the rows in hand either way."""
+    if request.param == "table":
+        monkeypatch.setattr(task_order, "IN_MEMORY_ROWS", 0)
+    return str(request.param)
 
 
 def _same_both_ways(folder: Path, monkeypatch: pytest.MonkeyPatch, paths: list[Path]) -> None:
@@ -74,19 +71,18 @@ def _tasks(n: int, seed: int) -> list[tuple[str, bool, bool, str | None]]:
     return [(t, rng.random() < 0.6, rng.random() < 0.5, rng.choice(SPLITS)) for t in ids]
 
 
-def test_aligned_runs_keep_their_figures_and_show_the_same_as_whole_imports(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kept: list[bool]) -> None:
+def test_aligned_runs_show_the_same_as_whole_imports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     read_back: str) -> None:
     """Three runs of one skill (so tasks change since the previous run), 600 tasks (several chunks), either side
     first in the file, the middle run imported last."""
     paths = [_artifact(tmp_path / f"day{day}.json", day, _tasks(600, seed), baseline_first=day == 3)
              for day, seed in ((1, 1), (5, 2), (3, 3))]
     _same_both_ways(tmp_path, monkeypatch, paths)
-    assert kept.count(True) == 3  # the three streamed imports (a rebuilt neighbour is grouped by SQLite)
 
 
 @pytest.mark.parametrize("shape", ["swapped", "repeated", "missing", "extra", "one side"])
-def test_other_shapes_are_grouped_by_sqlite_and_show_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                              kept: list[bool], shape: str) -> None:
+def test_other_shapes_show_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, read_back: str,
+                                    shape: str) -> None:
     tasks = _tasks(300, 9)
     order = [t for t, *_ in tasks]
     if shape == "swapped":  # the same tasks, two of them in another order
@@ -100,7 +96,6 @@ def test_other_shapes_are_grouped_by_sqlite_and_show_the_same(tmp_path: Path, mo
     else:
         order = []
     _same_both_ways(tmp_path, monkeypatch, [_artifact(tmp_path / "run.json", 1, tasks, baseline_tasks=order)])
-    assert kept == [False]
 
 
 @pytest.mark.slow
@@ -110,13 +105,13 @@ def test_other_shapes_are_grouped_by_sqlite_and_show_the_same(tmp_path: Path, mo
                                 st.booleans(), st.booleans()),
                       min_size=1, max_size=3))
 def test_streamed_and_whole_imports_agree_on_any_aligned_runs(tmp_path_factory: pytest.TempPathFactory,
-                                                             monkeypatch: pytest.MonkeyPatch, runs_: list) -> None:
+                                                             monkeypatch: pytest.MonkeyPatch, read_back: str,
+                                                             runs_: list) -> None:
     """Small runs of unique tasks (a run's tasks may differ from the previous run's), either side first, or the
     baseline's first two tasks swapped: chunk for chunk the same order as the whole import.
 
     Not generated: a baseline listed first in another order than the candidate's. A whole import stores the
-    candidate's results first and a streamed one the file's first side first, so "import order" differs there;
-    that was so before the kept figures (which that shape does not use) and is left as it is."""
+    candidate's results first and a streamed one the file's first side first, so "import order" differs there."""
     monkeypatch.setattr("gatepost.store.evaluation.task_order.TASK_CHUNK", 4)  # lists of many chunks
     monkeypatch.setattr("gatepost.store.evaluation.task_pages.TASK_CHUNK", 4)
     folder = tmp_path_factory.mktemp("runs")
@@ -137,10 +132,10 @@ ODD_TEXT = ['q"uote', "back\\slash", "tab\tnew\nline", "\x01\x1f\x7f", "é ü �
 
 
 def test_task_ids_and_splits_of_any_text_show_the_same_both_ways(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                 kept: list[bool]) -> None:
-    """Task ids and splits with quotes, backslashes, control characters, non-ASCII text and ':' (a streamed import
-    writes its chunks' JSON with msgspec, a whole one with json.dumps): page for page and text for text the same,
-    for a first run (its kept entries read back as they are) and for a run with a previous one (joined by SQLite)."""
+                                                                 read_back: str) -> None:
+    """Task ids and splits with quotes, backslashes, control characters, non-ASCII text and ':' (read back through
+    SQLite's temporary table or from the rows in hand): page for page and text for text the same, for a first run
+    and for a run with a previous one."""
     monkeypatch.setattr("gatepost.store.evaluation.task_order.TASK_CHUNK", 4)
     monkeypatch.setattr("gatepost.store.evaluation.task_pages.TASK_CHUNK", 4)
     paths = []
@@ -149,4 +144,19 @@ def test_task_ids_and_splits_of_any_text_show_the_same_both_ways(tmp_path: Path,
                   (*ODD_TEXT, None)[(i // 7) % (len(ODD_TEXT) + 1)]) for i in range(60)]
         paths.append(_artifact(tmp_path / f"day{day}.json", day, tasks))
     _same_both_ways(tmp_path, monkeypatch, paths)
-    assert kept == [True, True]  # both streamed imports wrote their order from the kept entries
+
+
+@pytest.mark.parametrize("second_split_at", [0, 31, 32, 45, 99, None])
+def test_a_second_split_in_a_later_batch_shows_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        read_back: str, second_split_at: int | None) -> None:
+    """A run's tasks read a batch at a time (32 tasks with chunks of 4): the same pages when its second split first
+    appears in a later batch, at a batch's first task or in its middle."""
+    monkeypatch.setattr("gatepost.store.evaluation.task_order.TASK_CHUNK", 4)
+    monkeypatch.setattr("gatepost.store.evaluation.task_pages.TASK_CHUNK", 4)
+    paths = []
+    for day in (1, 2):  # the second run has a previous run: changed tasks come first
+        tasks = [(f"t-{i}", (i * day) % 3 != 0, i % 4 != 0,
+                  "tuning" if second_split_at is None or i < second_split_at else ("heldout", None)[i % 2])
+                 for i in range(100)]
+        paths.append(_artifact(tmp_path / f"day{day}.json", day, tasks))
+    _same_both_ways(tmp_path, monkeypatch, paths)
