@@ -296,7 +296,7 @@ def _states(tasks: Sequence[str], passed: Sequence[Any]) -> dict[str, int | None
 
 
 def _in_memory(sides: Sequence[Any], tasks: Sequence[str], passed: Sequence[Any], splits: Sequence[Any],
-               before: Mapping[str, int]) -> Tasks:
+               before: Mapping[str, int | None]) -> Tasks:
     """A run's Tasks from its task results' columns in id order (as inserted, or read back), with the work per row
     and per task done in C: sides picked out by `compress`, states and lookups by `map` over dicts."""
     order = list(dict.fromkeys(tasks))  # each task once, at its first result
@@ -388,20 +388,19 @@ class _TableTasks:
 
 
 def _stored_tasks(db: Database, run_id: str, previous: str | None, *,
-                  previous_passes: tuple[str, dict[str, int]] | None = None) -> "_Held | _TableTasks":
+                  previous_passes: tuple[str, dict[str, int | None]] | None = None) -> "_Held | _TableTasks":
     """A stored run's Tasks: its results' columns read in id order when they are few enough to hold (half the
     time of SQLite grouping and sorting them), else from the temporary table, in bounded memory."""
-    rows = db.execute("SELECT COUNT(*) FROM (SELECT 1 FROM task_results WHERE run_id = ? LIMIT ?)",
-                      [run_id, IN_MEMORY_ROWS + 1]).fetchone()[0]
-    if rows > IN_MEMORY_ROWS:
+    read = db.execute("SELECT side, task_id, passed, split FROM task_results WHERE run_id = ? ORDER BY id LIMIT ?",
+                      [run_id, IN_MEMORY_ROWS + 1]).fetchall()
+    if len(read) > IN_MEMORY_ROWS:
         return _TableTasks(db, run_id, previous)
-    read = db.execute("SELECT side, task_id, passed, split FROM task_results WHERE run_id = ? ORDER BY id",
-                      [run_id]).fetchall()
     sides, tasks, passed, splits = zip(*read, strict=True) if read else ((), (), (), ())
     return _Held(_in_memory(sides, tasks, passed, splits, _before(db, previous, previous_passes)))
 
 
-def _before(db: Database, previous: str | None, passes: tuple[str, dict[str, int]] | None) -> dict[str, int]:
+def _before(db: Database, previous: str | None,
+            passes: tuple[str, dict[str, int | None]] | None) -> Mapping[str, int | None]:
     """The previous run's candidate pass@k per task: handed over when the caller holds them, else read."""
     if previous is None:
         return {}
@@ -563,9 +562,9 @@ def blocked_order(previous: str | None, before: Mapping[str, Any] | tuple[Sequen
 
 
 def _store_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] | None = None, *,
-                 previous_passes: tuple[str, dict[str, int]] | None = None) -> dict[str, int] | None:
-    """Build and store a run's order, from its results in hand (`rows`, as inserted) or read back; its candidate's
-    pass@k per task, when they were at hand (for the run after it)."""
+                 previous_passes: tuple[str, dict[str, int | None]] | None = None) -> Tasks | None:
+    """Build and store a run's order, from its results in hand (`rows`, as inserted) or read back; its Tasks, when
+    they were held in memory (what the run after it compares with)."""
     previous = neighbour_run(db, run_id, after=False)
     if rows is not None:
         sides, tasks, passed, splits = _columns(rows)
@@ -575,10 +574,11 @@ def _store_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] | None
         source = _stored_tasks(db, run_id, previous, previous_passes=previous_passes)
     order = _Order(source.tally)
     _write(db, run_id, previous, order, source.ordered(order))
-    if isinstance(source, _Held):
-        held = source.tasks
-        return {task: state & 1 for task, state in zip(held.tasks, held.candidate, strict=True) if state is not None}
-    return None
+    return source.tasks if isinstance(source, _Held) else None
+
+
+# a task's pass@k by its state on a side (see _ONCE); None where the side has no result for it
+_PASS_OF: dict[int | None, int | None] = {None: None, **{state: state & 1 for state in range(8)}}
 
 
 def refresh_task_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] | None = None) -> None:
@@ -590,10 +590,12 @@ def refresh_task_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] 
     When the run is older than one already stored, that newer run's previous run is now this one: its Δ
     flags and order change.
     """
-    passes = _store_order(db, run_id, rows)
+    held = _store_order(db, run_id, rows)
     following = neighbour_run(db, run_id, after=True)
     if following is not None:  # its previous run is now this one: what its candidate passed is in hand
-        _store_order(db, following, previous_passes=(run_id, passes) if passes is not None else None)
+        passes = None if held is None else \
+            (run_id, dict(zip(held.tasks, map(_PASS_OF.__getitem__, held.candidate), strict=True)))  # None: absent
+        _store_order(db, following, previous_passes=passes)
 
 
 def backfill_task_order(db: Database) -> None:
