@@ -17,7 +17,7 @@ SQLite fills and sorts (`_TableTasks`); verify's check (`blocked_order`, `order_
 import functools
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from itertools import chain, compress, repeat
+from itertools import chain, compress, groupby, repeat
 from operator import and_, eq
 from typing import Any, NamedTuple
 
@@ -204,6 +204,11 @@ class Tasks(NamedTuple):
     was: Sequence[int | None]
 
 
+# A batch of a run's tasks in review order, as the order lists them: their ids, their splits, their keys (previous
+# pass@k, candidate state, baseline state).
+_Listed = tuple[Sequence[str], Sequence[Any], Sequence[tuple[Any, Any, Any]]]
+
+
 class _FlagsOf(dict[tuple[Any, Any, Any], int]):
     """_flags of a task by (its candidate's pass@k in the previous run, its candidate's state, its baseline's),
     computed once per distinct key (a run has a handful), so a task's flags are a dict lookup done in C."""
@@ -213,6 +218,9 @@ class _FlagsOf(dict[tuple[Any, Any, Any], int]):
         c_n, b_n = (0 if s is None else 2 if s & _SEVERAL else 1 for s in (c, b))
         flags = self[key] = _flags(was, c_n, c and c & 1, c and c >> 1 & 1, b_n, b and b & 1, b and b >> 1 & 1)
         return flags
+
+
+_FLAGS = _FlagsOf()  # shared: a key's flags never change (at most 3 * 9 * 9 keys)
 
 
 def _group(flags: int) -> int:
@@ -233,7 +241,7 @@ class _Order:
     and each key's group, by which the source hands the tasks over in review order (`pages`)."""
 
     def __init__(self, tally: Mapping[tuple[Any, Any, Any, Any], int]) -> None:
-        flags_of = self.flags_of = _FlagsOf()
+        flags_of = self.flags_of = _FLAGS
         self.counts: dict[str, list[int]] = {}
         self.figures = _Figures()
         for (split, was, c, b), n in tally.items():
@@ -241,17 +249,17 @@ class _Order:
             self.figures.add(2 if c is not None and c & _SEVERAL else c is not None, c and c & 1,
                              2 if b is not None and b & _SEVERAL else b is not None, b and b & 1, n)
         # a task's group by its key: changed since the previous run, then candidate ≠ baseline, then the rest
-        self.group_of = {key: _group(flags) for key, flags in flags_of.items()}
+        self.group_of = {(was, c, b): _group(flags_of[was, c, b]) for _, was, c, b in tally}
         self.groups = sorted(set(self.group_of.values()))
         self.several = len({split or "" for split, *_ in tally}) > 1  # else the list "all" is the split's list
 
-    def pages(self, run_id: str, ordered: Iterable[Tasks]) -> Iterator[list[tuple[str, str, int, str]]]:
+    def pages(self, run_id: str, ordered: Iterable[_Listed]) -> Iterator[list[tuple[str, str, int, str]]]:
         """The run_task_pages rows (run_id, list, chunk, entries), a batch's worth at a time, from the run's tasks
-        in review order (each group's in their first result's order)."""
+        in review order (each group's in their first result's order) as (task ids, splits, keys: (previous pass@k,
+        candidate state, baseline state))."""
         chunks, position = _Chunks(run_id), 0
-        for batch in ordered:
-            tasks, splits = batch.tasks, batch.splits
-            flags = list(map(self.flags_of.__getitem__, zip(batch.was, batch.candidate, batch.baseline, strict=True)))
+        for tasks, splits, keys in ordered:
+            flags = list(map(self.flags_of.__getitem__, keys))
             chunks.extend("all", list(zip(tasks, splits, flags, strict=True)))
             positions = range(position, position + len(tasks))
             present = set(flags)
@@ -273,14 +281,22 @@ class _Held:
     def __init__(self, tasks: Tasks) -> None:
         self.tasks = tasks
         self.keys = list(zip(tasks.was, tasks.candidate, tasks.baseline, strict=True))
-        self.tally = Counter(zip(tasks.splits, tasks.was, tasks.candidate, tasks.baseline, strict=True))
+        splits = set(tasks.splits)
+        self.tally: Mapping[tuple[Any, Any, Any, Any], int]
+        if len(splits) == 1:  # one split (the commonest): the keys counted alone
+            (split,) = splits
+            self.tally = {(split, *key): n for key, n in Counter(self.keys).items()}
+        else:
+            self.tally = Counter(zip(tasks.splits, tasks.was, tasks.candidate, tasks.baseline, strict=True))
 
-    def ordered(self, order: _Order) -> list[Tasks]:
-        if len(order.groups) < 2:
-            return [self.tasks]
-        groups = list(map(order.group_of.__getitem__, self.keys))
-        picks = [list(map(eq, groups, repeat(group))) for group in order.groups]
-        return [Tasks(*(list(chain.from_iterable(compress(column, pick) for pick in picks)) for column in self.tasks))]
+    def ordered(self, order: _Order) -> list[_Listed]:
+        tasks, splits, keys = self.tasks.tasks, self.tasks.splits, self.keys
+        if len(order.groups) > 1:  # each group's tasks in turn, each in its first result's order
+            groups = list(map(order.group_of.__getitem__, keys))
+            at = list(chain.from_iterable(compress(range(len(keys)), map(eq, groups, repeat(group)))
+                                          for group in order.groups))
+            tasks, splits, keys = (list(map(column.__getitem__, at)) for column in (tasks, splits, keys))
+        return [(tasks, splits, keys)]
 
 
 def _states(tasks: Sequence[str], passed: Sequence[Any]) -> dict[str, int | None]:
@@ -295,29 +311,60 @@ def _states(tasks: Sequence[str], passed: Sequence[Any]) -> dict[str, int | None
     return states
 
 
-def _in_memory(sides: Sequence[Any], tasks: Sequence[str], passed: Sequence[Any], splits: Sequence[Any],
-               before: Mapping[str, int | None]) -> Tasks:
-    """A run's Tasks from its task results' columns in id order (as inserted, or read back), with the work per row
-    and per task done in C: sides picked out by `compress`, states and lookups by `map` over dicts."""
-    order = list(dict.fromkeys(tasks))  # each task once, at its first result
-    task_splits = splits if len(order) == len(tasks) else list(map(dict(zip(tasks, splits, strict=True)).get, order))
+def _segments(sides: Sequence[Any], tasks: Sequence[str], passed: Sequence[Any],
+              splits: Sequence[Any]) -> list["Block"]:
+    """A run's task results' columns in id order, cut where the side changes: an import's are two (a side's results,
+    then the other's), found by counting in C; any other mix is cut row by row."""
+    n = len(sides)
+    if not n:
+        return []
+    first = sides[0]
+    k = sides.count(first)
+    if k == n:
+        return [Block(first, tasks, passed, splits)]
+    if sides[:k].count(first) == k and sides[k:].count(sides[k]) == n - k:
+        return [Block(first, tasks[:k], passed[:k], splits[:k]), Block(sides[k], tasks[k:], passed[k:], splits[k:])]
+    blocks, start = [], 0
+    for side, rows in groupby(sides):
+        end = start + sum(1 for _ in rows)
+        blocks.append(Block(side, tasks[start:end], passed[start:end], splits[start:end]))
+        start = end
+    return blocks
+
+
+def _in_memory(blocks: Sequence["Block"],
+               before: Mapping[str, Any] | tuple[Sequence[str], Sequence[Any]]) -> Tasks:
+    """A run's Tasks from its results cut into blocks of one side each (in id order), with the work per row and per
+    task done in C: when every block lists the same tasks once each (an import's shape) the columns are the blocks'
+    own; else states and lookups by `map` over dicts. `before`: the previous run's candidate pass@k by task, or as
+    the tasks and passes of its candidate side."""
+    lead = list(blocks[0].tasks) if blocks else []
+    aligned = len(set(lead)) == len(lead) and all(list(block.tasks) == lead for block in blocks[1:])
+    if aligned:
+        order = lead
+        task_splits = list(blocks[-1].splits) if blocks else []
+    else:
+        every = list(chain.from_iterable(block.tasks for block in blocks))
+        order = list(dict.fromkeys(every))  # each task once, at its first result; its split is its last result's
+        task_splits = list(map(dict(zip(every, chain.from_iterable(block.splits for block in blocks),
+                                        strict=True)).__getitem__, order))
     columns: list[list[int | None]] = []
     for side in ("candidate", "baseline"):
-        rows = sides.count(side)
-        if rows == len(tasks):
-            mine, ok = tasks, passed
-        elif rows:
-            is_mine = list(map(eq, sides, repeat(side)))
-            mine, ok = list(compress(tasks, is_mine)), list(compress(passed, is_mine))
-        else:
+        mine = [block for block in blocks if block.side == side]
+        if not mine:
             columns.append([None] * len(order))
             continue
-        states = _states(mine, ok)
-        if len(states) == len(mine) and len(mine) == len(order) and list(mine) == order:
-            columns.append(list(states.values()))  # the side lists every task once, in the run's order
-        else:
-            columns.append(list(map(states.get, order)))
-    was = list(map(before.get, order)) if before else [None] * len(order)
+        if aligned and len(mine) == 1:
+            columns.append(list(map(_ONCE.__getitem__, map(bool, mine[0].passed))))
+            continue
+        states = _states(list(chain.from_iterable(block.tasks for block in mine)),
+                         list(chain.from_iterable(block.passed for block in mine)))
+        columns.append(list(map(states.get, order)))
+    if isinstance(before, tuple):  # the run before listed its tasks in this order (the commonest) or not
+        was = list(before[1]) if list(before[0]) == order else \
+            list(map(dict(zip(before[0], before[1], strict=True)).get, order))
+    else:
+        was = list(map(before.get, order)) if before else [None] * len(order)
     return Tasks(order, task_splits, columns[0], columns[1], was)
 
 
@@ -376,7 +423,7 @@ class _TableTasks:
         self.tally = {tuple(row[:4]): row[4] for row in
                       db.execute(f"SELECT split, was, c, b, COUNT(*) FROM temp.{_TASKS_TABLE} GROUP BY 1, 2, 3, 4")}
 
-    def ordered(self, order: _Order) -> Iterator[Tasks]:
+    def ordered(self, order: _Order) -> Iterator[_Listed]:
         first = [(group, key) for key, group in order.group_of.items() if group < 2]
         case = " ".join(f"WHEN was IS ? AND c IS ? AND b IS ? THEN {group}" for group, _ in first)
         cursor = self.db.execute(
@@ -384,7 +431,7 @@ class _TableTasks:
             f" {f'CASE {case} ELSE 2 END, ' if first else ''}rowid", [value for _, key in first for value in key])
         while batch := cursor.fetchmany(TASK_CHUNK * 8):
             task_ids, splits, c, b, was = zip(*batch, strict=True)
-            yield Tasks(task_ids, splits, c, b, was)
+            yield task_ids, splits, list(zip(was, c, b, strict=True))
 
 
 def _stored_tasks(db: Database, run_id: str, previous: str | None, *,
@@ -396,7 +443,7 @@ def _stored_tasks(db: Database, run_id: str, previous: str | None, *,
     if len(read) > IN_MEMORY_ROWS:
         return _TableTasks(db, run_id, previous)
     sides, tasks, passed, splits = zip(*read, strict=True) if read else ((), (), (), ())
-    return _Held(_in_memory(sides, tasks, passed, splits, _before(db, previous, previous_passes)))
+    return _Held(_in_memory(_segments(sides, tasks, passed, splits), _before(db, previous, previous_passes)))
 
 
 def _before(db: Database, previous: str | None,
@@ -421,7 +468,7 @@ def _columns(rows: Sequence[Sequence[Any]]) -> tuple[Sequence[Any], Sequence[str
     return columns[_SIDE], columns[_TASK], columns[_PASSED], columns[_SPLIT]
 
 
-def _write(db: Database, run_id: str, previous: str | None, order: _Order, ordered: Iterable[Tasks]) -> None:
+def _write(db: Database, run_id: str, previous: str | None, order: _Order, ordered: Iterable[_Listed]) -> None:
     """Store a run's order: its lists in chunks of TASK_CHUNK items, its counts per split, its statistics counts."""
     _forget(db, run_id)
     for rows in order.pages(run_id, ordered):
@@ -548,12 +595,7 @@ def blocked_order(previous: str | None, before: Mapping[str, Any] | tuple[Sequen
     is not a whole number, whose run has no statistics counts stored; only the exact check words those."""
     if not all(type(p) is int for block in blocks for p in set(block.passed)):
         return None
-    sides = list(chain.from_iterable(repeat(block.side, len(block.tasks)) for block in blocks))
-    columns = [list(chain.from_iterable(getattr(block, name) for block in blocks))
-               for name in ("tasks", "passed", "splits")]
-    was = before if not isinstance(before, tuple) else \
-        dict(zip(before[0], map(bool, before[1]), strict=True))
-    held = _Held(_in_memory(sides, columns[0], columns[1], columns[2], {t: int(bool(p)) for t, p in was.items()}))
+    held = _Held(_in_memory(blocks, before))
     order = _Order(held.tally)
     if not order.figures.single:
         return None
@@ -568,7 +610,7 @@ def _store_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] | None
     previous = neighbour_run(db, run_id, after=False)
     if rows is not None:
         sides, tasks, passed, splits = _columns(rows)
-        source: _Held | _TableTasks = _Held(_in_memory(sides, tasks, passed, splits,
+        source: _Held | _TableTasks = _Held(_in_memory(_segments(sides, tasks, passed, splits),
                                                        _before(db, previous, previous_passes)))
     else:
         source = _stored_tasks(db, run_id, previous, previous_passes=previous_passes)
