@@ -11,12 +11,12 @@ from hypothesis import strategies as st
 
 from gatepost.store.evaluation import (
     get_run,
-    task_order,
     import_artifact,
     run_task,
     run_task_counts,
     run_task_page,
     runs,
+    task_order,
 )
 from gatepost.store.kernel import open_store
 
