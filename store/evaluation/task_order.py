@@ -220,7 +220,7 @@ class _FlagsOf(dict[tuple[Any, Any, Any], int]):
         return flags
 
 
-_FLAGS = _FlagsOf()  # shared: a key's flags never change (at most 3 * 9 * 9 keys)
+_FLAGS = _FlagsOf()  # shared: a key's flags never change, and a store holds a handful of keys
 
 
 def _group(flags: int) -> int:
