@@ -11,7 +11,7 @@ from sqlite_utils import Database
 
 from gatepost import output
 from gatepost.identity import resolve_person
-from gatepost.store import protocol
+from gatepost.store import protocol, rubrics
 from gatepost.store.kernel import (
     InputError,
     check_output,
@@ -116,6 +116,20 @@ quiet_option = click.option("--quiet", "-q", is_flag=True, help="No progress dis
 
 force_option = click.option("--force", is_flag=True,
                             help="Replace the output file if it exists (never the store, never a SQLite file).")
+
+
+def rubric_answers(db: Database, subject_type: str, subject_id: str) -> list[dict[str, Any]]:
+    """The answers an item's decisions gave to their queue's rubric, oldest first, as `show --json` prints them:
+    each with its decision's event, the person, the time and the `rubric.set` event it answered."""
+    return [{k: v for k, v in a.items() if k != "questions"} for a in rubrics.answers_on(db, subject_type, subject_id)]
+
+
+def rubric_answer_lines(db: Database, subject_type: str, subject_id: str) -> list[str]:
+    """The answers an item's decisions gave to their queue's rubric, one line each, oldest first, as `show`
+    prints them (the console's detail shows the same answers)."""
+    return [f"rubric ({a['decision']} by {output.field(a['person'])} at {a['at']}, event #{a['event_seq']}): "
+            f"{output.field(protocol.answers_text(a['answers'], a['questions']))}"
+            for a in rubrics.answers_on(db, subject_type, subject_id)]
 
 
 def person(as_name: str | None) -> str:

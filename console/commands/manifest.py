@@ -13,6 +13,8 @@ from gatepost.commands._common import (
     open_ctx_store,
     person,
     person_acts,
+    rubric_answer_lines,
+    rubric_answers,
 )
 from gatepost.store.kernel import InputError, read_text
 from gatepost.store.skills import (
@@ -139,13 +141,15 @@ def show(ctx: click.Context, target: str, raw: bool, as_json: bool) -> None:
         if as_json:
             echo_json({**doc, **({"raw_yaml": raw_yaml} if raw else {}),
                        "history": manifests.draft_history(db, target), "would_fail": failures,
-                       "review": draft_review_lines(db, draft)})
+                       "review": draft_review_lines(db, draft), "rubric_answers": rubric_answers(db, "draft", target)})
             return
         output.line(f"{draft['id']} · {draft['skill']} · {draft['status']} · {draft['origin']} by {draft['author']}"
                     + (" · as written (--raw), not as it would be active" if raw else ""))
         output.block((raw_yaml if raw else draft["yaml"]).rstrip())
         for text in draft_review_lines(db, draft):
             output.line(f"warning: {text}")
+        for text in rubric_answer_lines(db, "draft", target):
+            output.line(text)
         return
     version = manifests.active_version(db, target)
     if version is None:

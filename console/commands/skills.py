@@ -15,6 +15,7 @@ from gatepost.commands._common import (
     person,
     person_acts,
     quiet_option,
+    rubric_answer_lines,
 )
 from gatepost.store import glyphs, skills
 from gatepost.store.kernel import InputError, parse_iso, read_input
@@ -271,8 +272,10 @@ def _print(results: list[dict[str, Any]]) -> None:
                    "last_run, failing.")
 @click.pass_context
 def show(ctx: click.Context, skill: str | None, state: str | None, as_json: bool) -> None:
-    """Print every skill's regression state, most urgent first."""
-    rows = skills.show_states(open_ctx_store(ctx), skill=skill, state=state)
+    """Print every skill's regression state, most urgent first; with --skill, the answers its triage decisions
+    gave to the regressions' rubric too."""
+    db = open_ctx_store(ctx)
+    rows = skills.show_states(db, skill=skill, state=state)
     if as_json:
         echo_json(rows)
         return
@@ -285,6 +288,9 @@ def show(ctx: click.Context, skill: str | None, state: str | None, as_json: bool
         failing = f"  failing: {', '.join(r['failing'])}" if r["failing"] else ""
         output.line(f"{mark} {r['skill']:<28} {state_text + sev:<20} fails {r['fail_streak']:>2}  passes "
                    f"{r['pass_streak']:>3}  last run {r['last_run'] or '—'}{failing}")
+        if skill is not None:
+            for text in rubric_answer_lines(db, "skill", r["skill"]):
+                output.line(f"  {text}")
 
 
 @skills_group.command("acknowledge")

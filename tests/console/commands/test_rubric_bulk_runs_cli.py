@@ -8,10 +8,11 @@ import json
 import pytest
 
 from gatepost.store.kernel import add_actor
+from gatepost.store.skills import create_draft, evaluate, import_manifest, record_run
 from tests.conftest import run_gatepost
 from tests.store.preferences.test_rubrics_and_preferences import run_of
 from tests.store.preferences.test_rubrics_and_preferences import store as rubric_store  # noqa: F401
-from tests.store.rubrics.test_queue_rubrics import proposal
+from tests.store.rubrics.test_queue_rubrics import MANIFEST, proposal
 
 
 @pytest.fixture
@@ -92,3 +93,31 @@ def test_pairwise_and_prefer_across_two_runs(here):
     missing = gp(path, "pairwise", newer, "t1", "--against", "ev-none")
     assert missing.returncode == 2 and "--against: no evaluation run ev-none" in missing.stderr
     assert gp(path, "verify").returncode == 0
+
+
+def test_manifest_show_and_skills_show_list_the_answers_their_decisions_gave(here, tmp_path):
+    path, db = here
+    add_actor(db, "bruno", "person", ["manifest.review", "regression.triage"])
+    add_actor(db, "run-41", "producer", ["evidence.record"])
+    import_manifest(db, "evals.yaml", actor="bruno", text=MANIFEST)
+    record_run(db, "digest", "nothing", actor="run-41")
+    evaluate(db, actor="run-41")
+    draft = create_draft(db, "digest", {"min_words": 1}, author="run-41", origin="bootstrap")["id"]
+    questions = tmp_path / "triage.yaml"
+    questions.write_text("- {key: reproduced, question: Did you run it again?}\n"
+                         "- {key: confidence, question: How sure are you?, scale: 3}\n", encoding="utf-8")
+    for queue in ("draft", "skill"):
+        assert gp(path, "rubric", "set", queue, str(questions), "--as", "root").returncode == 0
+    assert gp(path, "manifest", "approve", draft, "--note", "ok", "--as", "bruno", "--answer", "reproduced=yes",
+              "--answer", "confidence=3").returncode == 0
+    assert gp(path, "skills", "acknowledge", "digest", "--note", "seen", "--as", "bruno",
+              "--answer", "reproduced=no", "--answer", "confidence=1").returncode == 0
+    shown = gp(path, "manifest", "show", draft)
+    assert shown.returncode == 0, shown.stderr
+    assert "rubric (approve by bruno at " in shown.stdout and "): reproduced yes · confidence 3/3" in shown.stdout
+    as_json = json.loads(gp(path, "manifest", "show", draft, "--json").stdout)
+    assert [(a["decision"], a["person"], a["answers"]) for a in as_json["rubric_answers"]] == [
+        ("approve", "bruno", {"reproduced": "yes", "confidence": 3})]
+    triaged = gp(path, "skills", "show", "--skill", "digest").stdout
+    assert "  rubric (acknowledge by bruno at " in triaged and "reproduced no · confidence 1/3" in triaged
+    assert "rubric (" not in gp(path, "skills", "show").stdout  # the whole list stays one line a skill
