@@ -258,8 +258,8 @@ class PagedList(Vertical):
         self.loaded = False  # True once the first page has been fetched and shown
 
     def compose(self) -> ComposeResult:
-        # the search box is mounted the first time the person searches (start_search): hidden until then, it was a
-        # widget of every list's first page, with the styles of an Input to parse and apply
+        # the search box is mounted the first time the person searches (start_search): hidden until then, it
+        # would be a widget of every list's first page, with the styles of an Input to parse and apply
         yield fast(PageTable, FastRows)(cursor_type="row", zebra_stripes=True)
         yield Static("", classes="paged-status")
 

@@ -151,7 +151,7 @@ async def test_proposals_at_80_keep_the_status_as_a_glyph(demo_here):
 
 async def test_cases_at_200_columns_show_titles_whole_beside_a_readable_detail(demo_here):
     """At 200 columns the list takes what its titles want beyond half the screen, the detail keeping 80 columns:
-    the demo's titles of up to 65 characters whole (they were cut at 50)."""
+    the demo's titles of up to 65 characters whole, not cut to what half the screen would leave them."""
     app = GatepostApp(demo_here, person="ana")
     async with app.run_test(size=(200, 50)) as pilot:
         paged = await open_list(app, pilot, "2")
