@@ -257,9 +257,14 @@ class _Order:
         """The run_task_pages rows (run_id, list, chunk, entries), a batch's worth at a time, from the run's tasks
         in review order (each group's in their first result's order) as (task ids, splits, keys: (previous pass@k,
         candidate state, baseline state))."""
+        return self.flagged_pages(run_id, ((tasks, splits, list(map(self.flags_of.__getitem__, keys)))
+                                           for tasks, splits, keys in ordered))
+
+    def flagged_pages(self, run_id: str, ordered: Iterable[tuple[Sequence[str], Sequence[Any], Sequence[int]]]
+                      ) -> Iterator[list[tuple[str, str, int, str]]]:
+        """`pages`, from the tasks in review order with their flags in hand instead of their keys."""
         chunks, position = _Chunks(run_id), 0
-        for tasks, splits, keys in ordered:
-            flags = list(map(self.flags_of.__getitem__, keys))
+        for tasks, splits, flags in ordered:
             chunks.extend("all", list(zip(tasks, splits, flags, strict=True)))
             positions = range(position, position + len(tasks))
             present = set(flags)
@@ -360,12 +365,15 @@ def _in_memory(blocks: Sequence["Block"],
         states = _states(list(chain.from_iterable(block.tasks for block in mine)),
                          list(chain.from_iterable(block.passed for block in mine)))
         columns.append(list(map(states.get, order)))
+    return Tasks(order, task_splits, columns[0], columns[1], _was(before, order))
+
+
+def _was(before: Mapping[str, Any] | tuple[Sequence[str], Sequence[Any]], order: list[str]) -> list[Any]:
+    """Per task of `order`, its candidate's pass@k in the previous run (`before`, as _in_memory takes it), or None."""
     if isinstance(before, tuple):  # the run before listed its tasks in this order (the commonest) or not
-        was = list(before[1]) if list(before[0]) == order else \
+        return list(before[1]) if list(before[0]) == order else \
             list(map(dict(zip(before[0], before[1], strict=True)).get, order))
-    else:
-        was = list(map(before.get, order)) if before else [None] * len(order)
-    return Tasks(order, task_splits, columns[0], columns[1], was)
+    return list(map(before.get, order)) if before else [None] * len(order)
 
 
 def _candidate_passes(db: Database, run_id: str) -> dict[str, int]:
@@ -595,6 +603,13 @@ def blocked_order(previous: str | None, before: Mapping[str, Any] | tuple[Sequen
     is not a whole number, whose run has no statistics counts stored; only the exact check words those."""
     if not all(type(p) is int for block in blocks for p in set(block.passed)):
         return None
+    aligned = _aligned_order(previous, before, blocks)
+    return aligned if aligned is not None else _general_order(previous, before, blocks)
+
+
+def _general_order(previous: str | None, before: Mapping[str, Any] | tuple[Sequence[str], Sequence[Any]],
+                   blocks: Sequence[Block]) -> tuple[set[tuple[str, int, str]], set[tuple[Any, ...]], tuple[int, ...]] | None:
+    """blocked_order of blocks of any shape (their passes whole numbers), through _Held as an import's order."""
     held = _Held(_in_memory(blocks, before))
     order = _Order(held.tally)
     if not order.figures.single:
@@ -646,3 +661,53 @@ def backfill_task_order(db: Database) -> None:
     for (run_id,) in db.execute(f"SELECT DISTINCT run_id FROM task_results WHERE run_id NOT IN"
                                 f" (SELECT run_id FROM {COUNTS_TABLE})").fetchall():
         _store_order(db, run_id)
+
+
+# per group, a bytes.translate table: a task's flags (one byte) to 1 when they put it in that group, else 0
+_IN_GROUP = [bytes(flags < 64 and _group(flags) == group for flags in range(256)) for group in range(3)]
+
+
+class _FlagsByPasses(dict[tuple[Any, Any, Any], int]):
+    """_FLAGS of a task by (its candidate's pass@k in the previous run, its one candidate pass, its one baseline
+    pass), each pass a whole number as stored: the state it makes is _ONCE[bool(pass)]."""
+
+    def __missing__(self, key: tuple[Any, Any, Any]) -> int:
+        was, c, b = key
+        flags = self[key] = _FLAGS[was, _ONCE[bool(c)], _ONCE[bool(b)]]
+        return flags
+
+
+_FLAGS_BY_PASSES = _FlagsByPasses()
+
+
+def _aligned_order(previous: str | None, before: Mapping[str, Any] | tuple[Sequence[str], Sequence[Any]],
+                   blocks: Sequence[Block]) -> tuple[set[tuple[str, int, str]], set[tuple[Any, ...]], tuple[int, ...]] | None:
+    """blocked_order of an import's shape (a candidate block and a baseline block listing the same tasks once each,
+    in the same order, under one split), built from the columns as they come: the same keys, tally, _Order and
+    chunks as the general path, with each task's flags looked up once (by its passes, not its states) and picked
+    group by group by byte masks (each group's tasks in their first result's order, as `_Held.ordered` lists them). None: not that shape
+    (or, though one attempt a side cannot make it, a run with repeated attempts): the general path answers."""
+    if len(blocks) != 2 or {blocks[0].side, blocks[1].side} != {"candidate", "baseline"}:
+        return None
+    tasks = list(blocks[0].tasks)
+    split_values = set(blocks[1].splits)
+    if len(split_values) != 1 or list(blocks[1].tasks) != tasks or len(set(tasks)) != len(tasks):
+        return None
+    (split,) = split_values
+    candidate, baseline = blocks if blocks[0].side == "candidate" else (blocks[1], blocks[0])
+    # each task keyed by its passes as they are (what its state is made of: _ONCE[bool(passed)]), not its state
+    passes = list(zip(_was(before, tasks), candidate.passed, baseline.passed, strict=True))
+    tally: dict[tuple[Any, Any, Any, Any], int] = {}
+    for (was, c, b), n in Counter(passes).items():
+        key = (split, was, _ONCE[bool(c)], _ONCE[bool(b)])
+        tally[key] = tally.get(key, 0) + n
+    order = _Order(tally)
+    if not order.figures.single:
+        return None
+    flags = list(map(_FLAGS_BY_PASSES.__getitem__, passes))
+    if len(order.groups) > 1:  # each group's tasks in turn, picked by a mask of their flags (a byte each: < 64)
+        in_group = [bytes(flags).translate(_IN_GROUP[group]) for group in order.groups]
+        tasks = list(chain.from_iterable(compress(tasks, mask) for mask in in_group))
+        flags = list(chain.from_iterable(compress(flags, mask) for mask in in_group))
+    pages = {row[1:] for rows in order.flagged_pages("", [(tasks, [split] * len(tasks), flags)]) for row in rows}
+    return pages, {(split, previous, *values) for split, values in order.counts.items()}, order.figures.row()
