@@ -20,6 +20,7 @@ from gatepost.widgets.note_dialog import NoteDialog
 from gatepost.widgets.paged_list import PagedList
 from gatepost.widgets.pairwise_view import PairwiseView
 from gatepost.widgets.rubric_dialog import RubricDialog
+from tests.console.screens.test_bulk_marks import _mark
 from tests.console_helpers import settle
 from tests.store.preferences.test_rubrics_and_preferences import run_of
 from tests.store.preferences.test_rubrics_and_preferences import store as rubric_store  # noqa: F401
@@ -29,15 +30,6 @@ from tests.store.rubrics.test_queue_rubrics import RUBRIC, proposal
 @pytest.fixture
 def here(rubric_store, store_path: Path):  # noqa: F811
     return store_path, rubric_store
-
-
-async def _mark(pilot, keys: list[str]) -> None:
-    paged = pilot.app.screen.query_one(PagedList)
-    for key in keys:
-        assert paged.move_to_key(key), key
-        await settle(pilot)
-        await pilot.press("space")
-        await settle(pilot)
 
 
 async def _answer(pilot, dialog: RubricDialog, answers: dict[str, str], note: str) -> None:
