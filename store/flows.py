@@ -25,8 +25,6 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sqlite_utils import Database
-
 from gatepost.store import cases, evaluation, loops, proposals, protocol, rubrics, skills
 from gatepost.store.kernel import (
     CAPABILITY,
@@ -52,6 +50,8 @@ from gatepost.store.kernel import (
 )
 
 if TYPE_CHECKING:
+    from sqlite_utils import Database
+
     from gatepost.store.evaluation import RunSettings, Suite
     from gatepost.store.protocol import Rubric
 

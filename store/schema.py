@@ -9,10 +9,10 @@ projections of those records kept in the same transaction as the event that chan
 regression_states, manifest_drafts.status, proposals.status) so that lists can page from SQL.
 """
 
-from collections.abc import Callable
+from __future__ import annotations
 
-from sqlite_utils import Database
-from sqlite_utils.migrations import Migrations
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from . import cases
 from .discussion import DISCUSSION_APPEND_ONLY
@@ -23,6 +23,7 @@ from .kernel import (
     append_only_triggers,
     known_migration_names,
     latest_version,
+    store_migrations,
     use_append_only,
     use_migrations,
     use_record_sources,
@@ -32,6 +33,10 @@ from .preferences import PREFERENCES_APPEND_ONLY
 from .proposals import PROPOSALS_APPEND_ONLY
 from .rubrics import RUBRIC_APPEND_ONLY
 from .skills import SKILL_RECORD_SOURCES, SKILLS_APPEND_ONLY
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
+    from sqlite_utils.migrations import Migrations
 
 # m001's record tables, as it made their triggers (a migration runs as it was written: the lists each domain
 # declares say what is a record now, and may grow)
@@ -584,10 +589,7 @@ MIGRATIONS = (
 )
 assert sorted(MIGRATIONS) == sorted(_ALL), "every domain's migration has its place in MIGRATIONS, once"
 
-migrations = Migrations(MIGRATION_SET)
-for _name in MIGRATIONS:
-    migrations(name=_name)(_ALL[_name])
-use_migrations(migrations)
+use_migrations([(name, _ALL[name]) for name in MIGRATIONS])
 # The tables whose rows events seal, in the order every digest reads them (stored digests depend on it: a new
 # source only ever goes at the end, and the one an import streams, task results, stays last).
 use_record_sources((*SKILL_RECORD_SOURCES, TASK_RESULT_RECORDS))
@@ -597,4 +599,11 @@ use_append_only((*cases.CASES_APPEND_ONLY, *SKILLS_APPEND_ONLY, *EVALUATION_APPE
                  *LOOPS_APPEND_ONLY, *DISCUSSION_APPEND_ONLY, *PREFERENCES_APPEND_ONLY,
                  *RUBRIC_APPEND_ONLY))
 
-__all__ = ["MIGRATIONS", "MIGRATION_SET", "known_migration_names", "latest_version", "migrations"]
+__all__ = ["MIGRATIONS", "MIGRATION_SET", "known_migration_names", "latest_version"]  # and `migrations`, made on first use
+
+
+def __getattr__(name: str) -> Migrations:
+    """`migrations`: the store's migrations as sqlite-utils' `Migrations`, made when first asked for."""
+    if name == "migrations":
+        return store_migrations()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,13 +1,14 @@
 """What every command module shares: the store of this invocation, the person, JSON output."""
 
+from __future__ import annotations
+
 import math
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from sqlite_utils import Database
 
 from gatepost import output
 from gatepost.identity import resolve_person
@@ -20,6 +21,9 @@ from gatepost.store.kernel import (
     set_signing_key,
     write_text_atomic,
 )
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 MAX_TIMEOUT = 31_536_000  # a year of seconds: longer than any wait a loop means, short enough for every timer
 MAX_SQL_INT = 2**63 - 1  # a sequence number or seed SQLite and the generators can hold

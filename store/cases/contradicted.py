@@ -10,14 +10,15 @@ knowledge, not a contradiction. The case stays closed (a closed case is closed);
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
-
-from sqlite_utils import Database
+from typing import TYPE_CHECKING, Any
 
 from gatepost.store.kernel import one_of
 from gatepost.store.protocol import Protocol, Record, State
 
 from .types import Contradiction
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 DECIDED = ("TRUE", "FALSE")
 # How a kind reads in "held-out came back regressed"

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, cast
-
-from sqlite_utils import Database
+from typing import TYPE_CHECKING, Any, cast
 
 from gatepost.store import loops
 from gatepost.store.kernel import (
@@ -33,6 +31,9 @@ from gatepost.store.protocol import (
 from . import contradicted as _contradiction
 from .design_review import waits_on_design_review
 from .types import Contradiction
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 
 def _case_row(db: Database, case_id: str) -> dict[str, Any] | None:

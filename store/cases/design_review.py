@@ -7,12 +7,16 @@ other claim resting on evidence is decided: nobody's decision queue holds it (no
 inconclusive is allowed), so it has a queue of its own, for reviewers.
 """
 
+from __future__ import annotations
+
 from collections.abc import Iterator
 from functools import cache
-
-from sqlite_utils import Database
+from typing import TYPE_CHECKING
 
 from gatepost.store.protocol import All, AnyOf, Condition, Evidence, Not, Protocol, protocol_for
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 DESIGN_REVIEW_KIND = "design_review"
 AUTHOR_DIMENSION = "different_agent_run"  # the dimension a design review must be independent on (case.py's)

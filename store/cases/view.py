@@ -5,9 +5,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any, cast
-
-from sqlite_utils import Database
+from typing import TYPE_CHECKING, Any, cast
 
 from gatepost.store import glyphs, loops
 from gatepost.store.kernel import (
@@ -39,6 +37,9 @@ from .derived import (
 from .design_review import waiting_on_design_review
 from .parse import DEFAULT_PROTOCOL
 from .types import CaseRow, CaseView, DecisionItem, EvidenceItem
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 
 def noise_warnings(evidence: list[EvidenceItem]) -> list[str]:

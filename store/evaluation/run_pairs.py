@@ -6,13 +6,16 @@ tasks are read from its candidate side (what that run ran), a task passing when 
 `stats.compare` over them, the paired delta, interval, exact test and decision `case evaluate` weighs.
 """
 
-from typing import Any
+from __future__ import annotations
 
-from sqlite_utils import Database
+from typing import TYPE_CHECKING, Any
 
 from gatepost.store.kernel import InputError
 
 from . import stats
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 
 def task_passes(db: Database, run_id: str, option: str = "RUN") -> dict[str, bool]:

@@ -1,6 +1,8 @@
 """The evaluation domain's migrations (gatepost.store.schema puts them in the store's order)."""
 
-from sqlite_utils import Database
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from .task_order import (
     backfill_figures,
@@ -8,6 +10,9 @@ from .task_order import (
     create_figures_table,
     create_task_order_tables,
 )
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 
 def m005_scale_run_task_order(db: Database) -> None:

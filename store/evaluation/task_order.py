@@ -14,16 +14,19 @@ hand, the columns of a stored run read back (`_Held`), or, for a run too large t
 SQLite fills and sorts (`_TableTasks`); verify's check (`blocked_order`, `order_differences`) builds it the same.
 """
 
+from __future__ import annotations
+
 import functools
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import chain, compress, groupby, repeat
 from operator import and_, eq
-from typing import Any, NamedTuple
-
-from sqlite_utils import Database
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gatepost.store.kernel import FlatRows
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 PAGES_TABLE = "run_task_pages"
 COUNTS_TABLE = "run_task_counts"
@@ -97,7 +100,7 @@ def create_figures_table(db: Database) -> None:
     db.execute(_FIGURES_DDL)
 
 
-def _write_figures(db: Database, run_id: str, figures: "_Figures") -> None:
+def _write_figures(db: Database, run_id: str, figures: _Figures) -> None:
     """Store a run's statistics counts (only when they are all its statistics need: one attempt a side)."""
     if figures.single and db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", [FIGURES_TABLE]).fetchone():
         db.execute(f"INSERT INTO {FIGURES_TABLE} (run_id, {', '.join(FIGURE_NAMES)}) VALUES (?{', ?' * 8})",
@@ -317,7 +320,7 @@ def _states(tasks: Sequence[str], passed: Sequence[Any]) -> dict[str, int | None
 
 
 def _segments(sides: Sequence[Any], tasks: Sequence[str], passed: Sequence[Any],
-              splits: Sequence[Any]) -> list["Block"]:
+              splits: Sequence[Any]) -> list[Block]:
     """A run's task results' columns in id order, cut where the side changes: an import's are two (a side's results,
     then the other's), found by counting in C; any other mix is cut row by row."""
     n = len(sides)
@@ -337,7 +340,7 @@ def _segments(sides: Sequence[Any], tasks: Sequence[str], passed: Sequence[Any],
     return blocks
 
 
-def _in_memory(blocks: Sequence["Block"],
+def _in_memory(blocks: Sequence[Block],
                before: Mapping[str, Any] | tuple[Sequence[str], Sequence[Any]]) -> Tasks:
     """A run's Tasks from its results cut into blocks of one side each (in id order), with the work per row and per
     task done in C: when every block lists the same tasks once each (an import's shape) the columns are the blocks'
@@ -443,7 +446,7 @@ class _TableTasks:
 
 
 def _stored_tasks(db: Database, run_id: str, previous: str | None, *,
-                  previous_passes: tuple[str, dict[str, int | None]] | None = None) -> "_Held | _TableTasks":
+                  previous_passes: tuple[str, dict[str, int | None]] | None = None) -> _Held | _TableTasks:
     """A stored run's Tasks: its results' columns read in id order when they are few enough to hold (half the
     time of SQLite grouping and sorting them), else from the temporary table, in bounded memory."""
     read = db.execute("SELECT side, task_id, passed, split FROM task_results WHERE run_id = ? ORDER BY id LIMIT ?",

@@ -8,11 +8,11 @@ read of one or two chunks of its list. Only the tasks of the page are read from 
 attempts collapsed per side by a GROUP BY (pass@k, best score, outcome counts).
 """
 
+from __future__ import annotations
+
 import json
 from collections.abc import Collection
-from typing import Any, TypedDict
-
-from sqlite_utils import Database
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from gatepost.store.kernel import one_of
 
@@ -27,6 +27,9 @@ from .task_order import (
     TASK_CHUNK,
     neighbour_run,
 )
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 FILTERS = ("failing", "changed", "differs", "flaky")
 PAGE_SIZE = 50

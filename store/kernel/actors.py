@@ -5,11 +5,11 @@ Who may change authority: an actor holding `store.admin` (the store's first one 
 Every add, grant, revoke and binding goes through the guarded pipeline and is an audited event.
 """
 
+from __future__ import annotations
+
 import json
 from collections.abc import Callable
-from typing import Any
-
-from sqlite_utils import Database
+from typing import TYPE_CHECKING, Any
 
 from .clock import now_iso
 from .errors import InputError, RefusedError
@@ -28,6 +28,9 @@ from .guarded import (
     same_actor,
 )
 from .signing import ROTATION_NAMESPACE, key_at, keys_of, parse_public_key, rotation_why_not
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 KINDS = ("person", "producer")
 ADMIN = "store.admin"

@@ -6,10 +6,15 @@ an event anywhere breaks every later link, which `gatepost verify` finds; a head
 elsewhere (`gatepost verify --expect HASH`) also catches a cut tail or a history rewritten whole.
 """
 
+from __future__ import annotations
+
 import hashlib
 import json
+from typing import TYPE_CHECKING
 
-from sqlite_utils import Database
+if TYPE_CHECKING:
+    from sqlite_utils import Database
+
 
 GENESIS = "0" * 64  # the prev_hash of the first event
 CHAIN_FORMAT = "gatepost-event/1"

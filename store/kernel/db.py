@@ -1,4 +1,10 @@
-"""Open a gatepost store: a SQLite file through sqlite-utils, in WAL mode, migrated in order."""
+"""Open a gatepost store: a SQLite file through sqlite-utils, in WAL mode, migrated in order.
+
+sqlite-utils itself is imported when a connection first needs it (a write, a migration, any of its methods):
+a command that only reads rows never pays for its import (docs/performance.md).
+"""
+
+from __future__ import annotations
 
 import fcntl
 import json
@@ -11,8 +17,7 @@ import weakref
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-
-from sqlite_utils import Database
+from typing import TYPE_CHECKING, Any, cast
 
 from . import schema
 from .errors import StoreError
@@ -25,6 +30,9 @@ from .integrity import (
     remember_file,
     store_file,
 )
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 BUSY_TIMEOUT_MS = 30_000
 # Every commit is on disk before the writer is told it landed: in WAL mode FULL syncs the WAL at each commit
@@ -93,6 +101,62 @@ def _connect(path: Path, read_only: bool) -> sqlite3.Connection:
     return sqlite3.connect(f"{uri}?immutable=1", uri=True, check_same_thread=False)
 
 
+# statements sqlite-utils' `Database.execute` runs exactly as the connection does: neither opens a transaction
+# (Python's sqlite3 begins one only before INSERT, UPDATE, DELETE or REPLACE), so there is nothing to commit
+_READS = ("select", "pragma")
+_loading = threading.Lock()
+
+
+class _Deferred:
+    """A store connection whose sqlite-utils `Database` is made when something first needs it.
+
+    A command that only reads rows runs SELECTs and PRAGMAs through `execute` on the connection. Any other
+    statement, and any other attribute (a table, `atomic`, `enable_wal`, the migrations...), first turns this
+    very object into the `Database` it stands for (`_load`), so what was keyed by it (the read-only mark, the
+    file it opened, its write queue) stays keyed, and from then on it is sqlite-utils' own.
+    """
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        conn.execute("PRAGMA recursive_triggers=on;")  # what Database(conn) runs first
+
+    def execute(self, sql: str, parameters: Any = None) -> sqlite3.Cursor:
+        if sql.lstrip()[:6].lower() not in _READS:
+            return _load(self).execute(sql, parameters)
+        return self.conn.execute(sql) if parameters is None else self.conn.execute(sql, parameters)
+
+    def __getattr__(self, name: str) -> Any:  # only for a name this class does not have
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(_load(self), name)
+
+    def __getitem__(self, name: str) -> Any:
+        return _load(self)[name]
+
+    def __enter__(self) -> Database:
+        return _load(self)
+
+    def __exit__(self, *exc: object) -> None:
+        _load(self).close()
+
+
+def _load(deferred: _Deferred | Database) -> Database:
+    """Make `deferred` the sqlite-utils `Database` of its connection, in place (once; thread-safe)."""
+    with _loading:
+        if isinstance(deferred, _Deferred):
+            from sqlite_utils import (
+                Database,  # the first time a connection needs more than reading rows
+            )
+
+            # no sqlite-utils plugins: a plugin's hook runs on every connection it sees, and no package
+            # installed beside gatepost may register functions on the store's (finding them scans every
+            # installed distribution's entry points: about a tenth of a read-only command's start)
+            made = Database(deferred.conn, recursive_triggers=False, execute_plugins=False)
+            deferred.__dict__.update(made.__dict__)  # every attribute in place before the class changes
+            deferred.__class__ = Database  # type: ignore[assignment]
+    return cast("Database", deferred)
+
+
 def open_store(path: str | os.PathLike[str], *, create: bool = True, read_only: bool | None = None) -> Database:
     """Create or open a store; refuse files that are not gatepost's or come from a newer gatepost.
 
@@ -134,10 +198,7 @@ def _open(path: Path, *, create: bool, read_only: bool | None) -> Database:
     conn = None
     try:
         conn = _connect(path, read_only)
-        # no sqlite-utils plugins: a plugin's hook runs on every connection it sees, and no package installed
-        # beside gatepost may register functions on the store's (finding them scans every installed
-        # distribution's entry points: about a tenth of a read-only command's start)
-        db = Database(conn, execute_plugins=False)
+        db = cast("Database", _Deferred(conn))  # sqlite-utils loads when something needs more than reading
         db.execute(f"PRAGMA busy_timeout = {busy_timeout_ms()}")
         db.execute("PRAGMA foreign_keys = ON")
         _check_owner(db, path, read_only=read_only)  # before anything writes: a file not ours is left untouched
@@ -149,7 +210,7 @@ def _open(path: Path, *, create: bool, read_only: bool | None) -> Database:
         remember_file(db, str(path))
         if read_only:
             mark_read_only(db)
-            if schema.store_migrations().pending(db):
+            if schema.pending_migration_names(db):
                 raise StoreError(f"{path}: read-only, and written by an older gatepost (schema version "
                                  f"{schema_version(db)}, this one uses {schema.latest_version()}); open it once "
                                  "where it can be written to upgrade it")
@@ -196,7 +257,7 @@ def _ours_by_schema(db: Database, tables: set[str]) -> bool:
 
 def _check_owner(db: Database, path: Path, *, read_only: bool = False) -> None:
     """Only gatepost's stores: PRAGMA application_id says so (older stores are known by their schema)."""
-    tables = set(db.table_names())
+    tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()}
     app_id = db.execute("PRAGMA application_id").fetchone()[0]
     if app_id != schema.APPLICATION_ID:
         if app_id != 0:
@@ -205,7 +266,7 @@ def _check_owner(db: Database, path: Path, *, read_only: bool = False) -> None:
         if tables and not _ours_by_schema(db, tables):
             raise StoreError(f"{path}: a SQLite database, but not a gatepost store (no gatepost application_id "
                              "or schema); left untouched")
-    applied = [m.name for m in schema.store_migrations().applied(db)]
+    applied = schema.applied_migration_names(db)
     known = schema.known_migration_names()
     unknown = [name for name in applied if name not in known]
     stored_version = db.execute("PRAGMA user_version").fetchone()[0]
@@ -246,8 +307,7 @@ def _migrate(db: Database, path: Path) -> None:
     damaged file would spread the damage.
     """
     stamped = db.execute("PRAGMA application_id").fetchone()[0] == schema.APPLICATION_ID
-    pending = schema.store_migrations().pending(db)
-    if not pending:
+    if not schema.pending_migration_names(db):  # read without sqlite-utils: a current store is opened as it is
         if not stamped:  # a gatepost store from before the application_id, recognised by its schema
             with db.atomic():
                 db.execute(f"PRAGMA application_id = {schema.APPLICATION_ID}")
@@ -257,6 +317,7 @@ def _migrate(db: Database, path: Path) -> None:
         if problem is not None:
             raise StoreError(f"{path}: damaged ({problem}); not migrated, nothing was written; "
                              f"{recover_hint(str(path))}")
+    pending = schema.store_migrations().pending(db)
     schema.store_migrations().ensure_migrations_table(db)
     done = len(schema.store_migrations().applied(db))
     for migration in pending:
@@ -388,7 +449,7 @@ def _wait_in_kernel(fd: int, budget_s: float) -> bool:
     return False
 
 
-_queues: "weakref.WeakKeyDictionary[Database, WriteQueue]" = weakref.WeakKeyDictionary()
+_queues: weakref.WeakKeyDictionary[Database, WriteQueue] = weakref.WeakKeyDictionary()
 
 
 def _queue(db: Database) -> WriteQueue | None:

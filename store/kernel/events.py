@@ -3,10 +3,10 @@
 Events are hash-chained (see chain.py): each stores the hash of the event before it and its own.
 """
 
-import json
-from typing import Any
+from __future__ import annotations
 
-from sqlite_utils import Database
+import json
+from typing import TYPE_CHECKING, Any
 
 from .chain import head, insert_chained
 from .clock import now_iso
@@ -15,6 +15,9 @@ from .records import RECORDS_KEY, StreamedRecords, records_digest
 from .rows import all_rows
 from .shared import as_found
 from .signing import SIGNED_KINDS, SIGNED_WITH, decision_key, rehearsing, sign_event
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 
 def append_event(

@@ -31,9 +31,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
-
-from sqlite_utils import Database
+from typing import TYPE_CHECKING, Any
 
 from .clock import now_iso, parse_iso
 from .db import busy_timeout_ms, transaction
@@ -43,6 +41,9 @@ from .integrity import check_writable
 from .records import StreamedRecords
 from .shared import as_found, shared_reads
 from .signing import rehearsal
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 # The rules a refusal names: short nouns, the same for every subject.
 IDENTITY = "identity"

@@ -7,6 +7,8 @@ Errors SQLite or the OS raise for the machine (disk full, read-only, busy, gone,
 one line naming the store and what to do, exit 2, instead of a traceback.
 """
 
+from __future__ import annotations
+
 import errno
 import functools
 import json
@@ -14,22 +16,24 @@ import os
 import re
 import sqlite3
 import weakref
-
-from sqlite_utils import Database
+from typing import TYPE_CHECKING
 
 from .chain import insert_chained
 from .clock import now_iso
 from .errors import StoreError
 from .schema import append_only_triggers, record_tables, trigger_sql
 
-_checked: "weakref.WeakSet[Database]" = weakref.WeakSet()
+if TYPE_CHECKING:
+    from sqlite_utils import Database
+
+_checked: weakref.WeakSet[Database] = weakref.WeakSet()
 # the schema's version at which a connection last found every append-only trigger in place: any trigger dropped,
 # added or changed since (by any connection or process) changes it, and the triggers are read again
-_triggers_seen: "weakref.WeakKeyDictionary[Database, int]" = weakref.WeakKeyDictionary()
-_files: "weakref.WeakKeyDictionary[Database, tuple[str, int, int]]" = weakref.WeakKeyDictionary()
+_triggers_seen: weakref.WeakKeyDictionary[Database, int] = weakref.WeakKeyDictionary()
+_files: weakref.WeakKeyDictionary[Database, tuple[str, int, int]] = weakref.WeakKeyDictionary()
 
 
-_read_only: "weakref.WeakSet[Database]" = weakref.WeakSet()
+_read_only: weakref.WeakSet[Database] = weakref.WeakSet()
 
 
 def mark_read_only(db: Database) -> None:

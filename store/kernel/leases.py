@@ -4,16 +4,19 @@ The `leases` table holds the current lease per item (a projection); every take,
 renewal and release is also an event, so the audit log shows who held what when.
 """
 
+from __future__ import annotations
+
 from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
-from typing import Any, TypedDict
-
-from sqlite_utils import Database
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from .clock import now as clock_now
 from .clock import now_iso
 from .errors import InputError
 from .guarded import Subject, check_lease, guarded
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 DEFAULT_TTL = timedelta(minutes=15)
 # The items people work (what can be leased): each by its table and key (the kernel's schema owns both).

@@ -18,6 +18,8 @@ each task result's id, are sealed again by position once by a later migration (`
 after checking each against what it sealed: one `audit.records_resealed` event.
 """
 
+from __future__ import annotations
+
 import hashlib
 import json
 from collections.abc import Iterator, Sequence
@@ -26,12 +28,11 @@ from functools import cache
 from math import copysign
 from typing import TYPE_CHECKING, Any
 
-from sqlite_utils import Database
-
 from .errors import StoreError
 
 if TYPE_CHECKING:
     import msgspec
+    from sqlite_utils import Database
 
 RECORDS_FORMAT = "gatepost-records/2"  # sha256(format, then per table: "\n" table "\n", one JSON line per row)
 RECORDS_FORMAT_IDS = "gatepost-records/1"  # the first format: task results hashed with their row ids
@@ -87,7 +88,7 @@ def record_sources() -> tuple[RecordSource, ...]:
 
 
 @cache
-def _encoder() -> "msgspec.json.Encoder":
+def _encoder() -> msgspec.json.Encoder:
     """Compact JSON, UTF-8, shortest round-trip floats: ~9x json.dumps per row. Built on first use: importing
     msgspec (and typing_extensions) costs a command about 5 ms, and only writes and verify hash records."""
     import msgspec

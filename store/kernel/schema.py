@@ -6,12 +6,18 @@ package is imported: opening a store runs them, and the kernel never names anoth
 So too the record tables whose triggers it checks before every write: each domain declares its own
 (`CASES_APPEND_ONLY`, `EVALUATION_APPEND_ONLY`, ...) and the top floor hands them over (`use_append_only`);
 the kernel names only its own (`KERNEL_APPEND_ONLY`).
+
+The list is kept as names and functions; sqlite-utils' `Migrations` is made of it when a store is migrated
+(`store_migrations`). Whether a store is current is read without it (`applied_migration_names`), so opening a
+current store to read it does not import sqlite-utils.
 """
 
-import json
+from __future__ import annotations
 
-from sqlite_utils import Database
-from sqlite_utils.migrations import Migrations
+import functools
+import json
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from .chain import EVENT_FIELDS, GENESIS, canonical_event, chain_hash, insert_chained
 from .clock import now_iso
@@ -25,8 +31,14 @@ from .records import (
     seal_existing,
 )
 
+if TYPE_CHECKING:
+    from sqlite_utils import Database
+    from sqlite_utils.migrations import Migrations
+
 MIGRATION_SET = "gatepost"
-_registered: list[Migrations] = []  # the store's migrations, in order: set once by the top floor
+MIGRATIONS_TABLE = "_sqlite_migrations"  # where sqlite-utils' Migrations records each one applied
+# the store's migrations, in order, by name: set once by the top floor
+_registered: list[tuple[tuple[str, Callable[[Database], None]], ...]] = []
 
 # The kernel's tables whose rows are records: triggers refuse UPDATE and DELETE on them (events: m001, made on
 # the top floor; the keys and signatures: m008).
@@ -62,27 +74,61 @@ def append_only_triggers(db: Database, table: str) -> None:
         db.execute(trigger_sql(table, verb).replace("CREATE TRIGGER", "CREATE TRIGGER IF NOT EXISTS", 1))
 
 
-def use_migrations(ordered: Migrations) -> None:
-    """The store's migrations, in the order they run (gatepost.store.schema sets them when imported)."""
-    if ordered.name != MIGRATION_SET:
-        raise ValueError(f"migrations: expected the set {MIGRATION_SET!r}, got {ordered.name!r}")
-    _registered[:] = [ordered]
+def use_migrations(ordered: Sequence[tuple[str, Callable[[Database], None]]]) -> None:
+    """The store's migrations, by name, in the order they run (gatepost.store.schema sets them when imported)."""
+    names = [name for name, _ in ordered]
+    if len(set(names)) != len(names):
+        raise ValueError(f"migrations: expected each name once, got {names!r}")
+    _registered[:] = [tuple(ordered)]
+    _migrations.cache_clear()
 
 
-def store_migrations() -> Migrations:
-    """The store's ordered migrations (StoreError before the top floor has set them)."""
+def _ordered() -> tuple[tuple[str, Callable[[Database], None]], ...]:
     if not _registered:
         raise StoreError("the store's migrations are not set: import gatepost.store (its schema sets them)")
     return _registered[0]
 
 
+def store_migrations() -> Migrations:
+    """The store's ordered migrations as sqlite-utils' `Migrations` (StoreError before the top floor has set
+    them)."""
+    return _migrations(_ordered())
+
+
+@functools.cache
+def _migrations(ordered: tuple[tuple[str, Callable[[Database], None]], ...]) -> Migrations:
+    from sqlite_utils.migrations import (
+        Migrations,  # only a store being migrated (or asked for them) needs it
+    )
+
+    made = Migrations(MIGRATION_SET)
+    for name, fn in ordered:
+        made(name=name)(fn)
+    return made
+
+
 def latest_version() -> int:
     """The schema version this gatepost writes: the number of migrations it knows."""
-    return len(store_migrations()._migrations)
+    return len(_ordered())
 
 
 def known_migration_names() -> list[str]:
-    return [m.name for m in store_migrations()._migrations]
+    return [name for name, _ in _ordered()]
+
+
+def applied_migration_names(db: Database) -> list[str]:
+    """The names of the migrations the store records as applied, in the order applied: what
+    `store_migrations().applied(db)` lists, read with two SELECTs (it writes nothing either)."""
+    if not db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [MIGRATIONS_TABLE]).fetchone():
+        return []
+    return [row[0] for row in db.execute(f"SELECT name FROM [{MIGRATIONS_TABLE}] WHERE migration_set = ? "
+                                         "ORDER BY rowid", [MIGRATION_SET]).fetchall()]
+
+
+def pending_migration_names(db: Database) -> list[str]:
+    """The known migrations the store has not applied yet, in the order they run."""
+    applied = set(applied_migration_names(db))
+    return [name for name in known_migration_names() if name not in applied]
 
 
 def m002_leases(db: Database) -> None:

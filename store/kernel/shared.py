@@ -18,9 +18,11 @@ import sqlite3
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from sqlite_utils import Database
+if TYPE_CHECKING:
+    from sqlite_utils import Database
+
 
 T = TypeVar("T")
 

@@ -16,6 +16,8 @@ The event's hash covers the event's payload, which names the key's fingerprint (
 the hash of every event before it: a signature vouches for the decision and the history it was made on.
 """
 
+from __future__ import annotations
+
 import base64
 import binascii
 import hashlib
@@ -29,14 +31,14 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sqlite_utils import Database
-
 from . import sshsig
 from .errors import InputError, RefusedError
 from .rows import all_rows, one_row
 
 if TYPE_CHECKING:
     import subprocess
+
+    from sqlite_utils import Database
 
 NAMESPACE = "gatepost-decision"
 # A key is replaced by its owner with a statement signed by the key it replaces: the new key's fingerprint,
@@ -156,7 +158,7 @@ class _NoAnswer(Exception):
     """ssh-keygen did not finish within KEYGEN_TIMEOUT."""
 
 
-def _run(args: list[str], data: bytes) -> "subprocess.CompletedProcess[bytes]":
+def _run(args: list[str], data: bytes) -> subprocess.CompletedProcess[bytes]:
     """ssh-keygen's answer; _NoAnswer when it takes longer than KEYGEN_TIMEOUT, OSError when it cannot start."""
     # subprocess imported here, by the one function that starts a process: a command that reads the store (most of
     # them) neither signs nor asks ssh-keygen, and starts without it (and the signal and selectors modules it loads)
@@ -169,7 +171,7 @@ def _run(args: list[str], data: bytes) -> "subprocess.CompletedProcess[bytes]":
         raise _NoAnswer from None
 
 
-def _why(result: "subprocess.CompletedProcess[bytes]") -> str:
+def _why(result: subprocess.CompletedProcess[bytes]) -> str:
     text = (result.stderr or b"") + b"\n" + (result.stdout or b"")
     lines = [ln.strip() for ln in text.decode("utf-8", "replace").splitlines()
              if ln.strip() and not ln.startswith(("Signing data on standard input", "-----"))]

@@ -6,12 +6,15 @@ it (cases.case_contradiction with the acceptance as cutoff). Any proposal: a gat
 after the acceptance that ran the scorer and failed.
 """
 
-from typing import Any
+from __future__ import annotations
 
-from sqlite_utils import Database
+from typing import TYPE_CHECKING, Any
 
 from gatepost.store import cases
 from gatepost.store.kernel import one_of
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 
 def _acceptance(db: Database, pid: str) -> tuple[int, str] | None:

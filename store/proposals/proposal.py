@@ -14,9 +14,7 @@ import json
 import math
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, cast
-
-from sqlite_utils import Database
+from typing import TYPE_CHECKING, Any, cast
 
 from gatepost.store import cases, loops, rubrics
 from gatepost.store.kernel import (
@@ -42,6 +40,9 @@ from gatepost.store.kernel import (
 
 from .contradicted import contradicted_proposal_ids, proposal_contradiction
 from .types import ProposalRow, ProposalView
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 OPERATIONS = ("create", "update")
 EDIT_MODES = ("full_page", "patch")

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from typing import Any
-
-from sqlite_utils import Database
+from typing import TYPE_CHECKING, Any
 
 from gatepost.store import protocol
 from gatepost.store.kernel import InputError, now_iso
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 STALE = "STALE"
 

@@ -11,14 +11,14 @@ whether the run passed:
   new filing.
 """
 
+from __future__ import annotations
+
 import json
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
-
-from sqlite_utils import Database
+from typing import TYPE_CHECKING, Any
 
 # its own package face, for bootstrap: a manifest draft (and the YAML and RE2 it needs) loads only on a mismatch
 from gatepost.store import rubrics, skills
@@ -37,6 +37,9 @@ from gatepost.store.kernel import (
     rehearsing,
     transaction,
 )
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 STATES = ("NEW_FAIL", "CHRONIC", "STABLE_FAIL", "NEW_PASS", "PASS")
 FAILING_STATES = ("NEW_FAIL", "STABLE_FAIL", "CHRONIC")

@@ -19,8 +19,6 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
-from sqlite_utils import Database
-
 from gatepost.store import skills
 from gatepost.store.kernel import (
     Act,
@@ -39,6 +37,8 @@ from .regressions import Transition, next_state
 from .types import SkillDetail, SkillRow
 
 if TYPE_CHECKING:
+    from sqlite_utils import Database
+
     from .aeon import AeonResult
     from .assertions import Result
 

@@ -1,12 +1,15 @@
 """The audit log as the console shows it: each row says the outcome or mark a decision was, and lease
 events (taken, renewed, released on every open) are folded away unless asked for."""
 
-import json
-from typing import Any, TypedDict
+from __future__ import annotations
 
-from sqlite_utils import Database
+import json
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from gatepost.store.kernel import event_filter
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 # payload fields that say what a decision was, in the order they are looked for
 OUTCOME_FIELDS = ("outcome", "status", "state", "result")

@@ -7,10 +7,10 @@ first. `suite_trend`: a suite's runs in the store's order (their events), each r
 from the stored task counts (a run of a million tasks costs a few rows).
 """
 
-from collections.abc import Callable
-from typing import Any
+from __future__ import annotations
 
-from sqlite_utils import Database
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from gatepost.store.evaluation import (
     ALPHA,
@@ -21,6 +21,9 @@ from gatepost.store.evaluation import (
     task_passes,
 )
 from gatepost.store.kernel import InputError
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 MAX_RUNS = 20  # columns of one matrix: more do not fit a terminal, nor a reader
 TREND_RUNS = 30  # a suite's newest runs a trend shows

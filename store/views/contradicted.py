@@ -1,9 +1,14 @@
 """What waits for someone because later evidence contradicts a decision, and the cases waiting on a
 design review: the overview's counts of decisions contradicted later and cases waiting on a design review."""
 
-from sqlite_utils import Database
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from gatepost.store import cases, proposals, skills
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 
 def contradicted_counts(db: Database) -> dict[str, int]:

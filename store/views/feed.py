@@ -4,12 +4,15 @@ Order is the store's sequence, never a caller's clock: a consumer keeps the last
 asks for what came after it (`gatepost events --since SEQ`).
 """
 
-import json
-from typing import Any
+from __future__ import annotations
 
-from sqlite_utils import Database
+import json
+from typing import TYPE_CHECKING, Any
 
 from gatepost.store.kernel import all_rows, event_filter
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 EVENT_SCHEMA = "gatepost.event/1"
 MAX_PAGE = 10_000

@@ -1,10 +1,15 @@
 """What waits for whom: the counts the console's overview shows, straight from the projections."""
 
-from sqlite_utils import Database
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from gatepost.store.cases import kept_not_landed_count
 
 from .contradicted import contradicted_counts, design_review_count
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 CASE_STATUSES = ("open", "closed")
 OUTCOMES = ("kept", "rejected", "proposed", "inconclusive")

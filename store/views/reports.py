@@ -6,13 +6,13 @@ something the store does not. The regressions report remembers what it said
 nothing did.
 """
 
+from __future__ import annotations
+
 import hashlib
 import json
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-from sqlite_utils import Database
 
 from gatepost.store import cases, glyphs, skills
 from gatepost.store import evaluation as evaluator
@@ -20,6 +20,7 @@ from gatepost.store.kernel import InputError, guarded
 
 if TYPE_CHECKING:
     from jinja2 import Environment, Template
+    from sqlite_utils import Database
 
 from .compare import Steps, sparkline, suite_trend, trend_svg
 
@@ -56,7 +57,7 @@ def _fence(value: object) -> str:
     return f"{fence}text\n{text}\n{fence}"
 
 
-def _env() -> "Environment":
+def _env() -> Environment:
     # Jinja2 imported here, by the one function that renders: every command that imports the store's views
     # and writes no report (most of them) starts without it (about a tenth of a read-only command's start)
     from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
@@ -76,7 +77,7 @@ def _env() -> "Environment":
     return env
 
 
-def _stamp(env: "Environment", name: str, source: str) -> str:
+def _stamp(env: Environment, name: str, source: str) -> str:
     """What a compiled template was made from: the template's text, its name (autoescape follows it), the
     environment's syntax settings and Jinja2's version (its compiled code calls Jinja2's runtime)."""
     import jinja2
@@ -107,7 +108,7 @@ def write_compiled_templates() -> list[Path]:
     return written
 
 
-def _template(env: "Environment", name: str) -> "Template":
+def _template(env: Environment, name: str) -> Template:
     """Template `name`, from its compiled twin when that was made from the template's current text with these
     settings and this Jinja2 (lexing, parsing and generating its code are most of a short report's rendering);
     else compiled from the text, so an edited template is never rendered stale.

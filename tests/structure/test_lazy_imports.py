@@ -7,12 +7,16 @@ function may import; anything else belongs at the top of its module, where a cyc
 
 import ast
 import json
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from sqlite_utils import Database
 
+from gatepost.store.kernel import latest_version
+from gatepost.store.schema import migrations
 from tests.conftest import run_gatepost
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,6 +27,9 @@ LAZY = ("textual", "rich", "aiohttp", "aiohttp_jinja2", "textual_serve", "asynci
 def _nested_imports(source: str) -> list[tuple[int, str]]:
     tree = ast.parse(source)
     top = {id(node) for node in tree.body}
+    top |= {id(sub) for node in tree.body  # imports for mypy alone are top-level ones too
+            if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+            for sub in node.body}
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import) and id(node) not in top:
@@ -59,9 +66,9 @@ def _modules_of_a_command(tmp_path: Path, *argv: str, store: Path | None = None)
     code = ("import json, runpy, sys\n"
             f"sys.argv = ['gatepost', '--db', {str(store)!r}, *{list(argv)!r}]\n"
             "try:\n    runpy.run_module('gatepost', run_name='__main__')\nexcept SystemExit as exit:\n    code = exit.code\n"
+            "modules = sorted(sys.modules)\n"
             "import sqlite_utils.plugins\n"
-            f"open({str(record)!r}, 'w').write(json.dumps([sorted(sys.modules), sqlite_utils.plugins._plugins_loaded,"
-            " code]))\n")
+            f"open({str(record)!r}, 'w').write(json.dumps([modules, sqlite_utils.plugins._plugins_loaded, code]))\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     modules, plugins, exit_code = json.loads(record.read_text())
@@ -104,6 +111,33 @@ def test_a_command_that_shows_no_case_starts_without_the_protocol_interpreter(tm
     demo store, so each command reads items: a skill's triage, a proposal's gate)."""
     modules, _ = _modules_of_a_command(tmp_path, *argv, store=demo_store)
     assert "gatepost.store.protocol.interpreter" not in modules, f"{' '.join(argv)} imported the interpreter"
+
+
+@pytest.mark.parametrize("argv", [("case", "list", "--json"), ("skills", "show", "--json"), ("proposal", "list"),
+                                  ("events", "--since", "0"), ("report", "regressions", "--no-remember")],
+                         ids=" ".join)
+def test_a_command_that_only_reads_rows_starts_without_sqlite_utils(tmp_path: Path, demo_store: Path,
+                                                                    argv: tuple[str, ...]):
+    """A current store is opened and read with SELECTs on its connection; sqlite-utils (about as much CPU as the
+    interpreter and click together) loads only for a write or a migration (store/kernel/db.py)."""
+    modules, _ = _modules_of_a_command(tmp_path, *argv, store=demo_store)
+    loaded = sorted(m for m in modules if m.split(".")[0] in {"sqlite_utils", "sqlite_fts4", "pluggy", "dateutil"})
+    assert not loaded, f"{' '.join(argv)} imported {loaded[:8]}"
+
+
+def test_a_store_to_migrate_loads_sqlite_utils_and_is_migrated(tmp_path: Path):
+    """The other side: an older store is migrated by sqlite-utils' Migrations when a read-only command opens it
+    (and the check above would see the import)."""
+    store = tmp_path / "old.db"
+    old = Database(sqlite3.connect(store))
+    migrations.apply(old, stop_before="m002_leases")
+    old.execute("PRAGMA user_version = 1")
+    old.close()
+    modules, _ = _modules_of_a_command(tmp_path, "case", "list", "--json", store=store)
+    assert "sqlite_utils.migrations" in modules
+    conn = sqlite3.connect(store)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == latest_version()
+    conn.close()
 
 
 DOMAINS = ["kernel", "protocol", "cases", "skills", "evaluation", "proposals", "views", "loops", "discussion",

@@ -13,6 +13,7 @@ from gatepost.store import schema
 from gatepost.store.kernel import (
     StoreError,
     append_event,
+    applied_migration_names,
     list_events,
     one_of,
     open_store,
@@ -138,6 +139,36 @@ def test_an_older_store_is_migrated_in_order(store_path):
     assert "leases" in db.table_names()
     assert schema_version(db) == schema.latest_version()
     assert [m.name for m in schema.migrations.applied(db)] == schema.known_migration_names()
+
+
+@pytest.mark.parametrize("stop_before", [None, "m001_initial", "m002_leases", "m013_kernel_records_by_position"])
+def test_the_migrations_read_without_sqlite_utils_are_the_ones_it_records(tmp_path, stop_before):
+    """Whether a store is current is read with two SELECTs (no sqlite-utils import): the same names, in the same
+    order, as sqlite-utils' Migrations lists, at every stage of an older store."""
+    import sqlite3 as sq
+
+    from sqlite_utils import Database
+
+    db = Database(sq.connect(tmp_path / "store.db"))
+    if stop_before != "m001_initial":
+        schema.migrations.apply(db, stop_before=stop_before)
+    recorded = [m.name for m in schema.migrations.applied(db)]
+    assert applied_migration_names(db) == recorded
+    assert len(recorded) == (schema.latest_version() if stop_before is None else
+                             schema.known_migration_names().index(stop_before))
+
+
+def test_a_store_opened_to_read_takes_writes_and_sqlite_utils_calls(store_path):
+    """A current store opens without sqlite-utils; the first write or sqlite-utils call loads it on the same
+    connection, and a transaction's write lands."""
+    open_store(store_path).close()
+    db = open_store(store_path)
+    assert db.execute("SELECT COUNT(*) FROM events").fetchone()[0] == 0
+    with transaction(db):
+        append_event(db, "test.happened", actor="ana", subject_type="case", subject_id="c-1", note="a note")
+    assert "events" in db.table_names()
+    assert db["events"].count == 1
+    assert [e["note"] for e in list_events(db)] == ["a note"]
 
 
 def test_one_of_matches_any_number_of_values_literally(tmp_path):
