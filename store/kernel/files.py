@@ -22,7 +22,6 @@ import json
 import os
 import stat
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -231,6 +230,8 @@ def _first_line(exc: BaseException) -> str:
 
 def write_text_atomic(path: str | Path, text: str) -> Path:
     """Write `text` to a temporary file beside `path`, then rename it into place: never a half-written file."""
+    import tempfile  # only a command that writes a file needs it (as in signing.py)
+
     path = Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

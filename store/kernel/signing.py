@@ -24,7 +24,6 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -225,6 +224,10 @@ def _signer(key: dict[str, Any]) -> tuple[str, str | None, str]:
 
 def sign_message(message: bytes, key: dict[str, Any]) -> str:
     """An armored SSH signature of `message` made with `key` (the registered key row); raises ValueError(why)."""
+    # tempfile imported here and in _verify_with_keygen, the two functions that hand ssh-keygen files: a command
+    # that reads the store starts without it (and the random module it loads)
+    import tempfile
+
     keygen, key_file, how = _signer(key)
     agent = key_file is None
     with tempfile.TemporaryDirectory(prefix="gatepost-sign-") as tmp:
@@ -261,6 +264,8 @@ def verify_message(message: bytes, signature: str, public_key: str, *, namespace
 
 
 def _verify_with_keygen(message: bytes, signature: str, public_key: str, *, namespace: str = NAMESPACE) -> str | None:
+    import tempfile  # as in sign_message
+
     keygen = _keygen()
     if keygen is None:
         return "ssh-keygen is not installed, so the signature cannot be checked"
