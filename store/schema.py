@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from . import cases
+from . import cases, evaluation
 from .discussion import DISCUSSION_APPEND_ONLY
-from .evaluation import EVALUATION_APPEND_ONLY, EVALUATION_MIGRATIONS, TASK_RESULT_RECORDS
+from .evaluation import EVALUATION_APPEND_ONLY, TASK_RESULT_RECORDS
 from .kernel import (
     KERNEL_MIGRATIONS,
     MIGRATION_SET,
@@ -563,7 +563,6 @@ _HERE: dict[str, Callable[[Database], None]] = {
     "m018_rubric_answers_and_preferences": m018_rubric_answers_and_preferences,
     "m019_queue_rubrics_and_runs_compared": m019_queue_rubrics_and_runs_compared,
 }
-_ALL: dict[str, Callable[[Database], None]] = {**_HERE, **KERNEL_MIGRATIONS, **EVALUATION_MIGRATIONS}
 # The order they run in (two carry m003: both names are recorded in stores as they are).
 MIGRATIONS = (
     "m001_initial",
@@ -587,9 +586,18 @@ MIGRATIONS = (
     "m018_rubric_answers_and_preferences",
     "m019_queue_rubrics_and_runs_compared",
 )
-assert sorted(MIGRATIONS) == sorted(_ALL), "every domain's migration has its place in MIGRATIONS, once"
 
-use_migrations([(name, _ALL[name]) for name in MIGRATIONS])
+
+def migration_functions() -> dict[str, Callable[[Database], None]]:
+    """Every domain's migrations by name: asked for only when a store is migrated (the evaluation domain's bring
+    its run-order builder, which a command reading a current store does not need)."""
+    every = {**_HERE, **KERNEL_MIGRATIONS, **evaluation.EVALUATION_MIGRATIONS}
+    if sorted(MIGRATIONS) != sorted(every):
+        raise ValueError("every domain's migration has its place in MIGRATIONS, once")
+    return every
+
+
+use_migrations(MIGRATIONS, migration_functions)
 # The tables whose rows events seal, in the order every digest reads them (stored digests depend on it: a new
 # source only ever goes at the end, and the one an import streams, task results, stays last).
 use_record_sources((*SKILL_RECORD_SOURCES, TASK_RESULT_RECORDS))

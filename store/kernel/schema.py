@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from .chain import EVENT_FIELDS, GENESIS, canonical_event, chain_hash, insert_chained
@@ -37,8 +37,10 @@ if TYPE_CHECKING:
 
 MIGRATION_SET = "gatepost"
 MIGRATIONS_TABLE = "_sqlite_migrations"  # where sqlite-utils' Migrations records each one applied
-# the store's migrations, in order, by name: set once by the top floor
-_registered: list[tuple[tuple[str, Callable[[Database], None]], ...]] = []
+# each migration's name -> its function (asked for only when a store is migrated)
+MigrationFunctions = Callable[[], Mapping[str, Callable[["Database"], None]]]
+# the store's migrations: their names in order, and where their functions are; set once by the top floor
+_registered: list[tuple[tuple[str, ...], MigrationFunctions]] = []
 
 # The kernel's tables whose rows are records: triggers refuse UPDATE and DELETE on them (events: m001, made on
 # the top floor; the keys and signatures: m008).
@@ -74,46 +76,47 @@ def append_only_triggers(db: Database, table: str) -> None:
         db.execute(trigger_sql(table, verb).replace("CREATE TRIGGER", "CREATE TRIGGER IF NOT EXISTS", 1))
 
 
-def use_migrations(ordered: Sequence[tuple[str, Callable[[Database], None]]]) -> None:
-    """The store's migrations, by name, in the order they run (gatepost.store.schema sets them when imported)."""
-    names = [name for name, _ in ordered]
+def use_migrations(names: Sequence[str], functions: MigrationFunctions) -> None:
+    """The store's migrations: their names in the order they run, and `functions`, which maps each name to its
+    function when a store is to be migrated (gatepost.store.schema sets them when imported)."""
     if len(set(names)) != len(names):
-        raise ValueError(f"migrations: expected each name once, got {names!r}")
-    _registered[:] = [tuple(ordered)]
+        raise ValueError(f"migrations: expected each name once, got {list(names)!r}")
+    _registered[:] = [(tuple(names), functions)]
     _migrations.cache_clear()
 
 
-def _ordered() -> tuple[tuple[str, Callable[[Database], None]], ...]:
+def _names() -> tuple[str, ...]:
     if not _registered:
         raise StoreError("the store's migrations are not set: import gatepost.store (its schema sets them)")
-    return _registered[0]
+    return _registered[0][0]
 
 
 def store_migrations() -> Migrations:
     """The store's ordered migrations as sqlite-utils' `Migrations` (StoreError before the top floor has set
     them)."""
-    return _migrations(_ordered())
+    _names()
+    return _migrations(*_registered[0])
 
 
 @functools.cache
-def _migrations(ordered: tuple[tuple[str, Callable[[Database], None]], ...]) -> Migrations:
-    from sqlite_utils.migrations import (
-        Migrations,  # only a store being migrated (or asked for them) needs it
-    )
+def _migrations(names: tuple[str, ...], functions: MigrationFunctions) -> Migrations:
+    # only a store being migrated (or a caller asking for them) needs sqlite-utils' Migrations
+    from sqlite_utils.migrations import Migrations
 
     made = Migrations(MIGRATION_SET)
-    for name, fn in ordered:
-        made(name=name)(fn)
+    by_name = functions()
+    for name in names:
+        made(name=name)(by_name[name])
     return made
 
 
 def latest_version() -> int:
     """The schema version this gatepost writes: the number of migrations it knows."""
-    return len(_ordered())
+    return len(_names())
 
 
 def known_migration_names() -> list[str]:
-    return [name for name, _ in _ordered()]
+    return list(_names())
 
 
 def applied_migration_names(db: Database) -> list[str]:
