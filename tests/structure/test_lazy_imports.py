@@ -91,6 +91,7 @@ def test_a_read_only_command_starts_without_the_libraries_it_does_not_use(tmp_pa
 NOT_FOR_READING = ("yaml", "tomllib", "re2", "jinja2", "textual", "rich", "cryptography", "subprocess", "tempfile",
                    "gatepost.store.evaluation.runner", "gatepost.store.evaluation.suites",
                    "gatepost.store.evaluation.executors", "gatepost.store.proposals.gate",
+                   "gatepost.store.evaluation.task_order", "gatepost.store.kernel.bulk",
                    "gatepost.store.skills.assertions", "gatepost.store.skills.bootstrapping",
                    "gatepost.commands.case_evaluate", "gatepost.commands.suite")
 
