@@ -23,7 +23,6 @@ import binascii
 import hashlib
 import json
 import os
-import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -145,6 +144,8 @@ def keys_of(db: Database, actor: str) -> list[dict[str, Any]]:
 
 # --- ssh-keygen ----------------------------------------------------------------------------------
 def _keygen() -> str | None:
+    import shutil  # only signing and checking look for ssh-keygen (shutil loads bz2 and lzma)
+
     return shutil.which("ssh-keygen")
 
 

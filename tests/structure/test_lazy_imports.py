@@ -89,6 +89,7 @@ def test_a_read_only_command_starts_without_the_libraries_it_does_not_use(tmp_pa
 # (each costs its start: benchmarks/cli_startup.py). The store's package faces load a module on first use, so
 # one command's import of a package never drags in the rest of it (store/kernel/lazy.py).
 NOT_FOR_READING = ("yaml", "tomllib", "re2", "jinja2", "textual", "rich", "cryptography", "subprocess", "tempfile",
+                   "shutil",
                    "gatepost.store.evaluation.runner", "gatepost.store.evaluation.suites",
                    "gatepost.store.evaluation.executors", "gatepost.store.proposals.gate",
                    "gatepost.store.evaluation.task_order", "gatepost.store.kernel.bulk",
