@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gatepost.store import cases, glyphs, skills
+from gatepost.store import cases, glyphs, skills, views
 from gatepost.store import evaluation as evaluator
 from gatepost.store.kernel import InputError, guarded
 
@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     from jinja2 import Environment, Template
     from sqlite_utils import Database
 
-from .compare import Steps, sparkline, suite_trend, trend_svg
+    from .compare import Steps
+
 
 FORMATS = ("md", "html")
 TEMPLATES = Path(__file__).parent / "templates"
@@ -155,12 +156,14 @@ def suite_report(db: Database, run_id: str, fmt: str = "md", *, steps: Steps | N
     step("its statistics and the suite's trend", 1)
     figures = evaluator.run_statistics(db, run_id)
     flaky = {(f["task_id"], f["side"]) for f in (figures or {}).get("flaky", [])}
-    trend = suite_trend(db, run["suite_id"], skill=run["skill_id"])  # the suite's pass rate over its runs
+    # the comparisons (and the evaluation statistics under them) reached through the face: only a suite's
+    # report draws its trend, and the other reports start without them
+    trend = views.suite_trend(db, run["suite_id"], skill=run["skill_id"])  # the suite's pass rate over its runs
     step("each task", 2)
     tasks = evaluator.run_tasks(db, run_id)
     step("the report", 3)
     return _render("suite", fmt, run=run, tasks=tasks, figures=figures, flaky=flaky,
-                   flaky_words=evaluator.flaky_words, trend=trend, chart=trend_svg(trend), spark=sparkline(trend),
+                   flaky_words=evaluator.flaky_words, trend=trend, chart=views.trend_svg(trend), spark=views.sparkline(trend),
                    rate_words=evaluator.rate_words)
 
 

@@ -127,6 +127,16 @@ def test_a_command_that_only_reads_rows_starts_without_sqlite_utils(tmp_path: Pa
     assert not loaded, f"{' '.join(argv)} imported {loaded[:8]}"
 
 
+@pytest.mark.parametrize("fmt", [(), ("--json",)], ids=["md", "json"])
+def test_a_regressions_report_starts_without_the_run_comparisons(tmp_path: Path, demo_store: Path,
+                                                                 fmt: tuple[str, ...]):
+    """Only a suite's report draws a trend of runs: the regressions report loads neither the comparisons nor the
+    evaluation statistics under them (statistics, fractions, decimal)."""
+    modules, _ = _modules_of_a_command(tmp_path, "report", "regressions", "--no-remember", *fmt, store=demo_store)
+    loaded = sorted({"gatepost.store.views.compare", "gatepost.store.evaluation.stats", "statistics"} & modules)
+    assert not loaded, f"report regressions imported {loaded}"
+
+
 def test_a_store_to_migrate_loads_sqlite_utils_and_is_migrated(tmp_path: Path):
     """The other side: an older store is migrated by sqlite-utils' Migrations when a read-only command opens it
     (and the check above would see the import)."""
