@@ -130,6 +130,12 @@ class _Deferred:
             raise AttributeError(name)
         return getattr(_load(self), name)
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "conn":
+            object.__setattr__(self, name, value)
+        else:  # a setting of sqlite-utils' (a tracer, ...): made first, so loading it does not overwrite what is set
+            setattr(_load(self), name, value)
+
     def __getitem__(self, name: str) -> Any:
         return _load(self)[name]
 
@@ -153,7 +159,7 @@ def _load(deferred: _Deferred | Database) -> Database:
             # installed distribution's entry points: about a tenth of a read-only command's start)
             made = Database(deferred.conn, recursive_triggers=False, execute_plugins=False)
             deferred.__dict__.update(made.__dict__)  # every attribute in place before the class changes
-            deferred.__class__ = Database  # type: ignore[assignment]
+            object.__setattr__(deferred, "__class__", Database)  # past _Deferred.__setattr__
     return cast("Database", deferred)
 
 

@@ -164,11 +164,14 @@ def test_a_store_opened_to_read_takes_writes_and_sqlite_utils_calls(store_path):
     open_store(store_path).close()
     db = open_store(store_path)
     assert db.execute("SELECT COUNT(*) FROM events").fetchone()[0] == 0
+    traced = []
+    db._tracer = lambda sql, params: traced.append(sql)  # a sqlite-utils setting, given before it is loaded
     with transaction(db):
         append_event(db, "test.happened", actor="ana", subject_type="case", subject_id="c-1", note="a note")
     assert "events" in db.table_names()
     assert db["events"].count == 1
     assert [e["note"] for e in list_events(db)] == ["a note"]
+    assert "BEGIN IMMEDIATE" in traced
 
 
 def test_one_of_matches_any_number_of_values_literally(tmp_path):
