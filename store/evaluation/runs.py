@@ -46,7 +46,7 @@ from .artifacts import (
 from .attempts import attempts_line, outcome, outcome_counts, summarise_attempts
 from .progress import report
 from .sealed import TASK_COLUMNS
-from .task_order import refresh_task_order
+from .task_order import HeldRuns, refresh_task_order
 from .types import RunDetail, RunRow
 
 if TYPE_CHECKING:  # a suite is named in signatures only: reading a run never loads the suites' YAML
@@ -195,9 +195,10 @@ class ReadArtifact:
 
 
 def store_run(db: Database, suite: Suite | None, artifact: dict[str, Any], *, actor: str | None,
-              read: ReadArtifact | None = None) -> None:
+              read: ReadArtifact | None = None, held: HeldRuns | None = None) -> None:
     """Store the run, its event and its task results in one transaction (an imported file's rows are
-    `read`'s; else they are built from the artifact's results)."""
+    `read`'s; else they are built from the artifact's results). `held`: the Tasks of runs the caller stored
+    before (task_order.HeldRuns), which this run's order and its neighbour's are built from and this run joins."""
     run_id = artifact["run_id"]
     doing = f"{'import' if artifact.get('purpose') == 'imported' else 'record'} evaluation run {run_id}"
     # through the guarded pipeline (identity checked printable; no capability: any named loop or CI may run a suite)
@@ -218,7 +219,7 @@ def store_run(db: Database, suite: Suite | None, artifact: dict[str, Any], *, ac
         act.event("suite.run", subject_type="run", subject_id=run_id, payload=_payload(artifact, values, suite, loaded_at),
                   note=_note(artifact),
                   at=artifact.get("finished_at"), seal=True, sealed=sealed)
-        refresh_task_order(db, run_id, rows)  # the run's review order and counts
+        refresh_task_order(db, run_id, rows, held=held)  # the run's review order and counts
 
 
 def _sealed_rows(sealed: StreamedRecords, run_id: str, artifact: dict[str, Any],
@@ -436,24 +437,36 @@ def _stored_rows(run_id: str, parsed: list[Any]) -> list[tuple[Any, ...]]:
     return list(zip(*columns, strict=True))
 
 
-def store_artifact_file(db: Database, read: ReadArtifact, *, actor: str | None = None) -> tuple[str, bool]:
+def store_artifact_file(db: Database, read: ReadArtifact, *, actor: str | None = None,
+                        held: HeldRuns | None = None) -> tuple[str, bool]:
     """Store a file `read_artifact_file` read as an evaluation run (one transaction); returns (run id, newly
-    stored). A run already stored (the same bytes) is not stored again."""
+    stored). A run already stored (the same bytes) is not stored again.
+
+    `held`: the runs this caller stored before (task_order.HeldRuns); the run joins them, or leaves them when its
+    transaction fails. Held Tasks stay true even if an enclosing transaction rolls the run back: an imported run's
+    id is its file's hash, so a run stored under that id again has the very same results."""
     if read.parsed is None:
         return _import_streamed(db, read.path, actor=actor)
     rows = len(read.values) // read.width if read.width else 0
     if db.execute("SELECT 1 FROM evaluation_runs WHERE id = ?", [read.run_id]).fetchone():
         report(None, rows)
         return read.run_id, False
-    store_run(db, None, _imported(read.parsed, read.path, read.run_id, read.source), actor=actor, read=read)
+    try:
+        store_run(db, None, _imported(read.parsed, read.path, read.run_id, read.source), actor=actor, read=read,
+                  held=held)
+    except BaseException:
+        if held is not None:
+            held.drop(read.run_id)
+        raise
     report(None, rows)
     return read.run_id, True
 
 
-def import_artifact(db: Database, path: str | Path, *, actor: str | None = None) -> tuple[str, bool]:
+def import_artifact(db: Database, path: str | Path, *, actor: str | None = None,
+                    held: HeldRuns | None = None) -> tuple[str, bool]:
     """Store an evaluator artifact JSON (any shape upstream's evaluate.py writes, or gatepost's);
     returns (run id, newly stored). A file whose delta or verdict contradicts its rates is refused."""
-    return store_artifact_file(db, read_artifact_file(path), actor=actor)
+    return store_artifact_file(db, read_artifact_file(path), actor=actor, held=held)
 
 
 def import_artifacts(db: Database, paths: Sequence[str | Path], *, actor: str | None = None
@@ -465,11 +478,14 @@ def import_artifacts(db: Database, paths: Sequence[str | Path], *, actor: str | 
     Every file is read in this process: reading them ahead in a second one saved wall time only where a core
     was idle, and cost more CPU in all (a second interpreter, every row pickled across). Each file is read and
     stored with the cyclic garbage collector paused (as a streamed file is): its rows are many tuples of text
-    and numbers, never a cycle, and the collector walking them cost a twelfth of the import.
+    and numbers, never a cycle, and the collector walking them cost a twelfth of the import. The runs stored are
+    held in memory (task_order.HeldRuns, bounded), so a later file's run and the run after it are ordered without
+    reading results back.
     """
+    held = HeldRuns()
     for path in map(Path, paths):
         with _collector_paused():
-            stored = import_artifact(db, path, actor=actor)
+            stored = import_artifact(db, path, actor=actor, held=held)
         yield (path, *stored)
 
 

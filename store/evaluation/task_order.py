@@ -20,7 +20,7 @@ import functools
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import chain, compress, groupby, repeat
-from operator import and_, eq
+from operator import eq
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gatepost.store.kernel import FlatRows
@@ -231,7 +231,12 @@ def _group(flags: int) -> int:
     return 0 if flags & FLAG_CHANGED else 1 if flags & FLAG_DIFFERS else 2
 
 
+# per group, a bytes.translate table: a task's flags (one byte) to 1 when they put it in that group, else 0
+_IN_GROUP = [bytes(flags < 64 and _group(flags) == group for flags in range(256)) for group in range(3)]
+
 _LISTED = (("failing", FLAG_FAILING), ("differs", FLAG_DIFFERS), ("flaky", FLAG_FLAKY))  # lists of positions
+# per listed flag, a bytes.translate table: a task's flags (one byte) to 1 when that flag is set, else 0
+_HAS_BIT = {bit: bytes(bool(flags & bit) for flags in range(256)) for _, bit in _LISTED}
 
 
 class _Order:
@@ -271,9 +276,10 @@ class _Order:
             chunks.extend("all", list(zip(tasks, splits, flags, strict=True)))
             positions = range(position, position + len(tasks))
             present = set(flags)
+            flag_bytes = bytes(flags)  # a task's flags are < 64: a byte each, masked per list by translate (in C)
             for name, bit in _LISTED:
                 if any(f & bit for f in present):
-                    chunks.extend(name, list(compress(positions, map(and_, flags, repeat(bit)))))
+                    chunks.extend(name, list(compress(positions, flag_bytes.translate(_HAS_BIT[bit]))))
             if self.several:
                 named = [split or "" for split in splits]
                 for split in dict.fromkeys(named):
@@ -284,7 +290,8 @@ class _Order:
 
 
 class _Held:
-    """A run's Tasks held in memory (one batch): tallied by a Counter, put in review order by `compress`."""
+    """A run's Tasks held in memory (one batch): tallied by a Counter of their keys, each task's flags looked up once
+    by its key, put in review order by byte masks of those flags."""
 
     def __init__(self, tasks: Tasks) -> None:
         self.tasks = tasks
@@ -297,14 +304,15 @@ class _Held:
         else:
             self.tally = Counter(zip(tasks.splits, tasks.was, tasks.candidate, tasks.baseline, strict=True))
 
-    def ordered(self, order: _Order) -> list[_Listed]:
-        tasks, splits, keys = self.tasks.tasks, self.tasks.splits, self.keys
-        if len(order.groups) > 1:  # each group's tasks in turn, each in its first result's order
-            groups = list(map(order.group_of.__getitem__, keys))
-            at = list(chain.from_iterable(compress(range(len(keys)), map(eq, groups, repeat(group)))
-                                          for group in order.groups))
-            tasks, splits, keys = (list(map(column.__getitem__, at)) for column in (tasks, splits, keys))
-        return [(tasks, splits, keys)]
+    def pages(self, order: _Order, run_id: str) -> Iterator[list[tuple[str, str, int, str]]]:
+        """The run_task_pages rows of this run's order, as _Order.pages gives them."""
+        tasks, splits = self.tasks.tasks, self.tasks.splits
+        flags = list(map(order.flags_of.__getitem__, self.keys))
+        if len(order.groups) > 1:  # each group's tasks in turn, each in its first result's order (flags: a byte each)
+            masks = [bytes(flags).translate(_IN_GROUP[group]) for group in order.groups]
+            tasks, splits, flags = (list(chain.from_iterable(compress(column, mask) for mask in masks))
+                                    for column in (tasks, splits, flags))
+        return order.flagged_pages(run_id, [(tasks, splits, flags)])
 
 
 def _states(tasks: Sequence[str], passed: Sequence[Any]) -> dict[str, int | None]:
@@ -434,6 +442,10 @@ class _TableTasks:
         self.tally = {tuple(row[:4]): row[4] for row in
                       db.execute(f"SELECT split, was, c, b, COUNT(*) FROM temp.{_TASKS_TABLE} GROUP BY 1, 2, 3, 4")}
 
+    def pages(self, order: _Order, run_id: str) -> Iterator[list[tuple[str, str, int, str]]]:
+        """The run_task_pages rows of this run's order, a batch's worth at a time."""
+        return order.pages(run_id, self.ordered(order))
+
     def ordered(self, order: _Order) -> Iterator[_Listed]:
         first = [(group, key) for key, group in order.group_of.items() if group < 2]
         case = " ".join(f"WHEN was IS ? AND c IS ? AND b IS ? THEN {group}" for group, _ in first)
@@ -445,8 +457,8 @@ class _TableTasks:
             yield task_ids, splits, list(zip(was, c, b, strict=True))
 
 
-def _stored_tasks(db: Database, run_id: str, previous: str | None, *,
-                  previous_passes: tuple[str, dict[str, int | None]] | None = None) -> _Held | _TableTasks:
+def _stored_tasks(db: Database, run_id: str, previous: str | None, held: HeldRuns | None = None
+                  ) -> _Held | _TableTasks:
     """A stored run's Tasks: its results' columns read in id order when they are few enough to hold (half the
     time of SQLite grouping and sorting them), else from the temporary table, in bounded memory."""
     read = db.execute("SELECT side, task_id, passed, split FROM task_results WHERE run_id = ? ORDER BY id LIMIT ?",
@@ -454,17 +466,17 @@ def _stored_tasks(db: Database, run_id: str, previous: str | None, *,
     if len(read) > IN_MEMORY_ROWS:
         return _TableTasks(db, run_id, previous)
     sides, tasks, passed, splits = zip(*read, strict=True) if read else ((), (), (), ())
-    return _Held(_in_memory(_segments(sides, tasks, passed, splits), _before(db, previous, previous_passes)))
+    return _Held(_in_memory(_segments(sides, tasks, passed, splits), _before(db, previous, held)))
 
 
-def _before(db: Database, previous: str | None,
-            passes: tuple[str, dict[str, int | None]] | None) -> Mapping[str, int | None]:
-    """The previous run's candidate pass@k per task: handed over when the caller holds them, else read."""
+def _before(db: Database, previous: str | None, held: HeldRuns | None
+            ) -> Mapping[str, int | None] | tuple[Sequence[str], Sequence[int | None]]:
+    """The previous run's candidate pass@k per task (as _in_memory takes it): from its Tasks when the caller holds
+    them, else read."""
     if previous is None:
         return {}
-    if passes is not None and passes[0] == previous:
-        return passes[1]
-    return _candidate_passes(db, previous)
+    kept = held.passes(previous) if held is not None else None
+    return kept if kept is not None else _candidate_passes(db, previous)
 
 
 def _columns(rows: Sequence[Sequence[Any]]) -> tuple[Sequence[Any], Sequence[str], Sequence[Any], Sequence[Any]]:
@@ -479,10 +491,13 @@ def _columns(rows: Sequence[Sequence[Any]]) -> tuple[Sequence[Any], Sequence[str
     return columns[_SIDE], columns[_TASK], columns[_PASSED], columns[_SPLIT]
 
 
-def _write(db: Database, run_id: str, previous: str | None, order: _Order, ordered: Iterable[_Listed]) -> None:
-    """Store a run's order: its lists in chunks of TASK_CHUNK items, its counts per split, its statistics counts."""
-    _forget(db, run_id)
-    for rows in order.pages(run_id, ordered):
+def _write(db: Database, run_id: str, previous: str | None, order: _Order,
+           pages: Iterable[list[tuple[str, str, int, str]]], *, fresh: bool = False) -> None:
+    """Store a run's order: its lists in chunks of TASK_CHUNK items (`pages`), its counts per split, its statistics
+    counts. `fresh`: the run is stored by this act, so none of its order is stored yet (nothing to drop)."""
+    if not fresh:
+        _forget(db, run_id)
+    for rows in pages:
         if rows:
             db.conn.executemany(_INSERT_PAGE, rows)
     _write_counts(db, run_id, previous, order.counts, order.figures)
@@ -617,45 +632,125 @@ def _general_order(previous: str | None, before: Mapping[str, Any] | tuple[Seque
     order = _Order(held.tally)
     if not order.figures.single:
         return None
-    pages = {row[1:] for rows in order.pages("", held.ordered(order)) for row in rows}
+    pages = {row[1:] for rows in held.pages(order, "") for row in rows}
     return pages, {(split, previous, *values) for split, values in order.counts.items()}, order.figures.row()
 
 
 def _store_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] | None = None, *,
-                 previous_passes: tuple[str, dict[str, int | None]] | None = None) -> Tasks | None:
-    """Build and store a run's order, from its results in hand (`rows`, as inserted) or read back; its Tasks, when
-    they were held in memory (what the run after it compares with)."""
+                 held: HeldRuns | None = None, fresh: bool = False) -> None:
+    """Build and store a run's order, from its results in hand (`rows`, as inserted), from its Tasks when `held`
+    has them (only its previous run's passes are new), else read back. A run ordered from rows in hand is kept in
+    `held` (what the runs after and before it compare with)."""
     previous = neighbour_run(db, run_id, after=False)
+    kept = held.tasks(run_id) if held is not None and rows is None else None
+    source: _Held | _TableTasks
     if rows is not None:
         sides, tasks, passed, splits = _columns(rows)
-        source: _Held | _TableTasks = _Held(_in_memory(_segments(sides, tasks, passed, splits),
-                                                       _before(db, previous, previous_passes)))
+        source = _Held(_in_memory(_segments(sides, tasks, passed, splits), _before(db, previous, held)))
+        if held is not None:
+            held.keep(run_id, source.tasks)
+    elif kept is not None:
+        source = _Held(kept._replace(was=_was(_before(db, previous, held), kept.tasks)))
     else:
-        source = _stored_tasks(db, run_id, previous, previous_passes=previous_passes)
+        source = _stored_tasks(db, run_id, previous, held)
     order = _Order(source.tally)
-    _write(db, run_id, previous, order, source.ordered(order))
-    return source.tasks if isinstance(source, _Held) else None
+    _write(db, run_id, previous, order, source.pages(order, run_id), fresh=fresh)
 
 
-# a task's pass@k by its state on a side (see _ONCE); None where the side has no result for it
-_PASS_OF: dict[int | None, int | None] = {None: None, **{state: state & 1 for state in range(8)}}
+# What HeldRuns keeps at most, in tasks of all its runs together (about 100 bytes each).
+HELD_TASKS = 200_000
 
 
-def refresh_task_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] | None = None) -> None:
+# A held run's state of a task on a side as one byte (see _ONCE), 255 where the side has no result for it.
+_STATE_BYTE: dict[int | None, int] = {None: 255, **{state: state for state in range(8)}}
+_STATE_OF_BYTE: list[int | None] = [None if byte == 255 else byte for byte in range(256)]
+_PASS_OF_BYTE: list[int | None] = [None if byte == 255 else byte & 1 for byte in range(256)]
+
+
+class _Kept(NamedTuple):
+    """A held run's Tasks, small: each task id shared with the other held runs that list it, its split once when
+    every task has the same one (a 1-tuple), its states a byte a task (_STATE_BYTE)."""
+
+    tasks: list[str]
+    splits: list[Any] | tuple[Any]
+    candidate: bytes
+    baseline: bytes
+
+
+class HeldRuns:
+    """The Tasks of runs stored by one caller's acts (an import of many files), by run id, so the order of the run
+    after one stored later, and the previous run's passes each run compares with, need not be read back (reading
+    them was a third of an import's order). A run's task results are all stored by its one act and never change
+    after, so its Tasks stay true once that act commits; the owner `drop`s a run whose act did not. At most
+    HELD_TASKS tasks are kept (about 30 bytes each): the runs used longest ago are dropped first."""
+
+    def __init__(self, limit: int | None = None) -> None:
+        self.limit = HELD_TASKS if limit is None else limit
+        self.runs: dict[str, _Kept] = {}
+        self.size = 0
+        self.names: dict[str, str] = {}
+
+    def keep(self, run_id: str, tasks: Tasks) -> None:
+        """Keep a run's Tasks (not its previous run's passes: they change when an older run lands)."""
+        self.drop(run_id)
+        n = len(tasks.tasks)
+        if n > self.limit:
+            return
+        if len(self.names) > self.limit:
+            self.names = {}
+        names = self.names  # the runs of a suite mostly list the same tasks
+        splits = set(tasks.splits)
+        self.runs[run_id] = _Kept(list(map(names.setdefault, tasks.tasks, tasks.tasks)),
+                                  (splits.pop(),) if len(splits) == 1 else list(tasks.splits),
+                                  bytes(map(_STATE_BYTE.__getitem__, tasks.candidate)),
+                                  bytes(map(_STATE_BYTE.__getitem__, tasks.baseline)))
+        self.size += n
+        while self.size > self.limit:
+            self.drop(next(iter(self.runs)))
+
+    def drop(self, run_id: str) -> None:
+        """Forget a run (its act rolled back, or room is needed)."""
+        kept = self.runs.pop(run_id, None)
+        if kept is not None:
+            self.size -= len(kept.tasks)
+
+    def _kept(self, run_id: str) -> _Kept | None:
+        kept = self.runs.pop(run_id, None)
+        if kept is not None:
+            self.runs[run_id] = kept  # used last: dropped last
+        return kept
+
+    def tasks(self, run_id: str) -> Tasks | None:
+        """A held run's Tasks (its previous run's passes left empty), or None."""
+        kept = self._kept(run_id)
+        if kept is None:
+            return None
+        splits = list(kept.splits) * len(kept.tasks) if isinstance(kept.splits, tuple) else kept.splits
+        return Tasks(kept.tasks, splits, list(map(_STATE_OF_BYTE.__getitem__, kept.candidate)),
+                     list(map(_STATE_OF_BYTE.__getitem__, kept.baseline)), ())
+
+    def passes(self, run_id: str) -> tuple[Sequence[str], list[int | None]] | None:
+        """A held run's candidate pass@k per task, as its tasks and their passes (None: no candidate result)."""
+        kept = self._kept(run_id)
+        return None if kept is None else (kept.tasks, list(map(_PASS_OF_BYTE.__getitem__, kept.candidate)))
+
+
+def refresh_task_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] | None = None, *,
+                       held: HeldRuns | None = None) -> None:
     """Store a run's review order and counts, and rebuild the stored order of the run that follows it.
 
-    Call it inside the transaction that stores the run's task results. `rows`: those results as inserted
-    just before, in order (task_results columns in evaluation's TASK_COLUMNS order), so nothing is read back
-    (without them the run's results are read back: a streamed import's, in bounded memory).
-    When the run is older than one already stored, that newer run's previous run is now this one: its Δ
-    flags and order change.
+    Call it inside the act that stores the run and its task results (so none of its order is stored yet).
+    `rows`: those results as inserted just before, in order (task_results columns in evaluation's TASK_COLUMNS
+    order), so nothing is read back (without them the run's results are read back: a streamed import's, in
+    bounded memory). When the run is older than one already stored, that newer run's previous run is now this
+    one: its Δ flags and order change. `held`: the Tasks of runs the caller stored before (see HeldRuns), kept
+    up to date here; the caller drops this run from it when the act does not commit.
     """
-    held = _store_order(db, run_id, rows)
+    held = held if held is not None else HeldRuns()
+    _store_order(db, run_id, rows, held=held, fresh=True)
     following = neighbour_run(db, run_id, after=True)
-    if following is not None:  # its previous run is now this one: what its candidate passed is in hand
-        passes = None if held is None else \
-            (run_id, dict(zip(held.tasks, map(_PASS_OF.__getitem__, held.candidate), strict=True)))  # None: absent
-        _store_order(db, following, previous_passes=passes)
+    if following is not None:  # its previous run is now this one: what its candidate passed is held
+        _store_order(db, following, held=held)
 
 
 def backfill_task_order(db: Database) -> None:
@@ -664,10 +759,6 @@ def backfill_task_order(db: Database) -> None:
     for (run_id,) in db.execute(f"SELECT DISTINCT run_id FROM task_results WHERE run_id NOT IN"
                                 f" (SELECT run_id FROM {COUNTS_TABLE})").fetchall():
         _store_order(db, run_id)
-
-
-# per group, a bytes.translate table: a task's flags (one byte) to 1 when they put it in that group, else 0
-_IN_GROUP = [bytes(flags < 64 and _group(flags) == group for flags in range(256)) for group in range(3)]
 
 
 class _FlagsByPasses(dict[tuple[Any, Any, Any], int]):
@@ -688,7 +779,7 @@ def _aligned_order(previous: str | None, before: Mapping[str, Any] | tuple[Seque
     """blocked_order of an import's shape (a candidate block and a baseline block listing the same tasks once each,
     in the same order, under one split), built from the columns as they come: the same keys, tally, _Order and
     chunks as the general path, with each task's flags looked up once (by its passes, not its states) and picked
-    group by group by byte masks (each group's tasks in their first result's order, as `_Held.ordered` lists them). None: not that shape
+    group by group by byte masks (each group's tasks in their first result's order, as `_Held.pages` lists them). None: not that shape
     (or, though one attempt a side cannot make it, a run with repeated attempts): the general path answers."""
     if len(blocks) != 2 or {blocks[0].side, blocks[1].side} != {"candidate", "baseline"}:
         return None

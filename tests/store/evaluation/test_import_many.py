@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gatepost.store.evaluation import import_artifact, import_artifacts, runs
+from gatepost.store.evaluation import import_artifact, import_artifacts, runs, task_order
 from gatepost.store.kernel import InputError, open_store
 from gatepost.store.views import verify_store
 
@@ -123,4 +123,67 @@ def test_results_another_writer_stores_meanwhile_take_the_ids_first(tmp_path: Pa
     assert verify_store(db).findings == []
     counted = db.execute("SELECT run_id, COUNT(*), MIN(id), MAX(id) FROM task_results GROUP BY run_id").fetchall()
     assert len(counted) == 9 and all(high - low + 1 == n for _run, n, low, high in counted)  # each run's ids in a row
+    db.close()
+
+
+def _dated_files(folder: Path, days: list[int], per: int = 30) -> list[Path]:
+    """Files of one skill started on these days (out of order: a run lands before one already stored), each with a
+    baseline side, two splits and its own passes, so each run's order differs from its neighbours'."""
+    paths = []
+    for f, day in enumerate(days):
+        results = [{"task_id": f"t{i}", "passed": (f * 7 + i) % (3 + f % 2) != 0, "split": "a" if i % 4 else "b"}
+                   for i in range(per)]
+        baseline = [{"task_id": f"t{i}", "passed": i % 2 == 0} for i in range(0, per, 2)]
+        rate = round(sum(r["passed"] for r in results) / per, 4)
+        brate = round(sum(r["passed"] for r in baseline) / len(baseline), 4)
+        path = folder / f"d{f:03d}.json"
+        path.write_text(json.dumps({"skill_id": "skill", "execution_pass_rate": rate, "baseline_pass_rate": brate,
+                                    "delta": round(rate - brate, 4), "verdict": "pass" if rate >= brate else "fail",
+                                    "candidate_results": results, "baseline_results": baseline,
+                                    "started_at": f"2026-05-{day:02d}T08:00:00Z"}), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def _orders(store: Path) -> list[list[tuple]]:
+    """Every run's stored review order, counts per split and statistics counts."""
+    db = open_store(store)
+    tables = [db.execute(f"SELECT * FROM {table} ORDER BY 1, 2, 3").fetchall()
+              for table in ("run_task_pages", "run_task_counts", "run_task_figures")]
+    db.close()
+    return tables
+
+
+DAYS = [9, 3, 12, 1, 7, 7, 15, 2, 11, 5]
+
+
+@pytest.mark.parametrize("held_tasks", [None, 70])  # every run held, or at most two (the rest read back)
+def test_many_files_store_the_orders_one_at_a_time_stores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          held_tasks: int | None):
+    files = _dated_files(tmp_path, DAYS)
+    one = open_store(tmp_path / "one.db")
+    for path in files:
+        import_artifact(one, path, actor="ci")
+    one.close()
+    if held_tasks is not None:
+        monkeypatch.setattr(task_order, "HELD_TASKS", held_tasks)
+    many = open_store(tmp_path / "many.db")
+    assert all(new for _path, _run, new in import_artifacts(many, files, actor="ci"))
+    assert verify_store(many).findings == []  # verify builds every order again from the stored results
+    many.close()
+    assert _orders(tmp_path / "many.db") == _orders(tmp_path / "one.db")
+
+
+def test_an_import_of_many_files_orders_their_runs_without_reading_results_back(tmp_path: Path):
+    """The runs an import stored are held: a run landing before one of them, and each run's previous run, are
+    ordered from what the import read, not from task results read back."""
+    files = _dated_files(tmp_path, DAYS)
+    db = open_store(tmp_path / "s.db")
+    statements: list[str] = []
+    db.conn.set_trace_callback(statements.append)
+    list(import_artifacts(db, files, actor="ci"))
+    db.conn.set_trace_callback(None)
+    assert any(s.lstrip().startswith("DELETE FROM run_task_pages") for s in statements)  # a following run rebuilt
+    assert [s for s in statements if "FROM task_results" in s] == []
+    assert verify_store(db).findings == []
     db.close()
