@@ -41,8 +41,8 @@ class _Result(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     score: Int64 | Finite | None = UNSET
     duration_ms: Int64 | Finite = UNSET
     output: str | None = UNSET
-    reason: Any = UNSET
-    split: Any = UNSET
+    reason: str | None = UNSET  # another type (the strict reader makes it null): the strict way
+    split: str | None = UNSET  # the same
     mock: Any = UNSET
     judged: Any = UNSET
     details: str | None = UNSET
@@ -54,9 +54,11 @@ astuple = msgspec.structs.astuple
 _COLON_ESCAPE = re.compile(r"\\u003[aA]")
 
 
-def _absent_to(column: tuple[Any, ...], value: Any) -> Sequence[Any]:
-    """The column with UNSET (a key not given) as `value`."""
-    return [value if v is UNSET else v for v in column] if UNSET in column else column
+def _absent_to(column: tuple[Any, ...], value: Any, unset: int) -> Sequence[Any]:
+    """The column with UNSET (a key not given, in `unset` of its values) as `value`."""
+    if not unset:
+        return column
+    return [value] * len(column) if unset == len(column) else [value if v is UNSET else v for v in column]
 
 
 _TEXT_OR_NOTHING = {str, type(None), type(msgspec.UNSET)}
@@ -99,36 +101,38 @@ def decode_window(text: str, prefix: tuple[Any, ...], side: str) -> tuple[list[t
     task_ids, passed, scores, durations, outputs, reasons, splits, mocks, judged, details, errors = \
         zip(*map(astuple, results), strict=True)
     # a key twice in a result (msgspec kept one): the window's ':' are one per key given plus those inside strings
-    keys = 2 * n + sum(n - column.count(UNSET) for column in (scores, durations, outputs, reasons, splits, mocks,
-                                                              judged, details, errors))
+    absent = [column.count(UNSET) for column in (scores, durations, outputs, reasons, splits, mocks, judged, details,
+                                                 errors)]  # per optional key, the results without it
+    no_score, no_duration, no_output, no_reason, no_split, no_mock, no_judged, no_details, no_error = absent
+    keys = 2 * n + sum(n - unset for unset in absent)
     colons = "".join(task_ids).count(":")
-    for column in (outputs, details, errors):
+    for column in (outputs, details, errors, reasons, splits):
         colons += "".join(filter(None, column)).count(":")  # its strings (UNSET, None and "" are falsy)
-    for column in (reasons, splits, mocks, judged):
-        if column.count(UNSET) != n:
+    for column, unset in ((mocks, no_mock), (judged, no_judged)):
+        if unset != n:
             inside = _text_colons(column)
             if inside is None:
                 return None
             colons += inside
     if text.count(":") != keys + colons:
         return None
-    score_values = _absent_to(scores, None)
-    if durations.count(UNSET) or len(set(map(type, durations))) > 1 or type(durations[0]) is not int:
+    score_values = _absent_to(scores, None, no_score)
+    if no_duration or len(set(map(type, durations))) > 1 or type(durations[0]) is not int:
         durations = tuple(0 if d is UNSET else int(d) for d in durations)
-    if UNSET in outputs or None in outputs:
+    if no_output or None in outputs:
         outputs = tuple(o or "" for o in outputs)
-    detail_values, error_values = _absent_to(details, None), _absent_to(errors, None)
+    detail_values, error_values = _absent_to(details, None, no_details), _absent_to(errors, None, no_error)
     passes = passed.count(True)
     # why a result failed: its reason, else upstream's `error` (a crash, a timeout) or `details` (the judge)
-    if reasons.count(UNSET) == n and error_values.count(None) == n and detail_values.count(None) == n:
-        reason_values: Sequence[Any] = [None] * n
+    if error_values.count(None) == n and detail_values.count(None) == n:  # then a reason given or null
+        reason_values = _absent_to(reasons, None, no_reason)
     else:
-        reason_values = [r if type(r) is str else None if p else (e or d or None)
+        reason_values = [r if r is not None and r is not UNSET else None if p else (e or d or None)
                          for r, p, e, d in zip(reasons, passed, error_values, detail_values, strict=True)]
-    split_values = [None] * n if splits.count(UNSET) == n else [s if type(s) is str else None for s in splits]
-    mock_any = mocks.count(UNSET) != n and any(mocks)
+    split_values = _absent_to(splits, None, no_split)
+    mock_any = no_mock != n and any(mocks)
     mock_values = [1 if m else 0 for m in mocks] if mock_any else repeat(0)
-    judged_values = repeat(1) if judged.count(UNSET) == n else [0 if j is False else 1 for j in judged]
+    judged_values = repeat(1) if no_judged == n else [0 if j is False else 1 for j in judged]
     columns = (task_ids, map(int, passed), judged_values, score_values, durations, outputs, reason_values,
                mock_values, split_values, detail_values, error_values)
     if not prefix:  # artifacts.RowTuple: no id, no run id, no attempt
