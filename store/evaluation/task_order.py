@@ -298,8 +298,9 @@ class _Held:
         self.keys = list(zip(tasks.was, tasks.candidate, tasks.baseline, strict=True))
         splits = set(tasks.splits)
         self.tally: Mapping[tuple[Any, Any, Any, Any], int]
+        self.split: tuple[Any] | None = None  # the one split of every task, when there is one
         if len(splits) == 1:  # one split (the commonest): the keys counted alone
-            (split,) = splits
+            self.split = (split,) = tuple(splits)
             self.tally = {(split, *key): n for key, n in Counter(self.keys).items()}
         else:
             self.tally = Counter(zip(tasks.splits, tasks.was, tasks.candidate, tasks.baseline, strict=True))
@@ -310,8 +311,10 @@ class _Held:
         flags = list(map(order.flags_of.__getitem__, self.keys))
         if len(order.groups) > 1:  # each group's tasks in turn, each in its first result's order (flags: a byte each)
             masks = [bytes(flags).translate(_IN_GROUP[group]) for group in order.groups]
-            tasks, splits, flags = (list(chain.from_iterable(compress(column, mask) for mask in masks))
-                                    for column in (tasks, splits, flags))
+            tasks, flags = (list(chain.from_iterable(compress(column, mask) for mask in masks))
+                            for column in (tasks, flags))
+            splits = list(self.split) * len(tasks) if self.split is not None else \
+                list(chain.from_iterable(compress(splits, mask) for mask in masks))
         return order.flagged_pages(run_id, [(tasks, splits, flags)])
 
 
@@ -648,7 +651,7 @@ def _store_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] | None
         sides, tasks, passed, splits = _columns(rows)
         source = _Held(_in_memory(_segments(sides, tasks, passed, splits), _before(db, previous, held)))
         if held is not None:
-            held.keep(run_id, source.tasks)
+            held.keep(run_id, source.tasks, like=previous)
     elif kept is not None:
         source = _Held(kept._replace(was=_was(_before(db, previous, held), kept.tasks)))
     else:
@@ -661,20 +664,19 @@ def _store_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] | None
 HELD_TASKS = 200_000
 
 
-# A held run's state of a task on a side as one byte (see _ONCE), 255 where the side has no result for it.
-_STATE_BYTE: dict[int | None, int] = {None: 255, **{state: state for state in range(8)}}
-_STATE_OF_BYTE: list[int | None] = [None if byte == 255 else byte for byte in range(256)]
-_PASS_OF_BYTE: list[int | None] = [None if byte == 255 else byte & 1 for byte in range(256)]
+# a task's pass@k by its state on a side (see _ONCE); None where the side has no result for it
+_PASS_OF: dict[int | None, int | None] = {None: None, **{state: state & 1 for state in range(8)}}
 
 
 class _Kept(NamedTuple):
-    """A held run's Tasks, small: each task id shared with the other held runs that list it, its split once when
-    every task has the same one (a 1-tuple), its states a byte a task (_STATE_BYTE)."""
+    """A held run's Tasks, small: its task ids the very list of the run it was compared with when they are the
+    same (the runs of a suite mostly list the same tasks), its split once when every task has the same one (a
+    1-tuple)."""
 
     tasks: list[str]
     splits: list[Any] | tuple[Any]
-    candidate: bytes
-    baseline: bytes
+    candidate: list[int | None]
+    baseline: list[int | None]
 
 
 class HeldRuns:
@@ -682,28 +684,26 @@ class HeldRuns:
     after one stored later, and the previous run's passes each run compares with, need not be read back (reading
     them was a third of an import's order). A run's task results are all stored by its one act and never change
     after, so its Tasks stay true once that act commits; the owner `drop`s a run whose act did not. At most
-    HELD_TASKS tasks are kept (about 30 bytes each): the runs used longest ago are dropped first."""
+    HELD_TASKS tasks are kept (about 30 bytes each when runs list the same tasks): the runs used longest ago are
+    dropped first."""
 
     def __init__(self, limit: int | None = None) -> None:
         self.limit = HELD_TASKS if limit is None else limit
         self.runs: dict[str, _Kept] = {}
         self.size = 0
-        self.names: dict[str, str] = {}
 
-    def keep(self, run_id: str, tasks: Tasks) -> None:
-        """Keep a run's Tasks (not its previous run's passes: they change when an older run lands)."""
+    def keep(self, run_id: str, tasks: Tasks, *, like: str | None = None) -> None:
+        """Keep a run's Tasks (not its previous run's passes: they change when an older run lands); `like`: a run
+        that may list the same tasks (its previous run), whose list of them is then shared."""
         self.drop(run_id)
         n = len(tasks.tasks)
         if n > self.limit:
             return
-        if len(self.names) > self.limit:
-            self.names = {}
-        names = self.names  # the runs of a suite mostly list the same tasks
+        other = self.runs.get(like) if like is not None else None
+        names = other.tasks if other is not None and other.tasks == tasks.tasks else list(tasks.tasks)
         splits = set(tasks.splits)
-        self.runs[run_id] = _Kept(list(map(names.setdefault, tasks.tasks, tasks.tasks)),
-                                  (splits.pop(),) if len(splits) == 1 else list(tasks.splits),
-                                  bytes(map(_STATE_BYTE.__getitem__, tasks.candidate)),
-                                  bytes(map(_STATE_BYTE.__getitem__, tasks.baseline)))
+        self.runs[run_id] = _Kept(names, (splits.pop(),) if len(splits) == 1 else list(tasks.splits),
+                                  list(tasks.candidate), list(tasks.baseline))
         self.size += n
         while self.size > self.limit:
             self.drop(next(iter(self.runs)))
@@ -726,13 +726,12 @@ class HeldRuns:
         if kept is None:
             return None
         splits = list(kept.splits) * len(kept.tasks) if isinstance(kept.splits, tuple) else kept.splits
-        return Tasks(kept.tasks, splits, list(map(_STATE_OF_BYTE.__getitem__, kept.candidate)),
-                     list(map(_STATE_OF_BYTE.__getitem__, kept.baseline)), ())
+        return Tasks(kept.tasks, splits, kept.candidate, kept.baseline, ())
 
     def passes(self, run_id: str) -> tuple[Sequence[str], list[int | None]] | None:
         """A held run's candidate pass@k per task, as its tasks and their passes (None: no candidate result)."""
         kept = self._kept(run_id)
-        return None if kept is None else (kept.tasks, list(map(_PASS_OF_BYTE.__getitem__, kept.candidate)))
+        return None if kept is None else (kept.tasks, list(map(_PASS_OF.__getitem__, kept.candidate)))
 
 
 def refresh_task_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] | None = None, *,
