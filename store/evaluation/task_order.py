@@ -311,8 +311,8 @@ class _Held:
         flags = list(map(order.flags_of.__getitem__, self.keys))
         if len(order.groups) > 1:  # each group's tasks in turn, each in its first result's order (flags: a byte each)
             masks = [bytes(flags).translate(_IN_GROUP[group]) for group in order.groups]
-            tasks, flags = (list(chain.from_iterable(compress(column, mask) for mask in masks))
-                            for column in (tasks, flags))
+            tasks = list(chain.from_iterable(compress(tasks, mask) for mask in masks))
+            flags = list(chain.from_iterable(compress(flags, mask) for mask in masks))
             splits = list(self.split) * len(tasks) if self.split is not None else \
                 list(chain.from_iterable(compress(splits, mask) for mask in masks))
         return order.flagged_pages(run_id, [(tasks, splits, flags)])
@@ -382,7 +382,7 @@ def _in_memory(blocks: Sequence[Block],
     return Tasks(order, task_splits, columns[0], columns[1], _was(before, order))
 
 
-def _was(before: Mapping[str, Any] | tuple[Sequence[str], Sequence[Any]], order: list[str]) -> list[Any]:
+def _was(before: Mapping[str, Any] | tuple[Sequence[str], Sequence[Any]], order: Sequence[str]) -> list[Any]:
     """Per task of `order`, its candidate's pass@k in the previous run (`before`, as _in_memory takes it), or None."""
     if isinstance(before, tuple):  # the run before listed its tasks in this order (the commonest) or not
         return list(before[1]) if list(before[0]) == order else \
