@@ -642,7 +642,7 @@ def _general_order(previous: str | None, before: Mapping[str, Any] | tuple[Seque
 def _store_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] | None = None, *,
                  held: HeldRuns | None = None, fresh: bool = False) -> None:
     """Build and store a run's order, from its results in hand (`rows`, as inserted), from its Tasks when `held`
-    has them (only its previous run's passes are new), else read back. A run ordered from rows in hand is kept in
+    has them (only its previous run's passes are new), else read back. A run whose Tasks were in memory is kept in
     `held` (what the runs after and before it compare with)."""
     previous = neighbour_run(db, run_id, after=False)
     kept = held.tasks(run_id) if held is not None and rows is None else None
@@ -650,17 +650,17 @@ def _store_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] | None
     if rows is not None:
         sides, tasks, passed, splits = _columns(rows)
         source = _Held(_in_memory(_segments(sides, tasks, passed, splits), _before(db, previous, held)))
-        if held is not None:
-            held.keep(run_id, source.tasks, like=previous)
     elif kept is not None:
         source = _Held(kept._replace(was=_was(_before(db, previous, held), kept.tasks)))
     else:
         source = _stored_tasks(db, run_id, previous, held)
+    if held is not None and kept is None and isinstance(source, _Held):
+        held.keep(run_id, source.tasks, like=previous)
     order = _Order(source.tally)
     _write(db, run_id, previous, order, source.pages(order, run_id), fresh=fresh)
 
 
-# What HeldRuns keeps at most, in tasks of all its runs together (about 100 bytes each).
+# What HeldRuns keeps at most, in tasks of all its runs together (about 30 bytes each where runs list the same tasks).
 HELD_TASKS = 200_000
 
 
@@ -680,10 +680,10 @@ class _Kept(NamedTuple):
 
 
 class HeldRuns:
-    """The Tasks of runs stored by one caller's acts (an import of many files), by run id, so the order of the run
-    after one stored later, and the previous run's passes each run compares with, need not be read back (reading
-    them was a third of an import's order). A run's task results are all stored by its one act and never change
-    after, so its Tasks stay true once that act commits; the owner `drop`s a run whose act did not. At most
+    """The Tasks of runs one caller's acts stored or read back (an import of many files), by run id, so the order
+    of the run after one stored later, and the previous run's passes each run compares with, need not be read back
+    (reading them was a third of an import's order). A run's task results are all stored by its one act and never
+    change after, so its Tasks stay true once that act commits; the owner `drop`s a run whose act did not. At most
     HELD_TASKS tasks are kept (about 30 bytes each when runs list the same tasks): the runs used longest ago are
     dropped first."""
 
