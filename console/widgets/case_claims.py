@@ -41,12 +41,24 @@ def claim_outline(view: CaseView) -> Outline:
     return Outline(root)
 
 
+# a node's label by what it shows: from one case to the next most nodes read the same (the claims, the evidence each
+# asks for, with the same why), and each label is several Texts made and joined; labels are only read, never changed
+_LABELS: dict[tuple[str | None, str, str | None, bool], Text] = {}
+
+
 def _node(node: dict[str, Any], *, expand: bool = False) -> Node:
-    label = Text()
-    if node["value"] is not None:
-        label.append_text(symbol(node["value"]))
-        label.append(" ")
-    label.append_text(literal(node["label"], style="bold" if node["children"] else ""))
-    if node["why"]:
-        label.append_text(literal(f"  — {node['why']}", style=EVIDENCE_STYLE.get(node["why"], "dim")))
-    return Node(label, [_node(child) for child in node["children"]], expanded=expand and bool(node["children"]))
+    children = node["children"]
+    key = (node["value"], node["label"], node["why"], bool(children))
+    label = _LABELS.get(key)
+    if label is None:
+        label = Text()
+        if node["value"] is not None:
+            label.append_text(symbol(node["value"]))
+            label.append(" ")
+        label.append_text(literal(node["label"], style="bold" if children else ""))
+        if node["why"]:
+            label.append_text(literal(f"  — {node['why']}", style=EVIDENCE_STYLE.get(node["why"], "dim")))
+        if len(_LABELS) >= 4096:
+            _LABELS.clear()
+        _LABELS[key] = label
+    return Node(label, [_node(child) for child in children], expanded=expand and bool(children))

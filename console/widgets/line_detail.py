@@ -85,6 +85,12 @@ _UNDER_CURSOR = Style(reverse=True)  # the acting line the keys are on, while th
 # a line of text wrapped at a width (with a style under it): its strips; shared by every LineDetail
 _WRAPPED: dict[tuple[Any, ...], list[Strip]] = {}
 
+# a line made from another by the same steps (on the pane's colours, after a guide, padded): by the line it is made
+# from (the very object: a wrapped line comes from _WRAPPED, so an equal line is the same one) and the steps; a
+# new item's lines are mostly lines drawn before, and each Strip made builds its own caches. An entry holds the
+# line it was made from, so that line's id names no other while the entry is there.
+_DERIVED: dict[tuple[Any, ...], tuple[Strip, Strip]] = {}
+
 # what a click on a line acts on: (block name, a node's path in its outline) or (block name, a choice's name);
 # names and paths, not objects, so that lines kept from an equal earlier content still act on the current one
 _Target = tuple[str, tuple[int, ...] | str] | None
@@ -265,8 +271,10 @@ class LineDetail(ScrollView, can_focus=True):
         if width <= 0:
             return  # not laid out yet: on_resize draws it
         self._width = width
-        self._base = self.rich_style  # the pane's colours under every line (read once: it walks the DOM)
-        self._components = {}  # and its component styles, read once a drawing (each a walk of the DOM)
+        base = self.rich_style  # the pane's colours under every line (read once: it walks the DOM)
+        if base != self._base:
+            self._components = {}  # the component styles blend into the same colours: read again under new ones
+        self._base = base
         for name in set(self._drawn) - {b.name for b in self._blocks}:
             del self._drawn[name]
         before = self._lines
@@ -283,7 +291,7 @@ class LineDetail(ScrollView, can_focus=True):
             drawn = self._drawn.get(b.name)
             if drawn is None or drawn[1] != (width, base) or not _same(drawn[0], b.content):
                 strips, hits = self._draw(b, width)
-                strips = [_on_base(strip, width, base) for strip in strips]
+                strips = [_derived(strip, ("base", width, base), _on_base) for strip in strips]
                 drawn = (_key(b.content), (width, base), strips, hits)
                 self._drawn[b.name] = drawn
             lines.extend(drawn[2])
@@ -303,19 +311,32 @@ class LineDetail(ScrollView, can_focus=True):
         """Repaint only the rows on screen whose line changed: from one case to the next many read the same
         (titles, claim names, decisions), and each row Textual repaints costs as much as drawing it."""
         top = self.scroll_offset.y
+        bottom = top + self.size.height
         start = None
-        for y in range(top, top + self.size.height + 1):
+        for y in range(top, bottom + 1):
             old = before[y] if y < len(before) else None
             new = after[y] if y < len(after) else None
-            if old != new and y < top + self.size.height:
+            if old != new and y < bottom:
                 start = y if start is None else start
             elif start is not None:
                 self.refresh_lines(start, y - start)
                 start = None
 
+    def refresh_lines(self, y_start: int, line_count: int = 1) -> None:
+        """Repaint lines `y_start`.. of the text, not the scrollbar beside them. ScrollView's own repaints the
+        widget's whole width, the scrollbar's columns with it, and the compositor then drew the scrollbar on every
+        row of a new item (as long as the text again: 44 rows, 1.5-2 ms a cursor move); the scrollbar repaints
+        itself when the item's height moves its thumb."""
+        if not self._width:
+            super().refresh_lines(y_start, line_count)
+            return
+        self.refresh(Region(0, y_start - self.scroll_offset.y, self._width, line_count))
+
     def _component(self, name: str) -> Style:
-        """A component style (a title's accent, a guide's colour), read once for the lines drawn at once: a new item
-        read the guide's style again for every node of its outline and each choice's for every choice."""
+        """A component style (a title's accent, a guide's colour), read once while the pane's styles and colours
+        stay the same (a style update or other colours under the pane read them again): each read is a walk of the
+        DOM, and a new item read the guide's style for every node of its outline and each choice's for every
+        choice."""
         style = self._components.get(name)
         if style is None:
             style = self._components[name] = self.get_component_rich_style(name)
@@ -339,7 +360,7 @@ class LineDetail(ScrollView, can_focus=True):
                 style = self._component("line-detail--choice-disabled" if c.disabled else "line-detail--choice")
                 label = Text(" ").append_text(c.label)
                 for strip in self._text_lines(label, width - 1, style):
-                    lines.append(strip.extend_cell_length(width - 1, style))
+                    lines.append(_derived(strip, ("extend", width - 1, style), _extended))
                     targets.append((b.name, c.name))
             return lines, targets
         renderable: RenderableType = b.content
@@ -368,7 +389,7 @@ class LineDetail(ScrollView, can_focus=True):
         icon = ("▼ " if node.expanded else "▶ ") if node.children else ("  " if not lead else "")
         base = rest + " " * len(icon)  # under the label: its wrapped lines and its children's guides
         for i, strip in enumerate(self._text_lines(node.label, max(8, width - len(lead) - len(icon)))):
-            lines.append(Strip.join([Strip([Segment(lead + icon if i == 0 else base, guide)]), strip]))
+            lines.append(_derived(strip, ("guide", lead + icon if i == 0 else base, guide), _guided))
             targets.append(at if node.children else None)
         if node.expanded:
             for j, child in enumerate(node.children):
@@ -421,6 +442,7 @@ class LineDetail(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._drawn.clear()  # the theme or a component style changed: draw every block again
+        self._components = {}
         self._relines()
         # the stylesheet updates a widget's component styles (a title's colour) after the widget's own: drawn
         # now, a title kept the old theme's accent, so it is drawn again once they are in
@@ -429,6 +451,7 @@ class LineDetail(ScrollView, can_focus=True):
     def _restyled(self) -> None:
         super().notify_style_update()  # the component styles read again (Textual's cache of them dropped)
         self._drawn.clear()
+        self._components = {}
         self._relines()
 
 
@@ -439,6 +462,27 @@ def _stripped(content: Any) -> Any:
     content = content.copy()
     content.rstrip()
     return content
+
+
+def _derived(strip: Strip, how: tuple[Any, ...], make: Any) -> Strip:
+    """`make(strip, *how[1:])`, kept by the line it is made from and `how` (see _DERIVED)."""
+    key = (id(strip), *how)
+    found = _DERIVED.get(key)
+    if found is not None and found[0] is strip:
+        return found[1]
+    made: Strip = make(strip, *how[1:])
+    if len(_DERIVED) >= 8192:
+        _DERIVED.clear()
+    _DERIVED[key] = (strip, made)
+    return made
+
+
+def _extended(strip: Strip, width: int, style: Style) -> Strip:
+    return strip.extend_cell_length(width, style)
+
+
+def _guided(strip: Strip, guides: str, style: Style) -> Strip:
+    return Strip.join([Strip([Segment(guides, style)]), strip])
 
 
 def _on_base(strip: Strip, width: int, base: Style) -> Strip:

@@ -109,7 +109,7 @@ async def test_focused_the_keys_move_over_the_lines_that_act_and_enter_acts_as_a
 
 async def test_a_new_items_lines_read_each_component_style_once(store, monkeypatch):
     """A new item's lines read the guide's colour for every node of its outline and a choice's for every choice,
-    each a walk of the DOM; within one drawing each component style is read once."""
+    each a walk of the DOM; each component style is read once, and again only when the pane's colours change."""
     app = GatepostApp(store, person="ana")
     async with app.run_test(size=(160, 50)) as pilot:
         screen, detail = await open_case(pilot, "case-0")
@@ -121,6 +121,9 @@ async def test_a_new_items_lines_read_each_component_style_once(store, monkeypat
             return component(self, name, *args, **kwargs)
 
         monkeypatch.setattr(LineDetail, "get_component_rich_style", counting)
-        detail._drawn.clear()  # every block drawn again, as for an item never shown
-        screen.render_detail(screen.detail)
+        detail.notify_style_update()  # as a theme change: every block drawn again, the component styles read again
         assert read and len(read) == len(set(read))
+        read.clear()
+        detail._drawn.clear()
+        screen.render_detail(screen.detail)  # drawn again under the same colours: nothing read again
+        assert read == [] and "keep" in detail.plain()
