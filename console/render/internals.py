@@ -103,6 +103,10 @@ PRIVATE: list[Private] = [
     # --- single widgets (widgets.py)
     Private("textual.scroll_view.ScrollView", "_scroll_update", "calls", "widgets.py set_virtual_size",
             "a detail's new height sets its scrollbars and scroll without a layout of the whole screen"),
+    Private("textual.widget.Widget", "_vertical_scrollbar", "writes", "widgets.py kept_vertical_scrollbar",
+            "a detail's vertical scrollbar is a KeptScrollBar (Textual makes a ScrollBar; no public way to give another)"),
+    Private(_APP, "_start_widget", "calls", "widgets.py kept_vertical_scrollbar",
+            "the scrollbar started as Textual starts its own"),
     Private("textual.widgets.Input", "_cursor_visible", "writes", "widgets.py steady_cursor",
             "a picture shows a field's cursor where it has the focus, whatever the blink timer did"),
     Private(_APP, "_keymap", "reads", "widgets.py keymap_of",

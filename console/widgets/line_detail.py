@@ -27,9 +27,10 @@ from textual.binding import Binding
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 
-from gatepost.render import set_virtual_size
+from gatepost.render import kept_vertical_scrollbar, set_virtual_size
 from gatepost.widgets.one_line import one_line
 
 
@@ -417,6 +418,12 @@ class LineDetail(ScrollView, can_focus=True):
         return wrap_lines(self.app.console, renderable, width, style)
 
     # --- Textual ---------------------------------------------------------------------------------------
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        """The pane's scrollbar keeps the lines it drew for each place of its thumb (render's KeptScrollBar): the
+        thumb moves with almost every item's height, and the heights come back."""
+        return kept_vertical_scrollbar(self)
+
     def on_resize(self, event: events.Resize) -> None:
         if self.scrollable_content_region.width != self._width:
             self._relines()
