@@ -32,6 +32,8 @@ PRIVATE: list[Private] = [
     Private(_COMPOSITOR, "_get_renders", "overrides", "compositor.py",
             "a partial update renders only the widgets with a cell in it, on its rows (Textual renders every "
             "widget it meets on all its lines: ~650 lines for a cursor move)"),
+    Private(_COMPOSITOR, "_dirty_regions", "reads", "compositor.py RowsCompositor.render_partial_update",
+            "the update's regions: a widget is rendered on the rows of the regions it has a cell in"),
     # --- the screen's frame control (frames.py)
     Private(_SCREEN, "_compositor", "writes", "frames.py FrameControl.__init__",
             "the screen draws through RowsCompositor"),
