@@ -11,7 +11,8 @@ from typing import Any
 from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
-from textual.geometry import Size
+from textual.geometry import Region, Size
+from textual.strip import Strip
 from textual.widget import Widget
 
 GAP = 2  # cells between two entries on a line
@@ -102,9 +103,24 @@ class KeyFooter(KeyBar):
         else:
             self.refresh()
 
+    # the lines drawn for each look of the bar (its entries as shown, the rows asked for, its size, the theme): from
+    # one item to the next the decisions' keys are enabled or dimmed in a few ways that come back, and each time
+    # Textual drew the bar's line again through the whole styling pipeline (a millisecond, on half the cursor moves)
+    _kept: dict[tuple[Any, ...], list[Strip]] | None = None
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        if self._kept is None or len(self._kept) >= 32:
+            self._kept = {}
+        look = (tuple((e.plain, tuple(e.spans), e.style) for e in self.entries()), crop, self.size, self.app.theme)
+        lines = self._kept.get(look)
+        if lines is None:
+            lines = self._kept[look] = super().render_lines(crop)
+        return lines
+
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._entries = None  # the key's style is the theme's
+        self._kept = None
 
     def entries(self) -> list[Text]:
         """The entries, read from the screen's active bindings once until they change (each layout and each
