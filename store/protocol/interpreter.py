@@ -618,6 +618,10 @@ class Evaluation:
         self.state = state
         self._at = instant_seconds(state.at)
         self._claim_cache: dict[tuple[str, frozenset[str]], str] = {}
+        # a condition's value by the condition (its id: the entry holds the condition, so no other takes that id
+        # while the evaluation lives) and its context: a claim's tree and its whys ask the same conditions' values
+        # again and again. Never shared with a view that adds decisions: a value depends on them.
+        self._value_cache: dict[tuple[int, frozenset[str]], tuple[Condition, str]] = {}
         self._match_cache: dict[tuple[Evidence, frozenset[str]], tuple[str, str, tuple[Record, ...]]]
         self._invalid: dict[str, frozenset[str]]
         self._expired: dict[Record, str]
@@ -681,6 +685,13 @@ class Evaluation:
         return self._claim_cache[key]
 
     def value(self, cond: Condition, ctx: frozenset[str] = _NO_CONTEXT) -> str:
+        key = (id(cond), ctx)
+        found = self._value_cache.get(key)
+        if found is None:
+            found = self._value_cache[key] = (cond, self._value(cond, ctx))
+        return found[1]
+
+    def _value(self, cond: Condition, ctx: frozenset[str]) -> str:
         if isinstance(cond, Evidence):
             return self.match(cond, ctx)[0]
         if isinstance(cond, ClaimRef):
