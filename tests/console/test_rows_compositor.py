@@ -90,3 +90,31 @@ async def test_a_cursor_move_renders_under_two_thirds_of_the_lines_textual_rende
         # Textual renders every widget that meets the update on all its lines; ours, the widgets with a cell
         # in it on its rows (about half as many lines here)
         assert 0 < 3 * lines["ours"] < 2 * lines["textual's"], lines
+
+
+async def test_a_detail_and_the_footer_changed_together_render_nothing_of_the_list_pane(demo_copy: Path):
+    """The box around a detail's rows and the footer's line spans the whole screen's width: every widget in it was
+    rendered on its rows, the whole list pane beside the detail with them, for nothing the update writes."""
+    app = GatepostApp(demo_copy, person="ana")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("2")
+        await settle(pilot)
+        screen = app.screen
+        compositor = screen._compositor
+        detail = screen.query_one("#cases-detail")
+        table = screen.paged.table
+        width, height = compositor.size
+        regions = [Region(detail.region.x, detail.region.y, detail.region.width, 10), Region(0, height - 1, width, 1)]
+        rendered: list[object] = []
+        renders = compositor._get_renders
+
+        def counting(crop: Region | None = None):  # noqa: ANN202
+            for region, clip, strips in renders(crop):
+                rendered.extend(w for w, (r, _c) in compositor.visible_widgets.items() if r == region and strips)
+                yield region, clip, strips
+
+        compositor._get_renders = counting  # type: ignore[method-assign]
+        ours = _written(app, compositor, regions, textuals=False)
+        del compositor._get_renders
+        assert table not in rendered and rendered  # the detail and the footer are, the list beside them is not
+        assert ours == _written(app, compositor, regions, textuals=True)

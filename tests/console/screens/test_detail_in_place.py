@@ -94,3 +94,44 @@ async def test_moving_through_items_that_fit_and_items_that_do_not_lays_nothing_
         assert layouts == []
         if key == "4":
             assert fits == {True, False}  # the demo's skills: some fit the pane, some do not
+
+
+@pytest.mark.slow
+@SCREENS
+async def test_a_new_item_repaints_its_text_and_not_the_scrollbar_beside_it(demo_copy, key, monkeypatch):
+    """ScrollView repaints a line across the widget's whole width, the scrollbar's columns with it: the scrollbar was
+    then drawn again on every row of each new item. It repaints itself when the item's height moves its thumb."""
+    regions: list[object] = []
+    refresh = LineDetail.refresh
+
+    def counted(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        regions.extend(args)
+        return refresh(self, *args, **kwargs)
+
+    monkeypatch.setattr(LineDetail, "refresh", counted)
+    app = GatepostApp(demo_copy, person="ana")
+    async with app.run_test(size=(160, 50)) as pilot:
+        screen, detail = await open_screen(pilot, key)
+        regions.clear()
+        await pilot.press("down")
+        await settle(pilot)
+        text = detail.scrollable_content_region.width
+        assert regions and text < detail.size.width  # the item's lines were repainted; a scrollbar is beside them
+        assert all(region.right <= text for region in regions), (text, regions)
+
+
+@pytest.mark.slow
+async def test_an_items_lines_drawn_again_are_the_lines_drawn_before(demo_copy):
+    """From one item to the next most lines read the same (titles, claims, the decisions): a line drawn before
+    comes back as it was drawn (on the pane's colours, after its guides), not made again."""
+    app = GatepostApp(demo_copy, person="ana")
+    async with app.run_test(size=(160, 50)) as pilot:
+        screen, detail = await open_screen(pilot, "2")
+        first = list(detail._lines[:detail.size.height])
+        for key in ("down", "up"):
+            await pilot.press(key)
+            await settle(pilot)
+        again = detail._lines[:detail.size.height]
+        assert [line.text for line in again] == [line.text for line in first]
+        boxed = {i for i, line in enumerate(first) if line.text.lstrip().startswith(("╭", "│", "╰"))}
+        assert all(a is b for i, (a, b) in enumerate(zip(first, again, strict=True)) if i not in boxed)

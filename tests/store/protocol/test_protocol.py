@@ -312,3 +312,36 @@ def test_protocol_validate_cli(tmp_path, cli):
     bad = cli("protocol", "validate", str(broken))
     assert bad.exit_code == 2
     assert bad.output.strip() == f"gatepost: {broken}: outcomes.kept.requires.claim: unknown claim 'change.supportd'"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(record, max_size=8))
+def test_an_evaluation_asked_everything_in_turn_answers_as_one_asked_each_thing_alone(records):
+    """An evaluation keeps each condition's value (by the condition and its context): every claim's tree, why,
+    the actions and the outcomes asked of one evaluation, in turn, are what a fresh evaluation says for each."""
+    proto = protocol_for("eval.gated_change/1")
+    s = state(records, independent=("run-52", "ana"))
+    shared = proto.evaluate(s)
+    asked = [shared.claim_tree(n) for n in proto.claims] + [shared.claim_why(n) for n in proto.claims]
+    asked += [shared.actions(), shared.outcomes()]
+    alone = [proto.evaluate(s).claim_tree(n) for n in proto.claims] + [proto.evaluate(s).claim_why(n)
+                                                                      for n in proto.claims]
+    alone += [proto.evaluate(s).actions(), proto.evaluate(s).outcomes()]
+    assert asked == alone
+
+
+def test_a_claims_tree_works_out_each_conditions_value_once(egc, monkeypatch):
+    """A claim's tree and its whys asked the same conditions' values again and again (a third of a case's view)."""
+    from gatepost.store.protocol.interpreter import Evaluation
+    worked: list[tuple[int, frozenset[str]]] = []
+    work = Evaluation._value
+
+    def counted(self, cond, ctx):  # noqa: ANN001, ANN202
+        worked.append((id(cond), ctx))
+        return work(self, cond, ctx)
+
+    monkeypatch.setattr(Evaluation, "_value", counted)
+    ev = egc.evaluate(state(good()))
+    for name in egc.claims:
+        ev.claim_tree(name)
+    assert worked and len(worked) == len(set(worked))
