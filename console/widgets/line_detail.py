@@ -478,7 +478,7 @@ def _derived(strip: Strip, how: tuple[Any, ...], make: Any) -> Strip:
     if found is not None and found[0] is strip:
         return found[1]
     made: Strip = make(strip, *how[1:])
-    if len(_DERIVED) >= 8192:
+    if len(_DERIVED) >= 4096:
         _DERIVED.clear()
     _DERIVED[key] = (strip, made)
     return made
