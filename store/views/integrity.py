@@ -4,7 +4,11 @@ stored review order, counts and statistics counts against what its results give.
 A store's task results are most of its rows (1,000,000 on a store of 10,000 cases), so verify reads them in one
 pass and lets SQLite do the per-row work: for each run, each side's results are one block of consecutive ids
 (an import inserts a side at a time), read by id range as a few values (`_BLOCK`): their seal lines, JSON
-encoded by SQLite, and their task ids, passes and splits as JSON arrays. From those:
+encoded by SQLite, and their task ids, passes and splits as JSON arrays. The blocks are found by walking the table
+in id order a few rows a block (`_walk`: the ends of each, not what lies between), and each block's own read
+confirms it (its lines are as many as its ids, each of its run and side: `_Blocks.confirm`); a block that is not
+what its ends said (rows of another run inside, an id missing) has the whole read start again with the blocks
+grouped by SQL (`_BLOCKS`, an index scan of every row). From those:
 
 - an event's records digest is the seal's prefix and the lines of its run's blocks in id order (kernel/records.py
   hashes the same lines, encoded by msgspec). Where the two encoders write a value differently (a score SQLite
@@ -65,11 +69,16 @@ _BLOCK = (f"SELECT CAST(group_concat({_LINE}, char(10)) AS BLOB), json_group_arr
 _LINES = f"SELECT CAST(group_concat({_LINE}, char(10)) AS BLOB), {_SUMS} FROM task_results WHERE id BETWEEN ? AND ?"
 # Each run's blocks: a side's results whose ids are consecutive (as many as the range holds) are one block.
 _BLOCKS = "SELECT run_id, side, MIN(id), MAX(id), COUNT(*) FROM task_results GROUP BY run_id, side"
+# The walk's looks at single rows (_walk), and the check of a block no read confirmed.
+_AT = "SELECT run_id, side FROM task_results WHERE id = ?"
+_FROM = "SELECT id, run_id, side FROM task_results WHERE id >= ? ORDER BY id LIMIT 1"
+_HOLDS = "SELECT COUNT(*), TOTAL(run_id IS ? AND side IS ?) FROM task_results WHERE id BETWEEN ? AND ?"
 # The runs with the run before each (of the same suite and skill, by start time then id: task_order.neighbour_run),
 # each after the one before it.
 _CHAIN = ("SELECT id, LAG(id) OVER (PARTITION BY suite_id, skill_id ORDER BY COALESCE(started_at, ''), id), event_seq"
           " FROM evaluation_runs ORDER BY suite_id, skill_id, COALESCE(started_at, ''), id")
 _DECODE = msgspec.json.Decoder().decode
+_SHARED = 8  # distinct arrays of task ids or splits kept decoded at a time (_shared)
 _ENCODER = msgspec.json.Encoder()  # the kernel's seal lines (records._encode)
 _COUNTS = ("split", "previous_run", "tasks", "failing", "changed", "changed_now_pass", "differs", "flaky")
 
@@ -96,19 +105,111 @@ class _Read:
     digest: str | None  # the records digest of the run's event, when the run is its only one and read whole
 
 
+class _Unconfirmed(Exception):
+    """A block the walk found is not what its ends said: the read starts again, its blocks grouped by SQL."""
+
+
+class _Blocks:
+    """The blocks the walk found, until each is confirmed (by its read, or at the end by `rest`)."""
+
+    def __init__(self, found: list[tuple[Any, Any, int, int]]) -> None:
+        self.pending = {(low, high): (run_id, side) for run_id, side, low, high in found}
+
+    def confirm(self, block: tuple[int, int], start: int, end: int, lines: bytes | None) -> None:
+        """A read of ids start..end of a block (first id, last id; all of it but for a large block read in parts, in
+        order) gave these seal lines: as many as the ids, each of the block's run and side (a line is `[run, side,
+        ...`, JSON, as msgspec writes those two; a newline inside a value is escaped, so each raw newline ends a
+        line)."""
+        pair = self.pending.get(block)
+        if pair is None:
+            return
+        head = _ENCODER.encode(list(pair))[:-1] + b","
+        # the lines are at most the ids (one a row), and at least the ids if that many begin with the pair
+        if lines is None or not (lines.startswith(head) and lines.count(b"\n" + head) == end - start):
+            raise _Unconfirmed
+        if end == block[1]:
+            del self.pending[block]
+
+    def rest(self, db: Database) -> None:
+        """The blocks no read confirmed (of runs not read whole, or not in evaluation_runs), each checked by SQL."""
+        for (low, high), (run_id, side) in self.pending.items():
+            count, same = db.execute(_HOLDS, [run_id, side, low, high]).fetchone()
+            if count != high - low + 1 or same != count:
+                raise _Unconfirmed
+
+
 def read_results(db: Database) -> ResultsRead:
     """Read every run's task results once (see the module's docstring)."""
+    try:
+        return _read_results(db, walked=True)
+    except _Unconfirmed:
+        return _read_results(db, walked=False)
+
+
+def _walk(db: Database) -> list[tuple[Any, Any, int, int]]:
+    """The table's blocks in id order, as (run, side, first id, last id): from each block's first row, the last id
+    of the longest range whose ends are rows of that run and side, found by looking at a few rows (at the size of
+    the block before it, the commonest; else doubling, then halving). Only the ends are looked at: each block is
+    confirmed when read (`_Blocks`)."""
+    found: list[tuple[Any, Any, int, int]] = []
+    size = 1
+    row = db.execute(_FROM, [-(1 << 63)]).fetchone()
+    while row is not None:
+        low, run_id, side = row
+        pair = (run_id, side)
+
+        def same(at: int, pair: tuple[Any, Any] = pair) -> bool:
+            got = db.execute(_AT, [at]).fetchone()
+            return got is not None and (got[0], got[1]) == pair
+
+        good, bad = low, None  # good: an id of the block (as far as its ends say); bad: the first known not to be
+        guess = low + size - 1
+        if guess > low:
+            if same(guess):
+                good = guess
+            else:
+                bad = guess
+        if bad is None:
+            step = 1
+            while same(good + step):
+                good, step = good + step, step * 2
+            bad = good + step
+        while bad - good > 1:
+            middle = (good + bad) // 2
+            if same(middle):
+                good = middle
+            else:
+                bad = middle
+        found.append((run_id, side, low, good))
+        size = good - low + 1
+        row = db.execute(_FROM, [good + 1]).fetchone()
+    return found
+
+
+def _read_results(db: Database, *, walked: bool) -> ResultsRead:
     out = ResultsRead()
     tables = set(db.table_names())
     ordered = PAGES_TABLE in tables and COUNTS_TABLE in tables
     figured = FIGURES_TABLE in tables
     runs: dict[str, _Run] = {}
-    for run_id, side, low, high, count in db.execute(_BLOCKS):
-        block = runs.setdefault(run_id, _Run([], True))
-        block.blocks.append((side, low, high))
-        block.whole = block.whole and high - low + 1 == count
-    for each in runs.values():
-        each.blocks.sort(key=lambda block: block[1])
+    walk: _Blocks | None = None
+    if walked:
+        found = _walk(db)
+        walk = _Blocks(found)
+        sides: dict[tuple[Any, Any], int] = {}
+        for run_id, side, _, _ in found:
+            sides[run_id, side] = sides.get((run_id, side), 0) + 1
+        for run_id, side, low, high in found:
+            block = runs.setdefault(run_id, _Run([], True))
+            block.blocks.append((side, low, high))
+            block.whole = block.whole and sides[run_id, side] == 1  # else its ids are not one range
+    else:
+        for run_id, side, low, high, count in db.execute(_BLOCKS):
+            block = runs.setdefault(run_id, _Run([], True))
+            block.blocks.append((side, low, high))
+            block.whole = block.whole and high - low + 1 == count
+        for each in runs.values():
+            each.blocks.sort(key=lambda block: block[1])
     runs_in_order = db.execute(_CHAIN).fetchall()
     events: dict[Any, int] = {}
     for _, _, seq in runs_in_order:
@@ -125,13 +226,14 @@ def read_results(db: Database) -> ResultsRead:
     known = set()
     prefix = _prefix()
     followed = {previous for _, previous, _ in runs_in_order if previous is not None}
+    texts: dict[str, list[Any]] = {}
     kept: dict[str, tuple[list[str], list[Any]] | None] = {}  # a run's candidate tasks and passes, until the run
     # after it is read (None: not read whole)
     for run_id, previous, seq in runs_in_order:
         known.add(run_id)
         run = runs.get(run_id)
         alone = seq is not None and events[seq] == 1  # the event's only run: its records are this run's results
-        read = _read(db, run, prefix if alone else None) if run is not None else _Read([], None)
+        read = _read(db, run, prefix if alone else None, texts, walk) if run is not None else _Read([], None)
         if read.digest is not None:
             out.digests[seq] = read.digest
         before: dict[str, Any] | tuple[list[str], list[Any]] | None = \
@@ -148,6 +250,8 @@ def read_results(db: Database) -> ResultsRead:
             out.orders.append(run_id)
         if run_id in figures and (built is None or figures[run_id] != built[2]):
             out.figures.append(run_id)
+    if walk is not None:
+        walk.rest(db)
     # rows naming a run that is not there: only the exact checks word what they are
     out.orders += sorted(stored_runs - known) if ordered else []
     out.figures += sorted(set(figures) - known)
@@ -186,8 +290,22 @@ def _prefix() -> Any:
     return digest
 
 
-def _read(db: Database, run: _Run, prefix: Any | None) -> _Read:
-    """A run's blocks read for its order, and (with `prefix`: the run is its event's only one) its records digest."""
+def _shared(text: str, texts: dict[str, list[Any]]) -> list[Any]:
+    """A JSON array of task ids or splits, decoded once while the runs read one after another list the same (the runs
+    of a suite, read in turn): one list, never changed, shared by their blocks (comparing them is then comparing the
+    same strings, whose hashes are kept)."""
+    decoded = texts.get(text)
+    if decoded is None:
+        if len(texts) >= _SHARED:
+            texts.clear()
+        decoded = texts[text] = _DECODE(text)
+    return decoded
+
+
+def _read(db: Database, run: _Run, prefix: Any | None, texts: dict[str, list[Any]], walk: _Blocks | None) -> _Read:
+    """A run's blocks read for its order, and (with `prefix`: the run is its event's only one) its records digest.
+    `texts`: the arrays of task ids and splits decoded so far (_shared); `walk`: the walk's blocks, each confirmed
+    here as it is read."""
     digest = prefix.copy() if prefix is not None and run.whole else None
     blocks: list[Block] | None = [] if run.whole else None
     for side, low, high in run.blocks if run.whole else ():
@@ -195,7 +313,10 @@ def _read(db: Database, run: _Run, prefix: Any | None) -> _Read:
             if high - low + 1 > MAX_BLOCK:
                 blocks = None
                 for start in range(low, high + 1, MAX_BLOCK):
-                    lines, *sums = db.execute(_LINES, [start, min(high, start + MAX_BLOCK - 1)]).fetchone()
+                    end = min(high, start + MAX_BLOCK - 1)
+                    lines, *sums = db.execute(_LINES, [start, end]).fetchone()
+                    if walk is not None:
+                        walk.confirm((low, high), start, end, lines)
                     if digest is not None and _whole(sums):
                         digest.update(lines + b"\n")
                     else:
@@ -204,9 +325,12 @@ def _read(db: Database, run: _Run, prefix: Any | None) -> _Read:
             lines, tasks, passed, splits, *sums = db.execute(_BLOCK, [low, high]).fetchone()
         except sqlite3.Error:  # a value json_array refuses (a BLOB, a score it would round), text that is not UTF-8
             return _Read(None, None)
-        block = Block(side, _DECODE(tasks), _DECODE(passed), _DECODE(splits))
+        if walk is not None:
+            walk.confirm((low, high), low, high, lines)
+        block = Block(side, _shared(tasks, texts), _DECODE(passed), _shared(splits, texts))
         if digest is not None and _whole(sums) and _whole(set(block.passed)):
-            digest.update(lines + b"\n")
+            digest.update(lines)
+            digest.update(b"\n")
         else:
             digest = None
         if blocks is not None:

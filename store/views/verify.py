@@ -114,12 +114,19 @@ def _tables(db: Database) -> set[str]:
 
 
 def _references(db: Database, report: VerifyReport) -> None:
-    """Every record naming an event (event_seq) names one that exists."""
+    """Every record naming an event (event_seq) names one that exists. When the events are exactly 1..head (as many
+    as the head's seq, the first 1: seqs are distinct whole numbers), a whole number in that range names one, and
+    only the other values are looked up."""
+    whole = bool(report.events) and report.events == report.head_seq and \
+        db.execute("SELECT MIN(seq) FROM events").fetchone()[0] == 1
+    outside = f"(typeof(t.event_seq) <> 'integer' OR t.event_seq NOT BETWEEN 1 AND {int(report.head_seq)}) AND " \
+        if whole else ""
     for table in sorted(_tables(db)):
         if table.startswith(("_", "sqlite_")) or "event_seq" not in db[table].columns_dict:
             continue
         for row in _rows(db, f"SELECT t.rowid AS id, t.event_seq FROM [{table}] t WHERE t.event_seq IS NOT NULL"
-                             " AND NOT EXISTS (SELECT 1 FROM events e WHERE e.seq = t.event_seq) ORDER BY t.event_seq"):
+                             f" AND {outside}NOT EXISTS (SELECT 1 FROM events e WHERE e.seq = t.event_seq)"
+                             " ORDER BY t.event_seq"):
             _find(report, row["event_seq"], f"{table} row {row['id']}: names event {row['event_seq']}, which is "
                                             "not in the store; events were deleted")
 

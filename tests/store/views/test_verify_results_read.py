@@ -152,3 +152,54 @@ def test_a_skill_run_edited_by_hand_is_found_whatever_sqlite_holds(tmp_path: Pat
     assert found.returncode == 1 and "Traceback" not in found.stderr
     assert f"event {seq}: the skill runs, manifest versions or task results it created" in found.stdout
     assert found.stdout.count("no longer hash to what it sealed") == 1
+
+
+_MOVES = st.lists(st.tuples(st.integers(1, 180), st.sampled_from(["run", "side", "delete", "copy"])), min_size=1,
+                  max_size=3)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(moves=_MOVES)
+def test_the_blocks_walked_are_the_blocks_sql_groups_whatever_was_moved(tmp_path_factory: pytest.TempPathFactory,
+                                                                          moves):
+    """The read finds each run's blocks by looking at their ends only; rows moved to another run or side, deleted or
+    copied by hand (the ends left as they were, or not) make it read exactly what grouping every row would: the same
+    digests vouched for, the same runs left to the exact checks."""
+    folder = tmp_path_factory.mktemp("w")
+    store, _ = _imported(folder)
+    with sqlite3.connect(store) as conn:
+        conn.execute("DROP TRIGGER task_results_no_update")
+        conn.execute("DROP TRIGGER task_results_no_delete")
+        for row, move in moves:
+            if move == "run":
+                conn.execute("UPDATE task_results SET run_id = (SELECT run_id FROM task_results WHERE id = ?)"
+                             " WHERE id = ?", [(row + 60) % 180 + 1, row])
+            elif move == "side":
+                conn.execute("UPDATE task_results SET side = CASE side WHEN 'candidate' THEN 'baseline'"
+                             " ELSE 'candidate' END WHERE id = ?", [row])
+            elif move == "delete":
+                conn.execute("DELETE FROM task_results WHERE id = ?", [row])
+            else:  # a copy of a row of another run inserted at the end
+                conn.execute("INSERT INTO task_results (run_id, side, task_id, attempt, passed, judged, score,"
+                             " duration_ms, output, mock) SELECT run_id, side, task_id, attempt, passed, judged, score,"
+                             " duration_ms, output, mock FROM task_results WHERE id = ?", [row])
+    db = open_store(store)
+    walked, grouped = read_results(db), integrity._read_results(db, walked=False)
+    assert (walked.digests, walked.orders, walked.figures) == (grouped.digests, grouped.orders, grouped.figures)
+    db.close()
+
+
+def test_a_row_of_another_run_between_a_blocks_ends_is_read_as_sql_groups_it(tmp_path: Path):
+    """The case the walk cannot see: a row inside a block moved to the run after it, the block's ends untouched. The
+    block's read finds it (a line of another run) and the read starts again grouped: the run's records are hashed
+    again and found edited."""
+    store, _ = _imported(tmp_path)
+    with sqlite3.connect(store) as conn:
+        conn.execute("DROP TRIGGER task_results_no_update")
+        conn.execute("UPDATE task_results SET run_id = (SELECT run_id FROM task_results WHERE id = 100) WHERE id = 15")
+    db = open_store(store)
+    walked, grouped = read_results(db), integrity._read_results(db, walked=False)
+    assert (walked.digests, walked.orders, walked.figures) == (grouped.digests, grouped.orders, grouped.figures)
+    report = verify_store(db)
+    assert any("no longer hash to what it sealed" in line for line in report.findings)
+    db.close()
