@@ -97,7 +97,8 @@ def _chain(db: Database, report: VerifyReport, replay: Replay) -> None:
 
 def _find(report: VerifyReport, seq: int | None, line: str) -> None:
     report.findings.append(line)
-    if seq is not None and (report.first_broken_seq is None or seq < report.first_broken_seq):
+    # (a record's event_seq edited by hand may hold anything: only a whole number names an event)
+    if type(seq) is int and (report.first_broken_seq is None or seq < report.first_broken_seq):
         report.first_broken_seq = seq
 
 
@@ -143,7 +144,7 @@ def _records(db: Database, report: VerifyReport, replay: Replay, read: ResultsRe
     # the events whose records are not what a seal says (the rest, nearly all, need nothing more)
     unmatched = [seq for seq, now in digests.items() if seq not in wanted or now != wanted[seq]]
     unmatched += [seq for seq in claimed if seq not in digests and wanted[seq] is not None]
-    for seq in sorted(unmatched):
+    for seq in sorted(unmatched, key=_seq_order):
         now = digests.get(seq)
         if seq in sealed:
             kind, wanted_digest = sealed[seq]
@@ -156,6 +157,11 @@ def _records(db: Database, report: VerifyReport, replay: Replay, read: ResultsRe
         if now != wanted_digest:
             _find(report, seq, f"event {seq}: the skill runs, manifest versions or task results it created "
                                f"({kind}) no longer hash to what it sealed; a record was edited, added or deleted")
+
+
+def _seq_order(seq: Any) -> tuple[int, Any, str]:
+    """Events' seqs in order, whatever a record edited by hand names (numbers by value, then anything else by text)."""
+    return (0, seq, "") if type(seq) in (int, float) else (1, 0, str(seq))
 
 
 def _figures(db: Database, report: VerifyReport, runs: list[str]) -> None:

@@ -203,3 +203,24 @@ def test_a_row_of_another_run_between_a_blocks_ends_is_read_as_sql_groups_it(tmp
     report = verify_store(db)
     assert any("no longer hash to what it sealed" in line for line in report.findings)
     db.close()
+
+
+@pytest.mark.parametrize("seq", ["head + 5", "0", "-1", "2.5", "'x'", "NULL + 1e30"])
+def test_a_record_naming_an_event_not_in_the_store_is_found(tmp_path: Path, seq: str):
+    """A record's event_seq edited to name no event: past the head, before the first, a fraction between two events,
+    text, a number too large for an integer: each a finding naming the table and the value (the events being 1..head,
+    only what is not a whole number in that range is looked up)."""
+    store, _ = _imported(tmp_path)
+    with sqlite3.connect(store) as conn:
+        for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name ="
+                                    " 'evaluation_runs'").fetchall():
+            conn.execute(f"DROP TRIGGER [{name}]")
+        head = conn.execute("SELECT MAX(seq) FROM events").fetchone()[0]
+        value = seq.replace("head", str(head)).replace("NULL + ", "")
+        conn.execute(f"UPDATE evaluation_runs SET event_seq = {value} WHERE rowid = (SELECT MIN(rowid) FROM"
+                     " evaluation_runs)")
+        stored = conn.execute("SELECT event_seq FROM evaluation_runs WHERE rowid = (SELECT MIN(rowid) FROM"
+                              " evaluation_runs)").fetchone()[0]
+    report = verify_store(open_store(store))
+    assert any(line.startswith("evaluation_runs row ") and f"names event {stored}, which is not in the store" in line
+               for line in report.findings), report.findings
