@@ -760,47 +760,62 @@ def backfill_task_order(db: Database) -> None:
         _store_order(db, run_id)
 
 
-class _FlagsByPasses(dict[tuple[Any, Any, Any], int]):
-    """_FLAGS of a task by (its candidate's pass@k in the previous run, its one candidate pass, its one baseline
-    pass), each pass a whole number as stored: the state it makes is _ONCE[bool(pass)]."""
+# A task of an import's shape as one byte, its code: 4 * its candidate's pass@k in the previous run (0 absent, 1 failed,
+# 2 passed) + 2 * its candidate passed + its baseline passed. Per code, the previous pass@k it stands for and its flags.
+_BIT = bytes([0] + [1] * 255)  # a pass (a whole number 0..255) to whether it passed
+_WAS_CODE = bytes([1] + [2] * 255)  # a previous pass@k (0..255) to its code
+_WAS_OF = (None, 0, 1)
+_FLAGS_OF_CODE = bytes(_FLAGS[_WAS_OF[code >> 2], _ONCE[code >> 1 & 1], _ONCE[code & 1]] if code < 12 else 0
+                       for code in range(256))
 
-    def __missing__(self, key: tuple[Any, Any, Any]) -> int:
-        was, c, b = key
-        flags = self[key] = _FLAGS[was, _ONCE[bool(c)], _ONCE[bool(b)]]
-        return flags
 
-
-_FLAGS_BY_PASSES = _FlagsByPasses()
+def _codes(before: Mapping[str, Any] | tuple[Sequence[str], Sequence[Any]], tasks: Sequence[str],
+           candidate: Sequence[Any], baseline: Sequence[Any]) -> bytes | None:
+    """Each task's code (see _WAS_CODE), by byte arithmetic: the three columns as bytes, added as big numbers (no
+    digit carries: a code is below 12). None: a pass outside 0..255 (the general path answers)."""
+    try:
+        c, b = bytes(candidate).translate(_BIT), bytes(baseline).translate(_BIT)
+        if isinstance(before, tuple) and before[0] == tasks:  # the run before listed these tasks (the commonest)
+            was = bytes(before[1]).translate(_WAS_CODE)
+        elif not before:
+            was = bytes(len(tasks))
+        else:
+            was = bytes(0 if p is None else _WAS_CODE[bytes([p])[0]] for p in _was(before, list(tasks)))
+    except (ValueError, TypeError):
+        return None
+    n = len(tasks)
+    return (int.from_bytes(was, "big") * 4 + int.from_bytes(c, "big") * 2 + int.from_bytes(b, "big")).to_bytes(n, "big")
 
 
 def _aligned_order(previous: str | None, before: Mapping[str, Any] | tuple[Sequence[str], Sequence[Any]],
                    blocks: Sequence[Block]) -> tuple[set[tuple[str, int, str]], set[tuple[Any, ...]], tuple[int, ...]] | None:
     """blocked_order of an import's shape (a candidate block and a baseline block listing the same tasks once each,
     in the same order, under one split), built from the columns as they come: the same keys, tally, _Order and
-    chunks as the general path, with each task's flags looked up once (by its passes, not its states) and picked
-    group by group by byte masks (each group's tasks in their first result's order, as `_Held.pages` lists them). None: not that shape
+    chunks as the general path, with each task's passes made one byte (its code, _codes) whose flags a table gives, and
+    picked group by group by byte masks (each group's tasks in their first result's order, as `_Held.pages` lists them). None: not that shape
     (or, though one attempt a side cannot make it, a run with repeated attempts): the general path answers."""
     if len(blocks) != 2 or {blocks[0].side, blocks[1].side} != {"candidate", "baseline"}:
         return None
-    tasks = list(blocks[0].tasks)
+    tasks = blocks[0].tasks
     split_values = set(blocks[1].splits)
-    if len(split_values) != 1 or list(blocks[1].tasks) != tasks or len(set(tasks)) != len(tasks):
+    if len(split_values) != 1 or (blocks[1].tasks is not tasks and list(blocks[1].tasks) != list(tasks)) \
+            or len(set(tasks)) != len(tasks):
         return None
     (split,) = split_values
     candidate, baseline = blocks if blocks[0].side == "candidate" else (blocks[1], blocks[0])
-    # each task keyed by its passes as they are (what its state is made of: _ONCE[bool(passed)]), not its state
-    passes = list(zip(_was(before, tasks), candidate.passed, baseline.passed, strict=True))
-    tally: dict[tuple[Any, Any, Any, Any], int] = {}
-    for (was, c, b), n in Counter(passes).items():
-        key = (split, was, _ONCE[bool(c)], _ONCE[bool(b)])
-        tally[key] = tally.get(key, 0) + n
+    # each task as the code of its passes (what its state is made of: _ONCE[bool(passed)]), counted by code
+    codes = _codes(before, tasks, candidate.passed, baseline.passed)
+    if codes is None:
+        return None
+    tally = {(split, _WAS_OF[code >> 2], _ONCE[code >> 1 & 1], _ONCE[code & 1]): codes.count(code)
+             for code in set(codes)}
     order = _Order(tally)
     if not order.figures.single:
         return None
-    flags = list(map(_FLAGS_BY_PASSES.__getitem__, passes))
+    flags = codes.translate(_FLAGS_OF_CODE)
     if len(order.groups) > 1:  # each group's tasks in turn, picked by a mask of their flags (a byte each: < 64)
-        in_group = [bytes(flags).translate(_IN_GROUP[group]) for group in order.groups]
+        in_group = [flags.translate(_IN_GROUP[group]) for group in order.groups]
         tasks = list(chain.from_iterable(compress(tasks, mask) for mask in in_group))
-        flags = list(chain.from_iterable(compress(flags, mask) for mask in in_group))
+        flags = b"".join(bytes(compress(flags, mask)) for mask in in_group)
     pages = {row[1:] for rows in order.flagged_pages("", [(tasks, [split] * len(tasks), flags)]) for row in rows}
     return pages, {(split, previous, *values) for split, values in order.counts.items()}, order.figures.row()

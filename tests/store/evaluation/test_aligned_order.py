@@ -21,7 +21,7 @@ def runs(draw: st.DrawFn) -> tuple[str | None, Any, list[Block]]:
     import's shape, else with a side missing, repeated, duplicated tasks, reordered or other tasks, several splits."""
     tasks = draw(st.lists(st.sampled_from(TASKS), unique=True, min_size=1, max_size=len(TASKS)))
     split = draw(st.sampled_from(["tuning", "heldout", None]))
-    passes = st.integers(min_value=-1, max_value=2)
+    passes = st.one_of(st.integers(min_value=-1, max_value=2), st.just(256))
     candidate = Block("candidate", tasks, draw(st.lists(passes, min_size=len(tasks), max_size=len(tasks))),
                       [split] * len(tasks))
     baseline = Block("baseline", list(tasks), draw(st.lists(passes, min_size=len(tasks), max_size=len(tasks))),
@@ -53,7 +53,7 @@ def runs(draw: st.DrawFn) -> tuple[str | None, Any, list[Block]]:
         blocks[1] = baseline._replace(side="reference")
     elif shape == "three blocks":
         blocks.append(candidate)
-    was = draw(st.lists(st.sampled_from([0, 1, 2]), min_size=len(TASKS), max_size=len(TASKS)))
+    was = draw(st.lists(st.sampled_from([0, 1, 2, -1, 300]), min_size=len(TASKS), max_size=len(TASKS)))
     previous_tasks = draw(st.one_of(st.just(tasks), st.permutations(TASKS), st.lists(st.sampled_from(TASKS),
                                                                                      unique=True)))
     before: Any = draw(st.sampled_from(["none", "tuple", "dict"]))
