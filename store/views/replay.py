@@ -627,15 +627,36 @@ def _shape(case: Row, current: dict[str, str], rows: Any) -> tuple[Any, ...]:
     once: its current revisions named by their first appearance (a revision is a hash the protocol only compares
     for equality: a record is about the current one or not; any other revision is kept as it is), and the set of
     its records' distinct (kind, result, producer, artifact, revision) (what distinct_records groups by; a
-    match's value counts the records that agree and those that disagree, in no order). `rows`: the case's evidence
-    as distinct_records takes it, read before any Record is made (a shape seen before needs none)."""
+    match's value is whether the counting records agree, in no order and however many), each producer named by
+    the independence lists it is in (_listed_in). `rows`: the case's evidence as distinct_records takes it, read
+    before any Record is made (a shape seen before needs none)."""
     names: dict[Any, int] = {}
     revisions = tuple((artifact, names.setdefault(rev, len(names))) for artifact, rev in sorted(current.items()))
     name = names.get
+    listed_in = _listed_in(case["independent"])
     return (case["protocol"], case["status"], revisions,
-            frozenset([(kind, result, producer, artifact, name(about, about))
+            frozenset([(kind, result, listed_in(producer), artifact, name(about, about))
                        for _, kind, result, producer, artifact, about, _ in rows]),
             _CANONICAL.encode(case["independent"]))
+
+
+def _listed_in(independent: Any) -> Callable[[Any], Any]:
+    """A record's producer as a case's projection reads it: the protocol asks of a producer only whether a list of
+    the case's independent producers holds it (`producer in independent[dimension]`, protocol/interpreter.py's
+    record_status; elsewhere it is only shown), so a producer is named by the answer for each dimension (in the
+    order of their names: the case's independent lists are part of the shape). Producers the lists treat alike
+    then make one shape (a 10,000-case store has a third as many). A producer that test cannot be asked of is kept
+    as it is."""
+    if not isinstance(independent, dict):
+        return lambda producer: ("producer", producer)
+    lists = [independent[dimension] for dimension in sorted(independent)]
+
+    def listed(producer: Any) -> Any:
+        try:
+            return tuple([producer in each for each in lists])
+        except TypeError:
+            return ("producer", producer)
+    return listed
 
 # --- comments and the mentions they make ----------------------------------------------------------------
 def _commented(r: Replay, ev: Event) -> None:
