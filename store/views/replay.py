@@ -735,6 +735,7 @@ for _kind, _decision in ANSWERING.items():
 
 # --- comparing -----------------------------------------------------------------------------------------
 _CANONICAL = msgspec.json.Encoder(order="sorted")
+_NULL = _CANONICAL.encode(None)
 
 
 def _canonical(value: Any) -> Any:
@@ -777,7 +778,7 @@ def _json_held(value: Any) -> Any:
 
 def _json_cached(cache: dict[Any, Any], value: Any) -> Any:
     if type(value) is not str:
-        return _json_held(value)
+        return _NULL if value is None else _json_held(value)  # NULL: most rows' evidence details
     held = cache.get(value)
     if held is None:
         held = cache[value] = _json_held(value)
