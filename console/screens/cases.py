@@ -15,7 +15,7 @@ from gatepost.screens.queue import Work
 from gatepost.store import cases as cases_mod
 from gatepost.store.kernel import GatepostError
 from gatepost.store.protocol import Question, answers_text, protocol_for, short
-from gatepost.widgets.case_claims import EVIDENCE_STYLE, claim_outline, claim_strip, symbol
+from gatepost.widgets.case_claims import EVIDENCE_STYLE, claim_outline, claim_strip, mark, symbol
 from gatepost.widgets.line_detail import Block, Choice, LineDetail
 from gatepost.widgets.paged_list import Col, Row
 
@@ -78,8 +78,9 @@ class CasesScreen(DecisionScreen):
 
     def _cells(self, r: cases_mod.CaseRow) -> list[Any]:
         status, supported, strip = self._marks(r)
-        return [literal(one_line(r["id"], 16)), supported, literal(short(r["current_revision"], 6)), strip, status,
-                literal(one_line(r["title"], 120))]
+        # one_line's text is already inert (safe.clean): made a Text as it is, not cleaned a second time
+        return [Text(one_line(r["id"], 16)), supported, literal(short(r["current_revision"], 6)), strip, status,
+                Text(one_line(r["title"], 120))]
 
     def _marks(self, r: cases_mod.CaseRow) -> tuple[Text, Text, Text]:
         """A row's status and claim marks. A page's cases share a few patterns of claims and statuses: each is
@@ -95,7 +96,10 @@ class CasesScreen(DecisionScreen):
                 status = Text("open ◆", style="bold")  # a reviewer can decide it now
             else:
                 status = Text("open")
-            supported = Text().join(symbol(claims.get(name)) for name in order if name in derived)
+            supported = Text()
+            for name in order:
+                if name in derived:
+                    supported.append(*mark(claims.get(name)))
             if len(self._marks_drawn) >= 4096:
                 self._marks_drawn.clear()
             marks = self._marks_drawn[key] = (status, supported, claim_strip(claims, order, derived))

@@ -319,7 +319,8 @@ class PagedList(Vertical):
         row = table.cursor_row
         table.clear(columns=True)
         for i, width in layout:
-            table.add_column(self.columns[i].label, width=width)
+            # a Text: a str label is parsed as Rich markup (and its emoji codes) each time the table is rebuilt
+            table.add_column(Text(self.columns[i].label), width=width)
         for key, cells in zip(self.keys, self._cells, strict=True):
             table.add_row(*[cells[i] for i, _w in layout], key=key)
         if self.keys:
