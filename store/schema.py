@@ -550,6 +550,12 @@ def m019_queue_rubrics_and_runs_compared(db: Database) -> None:
     append_only_triggers(db, "rubric_answers")
 
 
+def m020_cases_counts(db: Database) -> None:
+    """How many cases each list holds, kept by triggers on `cases` as the projection changes (case_counts: a list's
+    total was a COUNT(*) as costly as the store was large), counted once here from the cases stored."""
+    cases.create_case_counts(db)
+
+
 _HERE: dict[str, Callable[[Database], None]] = {
     "m001_initial": m001_initial,
     "m003_pipeline_authority": m003_pipeline_authority,
@@ -562,6 +568,7 @@ _HERE: dict[str, Callable[[Database], None]] = {
     "m015_discussion_comments": m015_discussion_comments,
     "m018_rubric_answers_and_preferences": m018_rubric_answers_and_preferences,
     "m019_queue_rubrics_and_runs_compared": m019_queue_rubrics_and_runs_compared,
+    "m020_cases_counts": m020_cases_counts,
 }
 # The order they run in (two carry m003: both names are recorded in stores as they are).
 MIGRATIONS = (
@@ -585,6 +592,7 @@ MIGRATIONS = (
     "m017_kernel_projections_complete",
     "m018_rubric_answers_and_preferences",
     "m019_queue_rubrics_and_runs_compared",
+    "m020_cases_counts",
 )
 
 

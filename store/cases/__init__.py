@@ -23,6 +23,7 @@ if TYPE_CHECKING:
         revise_case,
     )
     from .contradicted import KIND_WORDS, Turn, contradiction
+    from .counts import COUNTS_TABLE, counts_differ, create_case_counts, kept_count
     from .derived import (
         PROJECTING,
         UNDECIDED_EVENT,
@@ -138,6 +139,10 @@ __all__ = [
     "claims_condition",
     "waits_on_design_review",
     "KIND_WORDS",
+    "COUNTS_TABLE",
+    "counts_differ",
+    "create_case_counts",
+    "kept_count",
     "Turn",
     "contradiction",
 ]
@@ -150,6 +155,7 @@ if not TYPE_CHECKING:
             "OUTCOME_CAPABILITY", "add_evidence", "decide", "decide_case", "import_case",
             "note_undecided", "record_applied", "revise_candidate", "revise_case"),
         ".contradicted": ("KIND_WORDS", "Turn", "contradiction"),
+        ".counts": ("COUNTS_TABLE", "counts_differ", "create_case_counts", "kept_count"),
         ".derived": ("PROJECTING", "UNDECIDED_EVENT", "case_contradiction", "case_state",
             "case_subject", "contradicted_case_ids", "current_revisions", "distinct_records",
             "get_case", "kept_not_landed_count", "kept_rival", "mock_details", "projection",

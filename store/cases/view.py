@@ -21,6 +21,7 @@ from gatepost.store.protocol import (
     short,
 )
 
+from .counts import kept_count
 from .derived import (
     KEPT_NOT_LANDED,
     MOCK_WHY,
@@ -200,6 +201,7 @@ def list_cases(db: Database, *, status: str | None = None, outcome: str | None =
         clause, values = one_of("id", found)
         clauses.append(clause)
         params += values
+    counted_apart = bool(clauses)  # a filter the kept counts (case_counts) do not count by
     if status == "needs_decision":
         status, needs_decision = "open", True
     if status:
@@ -220,7 +222,11 @@ def list_cases(db: Database, *, status: str | None = None, outcome: str | None =
                        "OR current_revision LIKE ?)")
         params += [like, like, like, like, search.strip() + "%"]
     where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
-    total = db.execute(f"SELECT COUNT(*) FROM cases{where}", params).fetchone()[0]
+    if not counted_apart and not (search and search.strip()):
+        # filtered by status, outcome and needs_decision alone: the kept counts hold the total
+        total = kept_count(db, status=status or None, outcome=outcome or None, needs_decision=needs_decision)
+    else:
+        total = db.execute(f"SELECT COUNT(*) FROM cases{where}", params).fetchone()[0]
     cursor = db.execute(
         "SELECT id, title, author, protocol, candidate_path, current_revision, status, outcome, claims, allowed,"
         f" needs_decision, last_seq, created_at, updated_at FROM cases{where}"

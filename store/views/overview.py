@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gatepost.store.cases import kept_not_landed_count
+from gatepost.store.cases import COUNTS_TABLE, kept_count, kept_not_landed_count
 
 from .contradicted import contradicted_counts, design_review_count
 
@@ -27,14 +27,15 @@ def _group(db: Database, sql: str, keys: tuple[str, ...]) -> dict[str, int]:
 
 
 def counts(db: Database) -> dict[str, dict[str, int]]:
-    """Counts by status for every list the console has; all from indexed GROUP BYs."""
+    """Counts by status for every list the console has: the cases' from their kept counts, the rest from indexed
+    GROUP BYs."""
     return {
-        "cases": _group(db, "SELECT status, COUNT(*) FROM cases GROUP BY status", CASE_STATUSES)
-        | {"needs_decision": db.execute("SELECT COUNT(*) FROM cases WHERE status = 'open' AND needs_decision = 1")
-           .fetchone()[0], "design_review": design_review_count(db),
-                                  "kept_not_landed": kept_not_landed_count(db)},
+        # the cases by status, outcome and whether they need a decision: from the counts kept as they change
+        "cases": _group(db, f"SELECT status, SUM(n) FROM {COUNTS_TABLE} GROUP BY status", CASE_STATUSES)
+        | {"needs_decision": kept_count(db, status="open", needs_decision=True),
+           "design_review": design_review_count(db), "kept_not_landed": kept_not_landed_count(db)},
         "contradicted": contradicted_counts(db),
-        "outcomes": _group(db, "SELECT outcome, COUNT(*) FROM cases WHERE outcome IS NOT NULL GROUP BY outcome",
+        "outcomes": _group(db, f"SELECT outcome, SUM(n) FROM {COUNTS_TABLE} WHERE outcome != '' GROUP BY outcome",
                            OUTCOMES),
         "regressions": _group(db, "SELECT state, COUNT(*) FROM regression_states GROUP BY state", REGRESSION_STATES),
         "severity": _group(db, "SELECT severity, COUNT(*) FROM regression_states WHERE state = 'NEW_FAIL' "

@@ -11,7 +11,7 @@ Read-only checks, each finding one line naming the first broken sequence or row:
    created still hash to the digest it sealed (`records_sha256`, or the migration's
    `audit.records_sealed` for older ones); a run's stored counts and review order are what its task
    results give (both from one read of the task results, integrity.py; what it cannot vouch for is checked
-   again the exact way, run by run and event by event);
+   again the exact way, run by run and event by event); the case lists' kept totals are what the cases count;
 4. every signed decision's signature verifies against the key its person had registered then, and
    no decision by a person with a key lacks one.
 """
@@ -23,6 +23,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from gatepost.store.cases import COUNTS_TABLE as CASE_COUNTS
+from gatepost.store.cases import counts_differ
 from gatepost.store.evaluation import (
     COUNTS_TABLE,
     FIGURES_TABLE,
@@ -261,6 +263,9 @@ def _verify(db: Database, expect: str | None, parts: Parts | None) -> VerifyRepo
         _figures(db, report, read.figures)
     if PAGES_TABLE in tables:
         _orders(db, report, read.orders)
+    if CASE_COUNTS in tables:  # the case lists' totals, kept as the cases change: what the cases count now
+        for line in counts_differ(db):
+            _find(report, None, f"case counts: {line}; the kept counts were edited by hand")
     if "signatures" in tables:
         _signatures(db, report)
     _references(db, report)
