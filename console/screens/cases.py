@@ -13,6 +13,10 @@ from gatepost.screens.decision import Decision, DecisionScreen, Done, decided_li
 from gatepost.screens.list_detail import Filter
 from gatepost.screens.queue import Work
 from gatepost.store import cases as cases_mod
+from gatepost.store.cases import (  # by name: loaded as the console starts, not in a first page
+    case_view,
+    list_cases,
+)
 from gatepost.store.kernel import GatepostError
 from gatepost.store.protocol import Question, answers_text, protocol_for, short
 from gatepost.widgets.case_claims import EVIDENCE_STYLE, claim_outline, claim_strip, mark, symbol
@@ -72,7 +76,7 @@ class CasesScreen(DecisionScreen):
 
     # --- the list -------------------------------------------------------------------------
     def fetch_rows(self, db: Any, search: str, offset: int, limit: int) -> tuple[list[Row], int]:
-        rows, total = cases_mod.list_cases(db, status=self.filters["status"], outcome=self.filters["outcome"],
+        rows, total = list_cases(db, status=self.filters["status"], outcome=self.filters["outcome"],
                                            search=search or None, limit=limit, offset=offset)
         return self.mark_rows(db, [(r["id"], self._cells(r)) for r in rows]), total
 
@@ -134,7 +138,7 @@ class CasesScreen(DecisionScreen):
     # --- the detail -------------------------------------------------------------------------
     def fetch_detail(self, db: Any, key: str) -> cases_mod.CaseView | None:
         try:
-            return cases_mod.case_view(db, key, actor=self.person)
+            return case_view(db, key, actor=self.person)
         except GatepostError:
             return None
 
