@@ -274,7 +274,8 @@ class PagedList(Vertical):
         return self.query_one(PageTable)
 
     def on_mount(self) -> None:
-        self._relayout(force=True)
+        # the columns are put in the table with the first page (_apply), fitted to it: put in empty at mount and
+        # again at the first layout, they were built twice for a table nobody sees (frames are held for that page)
         if self.autoload:
             self.reload(keep_key=self.initial_key)
 
@@ -338,7 +339,11 @@ class PagedList(Vertical):
     def on_resize(self) -> None:
         # the table (a child) takes its new size in the same layout pass, after this event: fit to the size
         # it ends with, not the one it had (a column a cell off, depending on timing)
-        self.call_after_refresh(self._relayout)
+        self.call_after_refresh(self._refit)
+
+    def _refit(self) -> None:
+        if self.loaded:  # before its first page the table has no columns yet: that page fits them
+            self._relayout()
 
     # --- loading -----------------------------------------------------------------
     def reload(self, *, keep_key: str | None = None, quiet: bool = False, keep_row: bool = False,
