@@ -363,15 +363,18 @@ class ResultsScreen(GatepostScreen):
         for r in rows:
             delta = r["delta"]
             mark = "■ " if r["id"] in self.marked_runs else ""
+            verdict = verdict_text(r["verdict"])
+            # the rates and the delta are numbers formatted here (no stored text): made Texts as they are; one_line's
+            # text is inert already (safe.clean)
             cells.append((r["id"], [
                 literal(r["id"].split("-", 1)[-1][:4]),  # where the id does not fit: its first hex digits
                 literal(r["id"]),
                 literal((r["started_at"] or "")[5:16].replace("T", " ")),
-                literal(mark + one_line(r["skill_id"] or "—", 18)),  # the mark where every width shows it
-                Text(VERDICT_GLYPH.get(r["verdict"] or "", "·"), style=verdict_text(r["verdict"]).style),
-                verdict_text(r["verdict"]),
-                literal(rate(r["execution_pass_rate"], 3)),
-                literal(rate(r["baseline_pass_rate"], 3)),
+                Text(mark + one_line(r["skill_id"] or "—", 18)),  # the mark where every width shows it
+                Text(VERDICT_GLYPH.get(r["verdict"] or "", "·"), style=verdict.style),
+                verdict,
+                Text(rate(r["execution_pass_rate"], 3)),
+                Text(rate(r["baseline_pass_rate"], 3)),
                 Text(points(delta),
                      style="red" if (delta or 0) < 0 else "green" if (delta or 0) > 0 else ""),
                 flags(r),
