@@ -80,7 +80,7 @@ class FastRows(_Table):
     keys them by row alone), so the layout's frame draws them right: what Textual marked is dropped."""
 
     _rows_width: int | None = None  # the width the rows in the row cache were rendered at
-    _pass_styles: dict[object, Style] | None = None  # within one render_lines: the table's styles, worked out once
+    _pass_styles: dict[object, Any] | None = None  # within one render_lines: the table's styles, worked out once
 
     # --- one drawing of the table: its styles worked out once -------------------------------------------
     def render_lines(self, crop: Any) -> Any:
@@ -155,18 +155,30 @@ class FastRows(_Table):
         cached = self._cell_render_cache.get(key)
         if cached is not None:
             return cached
-        fixed = not header and (row_index < self.fixed_rows or column_index < self.fixed_columns)
+        fixed_rows, fixed_columns, show_cursor, css_fg, css_bg, padding, console, overflow = self._cell_settings()
+        fixed = not header and (row_index < fixed_rows or column_index < fixed_columns)
         component_style, post_style = self._get_styles_to_render_cell(
-            header, False, fixed, hover, cursor, self.show_cursor, self._show_hover_cursor,
-            self.cursor_foreground_priority == "css", self.cursor_background_priority == "css")
+            header, False, fixed, hover, cursor, show_cursor, self._show_hover_cursor, css_fg, css_bg)
         cell = self._get_row_renderables(row_index).cells[column_index]
         pre_style = base_style + Style.from_meta({"row": row_index, "column": column_index}) + component_style
-        lines = one_line_cell(self.app.console, cell, width, self.cell_padding, pre_style, post_style,
-                              self.app.console_options.overflow)
+        lines = one_line_cell(console, cell, width, padding, pre_style, post_style, overflow)
         if lines is None:
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
         self._cell_render_cache[key] = lines
         return lines
+
+    def _cell_settings(self) -> tuple[int, int, bool, bool, bool, int, Any, str | None]:
+        """What drawing a cell reads of the table and the app besides the cell: each a reactive or a property
+        (the app's console options are built anew each time), read once within one drawing (render_lines)."""
+        styles = self._pass_styles
+        found = styles.get("cell") if styles is not None else None
+        if found is None:
+            found = (self.fixed_rows, self.fixed_columns, self.show_cursor, self.cursor_foreground_priority == "css",
+                     self.cursor_background_priority == "css", self.cell_padding, self.app.console,
+                     self.app.console_options.overflow)
+            if styles is not None:
+                styles["cell"] = found
+        return found
 
     def _set_hover_cursor(self, active: bool) -> None:
         """DataTable turns the mouse's hover cursor off on every cursor key and repaints the hovered row each

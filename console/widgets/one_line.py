@@ -7,6 +7,7 @@ are drawn through here (a first page and a cursor move were mostly this)."""
 
 from rich.console import Console
 from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 
 # what Text.__rich_console__ joins a text's lines with: the text's own style becomes a span, which Text.render
@@ -22,4 +23,6 @@ def one_line(console: Console, text: object, width: int) -> list[Segment] | None
     plain = text.plain
     if "\n" in plain or "\t" in plain or text.cell_len > width:
         return None
+    if not text.spans and plain:  # one run of one style (most cells): the one segment Text.render would make
+        return [Segment(plain, console.get_style(text.style, default=Style.null()) if text.style else None)]
     return list(_JOIN.join((text,)).render(console, end=""))
