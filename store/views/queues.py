@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from sqlite_utils import Database
 
-from gatepost.store.cases import DEFAULT_PROTOCOL, DESIGN_QUEUE, waiting_sql
+from gatepost.store.cases import DEFAULT_PROTOCOL, DESIGN_QUEUE, kept_count, waiting_sql
 from gatepost.store.kernel import Held, held_by_others
 from gatepost.store.skills import WORST_FIRST
 
@@ -21,6 +21,7 @@ class QueueSpec:
     label: str
     query: str | Callable[[], str]  # selects keys in work order; a callable is built on first use
     per_person: bool = False  # the sql binds the person (one `?`): each person has their own queue
+    kept: Callable[[Database], int] | None = None  # how many the query selects, from counts kept as items change
 
     @property
     def sql(self) -> str:
@@ -31,7 +32,8 @@ class QueueSpec:
 
 QUEUES: dict[str, QueueSpec] = {
     "cases": QueueSpec("cases", "case", "cases needing a decision",
-                       "SELECT id FROM cases WHERE status = 'open' AND needs_decision = 1 ORDER BY updated_at, id"),
+                       "SELECT id FROM cases WHERE status = 'open' AND needs_decision = 1 ORDER BY updated_at, id",
+                       kept=lambda db: kept_count(db, status="open", needs_decision=True)),
     "proposals": QueueSpec("proposals", "proposal", "proposals waiting for a person",
                            "SELECT id FROM proposals WHERE status = 'waiting' ORDER BY created_at, id"),
     "drafts": QueueSpec("drafts", "draft", "manifest drafts waiting for review",
@@ -86,11 +88,12 @@ def queue_state(db: Database, name: str, person: str) -> QueueState:
 def queue_count(db: Database, name: str, person: str) -> QueueState:
     """The queue `name` as `person` sees it now, counted and not listed: what a bar that says how many wait needs.
     Listing every key read a whole queue into Python on each look (50,000 cases needing a decision on a
-    100,000-case store); the count stays in SQLite's index."""
+    100,000-case store); the count stays in SQLite's index, or is read from counts kept as the items change (the
+    cases queue: case_counts)."""
     spec = QUEUES[name]
     params: list[str] = [person] if spec.per_person else []
     queue = f"WITH queue(k) AS ({spec.sql}) "
-    total = int(db.execute(queue + "SELECT COUNT(*) FROM queue", params).fetchone()[0])
+    total = spec.kept(db) if spec.kept else int(db.execute(queue + "SELECT COUNT(*) FROM queue", params).fetchone()[0])
     held = held_by_others(db, spec.subject_type, person)
     if held:
         marks = ", ".join("?" for _ in held)
