@@ -297,7 +297,6 @@ class ResultsScreen(GatepostScreen):
                 # its pages come with their run (RunView), not read on their own when it mounts
                 yield PagedList(TASK_COLUMNS, self._fetch_tasks, page_size=TASK_PAGE, empty="No tasks in this run.",
                                 id="run-tasks", autoload=False)
-                yield Static(id="task-attempts")
                 with Horizontal(id="outputs"):
                     with VerticalScroll(id="out-candidate-scroll"):
                         yield Static(id="out-candidate")
@@ -763,7 +762,7 @@ class ResultsScreen(GatepostScreen):
     def _task_chosen(self, event: PagedList.Chosen) -> None:
         """Enter on a task expands its attempts (each with its outcome, reason, score, duration); again hides them."""
         event.stop()
-        panel = self.query_one("#task-attempts", Static)
+        panel = self._attempts_panel()
         if panel.has_class("-open") and self._expanded == event.key:
             panel.remove_class("-open")
             self.remove_class("-attempts-open")
@@ -778,8 +777,18 @@ class ResultsScreen(GatepostScreen):
         """Read the task's attempts (with its outputs) in a worker; drawn by _draw_attempts."""
         self.show_task(task_id)
 
+    def _attempts_panel(self) -> Static:
+        """The attempts' panel under the run's tasks, mounted the first time a task's attempts are asked for (hidden
+        until then, it was a widget of every first page)."""
+        found = self.query("#task-attempts")
+        if found:
+            return found.first(Static)
+        panel = Static(id="task-attempts")
+        self.query_one("#results-detail").mount(panel, after=self.query_one("#run-tasks"))
+        return panel
+
     def _draw_attempts(self, task_id: str | None, sides: dict[str, Any] | None) -> None:
-        panel = self.query_one("#task-attempts", Static)
+        panel = self._attempts_panel()
         if not task_id or not self.run_id or sides is None:
             put(panel, "")
             return

@@ -23,6 +23,8 @@ def one_line(console: Console, text: object, width: int) -> list[Segment] | None
     plain = text.plain
     if "\n" in plain or "\t" in plain or text.cell_len > width:
         return None
-    if not text.spans and plain:  # one run of one style (most cells): the one segment Text.render would make
+    if not text.spans:  # one run of one style (most cells): what Text.render makes of it
+        if not plain:  # an empty cell: a styled one has nothing to draw
+            return [] if text.style else [Segment("")]
         return [Segment(plain, console.get_style(text.style, default=Style.null()) if text.style else None)]
     return list(_JOIN.join((text,)).render(console, end=""))
