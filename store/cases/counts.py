@@ -62,7 +62,7 @@ def kept_count(db: Database, *, status: str | None = None, outcome: str | None =
 
 
 def counts_differ(db: Database) -> list[str]:
-    """Where the kept counts are not what the cases count now: `status/outcome/needs_decision: n kept, m counted`
+    """Where the kept counts are not what the cases count now (`status/outcome/needs_decision: n kept, m counted`)
     (a row of zero cases kept and none counted is the same); and a trigger that keeps them gone."""
     present = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'cases'")}
     gone = [name for name in TRIGGER_NAMES if name not in present]
@@ -70,5 +70,5 @@ def counts_differ(db: Database) -> list[str]:
     kept = {(s, o, int(d)): n for s, o, d, n in db.execute(f"SELECT status, outcome, needs_decision, n FROM {COUNTS_TABLE}")}
     counted = {(s, o, int(d)): n for s, o, d, n in db.execute(_COUNTED)}
     return lines + [f"{s}/{o or 'no outcome'}/{'needs a decision' if d else 'not needing a decision'}: "
-            f"{kept.get((s, o, d), 0)} kept, {counted.get((s, o, d), 0)} counted"
+            f"{kept.get((s, o, d), 0)} kept, {counted.get((s, o, d), 0)} counted; the kept counts were edited by hand"
             for s, o, d in sorted(set(kept) | set(counted)) if kept.get((s, o, d), 0) != counted.get((s, o, d), 0)]
