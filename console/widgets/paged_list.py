@@ -371,11 +371,12 @@ class PagedList(Vertical):
     def _load(self, search: str, offset: int, keep_key: str | None, cursor: int | None, quiet: bool = False,
               keep_row: bool = False) -> None:
         self.asked += 1
-        self._read_page(search, offset, keep_key, cursor, quiet, keep_row)
+        # the cursor's item as the page is asked for: a move made before it arrives wins over `keep_key`
+        self._read_page(search, offset, keep_key, cursor, quiet, keep_row, self.current_key)
 
     @work(thread=True, exclusive=True, group="page")
     def _read_page(self, search: str, offset: int, keep_key: str | None, cursor: int | None,
-                   quiet: bool = False, keep_row: bool = False) -> None:
+                   quiet: bool = False, keep_row: bool = False, asked_on: str | None = None) -> None:
         worker = get_current_worker()
         given = self._given
         with self.app.reading() as db:  # type: ignore[attr-defined]
@@ -386,11 +387,11 @@ class PagedList(Vertical):
         cells = [[_cell(c) for c in row] for _key, row in rows]
         if not worker.is_cancelled:
             self.app.call_from_thread(self._apply, [k for k, _row in rows], cells, total, offset, keep_key, cursor,
-                                      quiet, given, keep_row)
+                                      quiet, given, keep_row, asked_on)
 
     def _apply(self, keys: list[str], cells: list[list[object]], total: int, offset: int,
                keep_key: str | None, cursor: int | None, quiet: bool = False, given: int | None = None,
-               keep_row: bool = False) -> None:
+               keep_row: bool = False, asked_on: str | None = None) -> None:
         if given is not None and given != self._given:
             return  # read before the owner gave a newer page
         table = self.table
@@ -415,6 +416,10 @@ class PagedList(Vertical):
             for key, row_cells in zip(keys, cells, strict=True):
                 table.add_row(*[row_cells[i] for i, _w in self.shown_columns], key=key)
         followed = self.follow() if self.follow else None
+        if keep_key is not None and before != asked_on:
+            # the cursor moved while the page was read (a key pressed): the row moved to is the one shown,
+            # not the one the reload was asked to keep (the cursor went back to it, quietly, the detail not)
+            keep_key = None
         target = next((k for k in (keep_key, followed, before) if k is not None and k in keys), None)
         if keep_row and target is None:  # the kept item left the list: its row goes to the next, announced
             cursor, quiet = before_row, False
