@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from gatepost.store.kernel import normalised_trigger
+
 if TYPE_CHECKING:
     from sqlite_utils import Database
 
@@ -63,10 +65,16 @@ def kept_count(db: Database, *, status: str | None = None, outcome: str | None =
 
 def counts_differ(db: Database) -> list[str]:
     """Where the kept counts are not what the cases count now (`status/outcome/needs_decision: n kept, m counted`)
-    (a row of zero cases kept and none counted is the same); and a trigger that keeps them gone."""
-    present = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'cases'")}
+    (a row of zero cases kept and none counted is the same); and a trigger that keeps them gone or changed
+    (compared by its SQL, as the append-only triggers are: a same-named trigger that does nothing would let the
+    counts drift from the next write on)."""
+    present = dict(db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'cases'"))
     gone = [name for name in TRIGGER_NAMES if name not in present]
+    changed = [name for name, sql in zip(TRIGGER_NAMES, TRIGGERS, strict=True)
+               if name in present and normalised_trigger(present[name] or "") != normalised_trigger(sql)]
     lines = [f"triggers {', '.join(gone)} are gone: the counts no longer follow the cases"] if gone else []
+    lines += [f"trigger {name} is not the schema's (edited by hand): the counts may no longer follow the cases"
+              for name in changed]
     kept = {(s, o, int(d)): n for s, o, d, n in db.execute(f"SELECT status, outcome, needs_decision, n FROM {COUNTS_TABLE}")}
     counted = {(s, o, int(d)): n for s, o, d, n in db.execute(_COUNTED)}
     return lines + [f"{s}/{o or 'no outcome'}/{'needs a decision' if d else 'not needing a decision'}: "

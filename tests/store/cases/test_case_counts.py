@@ -75,6 +75,15 @@ def test_verify_finds_a_count_edited_by_hand_or_a_trigger_dropped(people):
     assert found and "case_counts_insert" in found[0], found
 
 
+def test_verify_finds_a_same_named_trigger_that_keeps_no_count(people):
+    db = people
+    new_case(db, "c-1", evidence=GOOD)
+    db.execute("DROP TRIGGER case_counts_update")
+    db.execute("CREATE TRIGGER case_counts_update AFTER UPDATE ON cases BEGIN SELECT 1; END")
+    found = [line for line in verify_store(db).findings if line.startswith("case counts:")]
+    assert len(found) == 1 and "trigger case_counts_update is not the schema's" in found[0], found
+
+
 def test_the_migration_counts_the_cases_a_store_holds(people):
     db = people
     for i in range(3):
