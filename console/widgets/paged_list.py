@@ -530,12 +530,8 @@ class PagedList(Vertical):
             # the cursor has moved on since: a page put in the table highlights its first row, then the kept
             # one (after a decision, the first row's detail was read, then the kept one's again)
             return
-        if self._quiet_key is not None and event.row_key.value == self._quiet_key and \
-                (self.follow is None or self.follow() == self._quiet_key):
-            # the quiet reload's own highlight: the person did not move. A row the owner does not show is
-            # announced even so: a move whose highlight was still on its way when a page or a refit put the
-            # cursor back on the same row (the highlight and the detail then showed two items)
-            return
+        if self._quiet_key is not None and event.row_key.value == self._quiet_key:
+            return  # the quiet reload's own highlight: the person did not move
         self._quiet_key = None
         self.post_message(self.Highlighted(self, event.row_key.value))
 

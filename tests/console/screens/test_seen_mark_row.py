@@ -100,4 +100,3 @@ async def test_a_row_list_read_again_behind_a_move_keeps_the_row_moved_to(store_
         await pilot.press("down")
         await settle(pilot)
         assert paged.current_key == screen.shown == keys[3]
-
