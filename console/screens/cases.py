@@ -18,6 +18,10 @@ from gatepost.store.cases import (  # by name: loaded as the console starts, not
     list_cases,
 )
 from gatepost.store.kernel import GatepostError
+
+# loaded as the console starts, not in the first item's read: a case's may-I rehearses a design review, whose act
+# asks the loops' registry (and with it the evaluation runner) whether the candidate lies outside a registration
+from gatepost.store.loops import outside_registration  # noqa: F401
 from gatepost.store.protocol import Question, answers_text, protocol_for, short
 from gatepost.widgets.case_claims import EVIDENCE_STYLE, claim_outline, claim_strip, mark, symbol
 from gatepost.widgets.line_detail import Block, Choice, LineDetail

@@ -28,7 +28,6 @@ from gatepost.keymap import bound, key_for, keys_for
 from gatepost.safe import literal, one_line
 from gatepost.screens.list_detail import ListDetailScreen
 from gatepost.screens.queue import Queue, Work
-from gatepost.store import rubrics
 from gatepost.store.batch import (
     NOT_IN_BULK,
     ItemResult,
@@ -50,6 +49,13 @@ from gatepost.store.kernel import (
     leases,
 )
 from gatepost.store.protocol import Question
+from gatepost.store.rubrics import (  # by name: loaded as the console starts, not in an item's first read
+    QUEUES as RUBRIC_QUEUES,
+)
+from gatepost.store.rubrics import (
+    answers_on,
+    queue_rubric,
+)
 from gatepost.store.views import (
     Assignment,
     QueueState,
@@ -224,13 +230,13 @@ class DecisionScreen(ListDetailScreen):
             return None
         kind = self.WORK.subject
         seq = self.seq_of(db, key, detail)
-        asked = rubrics.queue_rubric(db, kind) if kind in rubrics.QUEUES else None
+        asked = queue_rubric(db, kind) if kind in RUBRIC_QUEUES else None
         return ItemRead(detail, seq, leases.holder(db, kind, key), self.queue.read(db),
                         changes_since_seen(db, self.person, kind, [key]).get(key), assignment_of(db, kind, key),
                         may(db, kind, key, actor=self.person, seen_seq=seq,
                             names=[d.name for d in self.DECISIONS]), thread(db, kind, key),
                         asked.rubric.questions if asked else (),
-                        rubrics.answers_on(db, kind, key) if kind in rubrics.QUEUES else [])
+                        answers_on(db, kind, key) if kind in RUBRIC_QUEUES else [])
 
     def contradicted(self, db: Any, keys: list[str]) -> set[str]:
         """The keys of a page whose decision later evidence contradicts (⚠ on their rows); none by default."""
