@@ -552,7 +552,7 @@ def m019_queue_rubrics_and_runs_compared(db: Database) -> None:
 
 def m020_cases_counts(db: Database) -> None:
     """How many cases each list holds, kept by triggers on `cases` as the projection changes (case_counts: a list's
-    total was a COUNT(*) as costly as the store was large), counted once here from the cases stored."""
+    total counted by COUNT(*) costs as much as the store is large), counted once here from the cases stored."""
     cases.create_case_counts(db)
 
 

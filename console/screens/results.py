@@ -778,8 +778,8 @@ class ResultsScreen(GatepostScreen):
         self.show_task(task_id)
 
     def _attempts_panel(self) -> Static:
-        """The attempts' panel under the run's tasks, mounted the first time a task's attempts are asked for (hidden
-        until then, it was a widget of every first page)."""
+        """The attempts' panel under the run's tasks, mounted the first time a task's attempts are asked for: mounted
+        hidden at once, it would be a widget of every first page."""
         found = self.query("#task-attempts")
         if found:
             return found.first(Static)

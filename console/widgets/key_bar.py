@@ -104,8 +104,8 @@ class KeyFooter(KeyBar):
             self.refresh()
 
     # the lines drawn for each look of the bar (its entries as shown, the rows asked for, its size, the theme): from
-    # one item to the next the decisions' keys are enabled or dimmed in a few ways that come back, and each time
-    # Textual drew the bar's line again through the whole styling pipeline (a millisecond, on half the cursor moves)
+    # one item to the next the decisions' keys are enabled or dimmed in a few ways that come back, and drawing the
+    # bar's line again goes through Textual's whole styling pipeline (a millisecond, on half the cursor moves)
     _kept: dict[tuple[Any, ...], list[Strip]] | None = None
 
     def render_lines(self, crop: Region) -> list[Strip]:

@@ -275,7 +275,7 @@ class PagedList(Vertical):
 
     def on_mount(self) -> None:
         # the columns are put in the table with the first page (_apply), fitted to it: put in empty at mount and
-        # again at the first layout, they were built twice for a table nobody sees (frames are held for that page)
+        # again at the first layout, they would be built twice for a table nobody sees (frames are held for that page)
         if self.autoload:
             self.reload(keep_key=self.initial_key)
 
