@@ -228,12 +228,14 @@ class Frames:
         return at_cpu - cpu, at_wall - wall
 
 
-async def keyed_moves(frames: Frames, shown: Callable[[], object]) -> float:
-    """The mean CPU of a cursor move, from the key to the frame that shows `shown()` changed."""
+async def keyed_moves(frames: Frames, shown: Callable[[], object], *, down_only: bool = False) -> float:
+    """The mean CPU of a cursor move, from the key to the frame that shows `shown()` changed: half the moves down,
+    then back up (`down_only`: every move down, each to a row not shown before)."""
     total = 0.0
     for i in range(MOVES):
         before = shown()
-        cpu, _ = await frames.key("down" if i < MOVES // 2 else "up", lambda b=before: shown() not in (None, b))
+        key = "down" if down_only or i < MOVES // 2 else "up"
+        cpu, _ = await frames.key(key, lambda b=before: shown() not in (None, b))
         total += cpu
         await asyncio.sleep(0.06)
     return total / MOVES

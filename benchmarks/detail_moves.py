@@ -40,16 +40,8 @@ FIRST_VISITS = False  # --first-visits: every move down, to an item not shown be
 
 
 async def moves(frames: cs.Frames, shown: Callable[[], object]) -> float:
-    """The mean CPU of a move (console_scale's keyed_moves, or with --first-visits every move down)."""
-    if not FIRST_VISITS:
-        return await cs.keyed_moves(frames, shown)
-    total = 0.0
-    for _ in range(cs.MOVES):
-        before = shown()
-        cpu, _wall = await frames.key("down", lambda b=before: shown() not in (None, b))
-        total += cpu
-        await asyncio.sleep(0.06)
-    return total / cs.MOVES
+    """The mean CPU of a move (console_scale's keyed_moves; with --first-visits every move down)."""
+    return await cs.keyed_moves(frames, shown, down_only=FIRST_VISITS)
 
 
 async def floor() -> dict[str, float]:

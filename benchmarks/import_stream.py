@@ -1,4 +1,4 @@
-"""One large artifact imported in bounded memory (issue 19): time and peak RSS against a raw executemany.
+"""One large artifact imported in bounded memory: time and peak RSS against a raw executemany.
 
     python benchmarks/import_stream.py [--mb 1024] [--output-chars 300] [--keep DIR]
 
