@@ -12,7 +12,8 @@ import gc
 import importlib
 import io
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import click
@@ -184,6 +185,23 @@ def _machine_error(exc: BaseException, ctx: click.Context) -> BaseException | No
 
 
 _paused_until_loaded = False  # set by run(): the collector is off until the command's modules are loaded
+_run_as_program = False  # set by run(): this process is the `gatepost` program, not a test or a host program
+
+
+@contextmanager
+def loading() -> Iterator[None]:
+    """Modules a command loads once it knows it needs them (Jinja2 for a report rendered from a template): in
+    the `gatepost` program (run()), with the collector paused and what they built frozen, as the command's own
+    modules were loaded; where main() is called by a test or another program, the collector is left alone."""
+    pause = _run_as_program and gc.isenabled()
+    if pause:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if pause:
+            gc.freeze()
+            gc.enable()
 
 
 class GatepostGroup(LazyGroup):
@@ -299,7 +317,8 @@ def run() -> None:
     Collections that walked those objects, during the loading and at the process's exit, were about a sixth of a
     read-only command's CPU (benchmarks/cli_startup.py); the command runs with the collector on. `main` itself, as
     tests and other programs call it, leaves the collector alone."""
-    global _paused_until_loaded
+    global _paused_until_loaded, _run_as_program
+    _run_as_program = True
     _paused_until_loaded = gc.isenabled()
     if _paused_until_loaded:
         gc.disable()

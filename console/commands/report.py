@@ -3,6 +3,7 @@
 import click
 
 from gatepost import output
+from gatepost.cli import loading
 from gatepost.commands._common import (
     force_option,
     open_ctx_store,
@@ -18,6 +19,13 @@ format_option = click.option("--format", "fmt", type=click.Choice(reports.FORMAT
 output_option = click.option("--output", "-o", "out_file", type=click.Path(dir_okay=False), default=None,
                              help="Write the report to this file instead of standard output (refuses the store, "
                                   "a SQLite file, or an existing file without --force).")
+
+
+def _engine_for(fmt: str) -> None:
+    """Jinja2, for a report rendered from a template, loaded as the command's own modules are."""
+    if fmt in reports.FORMATS:
+        with loading():
+            reports.load_engine()
 
 
 def _emit(ctx: click.Context, text: str, out_file: str | None, force: bool) -> None:
@@ -42,7 +50,9 @@ def report() -> None:
 @click.pass_context
 def report_case(ctx: click.Context, case_id: str, fmt: str, out_file: str | None, force: bool) -> None:
     """The decision record of case CASE_ID: candidate, basis, revision, claims and why, evidence, decisions."""
-    _emit(ctx, reports.case_report(open_ctx_store(ctx), case_id, fmt), out_file, force)
+    db = open_ctx_store(ctx)
+    _engine_for(fmt)
+    _emit(ctx, reports.case_report(db, case_id, fmt), out_file, force)
 
 
 @report.command("regressions")
@@ -65,7 +75,9 @@ def report_regressions(ctx: click.Context, fmt: str, out_file: str | None, force
     It leads with what changed since the previous report, and says so in one
     line when nothing did; triage (who acknowledged, their note) is listed.
     """
-    text = reports.regressions_report(open_ctx_store(ctx), "json" if as_json else fmt, remember=not no_remember,
+    db = open_ctx_store(ctx)
+    _engine_for("json" if as_json else fmt)
+    text = reports.regressions_report(db, "json" if as_json else fmt, remember=not no_remember,
                                       consumer=person(consumer), since=since)
     if as_json and not out_file:
         output.json_block(text, nl=False)
@@ -84,6 +96,8 @@ def report_suite(ctx: click.Context, run_id: str, fmt: str, out_file: str | None
     """One evaluation run RUN_ID: pass rates, delta, verdict, warnings and each task.
 
     A run of many tasks takes seconds: on a terminal, which step runs is shown on stderr."""
+    db = open_ctx_store(ctx)
+    _engine_for(fmt)
     with output.Progress(f"report suite {output.field(run_id)}", None, quiet=quiet, unit="parts") as progress:
-        text = reports.suite_report(open_ctx_store(ctx), run_id, fmt, steps=progress.begun())
+        text = reports.suite_report(db, run_id, fmt, steps=progress.begun())
     _emit(ctx, text, out_file, force)

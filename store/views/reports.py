@@ -58,6 +58,12 @@ def _fence(value: object) -> str:
     return f"{fence}text\n{text}\n{fence}"
 
 
+def load_engine() -> None:
+    """Import Jinja2, which rendering a report needs, at a moment the caller chooses: the CLI loads it as it
+    loads a command's modules, with the cyclic collector paused. Rendering imports it anyway."""
+    import jinja2  # noqa: F401
+
+
 def _env() -> Environment:
     # Jinja2 imported here, by the one function that renders: every command that imports the store's views
     # and writes no report (most of them) starts without it (about a tenth of a read-only command's start)

@@ -64,13 +64,13 @@ def test_shared_options_have_one_help_text():
         assert helps[0] == helps[1], option
 
 
-def _collector_after(tmp_path, call: str) -> dict:
+def _collector_after(tmp_path, call: str, args: tuple[str, ...] = ("case", "list")) -> dict:
     store = tmp_path / "s.db"
     code = ("import gc, json, runpy, sys\n"
-            f"sys.argv = ['gatepost', '--db', {str(store)!r}, 'case', 'list']\n"
+            f"sys.argv = ['gatepost', '--db', {str(store)!r}, *{list(args)!r}]\n"
             f"try:\n    {call}\nexcept SystemExit:\n    pass\n"
             "print(json.dumps({'enabled': gc.isenabled(), 'frozen': gc.get_freeze_count(),"
-            " 'store': 'gatepost.store' in sys.modules}))\n")
+            " 'store': 'gatepost.store' in sys.modules, 'jinja2': 'jinja2' in sys.modules}))\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -84,4 +84,24 @@ def test_the_program_freezes_what_loading_its_command_built_and_runs_it_with_the
 
 def test_main_as_other_programs_call_it_leaves_the_collector_alone(tmp_path):
     state = _collector_after(tmp_path, "from gatepost.cli import main; main()")
-    assert state == {"enabled": True, "frozen": 0, "store": True}
+    assert state == {"enabled": True, "frozen": 0, "store": True, "jinja2": False}
+
+
+def _empty_store(tmp_path) -> None:
+    subprocess.run([sys.executable, "-m", "gatepost", "--db", str(tmp_path / "s.db"), "init", "--admin", "ana"],
+                   check=True, capture_output=True, timeout=60)
+
+
+def test_the_program_freezes_jinja2_as_it_loads_it_for_a_report_from_a_template(tmp_path):
+    _empty_store(tmp_path)
+    program = "runpy.run_module('gatepost', run_name='__main__')"
+    as_json = _collector_after(tmp_path, program, ("report", "regressions", "--no-remember", "--json"))
+    as_markdown = _collector_after(tmp_path, program, ("report", "regressions", "--no-remember"))
+    assert not as_json["jinja2"] and as_markdown["jinja2"] and as_markdown["enabled"]
+    assert as_markdown["frozen"] > as_json["frozen"] + 5_000  # Jinja2's modules, never walked by a collection
+
+
+def test_a_report_called_from_another_program_leaves_the_collector_alone(tmp_path):
+    _empty_store(tmp_path)
+    state = _collector_after(tmp_path, "from gatepost.cli import main; main()", ("report", "regressions", "--no-remember"))
+    assert state == {"enabled": True, "frozen": 0, "store": True, "jinja2": True}
