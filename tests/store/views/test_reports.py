@@ -6,7 +6,7 @@ import pytest
 
 from gatepost.store import cases, skills
 from gatepost.store.evaluation import import_artifact
-from gatepost.store.kernel import PERSON_CAPABILITIES, add_actor
+from gatepost.store.kernel import PERSON_CAPABILITIES, add_actor, open_store
 from gatepost.store.skills import manifests
 from gatepost.store.views import reports
 
@@ -110,3 +110,14 @@ def test_report_cli_exit_codes(cli, store):
     assert cli("report", "case", "nope").exit_code == 2
     assert cli("report", "suite", "nope").exit_code == 2
     assert cli("report", "case", "case-h", "--format", "pdf").exit_code == 2
+
+
+def test_the_regressions_report_gives_each_skill_its_newest_triage(demo_copy):
+    db = open_store(demo_copy)
+    try:
+        rows = reports.regressions_data(db)["skills"]
+        assert all(row["triage"] == skills.triage(db, row["skill"]) for row in rows)
+        kinds = sorted({row["triage"]["kind"] for row in rows if row["triage"]})
+        assert kinds == ["acknowledged", "mismatch"]
+    finally:
+        db.close()
