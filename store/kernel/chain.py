@@ -8,7 +8,6 @@ elsewhere (`gatepost verify --expect HASH`) also catches a cut tail or a history
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import TYPE_CHECKING
 
@@ -33,6 +32,8 @@ def canonical_event(seq: int, at: str, actor: str | None, kind: str, subject_typ
 
 def chain_hash(prev_hash: str, canonical: bytes) -> str:
     """The hash of one event: sha256(previous hash, newline, canonical encoding), hex."""
+    import hashlib  # here, not at the top: a command that only reads never hashes (loading OpenSSL: ~2.5 ms)
+
     return hashlib.sha256(prev_hash.encode("ascii") + b"\n" + canonical).hexdigest()
 
 

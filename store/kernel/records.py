@@ -20,7 +20,6 @@ after checking each against what it sealed: one `audit.records_resealed` event.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -112,6 +111,8 @@ def _read_into(digest: Any, cursor: Any) -> bool:
 
 def records_digest(db: Database, seq: int) -> str | None:
     """sha256 of the records event `seq` created (None when it created none of these records)."""
+    import hashlib  # here, not at the top: a command that only reads never hashes (loading OpenSSL: ~2.5 ms)
+
     digest = hashlib.sha256(RECORDS_FORMAT.encode("ascii"))
     found = False
     for source in record_sources():
@@ -128,6 +129,8 @@ def records_digests(db: Database, *, form: str = RECORDS_FORMAT) -> Iterator[tup
     event (three per skill run made verify's cost per event grow with the store). `form`
     RECORDS_FORMAT_IDS: the digests as the first format sealed them (what `reseal_by_position` checks).
     """
+    import hashlib  # as in records_digest
+
     sources = record_sources()
     streams = {i: _by_seq(db, s.in_seq_order) for i, s in enumerate(sources) if s.in_seq_order is not None}
     heads = {i: next(stream, None) for i, stream in streams.items()}
@@ -168,6 +171,8 @@ class StreamedRecords:
     def __init__(self, db: Database | None, seq: int) -> None:
         """`db` None: an act that creates no other records (an import hashes its rows so, ahead of the store;
         the act that stores them `adopt`s that digest when it has no other records)."""
+        import hashlib  # as in records_digest
+
         *others, self.source = record_sources()
         self.hash = hashlib.sha256(RECORDS_FORMAT.encode("ascii"))
         self.found = False

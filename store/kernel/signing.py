@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import json
 import os
 from collections.abc import Iterator
@@ -97,6 +96,8 @@ def how_signed(actor: str | None = None) -> str:
 # --- public keys -------------------------------------------------------------------------------
 def fingerprint(blob: bytes) -> str:
     """The key's fingerprint as `ssh-keygen -l` prints it: SHA256:base64, no padding."""
+    import hashlib  # here, not at the top: a command that only reads never hashes (loading OpenSSL: ~2.5 ms)
+
     return "SHA256:" + base64.b64encode(hashlib.sha256(blob).digest()).decode("ascii").rstrip("=")
 
 

@@ -9,7 +9,6 @@ transaction.
 # annotations stay text: `loops.Landing` in a signature would load the loops registry with this module
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from collections.abc import Callable, Mapping
@@ -118,6 +117,8 @@ def proposal_request(proposal: dict[str, Any]) -> dict[str, Any]:
 
 def proposal_id(proposal: dict[str, Any]) -> str:
     """The same proposal always gets the same id, so importing it twice stores it once."""
+    import hashlib  # here, not at the top: a command that only reads never hashes (loading OpenSSL: ~2.5 ms)
+
     canonical = json.dumps({k: proposal.get(k) for k in REQUEST_FIELDS}, sort_keys=True, separators=(",", ":"),
                            ensure_ascii=False)
     return "prop-" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:12]

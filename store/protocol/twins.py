@@ -1,15 +1,15 @@
 """JSON twins of gatepost's own YAML files: its protocols and their rubric files, read without a YAML parser.
 
 Each YAML file under `protocols/` ships with a twin beside it (`1.json` beside `1.yaml`): the same data, with
-the SHA-256 of the YAML text it was made from. Reading it costs a read-only command no YAML parser (PyYAML's
+the YAML text it was made from. Reading it costs a read-only command no YAML parser (PyYAML's
 import alone is about a third of `import click`: benchmarks/cli_startup.py); a twin that does not name the
-YAML's current text is ignored and the YAML read, so an edited protocol is never read stale. Only gatepost's
+YAML's current text is ignored and the YAML read, so an edited protocol is never read stale (compared as
+text: nothing is hashed, and a command that reads a protocol does not load hashlib). Only gatepost's
 own files are read this way: a twin sits beside its YAML with the same permissions, so it adds no new trust,
 while a twin beside someone else's file could hold other data than the YAML it names.
 tests/store/protocol/test_protocol_twin.py keeps each twin current.
 """
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,7 @@ from gatepost.store import kernel
 from gatepost.store.kernel import read_text
 
 PROTOCOLS_DIR = Path(__file__).parent / "protocols"
-TWIN_FORMAT = "protocol-twin/1"
+TWIN_FORMAT = "protocol-twin/2"
 
 
 def own_yaml_data(path: Path, *, what: str) -> Any:
@@ -27,7 +27,7 @@ def own_yaml_data(path: Path, *, what: str) -> Any:
     twin_path = path.with_suffix(".json")
     if twin_path.exists():
         twin = kernel.parse_json(read_text(twin_path, what=f"{what} twin"), source=str(twin_path))
-        if isinstance(twin, dict) and twin.get("format") == TWIN_FORMAT and twin.get("yaml_sha256") == _digest(text):
+        if isinstance(twin, dict) and twin.get("format") == TWIN_FORMAT and twin.get("yaml") == text:
             return twin["data"]
     return kernel.parse_yaml(text, source=str(path))  # through the face: PyYAML loads only here
 
@@ -41,7 +41,7 @@ def protocol_twin(path: str | Path) -> str:
     """The JSON twin of the YAML file at `path`, as write_protocol_twins writes it."""
     text = read_text(path, what="protocol file")
     data = kernel.parse_yaml(text, source=str(path))
-    twin = {"format": TWIN_FORMAT, "yaml_sha256": _digest(text), "data": data}
+    twin = {"format": TWIN_FORMAT, "yaml": text, "data": data}
     return json.dumps(twin, ensure_ascii=False, indent=1) + "\n"
 
 
@@ -52,7 +52,3 @@ def write_protocol_twins() -> list[Path]:
         kernel.write_text_atomic(path.with_suffix(".json"), protocol_twin(path))
         written.append(path.with_suffix(".json"))
     return written
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -13,7 +13,6 @@ recorded or evaluated: listing states (`gatepost skills show`) loads neither the
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Callable
@@ -213,6 +212,8 @@ def evaluate(db: Database, *, actor: str, skill: str | None = None,
 
 def _aeon_run_id(skill: str, result: AeonResult) -> str:
     """A run of aeon's output is the file and its bytes: judging the same output again records nothing new."""
+    import hashlib  # here, not at the top: a command that only reads never hashes (loading OpenSSL: ~2.5 ms)
+
     digest = hashlib.sha256(f"{result.output}\0".encode() + (result.content or b"")).hexdigest()
     return f"{skill}:{digest[:16]}"
 

@@ -8,7 +8,6 @@ nothing did.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from pathlib import Path
@@ -87,6 +86,8 @@ def _env() -> Environment:
 def _stamp(env: Environment, name: str, source: str) -> str:
     """What a compiled template was made from: the template's text, its name (autoescape follows it), the
     environment's syntax settings and Jinja2's version (its compiled code calls Jinja2's runtime)."""
+    import hashlib  # with Jinja2, which loads it too: a report as JSON starts without it (OpenSSL's load)
+
     import jinja2
 
     made_from = [jinja2.__version__, name, bool(env.autoescape(name) if callable(env.autoescape) else env.autoescape),

@@ -50,7 +50,7 @@ def test_store_imports_neither_textual_nor_click(path: Path):
 # libraries only the function that uses them imports: no cycle can hide behind them (they import nothing of
 # gatepost), and a command that renders no report, hashes no records and starts no ssh-keygen starts without
 # them (tests/structure/test_lazy_imports.py checks that a read-only command does)
-DEFERRED = ("jinja2", "cryptography", "msgspec", "subprocess", "sqlite_utils", "tempfile", "shutil")
+DEFERRED = ("jinja2", "cryptography", "msgspec", "subprocess", "sqlite_utils", "tempfile", "shutil", "hashlib")
 
 
 def _top_level(tree: ast.Module) -> list[ast.stmt]:

@@ -127,6 +127,17 @@ def test_a_command_that_only_reads_rows_starts_without_sqlite_utils(tmp_path: Pa
     assert not loaded, f"{' '.join(argv)} imported {loaded[:8]}"
 
 
+@pytest.mark.parametrize("argv", [("case", "list", "--json"), ("skills", "show", "--json"), ("proposal", "list"),
+                                  ("events", "--since", "0"), ("report", "regressions", "--no-remember", "--json")],
+                         ids=" ".join)
+def test_a_command_that_only_reads_rows_starts_without_hashlib(tmp_path: Path, demo_store: Path, argv: tuple[str, ...]):
+    """Nothing a read hashes: each function that hashes imports hashlib (loading OpenSSL costs about 2.5 ms), and
+    a protocol's twin is checked against its YAML by comparing the text. Jinja2 loads hashlib itself, so a report
+    as Markdown or HTML does load it."""
+    modules, _ = _modules_of_a_command(tmp_path, *argv, store=demo_store)
+    assert "hashlib" not in modules and "_hashlib" not in modules, f"{' '.join(argv)} imported hashlib"
+
+
 @pytest.mark.parametrize("fmt", [(), ("--json",)], ids=["md", "json"])
 def test_a_regressions_report_starts_without_the_run_comparisons(tmp_path: Path, demo_store: Path,
                                                                  fmt: tuple[str, ...]):
