@@ -143,7 +143,12 @@ class _Deferred:
         return _load(self)
 
     def __exit__(self, *exc: object) -> None:
-        _load(self).close()
+        self.close()
+
+    def close(self) -> None:
+        """Close the connection (all sqlite-utils' `close` does): a store opened only to read is closed without
+        loading sqlite-utils, as the console does when it quits."""
+        self.conn.close()
 
 
 def _load(deferred: _Deferred | Database) -> Database:

@@ -214,3 +214,16 @@ def test_no_lazily_offered_name_is_also_a_module_of_its_package(domain: str):
     modules = {path.stem for path in (ROOT / "store" / domain).iterdir() if path.suffix == ".py"}
     modules |= {path.name for path in (ROOT / "store" / domain).iterdir() if (path / "__init__.py").exists()}
     assert not lazy & modules, f"store/{domain}: offered lazily under a module's name: {sorted(lazy & modules)}"
+
+
+def test_a_store_opened_to_read_is_closed_without_sqlite_utils(tmp_path: Path, demo_store: Path):
+    """Closing what was only read (the console does it as it quits) is the connection's close, not a load of
+    sqlite-utils (about as much CPU as click) to call its own; the file is closed all the same."""
+    code = ("import sqlite3, sys\nfrom gatepost.store.kernel import open_store\n"
+            f"db = open_store({str(demo_store)!r})\ndb.execute('SELECT COUNT(*) FROM events').fetchone()\n"
+            "conn = db.conn\ndb.close()\n"
+            "try:\n    conn.execute('SELECT 1')\nexcept sqlite3.ProgrammingError:\n    print('closed')\n"
+            "print(sorted(m for m in sys.modules if m.startswith('sqlite_utils')))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:2] == ["closed", "[]"]
