@@ -360,9 +360,9 @@ def _seq_lines(db: Database, table: str, columns: str, *, blobs: bool) -> Iterat
 
 
 def _seq_digests(db: Database, wanted: dict[int, Any], skip: set[int]) -> tuple[dict[int, str | None], set[int]]:
-    """records_digest of every event the skill runs and manifest versions name, from one read of each table, each
-    hashed again the kernel's way where that is not what the event sealed (`wanted`); and which of the events in
-    `skip` (left to the caller) they name."""
+    """Of every event the skill runs and manifest versions name (each table read once), those whose records do not
+    hash to what the event sealed (`wanted`), even hashed again the kernel's way: seq -> their digest now; and the
+    events these tables name (those in `skip`, left to the caller, are named but not hashed)."""
     try:
         return _seq_read(db, wanted, skip, blobs=False)
     except sqlite3.Error:  # a BLOB somewhere: read again, its rows hashed the kernel's way
@@ -383,28 +383,35 @@ def _seq_read(db: Database, wanted: dict[int, Any], skip: set[int], *,
                 lines.setdefault(seq, []).append(line)
         others.append(lines)
     plain = b"".join(headers[1:])  # what follows the first table's lines in an event with no rows of the others
-    digests: dict[int, str | None] = {}
+    differ: dict[int, str | None] = {}
     named: set[int] = set()
     wanted_of = wanted.get
 
-    def digest(seq: int, lines: list[bytes | None]) -> str | None:
+    def exact(seq: int) -> None:  # hashed the kernel's way: a finding only if that differs too
+        now = records_digest(db, seq)
+        if seq not in wanted or now != wanted[seq]:
+            differ[seq] = now
+
+    def check(seq: int, lines: list[bytes | None]) -> None:
+        named.add(seq)
         if seq in skip:
-            named.add(seq)
-            return None
+            return
         parts = [lines, *(other.get(seq, []) for other in others)]
         if any(None in part for part in parts):
-            return records_digest(db, seq)
+            exact(seq)
+            return
         whole = cast(list[list[bytes]], parts)  # no None in any
         after = plain if not any(whole[1:]) else \
             b"".join(header + b"".join(part) for header, part in zip(headers[1:-1], whole[1:], strict=True)) \
             + headers[-1]
         made = start.copy()
         made.update(b"".join(whole[0]) + after)
-        hexed = made.hexdigest()
-        return hexed if hexed == wanted_of(seq) else records_digest(db, seq)
+        if made.hexdigest() != wanted_of(seq):
+            exact(seq)
 
     elsewhere = set().union(*others) | skip  # events whose digest is not the first table's lines alone
     copy = start.copy
+    add = named.add
     at: int | None = None
     group: list[bytes | None] = []
     for batch in _seq_lines(db, first, columns, blobs=blobs):
@@ -415,22 +422,21 @@ def _seq_read(db: Database, wanted: dict[int, Any], skip: set[int], *,
             if at is not None:
                 one = group[0]
                 if len(group) == 1 and one is not None and at not in elsewhere:  # the commonest: one skill run
+                    add(at)
                     made = copy()
                     made.update(one + plain)
-                    hexed = made.hexdigest()
-                    digests[at] = hexed if hexed == wanted_of(at) else records_digest(db, at)
+                    if made.hexdigest() != wanted_of(at):
+                        exact(at)
                 else:
-                    digests[at] = digest(at, group)
+                    check(at, group)
             at, group = seq, [line]
     if at is not None:
-        digests[at] = digest(at, group)
+        check(at, group)
     for other in others:
         for seq in other:
-            if seq not in digests:
-                digests[seq] = digest(seq, [])
-    for seq in named:
-        digests.pop(seq, None)
-    return digests, named
+            if seq not in named:
+                check(seq, [])
+    return differ, named
 
 
 def _text_affinity(declared: str) -> bool:
@@ -439,20 +445,21 @@ def _text_affinity(declared: str) -> bool:
     return "INT" not in upper and any(word in upper for word in ("CHAR", "CLOB", "TEXT"))
 
 
-def records_now(db: Database, read: ResultsRead, wanted: dict[int, Any]) -> dict[int, str | None]:
-    """The digest of the records of every event some record names, as they are now (records.records_digest's):
-    skill runs and manifest versions from one read of each table, task results from `read`; each hashed again the
-    kernel's way where it is not the digest the event sealed (`wanted`)."""
+def records_differ(db: Database, read: ResultsRead, wanted: dict[int, Any]) -> tuple[dict[int, str | None], set[int]]:
+    """Of every event some record names (returned too), those whose records' digest now (records.records_digest's)
+    is not the one it sealed (`wanted`): seq -> that digest. Skill runs and manifest versions from one read of each
+    table, task results from `read`; each hashed again the kernel's way where the fast digest is not the sealed one."""
     with_results = {seq for (seq,) in db.execute(
         "SELECT DISTINCT r.event_seq FROM evaluation_runs r WHERE r.event_seq IS NOT NULL"
         " AND EXISTS (SELECT 1 FROM task_results t WHERE t.run_id = r.id)")}
-    digests, named = _seq_digests(db, wanted, with_results)
+    differ, named = _seq_digests(db, wanted, with_results)
+    also = named & with_results  # events with task results and other records too
+    named |= with_results
     for seq in with_results:
         fast = read.digests.get(seq)
         # an event with task results and other records too is hashed the kernel's way (its fast digest has no others)
-        if fast is None or fast != wanted.get(seq) or seq in named:
-            digests[seq] = records_digest(db, seq)
-        else:
-            digests[seq] = fast
-    return digests
-
+        if fast is None or fast != wanted.get(seq) or seq in also:
+            now = records_digest(db, seq)
+            if seq not in wanted or now != wanted[seq]:
+                differ[seq] = now
+    return differ, named

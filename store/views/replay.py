@@ -176,7 +176,10 @@ class Replay:
     findings: list[tuple[int, str]] = field(default_factory=list)
     regression: dict[str, dict[str, Any]] = field(default_factory=dict)  # per skill, as skills.get_state reads it
     content: dict[Key, Any] = field(default_factory=dict)  # (case, revision) -> the candidate's content
-    sealed: dict[int, tuple[str, Any]] = field(default_factory=dict)  # seq -> (kind, the records digest it sealed)
+    sealed: dict[int, Any] = field(default_factory=dict)  # seq -> the records digest its event sealed
+    # seq -> the kind of an event in `sealed` that is not a skill run's (a large store's hundred thousand seals are
+    # nearly all skill runs': only the few others are kept)
+    sealed_kinds: dict[int, str] = field(default_factory=dict)
     # per case, its cached last_seq and updated_at: the event of the last act that brought them up to date (the
     # case's newest event then), the latest time of those acts
     projected: dict[str, tuple[int, str]] = field(default_factory=dict)
@@ -188,7 +191,7 @@ class Replay:
             if payload is not None and RECORDS_KEY in payload:
                 digest = _seal_of(payload)
                 if digest is not msgspec.UNSET:
-                    self.sealed[seq] = (kind, digest)
+                    self.sealed[seq] = digest
             return
         handler = HANDLERS.get(kind) or (_applied if kind.endswith(".applied") else None)
         if kind in PROJECTING and subject_id is not None:  # the act brings the case's cached columns up to date
@@ -203,9 +206,15 @@ class Replay:
             return
         data = _decode(payload)
         if seals and RECORDS_KEY in data:
-            self.sealed[seq] = (kind, data[RECORDS_KEY])
+            self.sealed[seq] = data[RECORDS_KEY]
+            if kind != _RUN_RECORDED:
+                self.sealed_kinds[seq] = kind
         if handler is not None:
             handler(self, Event(seq, at, actor, kind, subject_type, subject_id, revision, note, data))
+
+    def sealed_by(self, seq: int) -> str:
+        """The kind of the event that sealed `seq`'s records (one in `sealed`)."""
+        return self.sealed_kinds.get(seq, _RUN_RECORDED)
 
     def timed(self, ev: Event, value: Any) -> Any:
         """A column whose value the event's own fields (its time) give only from the complete events on."""

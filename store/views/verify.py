@@ -45,7 +45,7 @@ from gatepost.store.kernel import (
     signature_findings,
 )
 
-from .integrity import ResultsRead, read_results, records_now
+from .integrity import ResultsRead, read_results, records_differ
 from .replay import Replay, compare
 
 
@@ -140,18 +140,17 @@ def _records(db: Database, report: VerifyReport, replay: Replay, read: ResultsRe
     event's records, newer than the event (records sealed again by position), is the one they must match."""
     sealed = migration_seals(db)
     claimed = replay.sealed
-    wanted = {seq: digest for seq, (_, digest) in claimed.items()}
+    wanted = dict(claimed)
     wanted.update({seq: digest for seq, (_, digest) in sealed.items()})
-    digests = records_now(db, read, wanted)
+    differ, named = records_differ(db, read, wanted)
     # the events whose records are not what a seal says (the rest, nearly all, need nothing more)
-    unmatched = [seq for seq, now in digests.items() if seq not in wanted or now != wanted[seq]]
-    unmatched += [seq for seq in claimed if seq not in digests and wanted[seq] is not None]
+    unmatched = [*differ, *(seq for seq in claimed.keys() - named if wanted[seq] is not None)]
     for seq in sorted(unmatched, key=_seq_order):
-        now = digests.get(seq)
+        now = differ.get(seq)
         if seq in sealed:
             kind, wanted_digest = sealed[seq]
         elif seq in claimed:
-            kind, wanted_digest = claimed[seq]
+            kind, wanted_digest = replay.sealed_by(seq), claimed[seq]
         else:
             _find(report, seq, f"event {seq}: skill runs, manifest versions or task results name it, and no hash "
                                "covers them; they were inserted by hand")
