@@ -142,6 +142,10 @@ TABLE = {t.name: t for t in TABLES}
 NOT_COMPARED = frozenset({"id", "regression_states.updated_at"})
 
 
+# The tables whose rows another row names by id (RowOf): the ids compare reads, to resolve those names.
+NAMED_BY_ID = frozenset({"applications"})
+
+
 @dataclass(frozen=True)
 class RowOf:
     """A column that names another row by its id (an application's): resolved once that table is read."""
@@ -149,6 +153,10 @@ class RowOf:
     table: str
     key: tuple[Any, ...]
     column: str
+
+    def __post_init__(self) -> None:
+        if self.table not in NAMED_BY_ID:  # compare reads the ids of those tables alone
+            raise ValueError(f"RowOf: {self.table} is not in NAMED_BY_ID")
 
 
 @dataclass(frozen=True)
@@ -853,7 +861,8 @@ def compare(db: Database, replay: Replay) -> list[tuple[int | None, str]]:
         seen: set[Key] = set()
         width, count = len(table.key), len(table.columns)
         id_of = ids.setdefault(table.name, {})
-        has_id = "id" in db[table.name].columns_dict and "id" not in table.key + table.columns
+        has_id = table.name in NAMED_BY_ID and "id" in db[table.name].columns_dict and \
+            "id" not in table.key + table.columns
         sql = table.select() if not has_id else table.select().replace(" FROM ", ", id FROM ", 1)
         held_as = _held(table, held_cache)
         said_as = [i for i, column in enumerate(table.columns) if column in table.json]

@@ -140,8 +140,8 @@ def _records(db: Database, report: VerifyReport, replay: Replay, read: ResultsRe
     event's records, newer than the event (records sealed again by position), is the one they must match."""
     sealed = migration_seals(db)
     claimed = replay.sealed
-    wanted = dict(claimed)
-    wanted.update({seq: digest for seq, (_, digest) in sealed.items()})
+    # what each event's records must hash to: a migration's seal over the event's own (no copy when there is none)
+    wanted = {**claimed, **{seq: digest for seq, (_, digest) in sealed.items()}} if sealed else claimed
     differ, named = records_differ(db, read, wanted)
     # the events whose records are not what a seal says (the rest, nearly all, need nothing more)
     unmatched = [*differ, *(seq for seq in claimed.keys() - named if wanted[seq] is not None)]
