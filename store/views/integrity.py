@@ -61,12 +61,14 @@ _SCORE = ("CASE WHEN score IS NULL OR score IN (0.0, 1.0) OR CAST(printf('%!.15g
 _WHOLE = ("attempt", "duration_ms")
 _LINE = f"json_array({', '.join(_SCORE if c == 'score' else c for c in TASK_RESULT_COLUMNS)})"
 _SUMS = ", ".join(f"sum({c})" for c in _WHOLE)
+# The lines' separator as a literal: as char(10) SQLite calls the function again for every row (a tenth of the read).
+_NL = "'\n'"
 # One block (or a part of a large one): its seal lines, and what its run's order is built from. A range of rowids is
 # read in rowid order (SQLite's search of an INTEGER PRIMARY KEY range; a subquery ordering it cost a seventh of
 # the read): rows in any other order would hash to another digest and build another order, and be checked again.
-_BLOCK = (f"SELECT CAST(group_concat({_LINE}, char(10)) AS BLOB), json_group_array(task_id), json_group_array(COALESCE(passed, 0)),"
+_BLOCK = (f"SELECT CAST(group_concat({_LINE}, {_NL}) AS BLOB), json_group_array(task_id), json_group_array(COALESCE(passed, 0)),"
           f" json_group_array(split), {_SUMS} FROM task_results WHERE id BETWEEN ? AND ?")
-_LINES = f"SELECT CAST(group_concat({_LINE}, char(10)) AS BLOB), {_SUMS} FROM task_results WHERE id BETWEEN ? AND ?"
+_LINES = f"SELECT CAST(group_concat({_LINE}, {_NL}) AS BLOB), {_SUMS} FROM task_results WHERE id BETWEEN ? AND ?"
 # Each run's blocks: a side's results whose ids are consecutive (as many as the range holds) are one block.
 _BLOCKS = "SELECT run_id, side, MIN(id), MAX(id), COUNT(*) FROM task_results GROUP BY run_id, side"
 # The walk's looks at single rows (_walk), and the check of a block no read confirmed.
@@ -352,7 +354,7 @@ def _seq_lines(db: Database, table: str, columns: str, *, blobs: bool) -> Iterat
     odd = " OR ".join([f"typeof({c}) = 'blob'" for c in named if c in text and blobs]
                       + [f"typeof({c}) IN ('real', 'blob')" if blobs else f"typeof({c}) = 'real'"
                          for c in named if c not in text])
-    line = f"CAST(json_array({columns}) || char(10) AS BLOB)"
+    line = f"CAST(json_array({columns}) || {_NL} AS BLOB)"
     cursor = db.execute(f"SELECT event_seq, {f'CASE WHEN {odd} THEN NULL ELSE {line} END' if odd else line}"
                         f" FROM {table} WHERE event_seq IS NOT NULL ORDER BY event_seq, id")
     while rows := cursor.fetchmany(5000):
