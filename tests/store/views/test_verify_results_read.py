@@ -127,6 +127,19 @@ def test_a_run_whose_order_was_deleted_whole_is_found(tmp_path: Path):
     assert f"run {ids[1]}: its stored review order is not what its task results give" in found.stdout
 
 
+def test_skill_runs_recorded_through_gatepost_are_vouched_for_by_the_read(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch):
+    """The skill runs' seal lines SQLite encodes are the kernel's bytes: a store whose runs were recorded the usual
+    way has none of their events' records hashed again the kernel's way (and an edit still is: the test below)."""
+    db = open_store(tmp_path / "s.db")
+    add_actor(db, "ana", "person", ["evidence.record"])
+    for n in range(4):
+        record_run(db, "s", f"line {n}\nwith \"quotes\", a tab\t and é", actor="ana")
+    calls: list[int] = []
+    monkeypatch.setattr(integrity, "records_digest", lambda db, seq: calls.append(seq))
+    assert verify_store(db).intact and calls == []
+
+
 @pytest.mark.parametrize("edit", [
     "UPDATE skill_runs SET output = CAST(output AS BLOB) WHERE id = 's-0002'",  # the same bytes, as a BLOB
     "UPDATE skill_runs SET word_count = word_count + 0.5 WHERE id = 's-0002'",  # a REAL SQLite prints otherwise
