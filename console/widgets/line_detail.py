@@ -10,12 +10,14 @@ and one that does not, and each time Textual laid out the whole screen again (10
 Regressions, a move's frame 9 ms).
 """
 
+import re
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from rich import box
+from rich.cells import cell_len
 from rich.console import Console, RenderableType
 from rich.panel import Panel
 from rich.segment import Segment
@@ -506,12 +508,98 @@ def _on_base(strip: Strip, width: int, base: Style) -> Strip:
 def wrap_lines(console: Console, renderable: RenderableType, width: int, style: Style | None = None) -> list[Strip]:
     """`renderable` as lines of at most `width` cells with `style` under them, as Rich's `render_lines` draws them
     (unpadded). A Text of one line that fits, most of a detail, is drawn by `one_line`: a new item's lines took
-    half the time."""
+    half the time; one that does not fit is cut into rows by `_wrapped` (a new item's wrapped lines, a claim's why or a
+    refused decision, were a quarter of its drawing)."""
     segments = one_line(console, renderable, width)
     if segments is not None:
         return [Strip(Segment.apply_style(segments, style) if style else segments, Segment.get_line_length(segments))]
+    rows = _wrapped(console, renderable, width)
+    if rows is not None:
+        return [Strip(Segment.apply_style(row, style) if style else row, length) for row, length in rows]
     options = console.options.update(width=width, height=None, highlight=False)
     return [Strip(line) for line in console.render_lines(renderable, options, style=style, pad=False)]
+
+
+_JOIN = Text("\n")  # what Text.__rich_console__ joins a text's rows with (the text's own style becomes a span)
+
+
+_ONE_CELL: dict[str, bool] = {}  # a character: whether it takes one cell (what the detail's lines hold, a few hundred)
+
+
+def _one_cell_each(plain: str) -> bool:
+    """Every character of `plain` one cell wide (a printable ASCII one is; others as Rich measures them)."""
+    if plain.isascii() and plain.isprintable():
+        return True
+    for ch in set(plain):
+        one = _ONE_CELL.get(ch)
+        if one is None:
+            if len(_ONE_CELL) >= 4096:
+                _ONE_CELL.clear()
+            one = _ONE_CELL[ch] = cell_len(ch) == 1
+        if not one:
+            return False
+    return True
+
+
+_WORD = re.compile(r"\S+\s*")  # a word and the spaces after it (the first also takes the spaces before it, as in Rich)
+
+
+def _breaks(plain: str, width: int) -> list[int]:
+    """Where Rich's divide_line (rich._wrap, folding) breaks `plain`, a character a cell: before each word that
+    does not fit in what is left of the row, and every `width` characters through a word longer than a row."""
+    breaks: list[int] = []
+    used = 0  # cells of the row so far
+    for n, word in enumerate(_WORD.finditer(plain)):
+        start = 0 if n == 0 else word.start()  # Rich's words regex reads the spaces the line starts with too
+        text = plain[start:word.end()]
+        length = len(text.rstrip())
+        if width - used >= length:
+            used += len(text)
+        elif length > width:  # folded across rows
+            for at in range(0, len(text), width):
+                if start + at:
+                    breaks.append(start + at)
+                used = len(text) - at
+        elif used and start:
+            breaks.append(start)
+            used = len(text)
+    return breaks
+
+
+def _wrapped(console: Console, text: object, width: int) -> list[tuple[list[Segment], int]] | None:
+    """The rows Rich wraps a one-line Text into, each with its width: Text.wrap's rows (cut before the word that
+    does not fit, a word wider than the row folded, the spaces past the row's end dropped) cut from the line's
+    segments, drawn once. Rich made a Text of every row, joined them, drew the whole and split it again into
+    lines. None for what Rich would do otherwise: not a Text, more than one line, a tab, a character that is
+    not one cell wide, a justified line, one that is not folded or not wrapped."""
+    if not isinstance(text, Text) or width < 1:
+        return None
+    options = console.options
+    if (text.justify or options.justify or "default") != "default" or \
+            (text.overflow or options.overflow or "fold") != "fold" or \
+            (text.no_wrap if text.no_wrap is not None else options.no_wrap):
+        return None
+    plain = text.plain
+    if "\n" in plain or "\t" in plain or not _one_cell_each(plain):
+        return None
+    bounds: list[tuple[int, int]] = []
+    start = 0
+    for end in [*_breaks(plain, width), len(plain)]:
+        # only spaces go past a row's end (a longer word is folded): Text.rstrip_end drops them, Text.truncate
+        # would cut at the width
+        bounds.append((start, min(end, start + width)))
+        start = end
+    drawn: list[tuple[int, int, Segment]] = []
+    at = 0
+    for segment in _JOIN.join((text,)).render(console, end=""):
+        drawn.append((at, at + len(segment.text), segment))
+        at += len(segment.text)
+    rows: list[tuple[list[Segment], int]] = []
+    for start, stop in bounds:
+        row = [seg if start <= a and b <= stop else Segment(seg.text[max(a, start) - a:min(b, stop) - a], seg.style)
+               for a, b, seg in drawn if a < stop and b > start]
+        rows.append((row, stop - start))
+    return rows
 
 
 def _rows(b: Block, width: int) -> int:

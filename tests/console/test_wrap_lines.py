@@ -9,7 +9,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
-from gatepost.widgets.line_detail import wrap_lines
+from gatepost.widgets.line_detail import _wrapped, wrap_lines
 
 CONSOLE = Console(width=200, color_system="truecolor", force_terminal=True, legacy_windows=False)
 STYLES = ["", "bold", "dim italic", "red on blue", "underline cyan"]
@@ -59,3 +59,37 @@ def test_a_line_wider_than_the_pane_still_wraps_and_a_styled_title_keeps_its_sty
         "claim change.within_surface ", "rests on guard_check clean by ", "run-52"]
     title = wrap_lines(CONSOLE, Text("Decisions", style="bold"), 40)
     assert len(title) == 1 and all(seg.style and seg.style.bold for seg in title[0] if seg.text)
+
+
+ONE_CELL = "ab yz09.,:-_→✔⚠●é—·   "  # every character one cell: a line wider than its row is cut without Rich
+
+
+@st.composite
+def wide_lines(draw: st.DrawFn) -> Text:
+    plain = draw(st.text(alphabet=ONE_CELL, min_size=1, max_size=120))
+    text = Text(plain, style=draw(st.sampled_from(STYLES)))
+    for _ in range(draw(st.integers(0, 4))):
+        start = draw(st.integers(0, len(plain)))
+        end = draw(st.integers(start, len(plain)))
+        text.stylize(draw(st.sampled_from(STYLES[1:])), start, end)
+    return text
+
+
+@settings(max_examples=200, deadline=None)
+@given(wide_lines(), st.integers(1, 40), st.sampled_from([None, Style(bgcolor="grey23"), Style(bold=True)]))
+def test_a_line_wider_than_its_row_is_cut_into_the_rows_rich_wraps_it_into(text: Text, width: int,
+                                                                         under: Style | None) -> None:
+    """The short way for a line that does not fit (words moved down, a word longer than the row folded, spaces
+    past the row's end dropped) takes it and gives what Rich gives: the same characters and styles in each row."""
+    if text.cell_len <= width:
+        return
+    assert _wrapped(CONSOLE, text, width) is not None  # the short way, not Rich's pipeline
+    strips = wrap_lines(CONSOLE, text, width, under)
+    assert [_runs(list(strip)) for strip in strips] == _as_rich(text, width, under)
+    assert [strip.cell_length for strip in strips] == [len(runs) for runs in _as_rich(text, width, under)]
+
+
+def test_a_wide_character_or_a_tab_is_left_to_rich() -> None:
+    assert _wrapped(CONSOLE, Text("漢字 " * 20), 10) is None
+    assert _wrapped(CONSOLE, Text("a\tb " * 20), 10) is None
+    assert _wrapped(CONSOLE, Text("word " * 20, justify="full"), 10) is None

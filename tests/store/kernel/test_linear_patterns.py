@@ -79,6 +79,7 @@ HOSTILE: dict[str, list[str]] = {
     "gatepost.store.kernel.integrity._PUNCTUATION": [_fill("", " "), _fill("", " (")],
     "gatepost.commands.verify._HEAD_HASH": [_fill("", "a", "!")],
     "gatepost.store.skills.bootstrapping._STYLE_WORD": [_fill("a", "a-", "!"), _fill("A", "a'", "!")],
+    "gatepost.widgets.line_detail._WORD": [_fill("", "a "), _fill("", "a"), _fill("", " \t")],
 }
 
 
