@@ -4,7 +4,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from textual import events, on, work
+from textual.actions import parse as parse_action
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Header
@@ -142,11 +144,30 @@ class GatepostScreen(Screen[Any]):
 
     def refresh_bindings_if_changed(self) -> None:
         """Tell the footer about the keys only when one was enabled or disabled: the footer rebuilds
-        all its keys on every refresh_bindings, which cost more than drawing the detail itself."""
-        state = tuple((key, b.binding.action, b.enabled) for key, b in self.active_bindings.items())
+        all its keys on every refresh_bindings, which cost more than drawing the detail itself.
+
+        Only the screen's own keys are asked (its check_action): what it shows changes what it allows, never what
+        the app's or a widget's keys do, and Textual refreshes the keys itself when the focus moves. Asking every
+        key of the focus chain (Screen.active_bindings, 44 of them) was a tenth of drawing a new item."""
+        state = tuple(self.check_action(name, args) for name, args in self._own_actions())
         if state != getattr(self, "_bindings_state", None):
             self._bindings_state = state
             self.refresh_bindings()
+
+    _actions: "list[tuple[str, tuple[object, ...]]] | None" = None
+
+    def _own_actions(self) -> list[tuple[str, tuple[object, ...]]]:
+        """The actions the screen's own keys run (from every class's BINDINGS), as check_action is asked them."""
+        if self._actions is None:
+            found: dict[str, tuple[str, tuple[object, ...]]] = {}
+            for cls in type(self).__mro__:
+                for binding in cls.__dict__.get("BINDINGS", ()):
+                    action = binding.action if isinstance(binding, Binding) else binding[1]
+                    namespace, name, args = parse_action(action)
+                    if not namespace:
+                        found[action] = (name, args)
+            self._actions = list(found.values())
+        return self._actions
 
     def refresh_data(self) -> None:
         for paged in self.query(PagedList):

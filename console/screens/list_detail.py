@@ -324,9 +324,12 @@ class ListDetailScreen(GatepostScreen):
                         title="Filter changed")
 
     def refresh_data(self) -> None:
+        """The list and the item read again (the store changed while the screen was away): the item the person
+        asked for last, which a move waiting to be read has already made the cursor's row (the one shown before
+        it took the cursor back and undid the move)."""
         self.reload_list()
-        if self.shown or self.wanted:
-            self.show(self.shown or self.wanted)
+        if self.wanted or self.shown:
+            self.show(self.wanted or self.shown)
 
     @on(PagedList.Highlighted)
     def _highlighted(self, event: PagedList.Highlighted) -> None:
