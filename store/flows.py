@@ -376,13 +376,14 @@ def mark_seen(db: Database, person: str | None, subject_type: str, subject_id: s
     """A person opened an item: remember its newest event for them ("changed since you looked" counts from it).
 
     A read receipt, not a judgment: it changes nothing anyone else sees, so it appends no event and
-    needs no capability; an unknown or missing person leaves no mark.
+    needs no capability; an unknown or missing person leaves no mark. Nor is it waited on: its commit is not
+    synced to disk (a power cut may lose the last marks; the items then show what changed again).
     """
     found = find_actor(db, person) if person and person.strip() else None
     if found is None:
         return
     person = found["name"]
-    with transaction(db):
+    with transaction(db, synced=False):
         seq = last_seq(db, subject_type, subject_id)
         db.execute("INSERT INTO seen_marks (person, subject_type, subject_id, seq, at) VALUES (?, ?, ?, ?, ?)"
                    " ON CONFLICT(person, subject_type, subject_id) DO UPDATE SET seq = excluded.seq, at = excluded.at",
