@@ -181,7 +181,20 @@ class Protocol:
 
     def derived(self, claim: str) -> bool:
         """A claim that rests on other claims (shown after the claims that rest on evidence)."""
-        return any(isinstance(c, ClaimRef) for c in _walk(self.claims[claim][1]))
+        return claim in self._derived_claims
+
+    @cached_property
+    def _derived_claims(self) -> frozenset[str]:
+        """The claims resting on other claims, found once a protocol (a case's view and each of its whys asked
+        for every claim, each a walk of its condition)."""
+        return frozenset(name for name, (_d, cond) in self.claims.items()
+                         if any(isinstance(c, ClaimRef) for c in _walk(cond)))
+
+    @cached_property
+    def explicit_by_outcome(self) -> dict[str, frozenset[str]]:
+        """Each outcome's explicit decisions (the Decision conditions its requirement names), found once."""
+        return {name: frozenset(c.name for c in _walk(cond) if isinstance(c, Decision)) if cond else frozenset()
+                for name, (_d, cond) in self.outcomes.items()}
 
     def evaluate(self, state: State) -> Evaluation:
         return Evaluation(self, state)
@@ -924,7 +937,7 @@ class Evaluation:
             if cond is None:
                 out[name] = {"allowed": True, "why": "no requirement"}
                 continue
-            explicit, view = self._deciding(cond)
+            explicit, view = self._deciding(name)
             allowed = view.value(cond) == TRUE
             why = view.explain(cond)
             if explicit and allowed:
@@ -936,16 +949,16 @@ class Evaluation:
         """The outcomes `outcomes()` allows, in the protocol's order, without saying why (a case's cached list)."""
         out = []
         for name, (_desc, cond) in self.protocol.outcomes.items():
-            if cond is None or self._deciding(cond)[1].value(cond) == TRUE:
+            if cond is None or self._deciding(name)[1].value(cond) == TRUE:
                 out.append(name)
         return out
 
-    def _deciding(self, cond: Condition) -> tuple[set[str], Evaluation]:
+    def _deciding(self, outcome: str) -> tuple[frozenset[str], Evaluation]:
         """The explicit decisions an outcome's requirement names, and the evaluation that decides it: deciding
         the outcome is making those decisions."""
-        explicit = {c.name for c in _walk(cond) if isinstance(c, Decision)}
+        explicit = self.protocol.explicit_by_outcome[outcome]
         if explicit - self.state.decisions:
-            return explicit, self._deciding_also(explicit)
+            return explicit, self._deciding_also(set(explicit))
         return explicit, self
 
     def outcome_allowed(self, name: str, decisions: set[str] | frozenset[str] = frozenset()) -> tuple[bool, str]:
@@ -970,8 +983,7 @@ def _labels(records: tuple[Record, ...]) -> str:
 
 def explicit_decisions(protocol: Protocol, outcome: str) -> set[str]:
     """The explicit decisions an outcome's requirement names (deciding it needs a reason)."""
-    cond = protocol.outcomes[outcome][1]
-    return {c.name for c in _walk(cond) if isinstance(c, Decision)} if cond else set()
+    return set(protocol.explicit_by_outcome[outcome])
 
 
 def _all_conditions(protocol: Protocol) -> Iterator[Condition | None]:
