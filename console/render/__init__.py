@@ -11,7 +11,13 @@ README.md beside this file.
 
 from gatepost.render.app import FRAME_RATE, ConsoleApp, set_frame_rate
 from gatepost.render.compositor import RowsCompositor
-from gatepost.render.frames import FrameControl, freeze_heap, new_screen, unfreeze_heap
+from gatepost.render.frames import (
+           YOUNG_OBJECTS,
+           FrameControl,
+           freeze_heap,
+           new_screen,
+           unfreeze_heap,
+)
 from gatepost.render.switch import PLAIN_RENDER, fast, plain
 from gatepost.render.table import FastRows, one_line_cell
 from gatepost.render.widgets import (
@@ -22,6 +28,6 @@ from gatepost.render.widgets import (
            steady_cursor,
 )
 
-__all__ = ["FRAME_RATE", "PLAIN_RENDER", "ConsoleApp", "FastRows", "FrameControl", "KeptScrollBar", "RowsCompositor",
+__all__ = ["FRAME_RATE", "PLAIN_RENDER", "YOUNG_OBJECTS", "ConsoleApp", "FastRows", "FrameControl", "KeptScrollBar", "RowsCompositor",
            "fast", "freeze_heap", "kept_vertical_scrollbar", "keymap_of", "new_screen", "one_line_cell", "plain", "set_frame_rate", "set_virtual_size",
            "steady_cursor", "unfreeze_heap"]

@@ -7,6 +7,7 @@ import gc
 import pytest
 
 from gatepost.app import GatepostApp
+from gatepost.render import YOUNG_OBJECTS
 from tests.console_helpers import settle
 
 # checks a fast path of console/render/: skipped when the console runs plain
@@ -38,10 +39,14 @@ async def test_a_screen_shown_again_is_not_restyled_laid_out_or_held_back(demo_c
 
 async def test_a_screens_first_page_is_left_out_of_full_collections_until_the_app_ends(demo_copy):
     gc.unfreeze()
+    before = gc.get_threshold()
     app = GatepostApp(demo_copy, person="ana")
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(pilot)
         await pilot.press("2")
         await settle(pilot)
         assert gc.get_freeze_count() > 0  # a full collection no longer walks the widgets and rows it holds
+        # the youngest generation collected every YOUNG_OBJECTS new objects, not 3-4 times a cursor move
+        assert gc.get_threshold()[0] == max(YOUNG_OBJECTS, before[0]) and gc.get_threshold()[1:] == before[1:]
     assert gc.get_freeze_count() == 0  # gone with the app: nothing of it stays uncollectable
+    assert gc.get_threshold() == before  # and the collector at Python's own pace again
