@@ -380,8 +380,11 @@ class LineDetail(ScrollView, can_focus=True):
             renderable.add_column(ratio=1)
             renderable.add_row(*(Panel(_stripped(side), box=box.ROUNDED, padding=(0, 1), border_style=border)
                                  for side in (b.content.left, b.content.right)))
+        elif isinstance(renderable, Text):  # a trailing newline is not a blank line of its own
+            strips = self._text_lines(renderable, width, stripped=True)
+            return strips, [None] * len(strips)
         else:
-            renderable = _stripped(renderable)  # a trailing newline is not a blank line of its own
+            renderable = _stripped(renderable)
         strips = self._text_lines(renderable, width)
         return strips, [None] * len(strips)
 
@@ -400,13 +403,17 @@ class LineDetail(ScrollView, can_focus=True):
                 self._draw_node(child, (at[0], (*at[1], j)), base + ("└─ " if last else "├─ "),
                                 base + ("   " if last else "│  "), width, lines, targets)
 
-    def _text_lines(self, renderable: RenderableType, width: int, style: Style | None = None) -> list[Strip]:
+    def _text_lines(self, renderable: RenderableType, width: int, style: Style | None = None, *,
+                    stripped: bool = False) -> list[Strip]:
         """`renderable` wrapped to `width`. Text is wrapped line by line through a cache: from one case to the
-        next most lines read the same (claims, the outline's labels, the decisions) and are not wrapped again."""
+        next most lines read the same (claims, the outline's labels, the decisions) and are not wrapped again.
+        `stripped`: without the whitespace at its end (_stripped), taken off its lines rather than off a copy of
+        the whole text (a tenth of drawing a new item's blocks)."""
         if not isinstance(renderable, Text):
             return self._wrap_lines(renderable, width, style)
+        lines = _lines_of(renderable, stripped=stripped)
         strips: list[Strip] = []
-        for line in renderable.split("\n", allow_blank=True) if "\n" in renderable.plain else [renderable]:
+        for line in lines:
             key = (line.plain, tuple(line.spans), line.style, width, style)
             wrapped = _WRAPPED.get(key)
             if wrapped is None:
@@ -462,6 +469,20 @@ class LineDetail(ScrollView, can_focus=True):
         self._drawn.clear()
         self._components = {}
         self._relines()
+
+
+def _lines_of(text: Text, *, stripped: bool = False) -> list[Text]:
+    """The lines of `text` (`stripped`: of `_stripped(text)`, the whitespace at its end taken off its last lines
+    instead of off a copy of the whole text)."""
+    lines = list(text.split("\n", allow_blank=True)) if "\n" in text.plain else [text]
+    if stripped:
+        while len(lines) > 1 and not lines[-1].plain.rstrip():
+            lines.pop()
+        if lines[-1].plain != lines[-1].plain.rstrip():
+            last = lines[-1].copy()  # the text itself when it has one line: never changed in place
+            last.rstrip()
+            lines[-1] = last
+    return lines
 
 
 def _stripped(content: Any) -> Any:

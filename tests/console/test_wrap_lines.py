@@ -9,7 +9,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
-from gatepost.widgets.line_detail import _wrapped, wrap_lines
+from gatepost.widgets.line_detail import _lines_of, _stripped, _wrapped, wrap_lines
 
 CONSOLE = Console(width=200, color_system="truecolor", force_terminal=True, legacy_windows=False)
 STYLES = ["", "bold", "dim italic", "red on blue", "underline cyan"]
@@ -93,3 +93,19 @@ def test_a_wide_character_or_a_tab_is_left_to_rich() -> None:
     assert _wrapped(CONSOLE, Text("漢字 " * 20), 10) is None
     assert _wrapped(CONSOLE, Text("a\tb " * 20), 10) is None
     assert _wrapped(CONSOLE, Text("word " * 20, justify="full"), 10) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet="ab \t", max_size=6), min_size=1, max_size=5), st.sampled_from(STYLES),
+       st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40), st.sampled_from(STYLES[1:])), max_size=3))
+def test_a_blocks_lines_without_its_trailing_whitespace_are_those_of_the_stripped_text(
+        parts: list[str], style: str, spans: list[tuple[int, int, str]]) -> None:
+    """A text block's lines are taken without the whitespace at its end from its lines, not from a stripped copy
+    of the whole block: the same lines, characters, spans and styles."""
+    text = Text("\n".join(parts), style=style)
+    for start, end, span_style in spans:
+        text.stylize(span_style, min(start, end), max(start, end))
+    expected = _lines_of(_stripped(text))
+    got = _lines_of(text, stripped=True)
+    assert [(t.plain, t.spans, t.style) for t in got] == [(t.plain, t.spans, t.style) for t in expected]
+    assert text.plain == "\n".join(parts)  # the block itself is left as it was
