@@ -20,8 +20,10 @@ import json
 import math
 import os
 import re
-from collections.abc import Callable, Iterator
+import sys
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import Any, TypeGuard
 
@@ -34,7 +36,7 @@ from gatepost.store.kernel import (
     write_text_atomic,
 )
 
-from .fast_results import decode_window
+from .fast_results import Columns, decode_window
 from .progress import report
 
 VERDICTS = ("pass", "fail", "skipped", "error")
@@ -45,6 +47,7 @@ SHAPES = ("upstream-pipeline", "upstream-skipped", "upstream-standalone", "gatep
 
 # A per-task row as parsed, before the run id is known (TASK_COLUMNS without run_id and attempt).
 RowTuple = tuple[str, str, int, int, Any, int, str, str | None, int, str | None, str | None, str | None]
+ROW_WIDTH = 12  # RowTuple's fields
 
 
 @dataclass
@@ -61,6 +64,9 @@ class ParsedArtifact:
     rows: list[RowTuple] = field(default_factory=list)
     mock: bool = False
     data: dict[str, Any] = field(default_factory=dict)
+
+
+_MAX_REAL = sys.float_info.max  # a score beyond it (a whole number of 309 digits) has no REAL to be stored as
 
 
 def _finite(value: Any) -> TypeGuard[int | float]:
@@ -137,7 +143,8 @@ def _results(items: Any, key: str, name: str, side: str, *, nullable: bool = Fal
         details, error = get("details"), get("error")
         ts, td = type(score), type(duration)
         if (type(task_id) is not str or not task_id or type(passed) is not bool
-                or not (score is None or ts is int or (ts is float and isfinite(score)))
+                or not (score is None or (ts is int and -_MAX_REAL <= score <= _MAX_REAL)
+                        or (ts is float and isfinite(score)))
                 or not (td is int or (td is float and isfinite(duration)))
                 or not (output is None or type(output) is str)
                 or not (details is None or type(details) is str) or not (error is None or type(error) is str)):
@@ -169,8 +176,9 @@ def _explain_bad_result(items: list[Any], key: str, name: str, start: int = 0) -
         if type(item.get("passed")) is not bool:
             missing = "missing (expected true or false)" if item.get("passed") is None else "expected true or false"
             raise InputError(f"{name}: {key}[{i}].passed: {missing}")
-        if score is not None and not _finite(score):
-            raise InputError(f"{name}: {key}[{i}].score: expected a number or null")
+        if score is not None and not (_finite(score) and -_MAX_REAL <= score <= _MAX_REAL):
+            raise InputError(f"{name}: {key}[{i}].score: expected a number or null (at most {_MAX_REAL:.4g} either "
+                             "way: a score is stored as a REAL)")
         if not _finite(duration):
             raise InputError(f"{name}: {key}[{i}].duration_ms: expected a number of milliseconds")
         if output is not None and type(output) is not str:
@@ -269,6 +277,24 @@ def parse_artifact(text: str, *, name: str) -> ParsedArtifact:
     parsed = _read(_Reader.over(text, name), lambda key, rows: found.setdefault(key, []).extend(rows), (), 5000)
     parsed.rows = [row for key in _shape_results(parsed.shape) for row in found.get(key, ())]
     return parsed
+
+
+def parse_artifact_columns(text: str, *, name: str) -> tuple[ParsedArtifact, Sequence[Sequence[Any]], int]:
+    """parse_artifact, its rows given as their columns instead (one sequence per RowTuple field, in the same
+    order) and their number: `parsed.rows` is left empty. What an import stores a file read whole from: the typed
+    decoder has its windows as columns, and a tuple made per row here would be taken apart again."""
+    found: dict[str, list[Sequence[Any] | Columns]] = {}
+    parsed = _read(_Reader.over(text, name), lambda key, rows: found.setdefault(key, []).append(rows), (), 5000,
+                   as_columns=True)
+    parts = [part if isinstance(part, Columns) else Columns.of(part)
+             for key in _shape_results(parsed.shape) for part in found.get(key, ()) if len(part)]
+    if not parts:
+        return parsed, [()] * ROW_WIDTH, 0
+    if len(parts) == 1:
+        return parsed, parts[0].values, parts[0].n
+    fields = range(len(parts[0].values))
+    return parsed, [list(chain.from_iterable(part.values[i] for part in parts)) for i in fields], \
+        sum(part.n for part in parts)
 
 
 def _shape_results(shape: str) -> tuple[str, ...]:
@@ -414,7 +440,8 @@ def _boundary(buf: str, pos: int, end: int, tries: int = 32) -> int | None:
 _ARRAY_END = re.compile(r"\}[ \t\n\r]*\]")  # a result's '}' then the array's ']' (or the same inside a string)
 
 
-def _fast_window(reader: "_Reader", side: str, prefix: tuple[Any, ...]) -> tuple[list[Any], int, bool] | None:
+def _fast_window(reader: "_Reader", side: str, prefix: tuple[Any, ...], as_columns: bool = False
+                 ) -> tuple[Sequence[Any] | Columns, int, bool] | None:
     """The whole results ahead in the reader's window (at most STREAM_CHUNK characters), decoded at once
     (fast_results); None: read them value by value (a window the typed decoder cannot vouch for, or no whole
     result in it).
@@ -434,7 +461,7 @@ def _fast_window(reader: "_Reader", side: str, prefix: tuple[Any, ...]) -> tuple
         array_end = _ARRAY_END.search(buf, at, limit)
         if array_end is None:
             break
-        decoded = decode_window(buf[pos:array_end.start() + 1], prefix, side)
+        decoded = decode_window(buf[pos:array_end.start() + 1], prefix, side, as_columns)
         if decoded is not None:
             reader.pos = array_end.start() + 1
             return decoded
@@ -442,7 +469,7 @@ def _fast_window(reader: "_Reader", side: str, prefix: tuple[Any, ...]) -> tuple
     end = _boundary(buf, pos, limit)
     if end is None:
         return None
-    decoded = decode_window(buf[pos:end], prefix, side)
+    decoded = decode_window(buf[pos:end], prefix, side, as_columns)
     if decoded is not None:
         reader.pos = end
     return decoded
@@ -488,12 +515,13 @@ def stream_artifact(path: Path, *, name: str, on_rows: Callable[[list[Any]], Non
                      (run_id,) if run_id is not None else (), batch)
 
 
-def _read(reader: "_Reader", on_rows: Callable[[str, list[Any]], None], prefix: tuple[Any, ...],
-          batch: int) -> ParsedArtifact:
+def _read(reader: "_Reader", on_rows: Callable[[str, Any], None], prefix: tuple[Any, ...],
+          batch: int, as_columns: bool = False) -> ParsedArtifact:
     """The one reading of an artifact, in memory or streamed: its top-level members one by one; each results
     array's results checked and handed over (`on_rows(key, rows)`) a window at a time, decoded at once by the
     typed decoder (fast_results) where it can vouch for them, else value by value, which decides and words every
-    refusal; then the header (everything else) checked by its shape."""
+    refusal; then the header (everything else) checked by its shape. `as_columns`: the typed decoder's windows
+    are handed over as their columns (fast_results.Columns), the strict reader's as rows."""
     name = reader.name
     header: dict[str, Any] = {}
     counts: dict[str, tuple[int, int]] = {}
@@ -511,7 +539,7 @@ def _read(reader: "_Reader", on_rows: Callable[[str, list[Any]], None], prefix: 
             reader.pos += 1
         else:
             while True:
-                fast = _fast_window(reader, side, prefix) if not items else None
+                fast = _fast_window(reader, side, prefix, as_columns) if not items else None
                 if fast is not None:
                     on_rows(key, fast[0])
                     seen, passed, mock_any = seen + len(fast[0]), passed + fast[1], mock_any or fast[2]
@@ -629,4 +657,4 @@ def write_artifact(artifact: dict[str, Any], path: Path) -> str:
 
 
 __all__ = ["VERDICTS", "SCHEMA_VERSION", "STANDALONE_PASS", "SHAPES", "ParsedArtifact", "artifact_digest",
-           "max_artifact_bytes", "parse_artifact", "stream_artifact", "upstream_artifact", "write_artifact"]
+           "max_artifact_bytes", "parse_artifact", "parse_artifact_columns", "stream_artifact", "upstream_artifact", "write_artifact"]

@@ -50,6 +50,25 @@ class _Result(msgspec.Struct, forbid_unknown_fields=True, gc=False):
 
 
 _DECODER = msgspec.json.Decoder(list[_Result])
+
+
+class Columns:
+    """Rows (`artifacts.RowTuple`) held as their columns: `values`, one sequence per RowTuple field, `n` values
+    each. What the typed decoder has before it makes a tuple per row: a file read whole is stored from these
+    (its rows would be taken apart into columns again), so `len()` is the number of rows, as of a list of them."""
+
+    __slots__ = ("n", "values")
+
+    def __init__(self, n: int, values: Sequence[Sequence[Any]]) -> None:
+        self.n, self.values = n, values
+
+    def __len__(self) -> int:
+        return self.n
+
+    @classmethod
+    def of(cls, rows: Sequence[Sequence[Any]]) -> "Columns":
+        """Rows (the strict reader's) as columns."""
+        return cls(len(rows), list(zip(*rows, strict=True)))
 astuple = msgspec.structs.astuple
 _COLON_ESCAPE = re.compile(r"\\u003[aA]")
 
@@ -77,12 +96,14 @@ def _text_colons(column: tuple[Any, ...]) -> int | None:
     return colons
 
 
-def decode_window(text: str, prefix: tuple[Any, ...], side: str) -> tuple[list[tuple[Any, ...]], int, bool] | None:
+def decode_window(text: str, prefix: tuple[Any, ...], side: str, as_columns: bool = False
+                  ) -> tuple[Sequence[tuple[Any, ...]] | Columns, int, bool] | None:
     """(rows, passes, whether any result is a mock) for `text`, whole results separated by commas (the
     inside of a results array); None when the strict decoder must read it instead.
 
     Without a prefix each row is an `artifacts.RowTuple`; with one (the run id) it is the task_results
-    row in evaluation's TASK_COLUMNS order, attempt 1, ready for executemany.
+    row in evaluation's TASK_COLUMNS order, attempt 1, ready for executemany. `as_columns` (no prefix): the
+    RowTuples as their columns (`Columns`), as they are decoded, no tuple made per row.
 
     The results are checked and turned into rows a column at a time (C-speed list operations over the
     window's fields, no Python loop per result where a field is given as upstream gives it).
@@ -135,6 +156,12 @@ def decode_window(text: str, prefix: tuple[Any, ...], side: str) -> tuple[list[t
     judged_values = repeat(1) if no_judged == n else [0 if j is False else 1 for j in judged]
     columns = (task_ids, map(int, passed), judged_values, score_values, durations, outputs, reason_values,
                mock_values, split_values, detail_values, error_values)
+    if as_columns:  # the endless repeat() columns made n long
+        judged_column = [1] * n if isinstance(judged_values, repeat) else judged_values
+        mock_column = [0] * n if isinstance(mock_values, repeat) else mock_values
+        return Columns(n, ([side] * n, task_ids, list(map(int, passed)), judged_column, score_values, durations,
+                           outputs, reason_values, mock_column, split_values, detail_values, error_values)), \
+            passes, mock_any
     if not prefix:  # artifacts.RowTuple: no id, no run id, no attempt
         return list(zip(repeat(side, n), *columns, strict=False)), passes, mock_any  # repeat(): endless
     ahead: tuple[Any, ...] = (repeat(prefix[0]), repeat(side), task_ids, repeat(1), *columns[1:])

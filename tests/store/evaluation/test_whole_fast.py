@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gatepost.store.evaluation import artifacts, import_artifact, parse_artifact, runs
-from gatepost.store.kernel import InputError, open_store
+from gatepost.store.kernel import InputError, open_store, records_digest
 from tests.store.evaluation.test_fast_results import result_texts, valid
 
 FLAT = {"execution_pass_rate": 0.5, "baseline_pass_rate": 0.5, "delta": 0.0, "verdict": "pass"}
@@ -128,3 +128,52 @@ def test_plain_results_are_read_by_the_typed_decoder():
         parsed = parse_artifact(text, name="a.json")
     assert decoded == [50, 3]  # each array whole, in one window
     assert len(parsed.rows) == 53 and parsed.rows[50][0] == "baseline"
+
+
+def _stored(path, db) -> tuple[str, object]:
+    try:
+        run_id, _ = import_artifact(db, path, actor="ana")
+    except InputError as exc:
+        return "refused", str(exc)
+    rows = db.execute("SELECT side, task_id, attempt, passed, judged, score, duration_ms, output, reason, mock, split,"
+                      " details, error FROM task_results WHERE run_id = ? ORDER BY id", [run_id]).fetchall()
+    seq, payload = db.execute("SELECT seq, payload FROM events WHERE kind = 'suite.run' AND subject_id = ?",
+                              [run_id]).fetchone()
+    return "stored", (rows, json.loads(payload)["records_sha256"], records_digest(db, seq))
+
+
+@pytest.mark.slow
+@settings(max_examples=60, deadline=None)
+@given(artifact_texts())
+def test_a_file_stores_the_rows_it_reads_as_and_seals_them_as_stored(tmp_path_factory, text: str):
+    """An import stores a file's rows as parse_artifact reads them (attempt 1; scores as REAL), both when the typed
+    decoder reads its results and value by value, and its event seals what a read of the store hashes."""
+    folder = tmp_path_factory.mktemp("whole")
+    path = folder / "a.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.MonkeyPatch.context() as patched:
+        stored = [_stored(path, open_store(folder / "fast.db"))]
+        patched.setattr(artifacts, "decode_window", lambda *args: None)
+        stored.append(_stored(path, open_store(folder / "strict.db")))
+    assert stored[0] == stored[1]
+    try:
+        parsed = parse_artifact(text, name="a.json")
+    except InputError:
+        assert stored[0][0] == "refused"
+        return
+    rows, sealed, digest = stored[0][1]  # type: ignore[misc]
+    assert rows == [(side, task, 1, passed, judged, None if score is None else float(score), *rest)
+                    for side, task, passed, judged, score, *rest in parsed.rows]
+    assert sealed == digest
+
+
+@pytest.mark.parametrize("score", [10**400, -(10**309)])
+def test_a_score_no_real_can_hold_is_refused_naming_it(tmp_path, score: int):
+    """A whole number past the largest REAL was read and then failed to be stored (a traceback); it is bad input."""
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps({**FLAT, "candidate_results": [{"task_id": "t", "passed": True, "score": 1},
+                                                              {"task_id": "u", "passed": False, "score": score}]}))
+    db = open_store(tmp_path / "s.db")
+    with pytest.raises(InputError, match=r"big.json: candidate_results\[1\].score: expected a number or null"):
+        import_artifact(db, path, actor="ana")
+    assert db.execute("SELECT COUNT(*) FROM task_results").fetchone()[0] == 0
