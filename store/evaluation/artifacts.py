@@ -326,6 +326,7 @@ STREAM_CHUNK = 4 * 1024 * 1024
 MAX_ELEMENT_CHARS = 64 * 1024 * 1024  # one JSON value (a per-task result, a header field) at most
 RESULT_KEYS = ("candidate_results", "baseline_results", "task_results")
 _WS = re.compile(r"[ \t\n\r]*")
+_SPACE = frozenset(" \t\n\r")  # what _WS skips
 
 
 def max_artifact_bytes() -> int:
@@ -382,6 +383,9 @@ class _Reader:
         self.buf, self.pos = self.buf[self.pos:] + text, 0
 
     def peek(self) -> str:
+        buf, pos = self.buf, self.pos
+        if pos < len(buf) and buf[pos] not in _SPACE:  # the commonest answer, without the expression's call
+            return buf[pos]
         while True:
             self.pos = _WS.match(self.buf, self.pos).end()  # type: ignore[union-attr]
             if self.pos < len(self.buf) or self.eof:
@@ -437,7 +441,19 @@ def _boundary(buf: str, pos: int, end: int, tries: int = 32) -> int | None:
     return None
 
 
-_ARRAY_END = re.compile(r"\}[ \t\n\r]*\]")  # a result's '}' then the array's ']' (or the same inside a string)
+def _array_end(buf: str, at: int, limit: int) -> int:
+    """Where the first '}' followed (past whitespace) by ']' is in buf[at:limit] (a result's '}' then the array's
+    ']', or the same inside a string), or -1. Found from each ']' in turn (str.find, at memchr speed) looking back
+    past whitespace: an expression searching for the '}' stopped at every result's."""
+    close = buf.find("]", at, limit)
+    while close >= 0:
+        before = close - 1
+        while before >= at and buf[before] in _SPACE:
+            before -= 1
+        if before >= at and buf[before] == "}":
+            return before
+        close = buf.find("]", close + 1, limit)
+    return -1
 
 
 def _fast_window(reader: "_Reader", side: str, prefix: tuple[Any, ...], as_columns: bool = False
@@ -458,14 +474,14 @@ def _fast_window(reader: "_Reader", side: str, prefix: tuple[Any, ...], as_colum
     limit = min(len(buf), pos + STREAM_CHUNK)
     at = pos
     for _ in range(4):
-        array_end = _ARRAY_END.search(buf, at, limit)
-        if array_end is None:
+        array_end = _array_end(buf, at, limit)
+        if array_end < 0:
             break
-        decoded = decode_window(buf[pos:array_end.start() + 1], prefix, side, as_columns)
+        decoded = decode_window(buf[pos:array_end + 1], prefix, side, as_columns)
         if decoded is not None:
-            reader.pos = array_end.start() + 1
+            reader.pos = array_end + 1
             return decoded
-        at = array_end.start() + 1
+        at = array_end + 1
     end = _boundary(buf, pos, limit)
     if end is None:
         return None
