@@ -649,15 +649,65 @@ def _store_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] | None
     source: _Held | _TableTasks
     if rows is not None:
         sides, tasks, passed, splits = _columns(rows)
-        source = _Held(_in_memory(_segments(sides, tasks, passed, splits), _before(db, previous, held)))
+        blocks = _segments(sides, tasks, passed, splits)
+        before = _before(db, previous, held)
+        coded = _coded_blocks(before, blocks)
+        if coded is not None:  # an import's shape: ordered by the tasks' codes, its Tasks held as _in_memory makes them
+            if held is not None:
+                held.keep(run_id, _coded_tasks(blocks), like=previous)
+            _write_coded(db, run_id, previous, coded, fresh=fresh)
+            return
+        source = _Held(_in_memory(blocks, before))
     elif kept is not None:
-        source = _Held(kept._replace(was=_was(_before(db, previous, held), kept.tasks)))
+        before = _before(db, previous, held)
+        coded = _coded_kept(before, kept)
+        if coded is not None:
+            _write_coded(db, run_id, previous, coded, fresh=fresh)
+            return
+        source = _Held(kept._replace(was=_was(before, kept.tasks)))
     else:
         source = _stored_tasks(db, run_id, previous, held)
     if held is not None and kept is None and isinstance(source, _Held):
         held.keep(run_id, source.tasks, like=previous)
     order = _Order(source.tally)
     _write(db, run_id, previous, order, source.pages(order, run_id), fresh=fresh)
+
+
+def _coded_tasks(blocks: Sequence[Block]) -> Tasks:
+    """The Tasks of blocks `_coded_blocks` ordered (what _in_memory makes of them): each task's state on a side from
+    its one pass, by a byte table."""
+    candidate = next(block for block in blocks if block.side == "candidate")
+    baseline = next((block for block in blocks if block.side == "baseline"), None)
+    tasks = blocks[0].tasks
+    return Tasks(tasks, list(blocks[-1].splits), list(bytes(candidate.passed).translate(_STATE_OF_PASS)),
+                 list(bytes(baseline.passed).translate(_STATE_OF_PASS)) if baseline is not None else [None] * len(tasks),
+                 ())
+
+
+def _coded_kept(before: Mapping[str, Any] | tuple[Sequence[str], Sequence[Any]], kept: Tasks
+                ) -> tuple[_Order, Sequence[str], Any, bytes] | None:
+    """`_coded` of a held run's Tasks when each task has one result a side (its states _ONCE's) or none at all on
+    the baseline side, under one split; None for any other (the general path answers)."""
+    splits = set(kept.splits)
+    states = set(kept.candidate)
+    if len(splits) != 1 or not states <= _ONCE_STATES:
+        return None
+    baseline = set(kept.baseline)
+    if baseline == {None}:
+        passes = None
+    elif baseline <= _ONCE_STATES:
+        passes = kept.baseline
+    else:
+        return None
+    (split,) = splits
+    return _coded(before, kept.tasks, split, kept.candidate, passes)  # a state's byte maps to its pass (_BIT)
+
+
+def _write_coded(db: Database, run_id: str, previous: str | None,
+                 coded: tuple[_Order, Sequence[str], Any, bytes], *, fresh: bool) -> None:
+    order, tasks, split, flags = coded
+    _write(db, run_id, previous, order, order.flagged_pages(run_id, [(tasks, [split] * len(tasks), flags)]),
+           fresh=fresh)
 
 
 # What HeldRuns keeps at most, in tasks of all its runs together (about 30 bytes each where runs list the same tasks).
@@ -790,32 +840,64 @@ def _codes(before: Mapping[str, Any] | tuple[Sequence[str], Sequence[Any]], task
 def _aligned_order(previous: str | None, before: Mapping[str, Any] | tuple[Sequence[str], Sequence[Any]],
                    blocks: Sequence[Block]) -> tuple[set[tuple[str, int, str]], set[tuple[Any, ...]], tuple[int, ...]] | None:
     """blocked_order of an import's shape (a candidate block and a baseline block listing the same tasks once each,
-    in the same order, under one split), built from the columns as they come: the same keys, tally, _Order and
-    chunks as the general path, with each task's passes made one byte (its code, _codes) whose flags a table gives, and
-    picked group by group by byte masks (each group's tasks in their first result's order, as `_Held.pages` lists them). None: not that shape
+    in the same order, under one split), built from the columns as they come by `_coded`. None: not that shape
     (or, though one attempt a side cannot make it, a run with repeated attempts): the general path answers."""
     if len(blocks) != 2 or {blocks[0].side, blocks[1].side} != {"candidate", "baseline"}:
         return None
+    coded = _coded_blocks(before, blocks)
+    if coded is None:
+        return None
+    order, tasks, split, flags = coded
+    pages = {row[1:] for rows in order.flagged_pages("", [(tasks, [split] * len(tasks), flags)]) for row in rows}
+    return pages, {(split, previous, *values) for split, values in order.counts.items()}, order.figures.row()
+
+
+# per code, the flags of a task of a run with no baseline result at all (its baseline state None, not failed)
+_FLAGS_OF_CODE_ALONE = bytes(_FLAGS[_WAS_OF[code >> 2], _ONCE[code >> 1 & 1], None] if code < 12 else 0
+                             for code in range(256))
+_STATE_OF_PASS = bytes([_ONCE[0]] + [_ONCE[1]] * 255)  # a pass (0..255) to its state on a side (see _ONCE)
+_ONCE_STATES = frozenset(_ONCE)
+
+
+def _coded_blocks(before: Mapping[str, Any] | tuple[Sequence[str], Sequence[Any]], blocks: Sequence[Block]
+                  ) -> tuple[_Order, Sequence[str], Any, bytes] | None:
+    """`_coded` of a run's results cut into blocks (as _segments cuts them) when they are an import's shape: a
+    candidate block, and perhaps a baseline block listing the same tasks in the same order, each task once, under
+    one split; None for any other (the general path answers)."""
+    if len(blocks) == 2 and {blocks[0].side, blocks[1].side} == {"candidate", "baseline"}:
+        candidate, baseline = blocks if blocks[0].side == "candidate" else (blocks[1], blocks[0])
+    elif len(blocks) == 1 and blocks[0].side == "candidate":
+        candidate, baseline = blocks[0], None
+    else:
+        return None
     tasks = blocks[0].tasks
-    split_values = set(blocks[1].splits)
-    if len(split_values) != 1 or (blocks[1].tasks is not tasks and list(blocks[1].tasks) != list(tasks)) \
-            or len(set(tasks)) != len(tasks):
+    split_values = set(blocks[-1].splits)
+    if len(split_values) != 1 or (baseline is not None and blocks[1].tasks is not tasks
+                                  and list(blocks[1].tasks) != list(tasks)) or len(set(tasks)) != len(tasks):
         return None
     (split,) = split_values
-    candidate, baseline = blocks if blocks[0].side == "candidate" else (blocks[1], blocks[0])
-    # each task as the code of its passes (what its state is made of: _ONCE[bool(passed)]), counted by code
-    codes = _codes(before, tasks, candidate.passed, baseline.passed)
+    return _coded(before, tasks, split, candidate.passed, baseline.passed if baseline is not None else None)
+
+
+def _coded(before: Mapping[str, Any] | tuple[Sequence[str], Sequence[Any]], tasks: Sequence[str], split: Any,
+           candidate: Sequence[Any], baseline: Sequence[Any] | None) -> tuple[_Order, Sequence[str], Any, bytes] | None:
+    """The order of a run whose tasks each have one result on the candidate side and one or none (`baseline` None:
+    none at all) on the baseline side, under one split: its _Order, and its tasks and their flags in review order.
+    The same keys, tally, _Order and chunks as the general path (_Held), with each task's passes made one byte
+    (its code, _codes) whose flags a table gives, and picked group by group by byte masks (each group's tasks in
+    their first result's order, as `_Held.pages` lists them). None: a pass that is not a whole number 0..255."""
+    alone = baseline is None
+    codes = _codes(before, tasks, candidate, bytes(len(tasks)) if baseline is None else baseline)
     if codes is None:
         return None
-    tally = {(split, _WAS_OF[code >> 2], _ONCE[code >> 1 & 1], _ONCE[code & 1]): codes.count(code)
+    tally = {(split, _WAS_OF[code >> 2], _ONCE[code >> 1 & 1], None if alone else _ONCE[code & 1]): codes.count(code)
              for code in set(codes)}
     order = _Order(tally)
     if not order.figures.single:
         return None
-    flags = codes.translate(_FLAGS_OF_CODE)
+    flags = codes.translate(_FLAGS_OF_CODE_ALONE if alone else _FLAGS_OF_CODE)
     if len(order.groups) > 1:  # each group's tasks in turn, picked by a mask of their flags (a byte each: < 64)
         in_group = [flags.translate(_IN_GROUP[group]) for group in order.groups]
         tasks = list(chain.from_iterable(compress(tasks, mask) for mask in in_group))
         flags = b"".join(bytes(compress(flags, mask)) for mask in in_group)
-    pages = {row[1:] for rows in order.flagged_pages("", [(tasks, [split] * len(tasks), flags)]) for row in rows}
-    return pages, {(split, previous, *values) for split, values in order.counts.items()}, order.figures.row()
+    return order, tasks, split, flags

@@ -187,3 +187,49 @@ def test_an_import_of_many_files_orders_their_runs_without_reading_results_back(
     assert [s for s in statements if "FROM task_results" in s] == []
     assert verify_store(db).findings == []
     db.close()
+
+
+def _plain_files(folder: Path, days: list[int], baseline: str, per: int = 40) -> list[Path]:
+    """Files of one skill, out of date order, in an import's commonest shape: one split, each task once a side, a
+    baseline side listing every task (`same`), none (`none`, an empty list) or some of them (`some`)."""
+    paths = []
+    for f, day in enumerate(days):
+        results = [{"task_id": f"t{i}", "passed": (f * 5 + i) % (2 + f % 3) != 0, "split": "tuning"}
+                   for i in range(per)]
+        base = {"same": [{"task_id": f"t{i}", "passed": (i + f) % 3 == 0} for i in range(per)], "none": [],
+                "some": [{"task_id": f"t{i}", "passed": True} for i in range(0, per, 3)]}[baseline]
+        rate = round(sum(r["passed"] for r in results) / per, 4)
+        brate = round(sum(r["passed"] for r in base) / len(base), 4) if base else 0.0
+        path = folder / f"p{f:03d}.json"
+        path.write_text(json.dumps({"skill_id": "skill", "execution_pass_rate": rate, "baseline_pass_rate": brate,
+                                    "delta": round(rate - brate, 4), "verdict": "pass" if rate >= brate else "fail",
+                                    "candidate_results": results, "baseline_results": base,
+                                    "started_at": f"2026-05-{day:02d}T08:00:00Z"}), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+@pytest.mark.parametrize("held_tasks", [None, 90])
+@pytest.mark.parametrize("baseline", ["same", "none", "some"])
+def test_orders_of_an_imports_commonest_shape_are_the_orders_every_shape_gets(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, baseline: str, held_tasks: int | None):
+    """A run of one split with each task once a side is ordered by each task's passes as one byte (task_order
+    `_coded`); it stores what the order every other run gets (`_Held`) stores, for itself and for the run after it
+    rebuilt when an older run lands later."""
+    files = _plain_files(tmp_path, DAYS, baseline)
+    if held_tasks is not None:
+        monkeypatch.setattr(task_order, "HELD_TASKS", held_tasks)
+    coded = open_store(tmp_path / "coded.db")
+    calls: list[object] = []
+    real = task_order._coded
+    monkeypatch.setattr(task_order, "_coded", lambda *args: calls.append(args) or real(*args))
+    list(import_artifacts(coded, files, actor="ci"))
+    # every run of this shape (its own order and its following run's) went that way; the others none
+    assert len(calls) >= len(files) if baseline != "some" else calls == []
+    assert verify_store(coded).findings == []
+    coded.close()
+    monkeypatch.setattr(task_order, "_coded", lambda *args: None)
+    general = open_store(tmp_path / "general.db")
+    list(import_artifacts(general, files, actor="ci"))
+    general.close()
+    assert _orders(tmp_path / "coded.db") == _orders(tmp_path / "general.db")
