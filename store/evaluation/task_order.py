@@ -655,14 +655,14 @@ def _store_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] | None
         if coded is not None:  # an import's shape: ordered by the tasks' codes, its Tasks held as _in_memory makes them
             if held is not None:
                 held.keep(run_id, _coded_tasks(blocks), like=previous)
-            _write_coded(db, run_id, previous, coded, fresh=fresh)
+            _write(db, run_id, previous, coded[0], _coded_pages(run_id, coded), fresh=fresh)
             return
         source = _Held(_in_memory(blocks, before))
     elif kept is not None:
         before = _before(db, previous, held)
         coded = _coded_kept(before, kept)
         if coded is not None:
-            _write_coded(db, run_id, previous, coded, fresh=fresh)
+            _write(db, run_id, previous, coded[0], _coded_pages(run_id, coded), fresh=fresh)
             return
         source = _Held(kept._replace(was=_was(before, kept.tasks)))
     else:
@@ -703,11 +703,11 @@ def _coded_kept(before: Mapping[str, Any] | tuple[Sequence[str], Sequence[Any]],
     return _coded(before, kept.tasks, split, kept.candidate, passes)  # a state's byte maps to its pass (_BIT)
 
 
-def _write_coded(db: Database, run_id: str, previous: str | None,
-                 coded: tuple[_Order, Sequence[str], Any, bytes], *, fresh: bool) -> None:
+def _coded_pages(run_id: str, coded: tuple[_Order, Sequence[str], Any, bytes]
+                 ) -> Iterator[list[tuple[str, str, int, str]]]:
+    """The run_task_pages rows of an order `_coded` built."""
     order, tasks, split, flags = coded
-    _write(db, run_id, previous, order, order.flagged_pages(run_id, [(tasks, [split] * len(tasks), flags)]),
-           fresh=fresh)
+    return order.flagged_pages(run_id, [(tasks, [split] * len(tasks), flags)])
 
 
 # What HeldRuns keeps at most, in tasks of all its runs together (about 30 bytes each where runs list the same tasks).
