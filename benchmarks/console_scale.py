@@ -2,6 +2,7 @@
 
     python benchmarks/console_scale.py [--store PATH ...] [--runs 5] [--cases 10000] [--runs-of-tasks 1000]
                                        [--tasks 1000] [--skill-runs 100000] [--rebuild] [--stall]
+                                       [--screens results,moves]
 
 A store is built once through gatepost's own functions (cases through store.cases.import_case, task results
 through evaluator artifacts imported by store.evaluation.import_artifact, skill runs through
@@ -30,6 +31,9 @@ frame written that shows the data.
   the new row (the mean of 30 moves, down then up from the top so no table scrolls, each followed by 60 ms of
   rest). The floor: the same move in the floor's page, whose Static shows the new row's prepared lines at
   once (Static.update in the highlight handler): what Textual spends to draw a detail that follows.
+- --screens: only these first pages (screen names, comma-separated; `moves` for the cursor move), to iterate on
+  one: the screens before them in the console's order are still visited, unmeasured, so a screen is measured in
+  the state a whole run measures it in; the floor's child skips its moves unless `moves` is named.
 - --stall: the longest gap of a 10 ms timer while another process holds the write lock for 3 s and a decision
   is made meanwhile, and whether it lands once the lock frees (one run, in this process).
 
@@ -57,7 +61,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, OptionList, Static
 
-from gatepost.app import GatepostApp
+from gatepost.app import SCREENS, GatepostApp
 from gatepost.render import set_frame_rate
 from gatepost.screenshots import settle
 from gatepost.store import cases, skills
@@ -203,7 +207,8 @@ class Frames:
     async def until(self, done: Callable[[], object], timeout: float = 120.0) -> tuple[float, float]:
         """The first frame written when done() holds. If done() holds and no frame comes for 5 s (the data
         drawn changed no cell after all), a repaint is asked for and counted (printed by the parent; its CPU
-        is in the figure, the wait, idle, is not)."""
+        is in the figure, the wait, idle, is not). At `timeout` it fails naming what the app shows (app_state):
+        a wait that never ends says which state it was stuck in."""
         self.seen.clear()
         self.done = done
         deadline = time.perf_counter() + timeout
@@ -212,7 +217,8 @@ class Frames:
                 await asyncio.wait_for(self.seen.wait(), 5.0)
             except TimeoutError:
                 if time.perf_counter() > deadline:
-                    raise
+                    raise TimeoutError(f"no frame showed the data within {timeout:g} s; done() is {bool(done())}; "
+                                       f"{app_state(self.app)}") from None
                 if done():
                     self.forced += 1
                     FORCED[0] += 1
@@ -228,6 +234,26 @@ class Frames:
         return at_cpu - cpu, at_wall - wall
 
 
+def app_state(app: App) -> str:  # type: ignore[type-arg]
+    """What the app shows, for a wait that timed out: its mode and screen, each list's state (loaded, cursor,
+    rows), and a list-detail screen's detail (wanted, shown, settled)."""
+    screen = app.screen
+    parts = [f"mode {getattr(app, 'current_mode', None)!r}, screen {type(screen).__name__}"]
+    for paged in screen.query(PagedList):
+        table = paged.table
+        parts.append(f"list #{paged.id}: loaded {paged.loaded}, cursor row {table.cursor_row} "
+                     f"({paged.current_key!r}) of {table.row_count}")
+    for name in ("wanted", "shown"):
+        if hasattr(screen, name):
+            parts.append(f"{name} {getattr(screen, name)!r}")
+    settled = getattr(screen, "detail_settled", None)
+    if settled is not None:
+        parts.append(f"detail settled {settled.is_set()}")
+    if isinstance(screen, FloorScreen):
+        parts.append(f"floor shown {screen.shown!r}, cursor row {screen.query_one(DataTable).cursor_row}")
+    return "; ".join(parts)
+
+
 async def keyed_moves(frames: Frames, shown: Callable[[], object], *, down_only: bool = False) -> float:
     """The mean CPU of a cursor move, from the key to the frame that shows `shown()` changed: half the moves down,
     then back up (`down_only`: every move down, each to a row not shown before)."""
@@ -241,7 +267,8 @@ async def keyed_moves(frames: Frames, shown: Callable[[], object], *, down_only:
     return total / MOVES
 
 
-async def floor_child() -> dict[str, float]:
+async def floor_child(screens: set[str] | None = None) -> dict[str, float]:
+    """`screens`: measure only these (None: all); the floor has one page, and its moves unless `moves` is left out."""
     app = FloorApp()
     frames = Frames(app)
     async with app.run_test(size=SIZE) as pilot:
@@ -256,11 +283,14 @@ async def floor_child() -> dict[str, float]:
         figures = {"first page": cpu, "first page (wall)": wall}
         screen = app.screen
         assert isinstance(screen, FloorScreen)
-        figures["cursor move, detail following"] = await keyed_moves(frames, lambda: screen.shown)
+        if screens is None or "moves" in screens:
+            figures["cursor move, detail following"] = await keyed_moves(frames, lambda: screen.shown)
     return figures
 
 
-async def gatepost_child(path: Path) -> dict[str, float]:
+async def gatepost_child(path: Path, screens: set[str] | None = None) -> dict[str, float]:
+    """`screens`: measure only these first pages (and the moves if `moves` is in it); None: every one. The screens
+    before the last named are visited all the same, unmeasured."""
     app = GatepostApp(path, person=PERSON)
     frames = Frames(app)
     figures: dict[str, float] = {}
@@ -272,7 +302,11 @@ async def gatepost_child(path: Path) -> dict[str, float]:
         at_cpu, _ = await frames.until(overview_shown)
         figures["overview: start to counts shown"] = at_cpu  # the process's CPU since it started
         await settle(pilot)
-        for mode, key, _label, _target in app.screen_specs[1:]:
+        specs = app.screen_specs[1:]
+        if screens is not None:
+            named = [i for i, spec in enumerate(specs) if spec[0] in screens]
+            specs = specs[:max(named) + 1] if named else []
+        for mode, key, _label, _target in specs:
             def page_shown(mode: str = mode) -> bool:
                 screen = app.screen
                 lists = list(screen.query(PagedList)) if app.current_mode == mode else []
@@ -280,8 +314,11 @@ async def gatepost_child(path: Path) -> dict[str, float]:
                 return bool(lists) and all(p.loaded for p in lists) and (settled is None or settled.is_set())
 
             cpu, wall = await frames.key(key, page_shown)
-            figures[f"{mode}: first page"], figures[f"{mode}: first page (wall)"] = cpu, wall
+            if screens is None or mode in screens:
+                figures[f"{mode}: first page"], figures[f"{mode}: first page (wall)"] = cpu, wall
             await settle(pilot)
+        if screens is not None and "moves" not in screens:
+            return figures
         await frames.key("2", lambda: app.current_mode == "cases")
         await settle(pilot)
         screen = app.screen
@@ -350,8 +387,9 @@ async def measure_stall(path: Path) -> dict[str, float]:
     return figures
 
 
-def child(side: str, store: Path | None, out: Path) -> None:
-    figures = asyncio.run(floor_child() if side == "floor" else gatepost_child(store))  # type: ignore[arg-type]
+def child(side: str, store: Path | None, out: Path, screens: set[str] | None = None) -> None:
+    figures = asyncio.run(floor_child(screens) if side == "floor" else
+                          gatepost_child(store, screens))  # type: ignore[arg-type]
     figures["repaints asked for"] = FORCED[0]
     out.write_text(json.dumps(figures))
 
@@ -370,11 +408,11 @@ def compare(name: str, ours: list[float], floor: list[float], target: float | No
     print(line, flush=True)
 
 
-def measure_store(store: Path, runs: int, work: Path) -> float:
+def measure_store(store: Path, runs: int, work: Path, screens: str | None = None) -> float:
     """Interleaved children of both sides on one store; prints the comparison, returns the Overview's figure."""
     floors: list[dict[str, float]] = []
     ours: list[dict[str, float]] = []
-    me = [sys.executable, str(Path(__file__).resolve())]
+    me = [sys.executable, str(Path(__file__).resolve()), *(["--screens", screens] if screens else [])]
     floor_out, our_out = work / "floor.json", work / "gatepost.json"
     measure.interleave({
         "floor": lambda: sample([*me, "--child", "floor", "--out", str(floor_out)], floor_out, floors),
@@ -387,8 +425,9 @@ def measure_store(store: Path, runs: int, work: Path) -> float:
     for name in ours[0]:
         if name.endswith(": first page"):
             compare(name, [f[name] for f in ours], floor_page)
-    compare("cases: cursor move, detail following", [f["cases: cursor move, detail following"] for f in ours],
-            [f["cursor move, detail following"] for f in floors])
+    if "cases: cursor move, detail following" in ours[0]:
+        compare("cases: cursor move, detail following", [f["cases: cursor move, detail following"] for f in ours],
+                [f["cursor move, detail following"] for f in floors])
     overview = [f["overview: start to counts shown"] for f in ours]
     print(f"  overview: process start to counts shown     {measure.spread(overview)} (CPU, imports included)")
     asked = sum(f.get("repaints asked for", 0) for f in floors + ours)
@@ -409,12 +448,19 @@ def main() -> None:
     parser.add_argument("--rebuild", action="store_true", help="build the store again even if it exists")
     parser.add_argument("--build-only", action="store_true", help="build (or reuse) the store, measure nothing")
     parser.add_argument("--stall", action="store_true", help="also measure a stall under another's write lock")
+    parser.add_argument("--screens", help="measure only these first pages, comma-separated (e.g. results,cases); "
+                        "`moves` for the cursor move")
     parser.add_argument("--child", choices=("floor", "gatepost"), help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     stores = args.store or [ROOT / "benchmarks" / ".stores" / "console_scale.db"]
+    screens = {name.strip() for name in args.screens.split(",") if name.strip()} if args.screens else None
+    if screens is not None:
+        known = {spec[0] for spec in SCREENS[1:]} | {"moves"}
+        if screens - known:
+            parser.error(f"--screens: {', '.join(sorted(screens - known))}: expected some of {', '.join(sorted(known))}")
     if args.child:
-        child(args.child, stores[0] if args.store else None, args.out)
+        child(args.child, stores[0] if args.store else None, args.out, screens)
         return
     if args.runs < 5 and not args.build_only:
         parser.error("--runs must be at least 5 (a median of fewer says little on a shared machine)")
@@ -435,7 +481,7 @@ def main() -> None:
             sizes = {t: db[t].count for t in ("cases", "task_results", "skill_runs", "events")}
             db.close()
             print(f"\nstore {store.name}: " + ", ".join(f"{n:,} {t}" for t, n in sizes.items()), flush=True)
-            overviews[sizes["cases"]] = measure_store(store, args.runs, Path(tmp))
+            overviews[sizes["cases"]] = measure_store(store, args.runs, Path(tmp), args.screens)
     if len(overviews) > 1:
         (small, low), (large, high) = min(overviews.items()), max(overviews.items())
         print(f"\noverview start to counts shown: {high / low:.2f}x at {large:,} cases against {small:,} "
