@@ -7,12 +7,14 @@ table is the stock DataTable with the PagedList's keys. The rows it draws are Da
 (tests/console/test_page_table_cells.py).
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.color import Color
+from textual.css.styles import RenderStyles
 from textual.geometry import Size
 
 from gatepost.widgets.one_line import one_line
@@ -25,6 +27,19 @@ else:
     _Table = object
 
 _NO_STYLE = Style.null()  # the style of a cell's padding (Rich's Padding, style "none")
+
+
+class _DrawnComponent:
+    """A component's styles within one drawing of the table: its Rich style worked out once (RenderStyles works it
+    out on each read, walking every ancestor: DataTable reads the header's on every line it draws); anything else
+    is read from the styles themselves."""
+
+    def __init__(self, styles: RenderStyles) -> None:
+        self.styles = styles
+        self.rich_style = styles.rich_style
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.styles, name)
 
 
 def cut_line(console: Any, cell: object, width: int, overflow: str | None) -> list[Segment] | None:
@@ -103,6 +118,28 @@ class FastRows(_Table):
         if found is None:
             found = styles["table"] = super().rich_style
         return found
+
+    @property
+    def background_colors(self) -> tuple[Color, Color]:
+        """Read on every line drawn (the padding after the last column), walking every ancestor."""
+        styles = self._pass_styles
+        if styles is None:
+            return super().background_colors
+        found = styles.get("background")
+        if found is None:
+            found = styles["background"] = super().background_colors
+        return cast("tuple[Color, Color]", found)
+
+    def get_component_styles(self, *names: str) -> RenderStyles:
+        """Within a drawing, a component's styles with their Rich style worked out once (_DrawnComponent)."""
+        styles = self._pass_styles
+        if styles is None:
+            return super().get_component_styles(*names)
+        key = ("component", names)
+        found = styles.get(key)
+        if found is None:
+            found = styles[key] = _DrawnComponent(super().get_component_styles(*names))
+        return cast(RenderStyles, found)
 
     def _get_row_style(self, row_index: int, base_style: Style) -> Style:
         styles = self._pass_styles
