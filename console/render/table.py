@@ -120,6 +120,28 @@ class FastRows(_Table):
         return found
 
     @property
+    def size(self) -> Size:
+        """Read four times a line drawn, each working out the content region from the screen's map."""
+        styles = self._pass_styles
+        if styles is None:
+            return super().size
+        found = styles.get("size")
+        if found is None:
+            found = styles["size"] = super().size
+        return cast(Size, found)
+
+    @property
+    def ordered_columns(self) -> list[Any]:
+        """Read three times a line drawn, each a new list looked up column by column."""
+        styles = self._pass_styles
+        if styles is None:
+            return super().ordered_columns
+        found = styles.get("columns")
+        if found is None:
+            found = styles["columns"] = super().ordered_columns
+        return cast(list[Any], found)
+
+    @property
     def background_colors(self) -> tuple[Color, Color]:
         """Read on every line drawn (the padding after the last column), walking every ancestor."""
         styles = self._pass_styles
