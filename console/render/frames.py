@@ -101,7 +101,17 @@ class FrameControl(_Screen):
             super()._screen_resized(size)
 
     # --- built behind a mode switch: one frame, when the switch shows it -----------------------------
+    _layout_put_off: Size | None = None  # the size of the first layout, put off until the first page is in
+
     def _refresh_layout(self, size: Size | None = None, scroll: bool = False) -> None:
+        """A new screen holding its frames for its first page (hold_first_frame) is not laid out until the page is
+        in (release_first_frame), when its lists' widths are known without a layout (`widths_before_layout`): the
+        screen shown again lays it out at once (Screen._on_screen_resume), empty, and the rows laid it out again
+        (31 widgets for the Results screen, each with its Resize: a tenth of its first page)."""
+        known = getattr(self, "widths_before_layout", None)  # a console screen's (GatepostScreen)
+        if self._holding and size is not None and not self._size and callable(known) and known():
+            self._layout_put_off = size
+            return
         self._laying_out = True
         try:
             super()._refresh_layout(size, scroll)
@@ -156,6 +166,9 @@ class FrameControl(_Screen):
     def release_first_frame(self) -> None:
         if self._holding:
             self._holding = False
+            size, self._layout_put_off = self._layout_put_off, None
+            if size is not None:  # the first layout, with the page in (or the hold's time up)
+                self._refresh_layout(size)
             self.app._end_batch()
             if not self.app._batch_count:
                 self.refresh()

@@ -44,9 +44,11 @@ PRIVATE: list[Private] = [
             "a screen shown again is not restyled (which empties each DataTable's rendered rows)"),
     Private(_SCREEN, "_screen_resized", "overrides", "frames.py FrameControl",
             "App.switch_mode calls it on every switch; laid out again only at a new size"),
-    Private(_SCREEN, "_size", "reads", "frames.py FrameControl._screen_resized", "the size it was laid out at"),
+    Private(_SCREEN, "_size", "reads", "frames.py FrameControl._screen_resized, _refresh_layout",
+            "the size it was laid out at (none yet: a new screen)"),
     Private(_SCREEN, "_refresh_layout", "overrides", "frames.py FrameControl",
-            "marks a layout under way, so a frame put off counts layouts in a row (_compositor_refresh)"),
+            "marks a layout under way, so a frame put off counts layouts in a row (_compositor_refresh); a new "
+            "screen's first layout waits for its first page (the empty screen was laid out, then laid out again)"),
     Private(_SCREEN, "_compositor_refresh", "overrides", "frames.py FrameControl",
             "no frame while a mode switch holds frames back or a widget asked for another layout: one frame "
             "instead of two or three for a new screen's first page"),
@@ -76,6 +78,8 @@ PRIVATE: list[Private] = [
             "a resize keeps the rendered cells (DataTable throws them all away: columns have fixed widths)"),
     Private(_TABLE, "_repaint_required", "reads", "table.py _on_resize",
             "a repaint asked for besides the resize is kept"),
+    Private(_TABLE, "_require_update_dimensions", "reads", "table.py _scroll_when_measured",
+            "a scroll asked for before the table had a size waits for its rows to be measured, as move_cursor does"),
     Private(_TABLE, "_repaint_regions", "writes", "table.py _on_resize",
             "the whole-table repaint Textual marks on a resize is dropped: the layout's frame drew it"),
     Private(_TABLE, "_update_dimensions", "overrides", "table.py",

@@ -67,6 +67,13 @@ class GatepostScreen(Screen[Any]):
     def first_page_drawn(self) -> None:
         """Once its first page is in: what it made lives as long as the console."""
 
+    def widths_before_layout(self) -> bool:
+        """Whether each list's width is known before the screen is first laid out: every list is in a fitted
+        `.split > .list-pane` (fit_list_for, from the screen's width). Then render's frame control lays the new
+        screen out once its first page is in, not empty before it; a list of another width is fitted by a layout."""
+        fitted = {id(paged) for pane in self.query(".split > .list-pane") for paged in pane.query(PagedList)}
+        return all(id(paged) in fitted for paged in self.query(PagedList))
+
     _lists = False  # it shows a PagedList (composed with it: asked on every check of the `/` binding)
 
     @on(events.Mount)
@@ -78,15 +85,17 @@ class GatepostScreen(Screen[Any]):
     def fit_list_panes(self) -> None:
         """Size each `.split > .list-pane` to its list's columns, at most half the screen, or what is left beside
         a detail of DETAIL_READABLE columns when that is more (200 columns: 120); more only when the columns
-        never left out (a run's skill, verdict, rates and delta) need it, the detail keeping DETAIL_LEAST columns."""
-        half = max(self.size.width // 2, self.size.width - DETAIL_READABLE)
+        never left out (a run's skill, verdict, rates and delta) need it, the detail keeping DETAIL_LEAST columns.
+        A screen not laid out yet (its first page in before its first layout) takes the app's width, as it will."""
+        screen = self.size.width or self.app.size.width
+        half = max(screen // 2, screen - DETAIL_READABLE)
         for pane in self.query(".split > .list-pane"):
             lists = list(pane.query(PagedList))
             if not lists or not half:
                 continue
             chrome = pane.styles.border.spacing.width + pane.styles.padding.width
             wanted = lists[0].wanted_width() + chrome
-            most = max(half, min(lists[0].least_width() + chrome, self.size.width - DETAIL_LEAST))
+            most = max(half, min(lists[0].least_width() + chrome, screen - DETAIL_LEAST))
             width = min(wanted, most)
             if pane.styles.width is None or pane.styles.width.cells != width:
                 pane.styles.width = width

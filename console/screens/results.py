@@ -340,14 +340,18 @@ class ResultsScreen(GatepostScreen):
     def on_screen_resume(self) -> None:
         self.refresh_if_changed()
 
+    def widths_before_layout(self) -> bool:
+        return True  # the runs' pane is fitted; the run's tasks take the width it leaves (fit_list_for)
+
     def fit_list_for(self, paged: PagedList) -> int | None:
         """The run's tasks take the width the runs leave: known before the two are laid out (the tasks, fitted
-        to the width they had before the runs' pane was fitted, were drawn, fitted again and drawn again)."""
+        to the width they had before the runs' pane was fitted, were drawn, fitted again and drawn again). Before
+        the screen's first layout the split is the app's width, as it will be."""
         width = super().fit_list_for(paged)
         if width is not None or paged.id != "run-tasks":
             return width
         detail, runs = self.query_one("#results-detail"), self.query_one(".split > .list-pane")
-        split = detail.parent.size.width if isinstance(detail.parent, Widget) else 0
+        split = (detail.parent.size.width or self.app.size.width) if isinstance(detail.parent, Widget) else 0
         if not split or runs.styles.width is None or not runs.styles.width.cells:
             return None
         scrollbar = detail.styles.scrollbar_size_vertical if detail.show_vertical_scrollbar else 0
