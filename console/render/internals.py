@@ -32,6 +32,10 @@ PRIVATE: list[Private] = [
     Private(_COMPOSITOR, "_get_renders", "overrides", "compositor.py",
             "a partial update renders only the widgets with a cell in it, on its rows (Textual renders every "
             "widget it meets on all its lines: ~650 lines for a cursor move)"),
+    Private(_COMPOSITOR, "_render_chops", "overrides", "compositor.py",
+            "Textual's loop filling each line's cuts front to back, with the lines it fills open to _get_renders: a "
+            "widget is rendered only on the rows where a cut it spans is still empty (the screen and the boxes "
+            "under their children were rendered on every line, then dropped)"),
     Private(_COMPOSITOR, "_dirty_regions", "reads", "compositor.py RowsCompositor.render_partial_update",
             "the update's regions: a widget is rendered on the rows of the regions it has a cell in"),
     # --- the screen's frame control (frames.py)

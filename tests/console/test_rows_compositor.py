@@ -19,16 +19,19 @@ from tests.console_helpers import settle
 pytestmark = pytest.mark.render_floor
 
 
-def _written(app: GatepostApp, compositor: Compositor, regions: list[Region], *, textuals: bool) -> str:
+def _written(app: GatepostApp, compositor: Compositor, regions: list[Region], *, textuals: bool,
+             full: bool = False) -> str:
     compositor._dirty_regions.clear()
     compositor._dirty_regions.update(regions)
     if textuals:  # the same compositor, drawing the way Textual draws
         compositor._get_renders = partial(Compositor._get_renders, compositor)  # type: ignore[method-assign]
+        compositor._render_chops = partial(Compositor._render_chops, compositor)  # type: ignore[method-assign]
     try:
-        update = compositor.render_partial_update()
+        update = compositor.render_full_update() if full else compositor.render_partial_update()
     finally:
         if textuals:
             del compositor._get_renders
+            del compositor._render_chops
     assert update is not None
     return update.render_segments(app.console)
 
@@ -118,3 +121,43 @@ async def test_a_detail_and_the_footer_changed_together_render_nothing_of_the_li
         del compositor._get_renders
         assert table not in rendered and rendered  # the detail and the footer are, the list beside them is not
         assert ours == _written(app, compositor, regions, textuals=True)
+
+
+def _full_update(app: GatepostApp, compositor: Compositor, *, textuals: bool) -> tuple[str, int]:
+    """What a full update writes, and how many widget lines it rendered."""
+    rendered = [0]
+
+    def counting(drawn):  # noqa: ANN001, ANN202
+        def render_lines(crop: Region) -> list:  # noqa: ANN001
+            rendered[0] += crop.height
+            return drawn(crop)
+        return render_lines
+
+    for widget in compositor.visible_widgets:
+        widget.render_lines = counting(widget.render_lines)  # type: ignore[method-assign]
+    try:
+        written = _written(app, compositor, [compositor.size.region], textuals=textuals, full=True)
+    finally:
+        for widget in compositor.visible_widgets:
+            del widget.render_lines
+    return written, rendered[0]
+
+
+async def test_a_full_update_writes_what_textuals_compositor_writes_without_the_widgets_covered(demo_copy: Path):
+    """A new screen's first frame is a full update: Textual rendered every widget on all its lines, the screen and
+    the boxes under their children too, and dropped what those in front covered. Only where a cut is still
+    empty is a widget rendered now, and every screen writes what Textual's compositor writes."""
+    app = GatepostApp(demo_copy, person="ana")
+    async with app.run_test(size=(120, 40)) as pilot:
+        lines = {"ours": 0, "textual's": 0}
+        for _mode, key, _label, _target in app.screen_specs:
+            await pilot.press(key)
+            await settle(pilot)
+            compositor = app.screen._compositor
+            assert isinstance(compositor, RowsCompositor)
+            ours, ours_lines = _full_update(app, compositor, textuals=False)
+            theirs, their_lines = _full_update(app, compositor, textuals=True)
+            assert ours == theirs, key
+            lines["ours"] += ours_lines
+            lines["textual's"] += their_lines
+        assert 0 < lines["ours"] < lines["textual's"] * 0.9, lines
