@@ -82,8 +82,6 @@ PRIVATE: list[Private] = [
             "a resize keeps the rendered cells (DataTable throws them all away: columns have fixed widths)"),
     Private(_TABLE, "_repaint_required", "reads", "table.py _on_resize",
             "a repaint asked for besides the resize is kept"),
-    Private(_TABLE, "_require_update_dimensions", "reads", "table.py _scroll_when_measured",
-            "a scroll asked for before the table had a size waits for its rows to be measured, as move_cursor does"),
     Private(_TABLE, "_repaint_regions", "writes", "table.py _on_resize",
             "the whole-table repaint Textual marks on a resize is dropped: the layout's frame drew it"),
     Private(_TABLE, "_update_dimensions", "overrides", "table.py",

@@ -15,7 +15,7 @@ from rich.text import Text
 from textual import events
 from textual.color import Color
 from textual.css.styles import RenderStyles
-from textual.geometry import Offset, Region, Size
+from textual.geometry import Size
 
 from gatepost.widgets.one_line import one_line
 
@@ -181,35 +181,10 @@ class FastRows(_Table):
             self._rows_width = width
         return super()._render_line_in_row(row_key, line_no, base_style, cursor_location, hover_location)
 
-    _scroll_waiting: tuple[Region, dict[str, Any]] | None = None  # asked for before the table had a size
-
-    def scroll_to_region(self, region: Region, **options: Any) -> Offset:
-        """A table without a size yet (its screen's first layout waits for its first page: render's frames.py) has
-        no window to bring the cursor's row into: Textual scrolled that row to the top. The newest scroll asked
-        for then is made when the table first gets its size."""
-        if not self.size:
-            self._scroll_waiting = (region, options)
-            return Offset()
-        self._scroll_waiting = None  # a scroll made now is newer than one asked for before the table had a size
-        return super().scroll_to_region(region, **options)
-
     def _on_resize(self, event: events.Resize) -> None:
         event.prevent_default()  # DataTable._on_resize: a new _update_count, which every cache is keyed by
         if not self._repaint_required:  # the layout's frame draws (or drew) the resized table; nothing else asked
             self._repaint_regions.clear()
-        if self._scroll_waiting is not None:
-            self._scroll_when_measured()
-
-    def _scroll_when_measured(self) -> None:
-        """The scroll asked for before the table had a size, made once it has one and its rows are measured (as
-        DataTable.move_cursor waits for them: a scroll before then is clamped to a table of no height)."""
-        if self._scroll_waiting is None or not self.size:
-            return
-        if self._require_update_dimensions:
-            self.call_after_refresh(self._scroll_when_measured)
-            return
-        region, options = self._scroll_waiting
-        self.scroll_to_region(region, **options)
 
     def _update_dimensions(self, new_rows: Any) -> None:
         """DataTable measures every cell of every new row for the columns' content widths (Rich's Measurement, a

@@ -68,11 +68,12 @@ class GatepostScreen(Screen[Any]):
         """Once its first page is in: what it made lives as long as the console."""
 
     def widths_before_layout(self) -> bool:
-        """Whether each list's width is known before the screen is first laid out: every list is in a fitted
-        `.split > .list-pane` (fit_list_for, from the screen's width). Then render's frame control lays the new
-        screen out once its first page is in, not empty before it; a list of another width is fitted by a layout."""
-        fitted = {id(paged) for pane in self.query(".split > .list-pane") for paged in pane.query(PagedList)}
-        return all(id(paged) in fitted for paged in self.query(PagedList))
+        """Whether render's frame control may lay the new screen out first once its first page is in (not empty
+        before it): the screen's first page is one read, the lists and what they show beside them, and the lists'
+        widths are known from the screen's width (fit_list_for). Not for the deciding screens: their first item's
+        detail and the queue's bar come from a read of their own after the page, and laid out with the page alone
+        the detail was drawn at the height it has without the bar, then again with it (seen under load)."""
+        return False
 
     _lists = False  # it shows a PagedList (composed with it: asked on every check of the `/` binding)
 

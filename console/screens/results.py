@@ -341,7 +341,7 @@ class ResultsScreen(GatepostScreen):
         self.refresh_if_changed()
 
     def widths_before_layout(self) -> bool:
-        return True  # the runs' pane is fitted; the run's tasks take the width it leaves (fit_list_for)
+        return True  # one read: the runs, the first run, its tasks and the task's outputs; widths from fit_list_for
 
     def fit_list_for(self, paged: PagedList) -> int | None:
         """The run's tasks take the width the runs leave: known before the two are laid out (the tasks, fitted

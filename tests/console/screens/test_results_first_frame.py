@@ -51,7 +51,7 @@ async def test_the_first_frame_shows_the_runs_the_run_s_tasks_and_the_task_s_dif
         assert rendered_while_held == []  # nothing rendered only to be dropped
 
 
-@pytest.mark.parametrize(("key", "screen_name"), [("3", "ResultsScreen"), ("2", "CasesScreen")])
+@pytest.mark.parametrize(("key", "screen_name"), [("3", "ResultsScreen")])
 async def test_a_new_list_screen_is_first_laid_out_with_its_first_page_in(demo_copy, monkeypatch, key, screen_name):
     """Shown, Textual laid the new screen out at once, its lists empty, and laid it out again when the rows came
     (every widget measured and sent a Resize twice): its first layout now waits for the page, whose widths are
@@ -79,38 +79,3 @@ async def test_a_new_list_screen_is_first_laid_out_with_its_first_page_in(demo_c
         assert laid_out, "the screen was never laid out"
         assert all(rows and all(rows) for rows in laid_out), f"laid out with a list empty: {laid_out}"
 
-
-async def test_a_deep_link_far_down_the_first_page_shows_its_row_as_a_move_would(store_path, db):
-    """The first page's cursor lands on a linked item far down it before the new screen is laid out (its first layout
-    waits for the page): Textual, scrolling a table of no size yet, put that row at the top, or left the table at
-    the top with the row out of sight. The row is scrolled into view once the table has its size, by the least
-    scroll, as a move down to it would."""
-    from gatepost.store import cases
-    from gatepost.store.kernel import PERSON_CAPABILITIES, add_actor
-
-    add_actor(db, "ana", "person", PERSON_CAPABILITIES)
-    for i in range(70):
-        cases.import_case(db, {
-            "protocol": "eval.gated_change/1", "id": f"case-{i:04d}", "title": f"Change {i}", "author": "run-41",
-            "candidate": {"path": f"procedures/p{i}.md", "content": f"step {i}\n",
-                          "basis": {"baseline": "b-7", "question_set": "qs-3", "data_revision": "d-1",
-                                    "design": "design-2"}},
-            "independent": {"different_agent_run": ["run-52", "ana"]}, "evidence": [],
-        }, actor="ana")
-    app = GatepostApp(store_path, person="ana")
-    async with app.run_test(size=(160, 50)) as pilot:
-        await settle(pilot)
-        await pilot.press("2")
-        await settle(pilot)
-        keys = list(app.screen.query_one(PagedList).keys)
-        await pilot.press("1")
-        await settle(pilot)
-    app = GatepostApp(store_path, person="ana")
-    async with app.run_test(size=(160, 50)) as pilot:
-        await settle(pilot)
-        app.open_item("cases", keys[60])  # the Cases screen made for the link
-        await settle(pilot)
-        table = app.screen.query_one(PagedList).table
-        shown = table.size.height - table.header_height  # the rows the table shows at once
-        assert table.cursor_row == 60
-        assert table.scroll_y == 60 - shown + 1, (table.scroll_y, shown)
