@@ -7,6 +7,7 @@ table is the stock DataTable with the PagedList's keys. The rows it draws are Da
 (tests/console/test_page_table_cells.py).
 """
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from rich.segment import Segment
@@ -109,69 +110,45 @@ class FastRows(_Table):
         finally:
             self._pass_styles = None
 
-    @property
-    def rich_style(self) -> Style:
+    def _once(self, key: object, compute: Callable[[], Any]) -> Any:
+        """`compute()` worked out once for `key` within one drawing (render_lines), every time outside one."""
         styles = self._pass_styles
         if styles is None:
-            return super().rich_style
-        found = styles.get("table")
+            return compute()
+        found = styles.get(key)
         if found is None:
-            found = styles["table"] = super().rich_style
+            found = styles[key] = compute()
         return found
+
+    @property
+    def rich_style(self) -> Style:
+        return cast(Style, self._once("table", lambda: super(FastRows, self).rich_style))
 
     @property
     def size(self) -> Size:
         """Read four times a line drawn, each working out the content region from the screen's map."""
-        styles = self._pass_styles
-        if styles is None:
-            return super().size
-        found = styles.get("size")
-        if found is None:
-            found = styles["size"] = super().size
-        return cast(Size, found)
+        return cast(Size, self._once("size", lambda: super(FastRows, self).size))
 
     @property
     def ordered_columns(self) -> list[Any]:
         """Read three times a line drawn, each a new list looked up column by column."""
-        styles = self._pass_styles
-        if styles is None:
-            return super().ordered_columns
-        found = styles.get("columns")
-        if found is None:
-            found = styles["columns"] = super().ordered_columns
-        return cast(list[Any], found)
+        return cast(list[Any], self._once("columns", lambda: super(FastRows, self).ordered_columns))
 
     @property
     def background_colors(self) -> tuple[Color, Color]:
         """Read on every line drawn (the padding after the last column), walking every ancestor."""
-        styles = self._pass_styles
-        if styles is None:
-            return super().background_colors
-        found = styles.get("background")
-        if found is None:
-            found = styles["background"] = super().background_colors
-        return cast("tuple[Color, Color]", found)
+        return cast("tuple[Color, Color]", self._once("background", lambda: super(FastRows, self).background_colors))
 
     def get_component_styles(self, *names: str) -> RenderStyles:
         """Within a drawing, a component's styles with their Rich style worked out once (_DrawnComponent)."""
-        styles = self._pass_styles
-        if styles is None:
-            return super().get_component_styles(*names)
-        key = ("component", names)
-        found = styles.get(key)
-        if found is None:
-            found = styles[key] = _DrawnComponent(super().get_component_styles(*names))
-        return cast(RenderStyles, found)
+        return cast(RenderStyles, self._once(
+            ("component", names), lambda: _DrawnComponent(super(FastRows, self).get_component_styles(*names))))
 
     def _get_row_style(self, row_index: int, base_style: Style) -> Style:
-        styles = self._pass_styles
-        if styles is None or (row_index >= self.fixed_rows and not self.zebra_stripes):
-            return super()._get_row_style(row_index, base_style)  # the base style itself, or not in a drawing
+        if row_index >= self.fixed_rows and not self.zebra_stripes:
+            return super()._get_row_style(row_index, base_style)  # the base style itself
         kind = "header" if row_index == -1 else "fixed" if row_index < self.fixed_rows else row_index % 2
-        found = styles.get(kind)
-        if found is None:
-            found = styles[kind] = super()._get_row_style(row_index, base_style)
-        return found
+        return cast(Style, self._once(kind, lambda: super(FastRows, self)._get_row_style(row_index, base_style)))
 
     def _render_line_in_row(self, row_key: Any, line_no: int, base_style: Style, cursor_location: Any,
                             hover_location: Any) -> Any:
