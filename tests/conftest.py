@@ -42,10 +42,10 @@ def cli(store_path: Path):
 
 
 def run_gatepost(*args: str, cwd: Path | None = None, env: dict | None = None,
-                 timeout: float = 60) -> subprocess.CompletedProcess:
-    """Run the real `gatepost` entry point in a subprocess, as a user would."""
+                 timeout: float = 60, stdin: int | None = None) -> subprocess.CompletedProcess:
+    """Run the real `gatepost` entry point in a subprocess, as a user would (stdin: e.g. subprocess.DEVNULL)."""
     full_env = {**os.environ, **(env or {})}
-    return subprocess.run([sys.executable, "-m", "gatepost", *args], cwd=cwd, env=full_env,
+    return subprocess.run([sys.executable, "-m", "gatepost", *args], cwd=cwd, env=full_env, stdin=stdin,
                           capture_output=True, text=True, timeout=timeout)
 
 

@@ -1,6 +1,7 @@
 """The CLI as a user meets it: help, init, actors, exit codes."""
 
 import json
+import subprocess
 
 from gatepost.store.kernel import os_user
 from tests.conftest import run_gatepost
@@ -77,3 +78,26 @@ def test_demo_refuses_to_replace_a_real_store(cli, store_path):
     assert result.exit_code == 2
     assert "not a demo store" in result.output
     assert json.loads(cli("actors", "list", "--json").output)[0]["name"] == "ana"
+
+
+def test_the_console_without_a_terminal_says_so_instead_of_spinning(tmp_path):
+    """A console whose stdin is not a terminal gets no key, and Textual's driver read its empty stdin in a busy
+    loop until killed: the command refuses with one line instead (a timeout here is that loop)."""
+    store = tmp_path / "store.db"
+    assert run_gatepost("--db", str(store), "init").returncode == 0
+    proc = run_gatepost("--db", str(store), "console", stdin=subprocess.DEVNULL, timeout=30)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip() == ("gatepost: console: stdin: not a terminal; the console reads its keys from one "
+                                   "(open it in a terminal, or in a browser with `gatepost serve`)")
+
+
+def test_the_demo_without_a_terminal_is_built_and_says_how_to_open_it(tmp_path):
+    """In a script (no terminal) `gatepost demo` builds the store and exits, naming the command that opens it."""
+    store = tmp_path / "demo.db"
+    proc = run_gatepost("--db", str(store), "demo", "-q", "--as", "ana", stdin=subprocess.DEVNULL, timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.strip() == (f"demo: the console is not opened: stdin: not a terminal; the console reads its "
+                                   f"keys from one (open it in a terminal, or in a browser with `gatepost serve`); "
+                                   f"open it with `gatepost --db {store} console`")
+    listed = run_gatepost("--db", str(store), "case", "list", "--json")
+    assert listed.returncode == 0 and json.loads(listed.stdout)
