@@ -593,6 +593,7 @@ MIGRATIONS = (
     "m018_rubric_answers_and_preferences",
     "m019_queue_rubrics_and_runs_compared",
     "m020_cases_counts",
+    "m021_evaluation_compact_task_order",
 )
 
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from .task_order import (
     backfill_figures,
     backfill_task_order,
+    compact_stored_orders,
     create_figures_table,
     create_task_order_tables,
 )
@@ -43,9 +44,16 @@ def m014_evaluation_every_run_order(db: Database) -> None:
     backfill_task_order(db)
 
 
+def m021_evaluation_compact_task_order(db: Database) -> None:
+    """Stored orders in the compact form: a chunk of a run's tasks as their ids, their split once and their
+    flags a character each, and no list of positions that holds every task (half the pages an import writes)."""
+    compact_stored_orders(db)
+
+
 EVALUATION_MIGRATIONS = {
     "m005_scale_run_task_order": m005_scale_run_task_order,
     "m007_formats_upstream_results_and_cache_key": m007_formats_upstream_results_and_cache_key,
     "m011_scale_run_task_figures": m011_scale_run_task_figures,
     "m014_evaluation_every_run_order": m014_evaluation_every_run_order,
+    "m021_evaluation_compact_task_order": m021_evaluation_compact_task_order,
 }

@@ -17,6 +17,7 @@ SQLite fills and sorts (`_TableTasks`); verify's check (`blocked_order`, `order_
 from __future__ import annotations
 
 import functools
+import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import chain, compress, groupby, repeat
@@ -32,9 +33,9 @@ PAGES_TABLE = "run_task_pages"
 COUNTS_TABLE = "run_task_counts"
 FIGURES_TABLE = "run_task_figures"
 TASK_CHUNK = 256
-# An entry of the list "all": [task_id, split, flags]; its position is chunk * CHUNK + its index.
-# The lists "failing", "differs", "flaky" and (with several splits) "split:<name>" hold positions; the
-# changed tasks are the first ones.
+# The list "all" holds each task as (task_id, split, flags) (stored compact: see _all_chunk); its position is
+# chunk * CHUNK + its index. The lists "failing", "differs", "flaky" and (with several splits) "split:<name>" hold
+# positions; one of the first three that would hold every task is not stored; the changed tasks are the first ones.
 FLAG_CHANGED, FLAG_DIFFERS, FLAG_FLAKY, FLAG_FAILING, FLAG_WAS_KNOWN, FLAG_WAS_PASSED = 1, 2, 4, 8, 16, 32
 
 _DDL = [
@@ -42,7 +43,7 @@ _DDL = [
         run_id TEXT NOT NULL REFERENCES evaluation_runs(id),
         list TEXT NOT NULL,            -- all | failing | differs | flaky | split:<name>
         chunk INTEGER NOT NULL,        -- items chunk*CHUNK .. chunk*CHUNK+CHUNK-1 of the list
-        entries TEXT NOT NULL,         -- JSON: all: [[task_id, split, flags]]; the others: [position]
+        entries TEXT NOT NULL,         -- JSON: all: {{tasks, split or splits, flags}}; the others: [position]
         PRIMARY KEY (run_id, list, chunk)
     ) WITHOUT ROWID""",
     f"""CREATE TABLE IF NOT EXISTS {COUNTS_TABLE} (
@@ -235,6 +236,7 @@ def _group(flags: int) -> int:
 _IN_GROUP = [bytes(flags < 64 and _group(flags) == group for flags in range(256)) for group in range(3)]
 
 _LISTED = (("failing", FLAG_FAILING), ("differs", FLAG_DIFFERS), ("flaky", FLAG_FLAKY))  # lists of positions
+_COUNTED = (("failing", 1), ("differs", 4), ("flaky", 5))  # each list's place in a split's counts (see _count)
 # per listed flag, a bytes.translate table: a task's flags (one byte) to 1 when that flag is set, else 0
 _HAS_BIT = {bit: bytes(bool(flags & bit) for flags in range(256)) for _, bit in _LISTED}
 
@@ -260,6 +262,9 @@ class _Order:
         self.group_of = {(was, c, b): _group(flags_of[was, c, b]) for _, was, c, b in tally}
         self.groups = sorted(set(self.group_of.values()))
         self.several = len({split or "" for split, *_ in tally}) > 1  # else the list "all" is the split's list
+        # the listed flags every task has: their lists are not stored (a page reads their positions as they are)
+        tasks = sum(c[0] for c in self.counts.values())
+        self.whole = {name for name, at in _COUNTED if sum(c[at] for c in self.counts.values()) == tasks}
 
     def pages(self, run_id: str, ordered: Iterable[_Listed]) -> Iterator[list[tuple[str, str, int, str]]]:
         """The run_task_pages rows (run_id, list, chunk, entries), a batch's worth at a time, from the run's tasks
@@ -273,12 +278,12 @@ class _Order:
         """`pages`, from the tasks in review order with their flags in hand instead of their keys."""
         chunks, position = _Chunks(run_id), 0
         for tasks, splits, flags in ordered:
-            chunks.extend("all", list(zip(tasks, splits, flags, strict=True)))
-            positions = range(position, position + len(tasks))
-            present = set(flags)
             flag_bytes = bytes(flags)  # a task's flags are < 64: a byte each, masked per list by translate (in C)
+            chunks.extend_all(tasks, splits, flag_bytes)
+            positions = range(position, position + len(tasks))
+            present = set(flag_bytes)
             for name, bit in _LISTED:
-                if any(f & bit for f in present):
+                if name not in self.whole and any(f & bit for f in present):
                     chunks.extend(name, list(compress(positions, flag_bytes.translate(_HAS_BIT[bit]))))
             if self.several:
                 named = [split or "" for split in splits]
@@ -530,6 +535,68 @@ def _dumps(items: Sequence[Any]) -> str:
     return _encoder()(items).decode("utf-8")
 
 
+# A chunk of the list "all" is a JSON object: its tasks' ids ("tasks"), their split once ("split") when they share
+# one, else each task's ("splits"), and their flags as one character each ("flags": the flags' value, 0..63, as
+# an index into _FLAG_CHARS, base64url's alphabet: no character JSON escapes). About half the bytes of a list of
+# [task_id, split, flags] per task, so half the pages an import writes and commits for its orders.
+_FLAG_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+_FLAG_TO_CHAR = _FLAG_CHARS + bytes(256 - len(_FLAG_CHARS))
+_CHAR_TO_FLAG = bytes(max(_FLAG_CHARS.find(bytes([char])), 0) for char in range(256))
+
+
+def _all_chunk(tasks: Sequence[str], splits: Sequence[Any], flags: bytes) -> str:
+    """The stored text of a chunk of the list "all" (flags below 64, a byte each)."""
+    first = splits[0]
+    flag_text = flags.translate(_FLAG_TO_CHAR).decode("ascii")
+    if splits.count(first) == len(splits):
+        return _dumps({"tasks": tasks, "split": first, "flags": flag_text})  # type: ignore[arg-type]
+    return _dumps({"tasks": tasks, "splits": splits, "flags": flag_text})  # type: ignore[arg-type]
+
+
+def chunk_items(name: str, text: str) -> list[Any]:
+    """A stored chunk's items: of the list "all", each task as (task id, split, flags); of any other, positions. A
+    chunk of "all" in any other shape (an edit by hand: verify names its run) is given as it decodes."""
+    items = json.loads(text)
+    if name != "all" or not isinstance(items, dict):
+        return items  # type: ignore[no-any-return]
+    tasks, flags = items.get("tasks"), items.get("flags")
+    splits = items["splits"] if "splits" in items else repeat(items.get("split"))
+    if not isinstance(flags, str) or not isinstance(tasks, list):
+        return []
+    # the columns are as long as each other unless edited by hand (verify names the run): then the shortest
+    return list(zip(tasks, splits, flags.encode("ascii", "replace").translate(_CHAR_TO_FLAG), strict=False))
+
+
+def _compact_all(text: str) -> str | None:
+    """A chunk of "all" stored as a list of [task_id, split, flags] (before the compact form) in the compact form,
+    or None: not that list (left as it is; verify names its run)."""
+    try:
+        items = json.loads(text)
+        tasks, splits, flags = zip(*items, strict=True) if items else ((), (), ())
+        ok = bool(items) and all(type(t) is str for t in tasks) and all(type(f) is int for f in flags)
+        return _all_chunk(tasks, splits, bytes(flags)) if ok and max(flags) < 64 and min(flags) >= 0 else None
+    except (ValueError, TypeError):
+        return None
+
+
+def compact_stored_orders(db: Database) -> None:
+    """Every stored order in the compact form (m021_evaluation_compact_task_order): a chunk of the list "all" as
+    _all_chunk writes it, and no list of positions that holds every task of its run (failing, differs, flaky: the
+    run's counts say so, and a page reads such a list's positions as they are)."""
+    for name, column in (("failing", "failing"), ("differs", "differs"), ("flaky", "flaky")):
+        db.execute(f"DELETE FROM {PAGES_TABLE} WHERE list = ? AND run_id IN (SELECT run_id FROM {COUNTS_TABLE}"
+                   f" GROUP BY run_id HAVING SUM({column}) = SUM(tasks))", [name])
+    for (run_id,) in db.execute(f"SELECT DISTINCT run_id FROM {PAGES_TABLE} WHERE list = 'all'").fetchall():
+        chunk = -1
+        while batch := db.execute(f"SELECT chunk, entries FROM {PAGES_TABLE} WHERE run_id = ? AND list = 'all'"
+                                  " AND chunk > ? ORDER BY chunk LIMIT 256", [run_id, chunk]).fetchall():
+            compacted = [(compact, run_id, number) for number, text in batch
+                         if (compact := _compact_all(text)) is not None]
+            db.conn.executemany(f"UPDATE {PAGES_TABLE} SET entries = ? WHERE run_id = ? AND list = 'all'"
+                                " AND chunk = ?", compacted)
+            chunk = batch[-1][0]
+
+
 class _Chunks:
     """Lists cut into chunks as their items arrive: at most TASK_CHUNK open items per list; the closed
     chunks wait in `rows` (run_task_pages rows) for the caller to write."""
@@ -538,6 +605,7 @@ class _Chunks:
         self.run_id = run_id
         self.open: dict[str, tuple[int, list[Any]]] = {}  # list -> (its chunk number, the chunk's items so far)
         self.rows: list[tuple[str, str, int, str]] = []
+        self.open_all: tuple[int, tuple[Sequence[str], Sequence[Any], bytes]] = (0, ((), (), b""))
 
     def extend(self, name: str, items: list[Any]) -> None:
         """Items appended to a list, a chunk at a time."""
@@ -550,9 +618,26 @@ class _Chunks:
             number += 1
         self.open[name] = (number, open_[full:] if full else open_)
 
+    def extend_all(self, tasks: Sequence[str], splits: Sequence[Any], flags: bytes) -> None:
+        """Tasks appended to the list "all", as columns: their ids, splits and flags (a byte each)."""
+        number, (open_tasks, open_splits, open_flags) = self.open_all
+        if open_tasks:
+            tasks, splits, flags = [*open_tasks, *tasks], [*open_splits, *splits], open_flags + flags
+        full = len(tasks) - len(tasks) % TASK_CHUNK
+        run_id, rows = self.run_id, self.rows
+        for start in range(0, full, TASK_CHUNK):
+            end = start + TASK_CHUNK
+            rows.append((run_id, "all", number, _all_chunk(tasks[start:end], splits[start:end], flags[start:end])))
+            number += 1
+        self.open_all = (number, (tasks[full:], splits[full:], flags[full:]))
+
     def take(self, *, last: bool = False) -> list[tuple[str, str, int, str]]:
         """The closed chunks (with `last`, every open one too), handed over once."""
         if last:
+            number, (tasks, splits, flags) = self.open_all
+            if tasks:
+                self.rows.append((self.run_id, "all", number, _all_chunk(tasks, splits, flags)))
+            self.open_all = (0, ((), (), b""))
             self.rows.extend((self.run_id, name, number, _dumps(items))
                              for name, (number, items) in self.open.items() if items)
             self.open = {}

@@ -25,6 +25,7 @@ from .task_order import (
     FLAG_WAS_KNOWN,
     FLAG_WAS_PASSED,
     TASK_CHUNK,
+    chunk_items,
     neighbour_run,
 )
 
@@ -130,12 +131,15 @@ class _Order:
                 clause, values = one_of("chunk", chosen)
                 part = f" AND {clause}"
                 params.extend(values)
-            out.extend((n, json.loads(text)) for n, text in
+            out.extend((n, chunk_items(name, text)) for n, text in
                        self.db.execute(sql + part + " ORDER BY chunk", params).fetchall())
         return out
 
-    def positions(self, name: str, start: int, stop: int) -> list[int]:
-        """Items start..stop-1 of a list of positions (failing, differs, flaky, split:<name>)."""
+    def positions(self, name: str, start: int, stop: int, *, whole: bool = False) -> list[int]:
+        """Items start..stop-1 of a list of positions (failing, differs, flaky, split:<name>); `whole`: the list
+        holds every task (its count is the run's), so it is not stored: its positions are the tasks'."""
+        if whole:
+            return list(range(start, stop))
         if stop <= start:
             return []
         first = start // TASK_CHUNK
@@ -209,7 +213,8 @@ def run_task_page(db: Database, run_id: str, *, filter: str | None = None, split
         if not by_split and filter in (None, "changed"):  # the changed tasks are the first ones
             found = order.at(list(range(offset, stop)))
         elif not by_split:
-            found = order.at(order.positions(filter or "", offset, stop))
+            found = order.at(order.positions(filter or "", offset, stop,
+                                             whole=split_totals[filter or ""] == split_totals["tasks"]))
         elif filter is None:
             found = order.at(order.positions(f"split:{split}", offset, stop))
         else:  # a filter within one split of several: the split's tasks in order until the page is full

@@ -55,6 +55,8 @@ HELPERS = {
 EXEMPT = {
     "store/evaluation/task_order.py::backfill_task_order": "a migration's step: the order of runs stored before it existed",
     "store/evaluation/task_order.py::backfill_figures": "a migration's step: the counts of runs stored before it existed",
+    "store/evaluation/task_order.py::compact_stored_orders": "a migration's step: orders stored before the compact "
+                                                            "form, written in it",
     "store/cases/counts.py::create_case_counts": "a migration's step: the case lists' totals counted from the cases "
                                                  "stored before they were kept (triggers on cases keep them after)",
     "store/evaluation/task_order.py::_fill_tasks": "a large run's tasks in a temporary table (this connection's, "

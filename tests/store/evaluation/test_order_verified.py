@@ -50,6 +50,10 @@ def test_stored_orders_verify_and_verify_changes_nothing(tmp_path: Path, monkeyp
 @pytest.mark.parametrize("edit, table", [
     ("UPDATE run_task_pages SET entries = '[]' WHERE run_id = :run AND list = 'failing'", "run_task_pages"),
     ("DELETE FROM run_task_pages WHERE run_id = :run AND list = 'differs'", "run_task_pages"),
+    # one task's flags (a character each in a chunk of the list "all") changed
+    ("UPDATE run_task_pages SET entries = substr(entries, 1, instr(entries, '\"flags\":\"') + 8)"
+     " || CASE substr(entries, instr(entries, '\"flags\":\"') + 9, 1) WHEN 'A' THEN 'B' ELSE 'A' END"
+     " || substr(entries, instr(entries, '\"flags\":\"') + 10) WHERE run_id = :run AND list = 'all'", "run_task_pages"),
     ("UPDATE run_task_counts SET failing = failing - 1 WHERE run_id = :run", "run_task_counts"),
 ])
 def test_an_order_edited_by_hand_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, edit: str, table: str):
