@@ -101,9 +101,10 @@ def create_figures_table(db: Database) -> None:
     db.execute(_FIGURES_DDL)
 
 
-def _write_figures(db: Database, run_id: str, figures: _Figures) -> None:
-    """Store a run's statistics counts (only when they are all its statistics need: one attempt a side)."""
-    if figures.single and db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", [FIGURES_TABLE]).fetchone():
+def _write_figures(db: Database, run_id: str, figures: _Figures, migrated: bool = False) -> None:
+    """Store a run's statistics counts (only when they are all its statistics need: one attempt a side).
+    `migrated`: the store has every table (an act's: not a migration from before the counts' table)."""
+    if figures.single and (migrated or _has_figures(db)):
         db.execute(f"INSERT INTO {FIGURES_TABLE} (run_id, {', '.join(FIGURE_NAMES)}) VALUES (?{', ?' * 8})",
                    [run_id, *figures.row()])
 
@@ -149,11 +150,19 @@ def create_task_order_tables(db: Database) -> None:
 
 def neighbour_run(db: Database, run_id: str, *, after: bool) -> str | None:
     """The run of the same suite and skill just before (or after) this one, by start time then id."""
+    row = _run_key(db, run_id)
+    return _neighbour(db, run_id, row, after=after) if row else None
+
+
+def _run_key(db: Database, run_id: str) -> tuple[Any, Any, str] | None:
+    """What a run's neighbours are found by: its suite, its skill, its start time ('' for none)."""
     row = db.execute("SELECT suite_id, skill_id, COALESCE(started_at, '') FROM evaluation_runs WHERE id = ?",
                      [run_id]).fetchone()
-    if not row:
-        return None
-    suite_id, skill_id, started = row
+    return tuple(row) if row else None
+
+
+def _neighbour(db: Database, run_id: str, key: tuple[Any, Any, str], *, after: bool) -> str | None:
+    suite_id, skill_id, started = key
     sql = _NEIGHBOUR.format(op=">" if after else "<", direction="ASC" if after else "DESC")
     found = db.execute(sql, [suite_id, skill_id, run_id, started, started, run_id]).fetchone()
     return found[0] if found else None
@@ -500,25 +509,26 @@ def _columns(rows: Sequence[Sequence[Any]]) -> tuple[Sequence[Any], Sequence[str
 
 
 def _write(db: Database, run_id: str, previous: str | None, order: _Order,
-           pages: Iterable[list[tuple[str, str, int, str]]], *, fresh: bool = False) -> None:
+           pages: Iterable[list[tuple[str, str, int, str]]], *, fresh: bool = False, migrated: bool = False) -> None:
     """Store a run's order: its lists in chunks of TASK_CHUNK items (`pages`), its counts per split, its statistics
-    counts. `fresh`: the run is stored by this act, so none of its order is stored yet (nothing to drop)."""
+    counts. `fresh`: the run is stored by this act, so none of its order is stored yet (nothing to drop);
+    `migrated`: the store has every table (see _write_figures)."""
     if not fresh:
-        _forget(db, run_id)
+        _forget(db, run_id, migrated)
     for rows in pages:
         if rows:
             db.conn.executemany(_INSERT_PAGE, rows)
-    _write_counts(db, run_id, previous, order.counts, order.figures)
+    _write_counts(db, run_id, previous, order.counts, order.figures, migrated)
 
 
 def _write_counts(db: Database, run_id: str, previous: str | None, counts: dict[str, list[int]],
-                  figures: _Figures) -> None:
+                  figures: _Figures, migrated: bool = False) -> None:
     """A run's counts per split and its statistics counts."""
     db.conn.executemany(
         f"INSERT INTO {COUNTS_TABLE} (run_id, split, previous_run, tasks, failing, changed, changed_now_pass,"
         " differs, flaky) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [(run_id, split, previous, *values) for split, values in counts.items()])
-    _write_figures(db, run_id, figures)
+    _write_figures(db, run_id, figures, migrated)
 
 
 @functools.cache
@@ -645,11 +655,16 @@ class _Chunks:
         return rows
 
 
-def _forget(db: Database, run_id: str) -> None:
+def _forget(db: Database, run_id: str, migrated: bool = False) -> None:
     db.execute(f"DELETE FROM {PAGES_TABLE} WHERE run_id = ?", [run_id])
     db.execute(f"DELETE FROM {COUNTS_TABLE} WHERE run_id = ?", [run_id])
-    if db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", [FIGURES_TABLE]).fetchone():
+    if migrated or _has_figures(db):
         db.execute(f"DELETE FROM {FIGURES_TABLE} WHERE run_id = ?", [run_id])
+
+
+def _has_figures(db: Database) -> bool:
+    """Whether the statistics counts' table is there (not while a store from before it is migrated)."""
+    return db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", [FIGURES_TABLE]).fetchone() is not None
 
 
 def stored_orders(db: Database) -> list[str]:
@@ -725,11 +740,14 @@ def _general_order(previous: str | None, before: Mapping[str, Any] | tuple[Seque
 
 
 def _store_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] | None = None, *,
-                 held: HeldRuns | None = None, fresh: bool = False) -> None:
+                 held: HeldRuns | None = None, fresh: bool = False, after: tuple[str | None] | None = None,
+                 migrated: bool = False) -> None:
     """Build and store a run's order, from its results in hand (`rows`, as inserted), from its Tasks when `held`
     has them (only its previous run's passes are new), else read back. A run whose Tasks were in memory is kept in
-    `held` (what the runs after and before it compare with)."""
-    previous = neighbour_run(db, run_id, after=False)
+    `held` (what the runs after and before it compare with). `after`: (its previous run,) when the caller knows
+    it; `migrated`: the store has every table (an act's, see _write_figures)."""
+    previous = after[0] if after is not None else neighbour_run(db, run_id, after=False)
+    written = functools.partial(_write, db, run_id, previous, fresh=fresh, migrated=migrated)
     kept = held.tasks(run_id) if held is not None and rows is None else None
     source: _Held | _TableTasks
     if rows is not None:
@@ -740,14 +758,14 @@ def _store_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] | None
         if coded is not None:  # an import's shape: ordered by the tasks' codes, its Tasks held as _in_memory makes them
             if held is not None:
                 held.keep(run_id, _coded_tasks(blocks), like=previous)
-            _write(db, run_id, previous, coded[0], _coded_pages(run_id, coded), fresh=fresh)
+            written(coded[0], _coded_pages(run_id, coded))
             return
         source = _Held(_in_memory(blocks, before))
     elif kept is not None:
         before = _before(db, previous, held)
         coded = _coded_kept(before, kept)
         if coded is not None:
-            _write(db, run_id, previous, coded[0], _coded_pages(run_id, coded), fresh=fresh)
+            written(coded[0], _coded_pages(run_id, coded))
             return
         source = _Held(kept._replace(was=_was(before, kept.tasks)))
     else:
@@ -755,7 +773,7 @@ def _store_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] | None
     if held is not None and kept is None and isinstance(source, _Held):
         held.keep(run_id, source.tasks, like=previous)
     order = _Order(source.tally)
-    _write(db, run_id, previous, order, source.pages(order, run_id), fresh=fresh)
+    written(order, source.pages(order, run_id))
 
 
 def _coded_tasks(blocks: Sequence[Block]) -> Tasks:
@@ -881,10 +899,12 @@ def refresh_task_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] 
     up to date here; the caller drops this run from it when the act does not commit.
     """
     held = held if held is not None else HeldRuns()
-    _store_order(db, run_id, rows, held=held, fresh=True)
-    following = neighbour_run(db, run_id, after=True)
+    key = _run_key(db, run_id)
+    previous, following = (_neighbour(db, run_id, key, after=False), _neighbour(db, run_id, key, after=True)) \
+        if key is not None else (None, None)
+    _store_order(db, run_id, rows, held=held, fresh=True, after=(previous,), migrated=True)
     if following is not None:  # its previous run is now this one: what its candidate passed is held
-        _store_order(db, following, held=held)
+        _store_order(db, following, held=held, after=(run_id,), migrated=True)
 
 
 def backfill_task_order(db: Database) -> None:
