@@ -241,8 +241,10 @@ def _group(flags: int) -> int:
     return 0 if flags & FLAG_CHANGED else 1 if flags & FLAG_DIFFERS else 2
 
 
-# per group, a bytes.translate table: a task's flags (one byte) to 1 when they put it in that group, else 0
+# per group, a bytes.translate table: a task's flags (one byte) to 1 when they put it in that group, else 0; and the
+# flags that do not (deleted by translate, the group's flags kept in order)
 _IN_GROUP = [bytes(flags < 64 and _group(flags) == group for flags in range(256)) for group in range(3)]
+_OUT_OF_GROUP = [bytes(flags for flags in range(256) if not _IN_GROUP[group][flags]) for group in range(3)]
 
 _LISTED = (("failing", FLAG_FAILING), ("differs", FLAG_DIFFERS), ("flaky", FLAG_FLAKY))  # lists of positions
 _COUNTED = (("failing", 1), ("differs", 4), ("flaky", 5))  # each list's place in a split's counts (see _count)
@@ -287,13 +289,15 @@ class _Order:
         """`pages`, from the tasks in review order with their flags in hand instead of their keys."""
         chunks, position = _Chunks(run_id), 0
         for tasks, splits, flags in ordered:
-            flag_bytes = bytes(flags)  # a task's flags are < 64: a byte each, masked per list by translate (in C)
+            # a task's flags are < 64: a byte each, masked per list by translate (in C)
+            flag_bytes = flags if isinstance(flags, bytes) else bytes(flags)
             chunks.extend_all(tasks, splits, flag_bytes)
             positions = range(position, position + len(tasks))
-            present = set(flag_bytes)
             for name, bit in _LISTED:
-                if name not in self.whole and any(f & bit for f in present):
-                    chunks.extend(name, list(compress(positions, flag_bytes.translate(_HAS_BIT[bit]))))
+                if name not in self.whole:
+                    listed = flag_bytes.translate(_HAS_BIT[bit])
+                    if b"\1" in listed:
+                        chunks.extend(name, list(compress(positions, listed)))
             if self.several:
                 named = [split or "" for split in splits]
                 for split in dict.fromkeys(named):
@@ -748,7 +752,7 @@ def _store_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] | None
     it; `migrated`: the store has every table (an act's, see _write_figures)."""
     previous = after[0] if after is not None else neighbour_run(db, run_id, after=False)
     written = functools.partial(_write, db, run_id, previous, fresh=fresh, migrated=migrated)
-    kept = held.tasks(run_id) if held is not None and rows is None else None
+    kept = held.held(run_id) if held is not None and rows is None else None
     source: _Held | _TableTasks
     if rows is not None:
         sides, tasks, passed, splits = _columns(rows)
@@ -757,7 +761,7 @@ def _store_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] | None
         coded = _coded_blocks(before, blocks)
         if coded is not None:  # an import's shape: ordered by the tasks' codes, its Tasks held as _in_memory makes them
             if held is not None:
-                held.keep(run_id, _coded_tasks(blocks), like=previous)
+                held.keep_coded(run_id, blocks, coded[2], like=previous)
             written(coded[0], _coded_pages(run_id, coded))
             return
         source = _Held(_in_memory(blocks, before))
@@ -767,7 +771,7 @@ def _store_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] | None
         if coded is not None:
             written(coded[0], _coded_pages(run_id, coded))
             return
-        source = _Held(kept._replace(was=_was(before, kept.tasks)))
+        source = _Held(_tasks_of(kept)._replace(was=_was(before, kept.tasks)))
     else:
         source = _stored_tasks(db, run_id, previous, held)
     if held is not None and kept is None and isinstance(source, _Held):
@@ -776,34 +780,23 @@ def _store_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] | None
     written(order, source.pages(order, run_id))
 
 
-def _coded_tasks(blocks: Sequence[Block]) -> Tasks:
-    """The Tasks of blocks `_coded_blocks` ordered (what _in_memory makes of them): each task's state on a side from
-    its one pass, by a byte table."""
-    candidate = next(block for block in blocks if block.side == "candidate")
-    baseline = next((block for block in blocks if block.side == "baseline"), None)
-    tasks = blocks[0].tasks
-    return Tasks(tasks, list(blocks[-1].splits), list(bytes(candidate.passed).translate(_STATE_OF_PASS)),
-                 list(bytes(baseline.passed).translate(_STATE_OF_PASS)) if baseline is not None else [None] * len(tasks),
-                 ())
-
-
-def _coded_kept(before: Mapping[str, Any] | tuple[Sequence[str], Sequence[Any]], kept: Tasks
+def _coded_kept(before: Mapping[str, Any] | tuple[Sequence[str], Sequence[Any]], kept: _Kept
                 ) -> tuple[_Order, Sequence[str], Any, bytes] | None:
-    """`_coded` of a held run's Tasks when each task has one result a side (its states _ONCE's) or none at all on
-    the baseline side, under one split; None for any other (the general path answers)."""
-    splits = set(kept.splits)
-    states = set(kept.candidate)
-    if len(splits) != 1 or not states <= _ONCE_STATES:
+    """`_coded` of a held run when each task has one result a side (its states _ONCE's) or none at all on the
+    baseline side, under one split; None for any other (the general path answers)."""
+    if isinstance(kept.splits, tuple):
+        (split,) = kept.splits
+    elif not kept.splits or kept.splits.count(split := kept.splits[0]) != len(kept.splits):
         return None
-    baseline = set(kept.baseline)
-    if baseline == {None}:
-        passes = None
-    elif baseline <= _ONCE_STATES:
-        passes = kept.baseline
-    else:
-        return None
-    (split,) = splits
-    return _coded(before, kept.tasks, split, kept.candidate, passes)  # a state's byte maps to its pass (_BIT)
+    if not isinstance(kept.candidate, bytes) and not set(kept.candidate) <= _ONCE_STATES:
+        return None  # held as bytes: the states of one pass each (HeldRuns.keep_coded)
+    if kept.baseline is not None and not isinstance(kept.baseline, bytes):
+        baseline = set(kept.baseline)
+        if baseline == {None}:
+            return _coded(before, kept.tasks, split, kept.candidate, None)
+        if not baseline <= _ONCE_STATES:
+            return None
+    return _coded(before, kept.tasks, split, kept.candidate, kept.baseline)  # a state's byte maps to its pass (_BIT)
 
 
 def _coded_pages(run_id: str, coded: tuple[_Order, Sequence[str], Any, bytes]
@@ -817,19 +810,22 @@ def _coded_pages(run_id: str, coded: tuple[_Order, Sequence[str], Any, bytes]
 HELD_TASKS = 200_000
 
 
-# a task's pass@k by its state on a side (see _ONCE); None where the side has no result for it
+# a task's pass@k by its state on a side (see _ONCE); None where the side has no result for it; as a bytes.translate
+# table, for states held as bytes
 _PASS_OF: dict[int | None, int | None] = {None: None, **{state: state & 1 for state in range(8)}}
+_PASS_OF_STATE = bytes(state & 1 for state in range(256))
 
 
 class _Kept(NamedTuple):
     """A held run's Tasks, small: its task ids the very list of the run it was compared with when they are the
     same (the runs of a suite mostly list the same tasks), its split once when every task has the same one (a
-    1-tuple)."""
+    1-tuple), its states on a side as bytes when each task has one result there (an import's shape), its baseline
+    states None when it has no baseline result at all."""
 
     tasks: list[str]
     splits: list[Any] | tuple[Any]
-    candidate: list[int | None]
-    baseline: list[int | None]
+    candidate: list[int | None] | bytes
+    baseline: list[int | None] | bytes | None
 
 
 class HeldRuns:
@@ -852,11 +848,27 @@ class HeldRuns:
         n = len(tasks.tasks)
         if n > self.limit:
             return
-        other = self.runs.get(like) if like is not None else None
-        names = other.tasks if other is not None and other.tasks == tasks.tasks else list(tasks.tasks)
         splits = set(tasks.splits)
-        self.runs[run_id] = _Kept(names, (splits.pop(),) if len(splits) == 1 else list(tasks.splits),
-                                  list(tasks.candidate), list(tasks.baseline))
+        self._keep(run_id, tasks.tasks, (splits.pop(),) if len(splits) == 1 else list(tasks.splits),
+                   list(tasks.candidate), list(tasks.baseline), like)
+
+    def keep_coded(self, run_id: str, blocks: Sequence[Block], split: Any, *, like: str | None = None) -> None:
+        """Keep a run `_coded_blocks` ordered (one split; each task once a side): its states by a byte table from
+        its passes, as bytes."""
+        self.drop(run_id)
+        candidate = next(block for block in blocks if block.side == "candidate")
+        baseline = next((block for block in blocks if block.side == "baseline"), None)
+        self._keep(run_id, blocks[0].tasks, (split,), bytes(candidate.passed).translate(_STATE_OF_PASS),
+                   bytes(baseline.passed).translate(_STATE_OF_PASS) if baseline is not None else None, like)
+
+    def _keep(self, run_id: str, tasks: Sequence[str], splits: list[Any] | tuple[Any],
+              candidate: list[int | None] | bytes, baseline: list[int | None] | bytes | None, like: str | None) -> None:
+        n = len(tasks)
+        if n > self.limit:
+            return
+        other = self.runs.get(like) if like is not None else None
+        names = other.tasks if other is not None and other.tasks == tasks else list(tasks)
+        self.runs[run_id] = _Kept(names, splits, candidate, baseline)
         self.size += n
         while self.size > self.limit:
             self.drop(next(iter(self.runs)))
@@ -873,18 +885,30 @@ class HeldRuns:
             self.runs[run_id] = kept  # used last: dropped last
         return kept
 
+    def held(self, run_id: str) -> _Kept | None:
+        """A held run as kept (see `tasks`), or None."""
+        return self._kept(run_id)
+
     def tasks(self, run_id: str) -> Tasks | None:
         """A held run's Tasks (its previous run's passes left empty), or None."""
         kept = self._kept(run_id)
-        if kept is None:
-            return None
-        splits = list(kept.splits) * len(kept.tasks) if isinstance(kept.splits, tuple) else kept.splits
-        return Tasks(kept.tasks, splits, kept.candidate, kept.baseline, ())
+        return None if kept is None else _tasks_of(kept)
 
-    def passes(self, run_id: str) -> tuple[Sequence[str], list[int | None]] | None:
+    def passes(self, run_id: str) -> tuple[Sequence[str], Sequence[int | None]] | None:
         """A held run's candidate pass@k per task, as its tasks and their passes (None: no candidate result)."""
         kept = self._kept(run_id)
-        return None if kept is None else (kept.tasks, list(map(_PASS_OF.__getitem__, kept.candidate)))
+        if kept is None:
+            return None
+        if isinstance(kept.candidate, bytes):
+            return kept.tasks, kept.candidate.translate(_PASS_OF_STATE)
+        return kept.tasks, list(map(_PASS_OF.__getitem__, kept.candidate))
+
+
+def _tasks_of(kept: _Kept) -> Tasks:
+    """A held run's Tasks (its previous run's passes left empty)."""
+    n = len(kept.tasks)
+    splits = list(kept.splits) * n if isinstance(kept.splits, tuple) else kept.splits
+    return Tasks(kept.tasks, splits, kept.candidate, [None] * n if kept.baseline is None else kept.baseline, ())
 
 
 def refresh_task_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] | None = None, *,
@@ -975,12 +999,11 @@ def _coded_blocks(before: Mapping[str, Any] | tuple[Sequence[str], Sequence[Any]
         candidate, baseline = blocks[0], None
     else:
         return None
-    tasks = blocks[0].tasks
-    split_values = set(blocks[-1].splits)
-    if len(split_values) != 1 or (baseline is not None and blocks[1].tasks is not tasks
-                                  and list(blocks[1].tasks) != list(tasks)) or len(set(tasks)) != len(tasks):
+    tasks, splits = blocks[0].tasks, blocks[-1].splits
+    split = splits[0]
+    if splits.count(split) != len(splits) or (baseline is not None and blocks[1].tasks is not tasks
+                                              and list(blocks[1].tasks) != list(tasks)) or len(set(tasks)) != len(tasks):
         return None
-    (split,) = split_values
     return _coded(before, tasks, split, candidate.passed, baseline.passed if baseline is not None else None)
 
 
@@ -1004,5 +1027,5 @@ def _coded(before: Mapping[str, Any] | tuple[Sequence[str], Sequence[Any]], task
     if len(order.groups) > 1:  # each group's tasks in turn, picked by a mask of their flags (a byte each: < 64)
         in_group = [flags.translate(_IN_GROUP[group]) for group in order.groups]
         tasks = list(chain.from_iterable(compress(tasks, mask) for mask in in_group))
-        flags = b"".join(bytes(compress(flags, mask)) for mask in in_group)
+        flags = b"".join(flags.translate(None, _OUT_OF_GROUP[group]) for group in order.groups)
     return order, tasks, split, flags

@@ -233,3 +233,20 @@ def test_orders_of_an_imports_commonest_shape_are_the_orders_every_shape_gets(
     list(import_artifacts(general, files, actor="ci"))
     general.close()
     assert _orders(tmp_path / "coded.db") == _orders(tmp_path / "general.db")
+
+
+def test_a_run_without_results_is_ordered_again_when_an_older_run_lands(tmp_path: Path):
+    """A run of no task results is held like any other; when an older run of its skill is imported after it, its
+    (empty) order is written again from what is held, and verify finds every order what its results give."""
+    def artifact(name: str, day: int, results: list[dict]) -> Path:
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps({"skill_id": "s", "execution_pass_rate": 0.0, "baseline_pass_rate": 0.0,
+                                    "delta": 0.0, "verdict": "pass", "started_at": f"2026-05-{day:02d}T08:00:00Z",
+                                    "candidate_results": results, "baseline_results": []}), encoding="utf-8")
+        return path
+    older = artifact("older", 1, [{"task_id": "t1", "passed": False}])
+    db = open_store(tmp_path / "s.db")
+    done = list(import_artifacts(db, [artifact("empty", 2, []), older], actor="ci"))
+    assert [stored for _, _, stored in done] == [True, True]
+    assert verify_store(db).findings == []
+    db.close()
