@@ -416,7 +416,7 @@ def read_artifact_file(path: str | Path) -> ReadArtifact:
     if n:  # the seal hashes a line per row, every column of it: a column left out is hashed as null, so a row is
         # made with its nulls here (the encoder writing them is a third of the time of adding them to its lines)
         pad = [repeat(None, n) for _ in range(len(TASK_COLUMNS) - len(columns))]
-        sealed.add(list(zip(*columns, *pad, strict=True)), as_stored=True)
+        sealed.add_whole(zip(*columns, *pad, strict=True))
     return ReadArtifact(path, run_id, parsed, _interleaved(columns, n), len(columns) if n else 0,
                         sealed.hexdigest(), str(path.resolve()))
 

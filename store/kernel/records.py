@@ -21,7 +21,7 @@ after checking each against what it sealed: one `audit.records_resealed` event.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from math import copysign
@@ -211,6 +211,15 @@ class StreamedRecords:
             self.found = True
             self.hash.update(record_lines(rows, len(self.source.columns)))
         return rows
+
+    def add_whole(self, rows: Iterable[Sequence[Any]]) -> None:
+        """Hash rows of every column (the source's `columns` order, nothing left out), their REAL values as SQLite
+        stores them, next in the act, as they are made (an iterator: encoded one by one, no list of them held)."""
+        assert self.adopted is None, "rows hashed after a digest was adopted"
+        lines = _encoder().encode_lines(rows)
+        if lines:
+            self.found = True
+            self.hash.update(lines)
 
     def hexdigest(self) -> str | None:
         """The digest records_digest gives (None: no records)."""
