@@ -751,7 +751,6 @@ def _store_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] | None
     `held` (what the runs after and before it compare with). `after`: (its previous run,) when the caller knows
     it; `migrated`: the store has every table (an act's, see _write_figures)."""
     previous = after[0] if after is not None else neighbour_run(db, run_id, after=False)
-    written = functools.partial(_write, db, run_id, previous, fresh=fresh, migrated=migrated)
     kept = held.held(run_id) if held is not None and rows is None else None
     source: _Held | _TableTasks
     if rows is not None:
@@ -762,14 +761,14 @@ def _store_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] | None
         if coded is not None:  # an import's shape: ordered by the tasks' codes, its Tasks held as _in_memory makes them
             if held is not None:
                 held.keep_coded(run_id, blocks, coded[2], like=previous)
-            written(coded[0], _coded_pages(run_id, coded))
+            _write(db, run_id, previous, coded[0], _coded_pages(run_id, coded), fresh=fresh, migrated=migrated)
             return
         source = _Held(_in_memory(blocks, before))
     elif kept is not None:
         before = _before(db, previous, held)
         coded = _coded_kept(before, kept)
         if coded is not None:
-            written(coded[0], _coded_pages(run_id, coded))
+            _write(db, run_id, previous, coded[0], _coded_pages(run_id, coded), fresh=fresh, migrated=migrated)
             return
         source = _Held(_tasks_of(kept)._replace(was=_was(before, kept.tasks)))
     else:
@@ -777,7 +776,7 @@ def _store_order(db: Database, run_id: str, rows: Sequence[Sequence[Any]] | None
     if held is not None and kept is None and isinstance(source, _Held):
         held.keep(run_id, source.tasks, like=previous)
     order = _Order(source.tally)
-    written(order, source.pages(order, run_id))
+    _write(db, run_id, previous, order, source.pages(order, run_id), fresh=fresh, migrated=migrated)
 
 
 def _coded_kept(before: Mapping[str, Any] | tuple[Sequence[str], Sequence[Any]], kept: _Kept
