@@ -968,16 +968,77 @@ def _codes(before: Mapping[str, Any] | tuple[Sequence[str], Sequence[Any]], task
 def _aligned_order(previous: str | None, before: Mapping[str, Any] | tuple[Sequence[str], Sequence[Any]],
                    blocks: Sequence[Block]) -> tuple[set[tuple[str, int, str]], set[tuple[Any, ...]], tuple[int, ...]] | None:
     """blocked_order of an import's shape (a candidate block and a baseline block listing the same tasks once each,
-    in the same order, under one split), built from the columns as they come by `_coded`. None: not that shape
-    (or, though one attempt a side cannot make it, a run with repeated attempts): the general path answers."""
-    if len(blocks) != 2 or {blocks[0].side, blocks[1].side} != {"candidate", "baseline"}:
+    in the same order, under one split): what `_coded` and `_Order` make of it, worked out straight from each task's
+    code (_codes) with what each code counts for (_CODE_COUNTS, _CODE_CELL) and the lists cut into chunks as _Chunks
+    cuts them. None: not that shape (or a pass outside 0..255): the general path answers."""
+    if len(blocks) != 2:
         return None
-    coded = _coded_blocks(before, blocks)
-    if coded is None:
+    first, second = blocks
+    if first.side == "candidate" and second.side == "baseline":
+        candidate, baseline = first, second
+    elif first.side == "baseline" and second.side == "candidate":
+        candidate, baseline = second, first
+    else:
         return None
-    order, tasks, split, flags = coded
-    pages = {row[1:] for rows in order.flagged_pages("", [(tasks, [split] * len(tasks), flags)]) for row in rows}
-    return pages, {(split, previous, *values) for split, values in order.counts.items()}, order.figures.row()
+    tasks, splits = first.tasks, second.splits
+    n = len(tasks)
+    if not n or not splits or (second.tasks is not tasks and list(second.tasks) != list(tasks)):
+        return None
+    split = splits[0]
+    if splits.count(split) != len(splits) or len(set(tasks)) != n:
+        return None
+    codes = _codes(before, tasks, candidate.passed, baseline.passed)
+    if codes is None:
+        return None
+    counts = [n, 0, 0, 0, 0, 0]
+    cells = [0] * 9
+    groups: set[int] = set()
+    present = 0
+    for code in range(12):
+        k = codes.count(_CODE_BYTE[code])
+        if k:
+            for i, one in enumerate(_CODE_COUNTS[code], 1):
+                counts[i] += k * one
+            cells[_CODE_CELL[code]] += k
+            groups.add(_CODE_GROUP[code])
+            present |= _FLAGS_OF_CODE[code]
+    flags = codes.translate(_FLAGS_OF_CODE)
+    if len(groups) > 1:  # each group's tasks in turn, picked by a mask of their flags (a byte each: < 64); their
+        # flags are the flags of that group's (the flags say the group), the others deleted
+        ordered = sorted(groups)
+        tasks = list(chain.from_iterable([compress(tasks, flags.translate(_IN_GROUP[group])) for group in ordered]))
+        flags = b"".join([flags.translate(None, _NOT_IN_GROUP[group]) for group in ordered])
+    pages = {("all", number, _all_chunk(tasks[start:start + TASK_CHUNK], [split] * len(tasks[start:start + TASK_CHUNK]),
+                                         flags[start:start + TASK_CHUNK]))
+             for number, start in enumerate(range(0, n, TASK_CHUNK))}
+    positions: Sequence[int] = list(range(n)) if present & _LISTED_BITS else ()
+    for (name, bit), (_, at) in zip(_LISTED, _COUNTED, strict=True):
+        if present & bit and counts[at] != n:  # a list holding every task is not stored (see _Order.whole)
+            pages |= _chunked(name, list(compress(positions, flags.translate(_HAS_BIT[bit]))))
+    figures = _Figures()
+    figures.cells = cells
+    return pages, {(split or "", previous, *counts)}, figures.row()
+
+
+def _chunked(name: str, items: list[Any]) -> set[tuple[str, int, str]]:
+    """A list's run_task_pages rows without the run id, (list, chunk, entries): as _Chunks cuts a list it is given
+    whole."""
+    return {(name, number, _dumps(items[start:start + TASK_CHUNK]))
+            for number, start in enumerate(range(0, len(items), TASK_CHUNK))}
+
+
+# per code (see _WAS_CODE): the code as a byte string (what bytes.count counts), what a task of that code adds to its
+# split's counts after the tasks (failing, changed, changed_now_pass, differs, flaky: _count's), its cell of the
+# statistics counts (_Figures: one result a side, passed or failed), and its group in the review order
+_CODE_BYTE = [bytes([code]) for code in range(12)]
+_CODE_COUNTS = [(int(bool(f & FLAG_FAILING)), int(bool(f & FLAG_CHANGED)),
+                 int(bool(f & FLAG_CHANGED and not f & FLAG_FAILING)), int(bool(f & FLAG_DIFFERS)),
+                 int(bool(f & FLAG_FLAKY))) for f in _FLAGS_OF_CODE[:12]]
+_CODE_CELL = [(1 + (code >> 1 & 1)) * 3 + 1 + (code & 1) for code in range(12)]
+_CODE_GROUP = [_group(f) for f in _FLAGS_OF_CODE[:12]]
+# per group, the flags (bytes) that do not put a task in it: deleted from a run's flags, those of the group's tasks
+_NOT_IN_GROUP = [bytes(flags for flags in range(256) if not _IN_GROUP[group][flags]) for group in range(3)]
+_LISTED_BITS = FLAG_FAILING | FLAG_DIFFERS | FLAG_FLAKY
 
 
 # per code, the flags of a task of a run with no baseline result at all (its baseline state None, not failed)

@@ -83,3 +83,20 @@ def test_an_imports_shape_takes_the_aligned_path_and_orders_changed_then_differi
     assert built is not None and built == task_order._general_order("run-0", before, blocks)
     (entries,) = [entries for name, _, entries in built[0] if name == "all"]
     assert [task for task, _, _ in task_order.chunk_items("all", entries)] == ["d", "b", "e", "a", "c", "f"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from([1, 255, 256, 257, 600, 769]), st.randoms(use_true_random=False),
+       st.sampled_from(["none", "tuple", "dict"]), st.sampled_from(["tuning", None, ""]))
+def test_a_long_run_is_cut_into_the_chunks_the_general_path_cuts(n: int, rnd: Any, before_as: str,
+                                                                 split: str | None) -> None:
+    """Lists longer than a chunk (TASK_CHUNK items), each of the three groups and each listed flag spanning chunks."""
+    tasks = [f"task-{i}" for i in range(n)]
+    passes = [[rnd.choice([0, 1, 1, 2]) for _ in tasks] for _ in range(3)]
+    blocks = [Block("candidate", tasks, passes[0], [split] * n), Block("baseline", tasks, passes[1], [split] * n)]
+    before: Any = {} if before_as == "none" else (list(tasks), passes[2]) if before_as == "tuple" else \
+        dict(zip(tasks[::2], passes[2], strict=False))
+    previous = None if before_as == "none" else "run-0"
+    aligned = task_order._aligned_order(previous, before, blocks)
+    assert aligned is not None
+    assert aligned == task_order._general_order(previous, before, blocks)
