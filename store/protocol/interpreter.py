@@ -644,10 +644,17 @@ class Evaluation:
             self._match_cache = {}
             self._invalid = self._invalidated()
             self._expired = self._expiries()
-        self.claims: dict[str, str] = {}
-        for name in protocol.claim_order:
-            self.claims[name] = self.claim_value(name)
-        self.claims = {name: self.claims[name] for name in protocol.claims}
+        if matched is None:  # a view deciding an outcome asks only for the values its requirement reaches
+            self.claims = self._claims()
+
+    @cached_property
+    def claims(self) -> dict[str, str]:
+        """Every claim's value, in the protocol's order."""
+        return self._claims()
+
+    def _claims(self) -> dict[str, str]:
+        values = {name: self.claim_value(name) for name in self.protocol.claim_order}
+        return {name: values[name] for name in self.protocol.claims}
 
     def _invalidated(self) -> dict[str, frozenset[str]]:
         """Claim -> ids of the records an invalidation rule keeps from it (and from claims built on it)."""
