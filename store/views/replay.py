@@ -614,6 +614,7 @@ def cache_cases(r: Replay) -> None:
             evidence.setdefault(row["case_id"], []).append(fields)
     revisions = r.rows["candidate_revisions"]
     computed: dict[tuple[Any, ...], tuple[dict[str, str], list[str], int, int]] = {}
+    listers: dict[bytes, Callable[[Any], Any]] = {}  # _listed_in's answers by the independent lists (canonical)
     made_by, projected, projections_from = r.made_by["cases"], r.projected, r.projections_from
     for key, case in r.rows["cases"].items():
         case_id = key[0]
@@ -630,7 +631,7 @@ def cache_cases(r: Replay) -> None:
             continue
         current = current_revisions(case["current_revision"], basis)
         rows = evidence.get(case_id, ())
-        key = _shape(case, current, rows)
+        key = _shape(case, current, rows, listers)
         if key not in computed:
             claims, allowed, needs = projection(case["protocol"], case["status"], current, distinct_records(rows),
                                                 case["independent"])
@@ -639,22 +640,27 @@ def cache_cases(r: Replay) -> None:
         case["claims"], case["allowed"], case["needs_decision"], case["design_review"] = computed[key]
 
 
-def _shape(case: Row, current: dict[str, str], rows: Any) -> tuple[Any, ...]:
+def _shape(case: Row, current: dict[str, str], rows: Any, listers: dict[bytes, Callable[[Any], Any]]
+           ) -> tuple[Any, ...]:
     """What a case's projection depends on, so that cases of one shape (most of a large store's) are evaluated
     once: its current revisions named by their first appearance (a revision is a hash the protocol only compares
     for equality: a record is about the current one or not; any other revision is kept as it is), and the set of
     its records' distinct (kind, result, producer, artifact, revision) (what distinct_records groups by; a
     match's value is whether the counting records agree, in no order and however many), each producer named by
     the independence lists it is in (_listed_in). `rows`: the case's evidence as distinct_records takes it, read
-    before any Record is made (a shape seen before needs none)."""
+    before any Record is made (a shape seen before needs none). `listers`: _listed_in of the independent lists seen
+    so far, by their canonical bytes (cases mostly list the same producers)."""
     names: dict[Any, int] = {}
     revisions = tuple((artifact, names.setdefault(rev, len(names))) for artifact, rev in sorted(current.items()))
     name = names.get
-    listed_in = _listed_in(case["independent"])
+    independent = _CANONICAL.encode(case["independent"])
+    listed_in = listers.get(independent)
+    if listed_in is None:
+        listed_in = listers[independent] = _listed_in(case["independent"])
     return (case["protocol"], case["status"], revisions,
             frozenset([(kind, result, listed_in(producer), artifact, name(about, about))
                        for _, kind, result, producer, artifact, about, _ in rows]),
-            _CANONICAL.encode(case["independent"]))
+            independent)
 
 
 def _listed_in(independent: Any) -> Callable[[Any], Any]:
@@ -667,12 +673,20 @@ def _listed_in(independent: Any) -> Callable[[Any], Any]:
     if not isinstance(independent, dict):
         return lambda producer: ("producer", producer)
     lists = [independent[dimension] for dimension in sorted(independent)]
+    answers: dict[Any, Any] = {}  # by producer (a name, nearly always: one answer each)
 
     def listed(producer: Any) -> Any:
         try:
-            return tuple([producer in each for each in lists])
+            return answers[producer]
+        except (KeyError, TypeError):  # not asked yet, or a producer no dict can hold
+            pass
+        try:
+            answer = tuple([producer in each for each in lists])
         except TypeError:
             return ("producer", producer)
+        if type(producer) is str:
+            answers[producer] = answer
+        return answer
     return listed
 
 # --- comments and the mentions they make ----------------------------------------------------------------
