@@ -880,6 +880,9 @@ def compare(db: Database, replay: Replay) -> list[tuple[int | None, str]]:
         sql = table.select() if not has_id else table.select().replace(" FROM ", ", id FROM ", 1)
         held_as = _held(table, held_cache)
         said_as = [i for i, column in enumerate(table.columns) if column in table.json]
+        # the columns compared other than as stored (held_as's): a row whose values are the events' as they are is
+        # the same when the events say null in each of those (null the one value both sides then make of it)
+        converted = [i for i, _ in held_as]
         columns = table.columns
         every = itemgetter(*columns) if count > 1 else (lambda row, only=columns[0]: (row[only],))
         cursor = db.execute(sql)
@@ -897,13 +900,21 @@ def compare(db: Database, replay: Replay) -> list[tuple[int | None, str]]:
                 if row is None:
                     out.append((None, f"{table.name} {_name(key)}: no event made this row; it was inserted by hand"))
                     continue
+                try:
+                    values = every(row)
+                except KeyError:  # a column the event did not say
+                    said = [row.get(column, UNSAID) for column in columns]
+                else:
+                    if values == stored[width:width + count]:
+                        for i in converted:
+                            if values[i] is not None:
+                                break
+                        else:
+                            continue
+                    said = list(values)
                 held = list(stored[width:width + count])
                 for i, convert in held_as:
                     held[i] = convert(held[i])
-                try:
-                    said = list(every(row))
-                except KeyError:  # a column the event did not say
-                    said = [row.get(column, UNSAID) for column in columns]
                 for i in said_as:
                     said[i] = said_canonical(said[i])
                 if said == held:
