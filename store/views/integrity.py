@@ -29,7 +29,7 @@ import hashlib
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import msgspec
 from sqlite_utils import Database
@@ -59,16 +59,21 @@ MAX_BLOCK = 200_000
 _SCORE = ("CASE WHEN score IS NULL OR score IN (0.0, 1.0) OR CAST(printf('%!.15g', score) AS REAL) = score"
           " THEN score ELSE x'00' END")
 _WHOLE = ("attempt", "duration_ms")
-_LINE = f"json_array({', '.join(_SCORE if c == 'score' else c for c in TASK_RESULT_COLUMNS)})"
+# The scores most results hold, 1.0 and 0.0, written as the JSON text json_array prints for them (its printf of a REAL
+# was a tenth of the read): json('…') of a constant is evaluated once, and json_array writes a value of JSON subtype
+# as it is. Only where the column's affinity is REAL (`_reads`): every number read from it is then a REAL (SQLite
+# converts an integer or a numeric text as it reads), so one equal to 1.0 is 1.0, and one equal to 0.0 is printed
+# 0.0 by json_array whatever its sign; under another affinity an integer 1 equals 1.0 and prints as 1.
+_SCORE_SHORT = f"CASE score WHEN 1.0 THEN json('1.0') WHEN 0.0 THEN json('0.0') ELSE {_SCORE} END"
 _SUMS = ", ".join(f"sum({c})" for c in _WHOLE)
 # The lines' separator as a literal: as char(10) SQLite calls the function again for every row (a tenth of the read).
 _NL = "'\n'"
 # One block (or a part of a large one): its seal lines, and what its run's order is built from. A range of rowids is
 # read in rowid order (SQLite's search of an INTEGER PRIMARY KEY range; a subquery ordering it cost a seventh of
 # the read): rows in any other order would hash to another digest and build another order, and be checked again.
-_BLOCK = (f"SELECT CAST(group_concat({_LINE}, {_NL}) AS BLOB), json_group_array(task_id), json_group_array(COALESCE(passed, 0)),"
-          f" json_group_array(split), {_SUMS} FROM task_results WHERE id BETWEEN ? AND ?")
-_LINES = f"SELECT CAST(group_concat({_LINE}, {_NL}) AS BLOB), {_SUMS} FROM task_results WHERE id BETWEEN ? AND ?"
+_BLOCK = ("SELECT CAST(group_concat({line}, {nl}) AS BLOB), json_group_array(task_id), json_group_array(COALESCE(passed, 0)),"
+          " json_group_array(split), {sums} FROM task_results WHERE id BETWEEN ? AND ?")
+_LINES = "SELECT CAST(group_concat({line}, {nl}) AS BLOB), {sums} FROM task_results WHERE id BETWEEN ? AND ?"
 # Each run's blocks: a side's results whose ids are consecutive (as many as the range holds) are one block.
 _BLOCKS = "SELECT run_id, side, MIN(id), MAX(id), COUNT(*) FROM task_results GROUP BY run_id, side"
 # The walk's looks at single rows (_walk), and the check of a block no read confirmed.
@@ -227,6 +232,7 @@ def _read_results(db: Database, *, walked: bool) -> ResultsRead:
     stored_runs = set(counts) | (_paged(db) if ordered else set())
     known = set()
     prefix = _prefix()
+    reads = _reads(db)
     followed = {previous for _, previous, _ in runs_in_order if previous is not None}
     texts: dict[str, list[Any]] = {}
     kept: dict[str, tuple[list[str], list[Any]] | None] = {}  # a run's candidate tasks and passes, until the run
@@ -235,7 +241,7 @@ def _read_results(db: Database, *, walked: bool) -> ResultsRead:
         known.add(run_id)
         run = runs.get(run_id)
         alone = seq is not None and events[seq] == 1  # the event's only run: its records are this run's results
-        read = _read(db, run, prefix if alone else None, texts, walk) if run is not None else _Read([], None)
+        read = _read(db, run, prefix if alone else None, texts, walk, reads) if run is not None else _Read([], None)
         if read.digest is not None:
             out.digests[seq] = read.digest
         before: dict[str, Any] | tuple[list[str], list[Any]] | None = \
@@ -260,6 +266,30 @@ def _read_results(db: Database, *, walked: bool) -> ResultsRead:
     out.orders.sort()
     out.figures.sort()
     return out
+
+
+class _Reads(NamedTuple):
+    """The two reads of a block (_BLOCK, _LINES) as this store's task_results table is declared."""
+
+    block: str
+    lines: str
+
+
+def _reads(db: Database) -> _Reads:
+    """_BLOCK and _LINES with the seal line this store's score column allows (_SCORE_SHORT where its affinity is
+    REAL)."""
+    declared = {row[1]: row[2] for row in db.execute("PRAGMA table_info(task_results)")}
+    score = _SCORE_SHORT if _real_affinity(declared.get("score", "")) else _SCORE
+    line = f"json_array({', '.join(score if c == 'score' else c for c in TASK_RESULT_COLUMNS)})"
+    return _Reads(_BLOCK.format(line=line, nl=_NL, sums=_SUMS), _LINES.format(line=line, nl=_NL, sums=_SUMS))
+
+
+def _real_affinity(declared: str) -> bool:
+    """Whether a column of this declared type has REAL affinity (SQLite's rules, in their order)."""
+    upper = declared.upper()
+    if "INT" in upper or any(word in upper for word in ("CHAR", "CLOB", "TEXT")) or "BLOB" in upper or not upper:
+        return False
+    return any(word in upper for word in ("REAL", "FLOA", "DOUB"))
 
 
 def _paged(db: Database) -> set[str]:
@@ -304,7 +334,8 @@ def _shared(text: str, texts: dict[str, list[Any]]) -> list[Any]:
     return decoded
 
 
-def _read(db: Database, run: _Run, prefix: Any | None, texts: dict[str, list[Any]], walk: _Blocks | None) -> _Read:
+def _read(db: Database, run: _Run, prefix: Any | None, texts: dict[str, list[Any]], walk: _Blocks | None,
+          reads: _Reads) -> _Read:
     """A run's blocks read for its order, and (with `prefix`: the run is its event's only one) its records digest.
     `texts`: the arrays of task ids and splits decoded so far (_shared); `walk`: the walk's blocks, each confirmed
     here as it is read."""
@@ -316,7 +347,7 @@ def _read(db: Database, run: _Run, prefix: Any | None, texts: dict[str, list[Any
                 blocks = None
                 for start in range(low, high + 1, MAX_BLOCK):
                     end = min(high, start + MAX_BLOCK - 1)
-                    lines, *sums = db.execute(_LINES, [start, end]).fetchone()
+                    lines, *sums = db.execute(reads.lines, [start, end]).fetchone()
                     if walk is not None:
                         walk.confirm((low, high), start, end, lines)
                     if digest is not None and _whole(sums):
@@ -324,7 +355,7 @@ def _read(db: Database, run: _Run, prefix: Any | None, texts: dict[str, list[Any
                     else:
                         digest = None
                 continue
-            lines, tasks, passed, splits, *sums = db.execute(_BLOCK, [low, high]).fetchone()
+            lines, tasks, passed, splits, *sums = db.execute(reads.block, [low, high]).fetchone()
         except sqlite3.Error:  # a value json_array refuses (a BLOB, a score it would round), text that is not UTF-8
             return _Read(None, None)
         if walk is not None:

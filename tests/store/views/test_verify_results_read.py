@@ -117,6 +117,23 @@ def test_a_result_edited_to_a_value_sqlite_would_print_alike_is_found(tmp_path: 
     assert "no longer hash to what it sealed" in found.stdout
 
 
+def test_a_score_read_back_as_another_number_is_found(tmp_path: Path):
+    """Scores of 1.0, sealed so, read back as the integer 1 once the column's declared type is no longer REAL (no
+    value edited: SQLite keeps a REAL without a fraction as an integer on disk, and makes it a REAL again as it reads
+    only under REAL affinity). The read writes a score equal to 1.0 as 1.0 directly only under REAL affinity: here
+    its lines hold 1, as the kernel's do, and the records are found changed."""
+    store, _ = _imported(tmp_path, score=1.0)
+    with sqlite3.connect(store) as conn:
+        conn.execute("PRAGMA writable_schema = ON")
+        assert conn.execute("UPDATE sqlite_master SET sql = replace(sql, '\"score\" REAL', '\"score\" NUMERIC')"
+                            " WHERE name = 'task_results'").rowcount == 1
+    with sqlite3.connect(store) as conn:
+        assert conn.execute("SELECT DISTINCT typeof(score) FROM task_results").fetchall() == [("integer",)]
+    found = run_gatepost("--db", str(store), "verify")
+    assert found.returncode == 1 and "Traceback" not in found.stderr
+    assert "no longer hash to what it sealed" in found.stdout
+
+
 def test_a_run_whose_order_was_deleted_whole_is_found(tmp_path: Path):
     store, ids = _imported(tmp_path)
     with sqlite3.connect(store) as conn:
