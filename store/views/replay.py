@@ -192,13 +192,19 @@ class Replay:
     # case's newest event then), the latest time of those acts
     projected: dict[str, tuple[int, str]] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        self._skills = self.rows["skills"]  # looked up for the commonest event (apply)
+
     def apply(self, seq: int, at: str, actor: str | None, kind: str, subject_type: str | None,
               subject_id: str | None, revision: str | None, note: str | None, payload: str | None) -> None:
-        if kind == _RUN_RECORDED and (subject_id,) in self.rows["skills"]:
+        if kind == _RUN_RECORDED and (subject_id,) in self._skills:
             # the commonest event of a large store: a run of a skill already registered, only its seal to keep
             if payload is not None and RECORDS_KEY in payload:
-                digest = _seal_of(payload)
-                if digest is not msgspec.UNSET:
+                try:  # its seal (_SEALED)
+                    digest = _SEAL(_SEALED(payload))
+                except (msgspec.DecodeError, msgspec.ValidationError):
+                    digest = _decode(payload).get(RECORDS_KEY, _UNSET)
+                if digest is not _UNSET:
                     self.sealed[seq] = digest
             return
         handler = HANDLERS.get(kind) or (_applied if kind.endswith(".applied") else None)
@@ -249,17 +255,12 @@ class Replay:
         self.made_by[table].pop(key, None)
 
 
-# A payload read for its seal alone: the other keys are skipped, not built.
+# A payload read for its seal alone: the other keys are skipped, not built. Its digest is _SEAL(_SEALED(text)), as
+# _decode(text).get(RECORDS_KEY, _UNSET) (which answers where the payload is not an object: a DecodeError or
+# ValidationError); _UNSET: none.
 _SEALED = msgspec.json.Decoder(msgspec.defstruct("_Sealed", [(RECORDS_KEY, Any, msgspec.UNSET)])).decode
 _SEAL = attrgetter(RECORDS_KEY)
-
-
-def _seal_of(text: str) -> Any:
-    """The records digest a payload carries, as _decode(text)[RECORDS_KEY] (msgspec.UNSET: none, or no object)."""
-    try:
-        return _SEAL(_SEALED(text))
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return _decode(text).get(RECORDS_KEY, msgspec.UNSET)
+_UNSET = msgspec.UNSET
 
 
 def _decode(text: str | None) -> dict[str, Any]:
