@@ -719,14 +719,16 @@ class Block(NamedTuple):
 
 
 def blocked_order(previous: str | None, before: Mapping[str, Any] | tuple[Sequence[str], Sequence[Any]],
-                  blocks: Sequence[Block]) -> tuple[set[tuple[str, int, str]], set[tuple[Any, ...]], tuple[int, ...]] | None:
+                  blocks: Sequence[Block], *, whole: bool = False
+                  ) -> tuple[set[tuple[str, int, str]], set[tuple[Any, ...]], tuple[int, ...]] | None:
     """What an import stores as the order of a run whose results are these blocks (each side's results, in id
     order), given its previous run and that run's candidate pass@k per task (`before`: by task, or as the tasks
     and passes of its candidate side): its run_task_pages rows as (list, chunk, entries), its run_task_counts rows
     without the run id, and its run_task_figures values (FIGURE_NAMES), built by the one builder (_Order) from the
     blocks' columns (verify checks every run's stored order this way). None: a task twice on a side or a pass that
-    is not a whole number, whose run has no statistics counts stored; only the exact check words those."""
-    if not all(type(p) is int for block in blocks for p in set(block.passed)):
+    is not a whole number, whose run has no statistics counts stored; only the exact check words those. `whole`: the
+    caller has looked, every pass is a whole number (`type(p) is int`)."""
+    if not whole and not all(type(p) is int for block in blocks for p in set(block.passed)):
         return None
     aligned = _aligned_order(previous, before, blocks)
     return aligned if aligned is not None else _general_order(previous, before, blocks)

@@ -108,7 +108,8 @@ class _Run:
 
 @dataclass
 class _Read:
-    blocks: list[Block] | None  # None: not read for the order (too large, or SQLite could not encode it)
+    blocks: list[Block] | None  # None: not read for the order (too large, a pass not a whole number, or SQLite
+    # could not encode it)
     digest: str | None  # the records digest of the run's event, when the run is its only one and read whole
 
 
@@ -249,7 +250,7 @@ def _read_results(db: Database, *, walked: bool) -> ResultsRead:
         if before is None:  # the run before was not read whole: its passes as task_order reads them
             before = dict(db.execute("SELECT task_id, MAX(COALESCE(passed, 0)) FROM task_results WHERE run_id = ?"
                                      " AND side = 'candidate' GROUP BY task_id", [previous]).fetchall())
-        built = blocked_order(previous, before, read.blocks) if read.blocks is not None else None
+        built = blocked_order(previous, before, read.blocks, whole=True) if read.blocks is not None else None
         if run_id in followed:
             kept[run_id] = _candidate(read.blocks) if built is not None and read.blocks is not None else None
         check_order = ordered and (run is not None or run_id in stored_runs)
@@ -361,13 +362,17 @@ def _read(db: Database, run: _Run, prefix: Any | None, texts: dict[str, list[Any
         if walk is not None:
             walk.confirm((low, high), low, high, lines)
         block = Block(side, _shared(tasks, texts), _DECODE(passed), _shared(splits, texts))
-        if digest is not None and _whole(sums) and _whole(set(block.passed)):
+        kinds = set(block.passed)
+        if digest is not None and _whole(sums) and _whole(kinds):
             digest.update(lines)
             digest.update(b"\n")
         else:
             digest = None
-        if blocks is not None:
-            blocks.append(block)
+        if blocks is not None:  # the order is built of passes that are whole numbers only (blocked_order's None)
+            if all(type(p) is int for p in kinds):
+                blocks.append(block)
+            else:
+                blocks = None
     return _Read(blocks, digest.hexdigest() if digest is not None else None)
 
 
