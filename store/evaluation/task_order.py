@@ -11,7 +11,9 @@ run that follows it.
 
 Every order is built one way (`_Order`), from a run's tasks however they are held: the rows an import has in
 hand, the columns of a stored run read back (`_Held`), or, for a run too large to hold, a temporary table
-SQLite fills and sorts (`_TableTasks`); verify's check (`blocked_order`, `order_differences`) builds it the same.
+SQLite fills and sorts (`_TableTasks`); verify's check (`blocked_order`, `order_differences`) builds it the same,
+but for a run of an import's shape, whose order verify works out straight from each task's code (`_aligned_order`:
+the same rows, checked against `_Order`'s on every input by the tests).
 """
 
 from __future__ import annotations
