@@ -165,9 +165,10 @@ def _walk(db: Database) -> list[tuple[Any, Any, int, int]]:
     while row is not None:
         low, run_id, side = row
         pair = (run_id, side)
+        looked: dict[int, Any] = {}  # the rows looked at, by id (the one after the block's end is the next block's)
 
-        def same(at: int, pair: tuple[Any, Any] = pair) -> bool:
-            got = db.execute(_AT, [at]).fetchone()
+        def same(at: int, pair: tuple[Any, Any] = pair, looked: dict[int, Any] = looked) -> bool:
+            got = looked[at] = db.execute(_AT, [at]).fetchone()
             return got is not None and (got[0], got[1]) == pair
 
         good, bad = low, None  # good: an id of the block (as far as its ends say); bad: the first known not to be
@@ -190,7 +191,8 @@ def _walk(db: Database) -> list[tuple[Any, Any, int, int]]:
                 bad = middle
         found.append((run_id, side, low, good))
         size = good - low + 1
-        row = db.execute(_FROM, [good + 1]).fetchone()
+        after = looked.get(good + 1)
+        row = (good + 1, *after) if after is not None else db.execute(_FROM, [good + 1]).fetchone()
     return found
 
 
