@@ -453,25 +453,28 @@ def _seq_read(db: Database, wanted: dict[int, Any], skip: set[int], *,
     copy = start.copy
     add = named.add
     at: int | None = None
-    group: list[bytes | None] = []
+    one: bytes | None = None  # the event's first line; `group` only once it has a second
+    group: list[bytes | None] | None = None
     for batch in _seq_lines(db, first, columns, blobs=blobs):
         for seq, line in batch:
             if seq == at:
-                group.append(line)
+                if group is None:
+                    group = [one, line]
+                else:
+                    group.append(line)
                 continue
             if at is not None:
-                one = group[0]
-                if len(group) == 1 and one is not None and at not in elsewhere:  # the commonest: one skill run
+                if group is None and one is not None and at not in elsewhere:  # the commonest: one skill run
                     add(at)
                     made = copy()
                     made.update(one + plain)
                     if made.hexdigest() != wanted_of(at):
                         exact(at)
                 else:
-                    check(at, group)
-            at, group = seq, [line]
+                    check(at, group if group is not None else [one])
+            at, one, group = seq, line, None
     if at is not None:
-        check(at, group)
+        check(at, group if group is not None else [one])
     for other in others:
         for seq in other:
             if seq not in named:
