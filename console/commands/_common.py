@@ -12,13 +12,12 @@ import click
 
 from gatepost import output
 from gatepost.identity import resolve_person
-from gatepost.store import protocol, rubrics
+from gatepost.store import kernel, protocol, rubrics
 from gatepost.store.kernel import (
     InputError,
     check_output,
     open_store,
     resolve_path,
-    set_signing_key,
     write_text_atomic,
 )
 
@@ -59,11 +58,12 @@ def store_path(ctx: click.Context) -> Path:
 def open_ctx_store(ctx: click.Context, *, create: bool = False) -> Database:
     """Open this invocation's store; a missing one is an error unless the command creates it.
 
-    The invocation's `--key` becomes the key this process signs decisions with (the console's too).
+    The invocation's `--key` becomes the key this process signs decisions with (the console's too); signing's
+    module loads only then (a store opened to read signs nothing).
     """
     key = ctx.find_root().obj.get("signing_key")
     if key:
-        set_signing_key(key)
+        kernel.set_signing_key(key)
     return open_store(store_path(ctx), create=create)
 
 

@@ -6,37 +6,7 @@ What other packages may use is re-exported here; the modules behind it are this 
 
 from typing import TYPE_CHECKING
 
-# imported now, not on first use: the name is also its module's, which a sibling's import would bind here first
-from .guarded import (
-    CAPABILITY,
-    IDENTITY,
-    LEASE,
-    OPEN,
-    SEEN_SEQ,
-    SELF_DEALING,
-    UNCHECKED,
-    Act,
-    Subject,
-    Verdict,
-    acts_as_admin,
-    capabilities_held,
-    check_name,
-    find_actor,
-    guarded,
-    has_admin,
-    identify,
-    name_key,
-    observed_at,
-    os_user,
-    refusal,
-    rehearse,
-    rehearse_all,
-    require,
-    same_actor,
-    verdict_of,
-)
 from .lazy import lazy_exports
-from .shared import as_found
 
 if TYPE_CHECKING:
     from .actors import (
@@ -146,6 +116,33 @@ if TYPE_CHECKING:
     )
     from .markup import load_yaml_file, parse_toml, parse_yaml
     from .paths import MAX_PATH_CHARS, repo_path
+    from .pipeline import (
+        CAPABILITY,
+        IDENTITY,
+        LEASE,
+        OPEN,
+        SEEN_SEQ,
+        SELF_DEALING,
+        UNCHECKED,
+        Act,
+        Subject,
+        Verdict,
+        acts_as_admin,
+        capabilities_held,
+        check_name,
+        find_actor,
+        guarded,
+        has_admin,
+        identify,
+        name_key,
+        observed_at,
+        refusal,
+        rehearse,
+        rehearse_all,
+        require,
+        same_actor,
+        verdict_of,
+    )
     from .records import (
         RECORDS_FORMAT,
         RECORDS_KEY,
@@ -178,6 +175,7 @@ if TYPE_CHECKING:
         use_append_only,
         use_migrations,
     )
+    from .shared import as_found
     from .signing import (
         KEY_ENV,
         SIGNED_KINDS,
@@ -190,6 +188,7 @@ if TYPE_CHECKING:
         signature_findings,
     )
     from .signing import available as signing_available
+    from .users import os_user
 
 __all__ = [
     "RECORDS_FORMAT",
@@ -383,6 +382,8 @@ if not TYPE_CHECKING:
             "item_subject", "release", "take"),
         ".markup": ("load_yaml_file", "parse_toml", "parse_yaml"),
         ".paths": ("MAX_PATH_CHARS", "repo_path"),
+        ".pipeline": ("CAPABILITY", "IDENTITY", "LEASE", "OPEN", "SEEN_SEQ", "SELF_DEALING", "UNCHECKED", "Act", "Subject", "Verdict", "acts_as_admin", "capabilities_held", "check_name", "find_actor", "guarded", "has_admin", "identify", "name_key", "observed_at", "refusal", "rehearse", "rehearse_all", "require", "same_actor", "verdict_of"),
+        ".users": ("os_user",),
         ".records": ("RECORDS_KEY", "SEAL_KIND", "RecordSource", "StreamedRecords", "migration_seals",
             "record_lines", "record_sources", "records_digest", "records_digests", "seqs_with_records",
             "stored_score", "use_record_sources", "RECORDS_FORMAT"),
@@ -391,6 +392,7 @@ if not TYPE_CHECKING:
             "MIGRATION_SET", "PROJECTIONS_COMPLETE_KIND", "append_only_triggers", "applied_migration_names",
             "known_migration_names",
             "latest_version", "record_tables", "store_migrations", "use_append_only", "use_migrations"),
+        ".shared": ("as_found",),
         ".signing": ("KEY_ENV", "SIGNED_KINDS", "SIGNED_WITH", "keys_of", "parse_public_key",
             "rehearsing", "set_signing_key", "sign_rotation", "signature_findings", "available as signing_available"),
     })

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .clock import now_iso
 from .errors import InputError, RefusedError
-from .guarded import (
+from .pipeline import (
     CAPABILITY,
     IDENTITY,
     Act,

@@ -10,9 +10,9 @@ tests/structure/test_lazy_imports.py checks that each package's table matches it
 
 A module that needs a costly name only on some path imports the package face at its top and uses the name
 through it at call time (`kernel.parse_yaml(...)`, `evaluation.load_suite(...)`), as store/flows.py reaches
-every domain: importing the module then loads nothing more. A name that is also a module of its package
-(kernel's `guarded`) is imported at once: a sibling's import of that module would bind the module there
-first, and the lazy lookup would never run.
+every domain: importing the module then loads nothing more. No name a face offers is also a module of its
+package (kernel's `guarded` lives in pipeline.py): a sibling's import of that module would bind the module
+there first, and the lazy lookup would never run.
 """
 
 import sys

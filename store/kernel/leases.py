@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from .clock import now as clock_now
 from .clock import now_iso
 from .errors import InputError
-from .guarded import Subject, check_lease, guarded
+from .pipeline import Subject, check_lease, guarded
 
 if TYPE_CHECKING:
     from sqlite_utils import Database

@@ -14,7 +14,7 @@ import unicodedata
 from typing import Any
 
 from .errors import InputError
-from .guarded import INVISIBLE
+from .pipeline import INVISIBLE
 
 MAX_PATH_CHARS = 1024  # a repository path longer than this is not one a person reads
 MAX_SEGMENT_CHARS = 255  # what file systems hold in one name

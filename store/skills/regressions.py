@@ -21,25 +21,21 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 # its own package face, for bootstrap: a manifest draft (and the YAML and RE2 it needs) loads only on a mismatch
-from gatepost.store import rubrics, skills
+from gatepost.store import kernel, rubrics, skills
 from gatepost.store.kernel import (
-    Act,
     InputError,
     RefusedError,
-    Subject,
-    append_event,
-    as_found,
-    guarded,
     now,
     now_iso,
     one_row,
     parse_iso,
-    rehearsing,
     transaction,
 )
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
+
+    from gatepost.store.kernel import Act, Subject
 
 STATES = ("NEW_FAIL", "CHRONIC", "STABLE_FAIL", "NEW_PASS", "PASS")
 FAILING_STATES = ("NEW_FAIL", "STABLE_FAIL", "CHRONIC")
@@ -149,7 +145,7 @@ def write_state(db: Database, skill: str, transition: Transition, *, last_run: s
     row, acknowledged, covered = state_row(previous, skill, transition, last_run=last_run, last_run_id=last_run_id,
                              last_eval_id=last_eval_id, failing=failing)
     if acknowledged and previous is not None:  # said in the audit trail: no person acknowledged this eval
-        append_event(db, "regression.carried", actor=None, subject_type="skill", subject_id=skill,
+        kernel.append_event(db, "regression.carried", actor=None, subject_type="skill", subject_id=skill,
                      note="acknowledgement carried forward: the same assertions fail",
                      payload={"eval_id": last_eval_id, "from_eval_id": previous["acknowledged_eval_id"],
                               "failing": failing, "covered": covered})
@@ -209,14 +205,14 @@ def regression_subject(skill: str, *, failing_only: bool = False) -> Callable[[D
 
     def load(db: Database) -> Subject:
         # read once for all the rehearsals of the skill's decisions (kernel.as_found); the act gets its own copy
-        found = as_found(db, ("regression state", skill), lambda: get_state(db, skill))
+        found = kernel.as_found(db, ("regression state", skill), lambda: get_state(db, skill))
         state = dict(found) if found is not None else None
         if state is None:
             raise InputError(f"skill {skill}: no regression state yet (gatepost skills eval)")
         closed = None
         if failing_only and state["state"] not in FAILING_STATES:
             closed = f"{skill} is {state['state']}; only failing states are acknowledged"
-        return Subject("skill", skill, "skill", state, closed=closed)
+        return kernel.Subject("skill", skill, "skill", state, closed=closed)
 
     return load
 
@@ -226,7 +222,7 @@ def _triage(db: Database, doing: str, skill: str, actor: str | None, note: str, 
     """A person's triage of a skill's state: a note, then the guarded pipeline under regression.triage."""
     if not (note or "").strip():
         raise InputError(f"{doing}: --note: a note is required ({NOTE_HINT[failing_only]})")
-    return guarded(db, doing, actor=actor, capability="regression.triage",
+    return kernel.guarded(db, doing, actor=actor, capability="regression.triage",
                    subject=regression_subject(skill, failing_only=failing_only), seen_seq=expected_seq)
 
 
@@ -282,7 +278,7 @@ def flag_mismatch(db: Database, skill: str, *, actor: str, note: str, expected_s
                                event_seq=seq, person=act.actor)
         db.execute("UPDATE regression_states SET acknowledged_eval_id = ? WHERE skill = ?",
                    [state["last_eval_id"], skill])
-        if rehearsing():
+        if kernel.rehearsing():
             # the draft follows from the flag and never refuses it (what drawing one meets is returned below as
             # why there is none): a rehearsal, asking whether the flag may be recorded, has its answer here
             return seq, None, REHEARSED_DRAFT

@@ -18,15 +18,11 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
-from gatepost.store import skills
+from gatepost.store import kernel, skills
 from gatepost.store.kernel import (
-    Act,
     InputError,
     all_rows,
-    guarded,
-    item_subject,
     now_iso,
-    observed_at,
     one_of,
 )
 from gatepost.store.kernel import now as clock_now
@@ -37,6 +33,8 @@ from .types import SkillDetail, SkillRow
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
+
+    from gatepost.store.kernel import Act
 
     from .aeon import AeonResult
     from .assertions import Result
@@ -56,8 +54,8 @@ def record_run(db: Database, skill: str, output: str, *, actor: str, run_id: str
         raise InputError(f"--status: expected one of {', '.join(RUN_STATUSES)}, got {status!r}")
     if run_id is not None and not _RUN_ID.match(run_id):
         raise InputError(f"--run-id: expected an id without spaces (letters, digits, . _ : # / -), got {run_id!r}")
-    when = observed_at(at) or now_iso()
-    with guarded(db, f"record a run of {skill}", actor=actor, capability="evidence.record") as act:
+    when = kernel.observed_at(at) or now_iso()
+    with kernel.guarded(db, f"record a run of {skill}", actor=actor, capability="evidence.record") as act:
         recorded = now_iso()
         skills.ensure_skill(db, skill, at=recorded)
         if run_id is None:
@@ -204,7 +202,7 @@ def evaluate(db: Database, *, actor: str, skill: str | None = None,
     for index, name in enumerate(names):
         if progress is not None:
             progress(name, index, len(names))
-        with guarded(db, f"evaluate {name}", actor=actor, known=False, subject=item_subject("skill", name),
+        with kernel.guarded(db, f"evaluate {name}", actor=actor, known=False, subject=kernel.item_subject("skill", name),
                      must_be_open=False, lease=False) as act:
             out.append(_evaluate_one(act, name))
     return out
@@ -250,7 +248,7 @@ def record_aeon_results(db: Database, results: list[AeonResult], *, actor: str, 
         skill = result.skill
         if progress is not None:
             progress(skill, index, len(results))
-        with guarded(db, f"record aeon's eval of {skill}", actor=actor, capability="evidence.record") as act:
+        with kernel.guarded(db, f"record aeon's eval of {skill}", actor=actor, capability="evidence.record") as act:
             recorded = now_iso()
             skills.ensure_skill(db, skill, at=recorded)
             run: dict[str, Any] | None = None

@@ -1,6 +1,6 @@
 """The store rebuilt from its events alone: every record and list the rules read, as the events say it.
 
-Each act's event carries what the act wrote (kernel/guarded.py: the record and its event are one step),
+Each act's event carries what the act wrote (kernel/pipeline.py: the record and its event are one step),
 so one pass over the events, oldest first, rebuilds each table row by row: one small function per kind
 of event (`HANDLERS`), writing into `Replay.rows` the columns its act wrote. `gatepost verify` then reads
 each table once and compares (set differences, no per-event query): a row no event made, a row the events

@@ -13,9 +13,9 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gatepost.store import cases, glyphs, skills, views
+from gatepost.store import cases, glyphs, kernel, skills, views
 from gatepost.store import evaluation as evaluator
-from gatepost.store.kernel import InputError, guarded
+from gatepost.store.kernel import InputError
 
 if TYPE_CHECKING:
     from jinja2 import Environment, Template
@@ -233,7 +233,7 @@ def regressions_report(db: Database, fmt: str = "md", *, remember: bool = True, 
     else:
         text = _render("regressions", fmt, rows=rows, changes=changes, previous=previous)
     if remember:  # the consumer's "since last report" mark: an act of its own (a named, printable consumer)
-        with guarded(db, "report regressions", actor=consumer, known=False) as act:
+        with kernel.guarded(db, "report regressions", actor=consumer, known=False) as act:
             act.event("report.regressions", subject_type="report", subject_id="regressions",
                       payload={"states": {r["skill"]: r["state"] for r in rows}, "format": fmt})
     return text

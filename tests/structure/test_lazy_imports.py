@@ -138,6 +138,22 @@ def test_a_command_that_only_reads_rows_starts_without_hashlib(tmp_path: Path, d
     assert "hashlib" not in modules and "_hashlib" not in modules, f"{' '.join(argv)} imported hashlib"
 
 
+# The acts' machinery: the pipeline, appending events, signing them (base64, struct, the SSH signature format).
+ACTS = ("gatepost.store.kernel.pipeline", "gatepost.store.kernel.events", "gatepost.store.kernel.signing",
+        "gatepost.store.kernel.sshsig")
+
+
+@pytest.mark.parametrize("argv", [("skills", "show", "--json"), ("report", "regressions", "--no-remember"),
+                                  ("report", "regressions", "--no-remember", "--json")], ids=" ".join)
+def test_a_command_that_acts_on_nothing_starts_without_the_guarded_pipeline(tmp_path: Path, demo_store: Path,
+                                                                           argv: tuple[str, ...]):
+    """A read reaches the pipeline's names through the kernel's face when it acts (a report that remembers itself,
+    a triage): one that only reads loads none of it."""
+    modules, _ = _modules_of_a_command(tmp_path, *argv, store=demo_store)
+    loaded = sorted(set(ACTS) & modules)
+    assert not loaded, f"{' '.join(argv)} imported {loaded}"
+
+
 @pytest.mark.parametrize("fmt", [(), ("--json",)], ids=["md", "json"])
 def test_a_regressions_report_starts_without_the_run_comparisons(tmp_path: Path, demo_store: Path,
                                                                  fmt: tuple[str, ...]):
@@ -204,16 +220,22 @@ def test_each_package_face_gives_at_run_time_what_it_declares(domain: str):
 
 
 @pytest.mark.parametrize("domain", DOMAINS)
-def test_no_lazily_offered_name_is_also_a_module_of_its_package(domain: str):
-    """Importing a package's module binds it on the package under its own name; a lazily offered name equal to it
-    would then be the module, not the function (such a name is imported at once: kernel's `guarded`)."""
-    tree = ast.parse((ROOT / "store" / domain / "__init__.py").read_text(encoding="utf-8"))
-    lazy = {alias.asname or alias.name for node in tree.body
-            if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
-            for sub in node.body if isinstance(sub, ast.ImportFrom) for alias in sub.names}
+def test_no_name_a_face_offers_is_also_a_module_of_its_package(domain: str):
+    """Importing a package's module binds it on the package under its own name; a name offered under it would then
+    be the module, not the function, once any sibling imported that module. So no name a face offers, lazily or
+    imported at once, is a module's name (kernel's pipeline lives in pipeline.py, offered as `guarded`)."""
+    names, _ = _face(domain)
     modules = {path.stem for path in (ROOT / "store" / domain).iterdir() if path.suffix == ".py"}
     modules |= {path.name for path in (ROOT / "store" / domain).iterdir() if (path / "__init__.py").exists()}
-    assert not lazy & modules, f"store/{domain}: offered lazily under a module's name: {sorted(lazy & modules)}"
+    assert not set(names) & modules, f"store/{domain}: offered under a module's name: {sorted(set(names) & modules)}"
+
+
+def test_the_faces_check_reads_names_imported_at_once_and_for_mypy():
+    """The check above sees both kinds of a face's names: the kernel's `lazy_exports` (imported at once) and its
+    `guarded` (for mypy, offered lazily), each with the module it comes from."""
+    names, _ = _face("kernel")
+    assert names["guarded"] == ("pipeline", "guarded")
+    assert names["lazy_exports"] == ("lazy", "lazy_exports")
 
 
 def test_a_store_opened_to_read_is_closed_without_sqlite_utils(tmp_path: Path, demo_store: Path):

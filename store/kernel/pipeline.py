@@ -23,8 +23,6 @@ CLI or console path passes None, and such an act still passes every rule but ide
 from __future__ import annotations
 
 import functools
-import os
-import pwd
 import sqlite3
 import unicodedata
 from collections.abc import Callable, Iterator, Mapping
@@ -41,6 +39,7 @@ from .integrity import check_writable
 from .records import StreamedRecords
 from .shared import as_found, shared_reads
 from .signing import rehearsal
+from .users import os_user
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
@@ -91,19 +90,6 @@ def same_actor(a: str | None, b: str | None) -> bool:
 
 
 # --- identity and capability -------------------------------------------------------------------
-def os_user() -> str:
-    """The OS user this process runs as: the OS's word (its effective uid), never the environment's.
-
-    LOGNAME, USER and getpass read variables any caller sets; a binding checked against them binds nothing.
-    A uid with no password entry is named by its number.
-    """
-    uid = os.geteuid()
-    try:
-        return pwd.getpwuid(uid).pw_name
-    except KeyError:
-        return str(uid)
-
-
 def find_actor(db: Database, name: str) -> dict[str, Any] | None:
     """The stored actor whose name compares equal to `name` (normalised, case-folded), or None.
 
