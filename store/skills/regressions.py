@@ -16,9 +16,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 # its own package face, for bootstrap: a manifest draft (and the YAML and RE2 it needs) loads only on a mismatch
 from gatepost.store import kernel, rubrics, skills
@@ -54,8 +53,10 @@ MEANING = {
 }
 
 
-@dataclass(frozen=True)
-class Transition:
+class Transition(NamedTuple):
+    """A skill's regression state after one more outcome. (A named tuple, not a dataclass: this module loads for
+    a report, and a dataclass's generated methods, with the dataclasses module, cost a command's start.)"""
+
     state: str
     severity: str | None
     fail_streak: int
