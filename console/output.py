@@ -8,16 +8,15 @@ gatepost.safe.inert, the function the console uses for its cells.
 """
 
 import json
-import re
 import sys
 from collections.abc import Callable
 from typing import Any
 
 import click
 
-from gatepost.safe import BIDI_AND_INVISIBLE, inert
+from gatepost.safe import BIDI_AND_INVISIBLE, Later, inert
 
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\ud800-\udfff" + BIDI_AND_INVISIBLE + "]")
+_JSON_UNSAFE = Later("[\x7f-\x9f\ud800-\udfff" + BIDI_AND_INVISIBLE + "]")
 
 
 def field(value: object) -> str:
@@ -43,7 +42,7 @@ def error(message: object) -> None:
 def json_text(value: Any) -> str:
     """JSON with every control, C1, bidi and zero-width character as a \\uXXXX escape (still valid JSON)."""
     text = json.dumps(value, indent=2, ensure_ascii=False)
-    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return _JSON_UNSAFE.compiled().sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def json_out(value: Any) -> None:
@@ -54,12 +53,12 @@ def json_out(value: Any) -> None:
 def json_line(value: Any) -> None:
     """Print a value as one line of canonical JSON (keys sorted, no spaces): one JSON Lines record."""
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    click.echo(_JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
+    click.echo(_JSON_UNSAFE.compiled().sub(lambda m: f"\\u{ord(m.group()):04x}", text))
 
 
 def json_block(text: str, *, nl: bool = True) -> None:
     """Print JSON text made elsewhere (json.dumps with ensure_ascii=False), its raw C1/bidi characters escaped."""
-    click.echo(_JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text), nl=nl)
+    click.echo(_JSON_UNSAFE.compiled().sub(lambda m: f"\\u{ord(m.group()):04x}", text), nl=nl)
 
 
 

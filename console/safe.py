@@ -14,9 +14,30 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from rich.text import Text
 
+
+class Later:
+    """A regular expression compiled the first time it is used.
+
+    A class of characters beyond Latin-1 compiles to a table of every 16-bit code (about 0.3 ms each): a command
+    prints through one or two of the output layer's patterns, `--help` through none, so each is compiled when
+    first needed. tests/store/kernel/test_linear_patterns.py finds these beside the compiled ones.
+    """
+
+    __slots__ = ("source", "_compiled")
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self._compiled: re.Pattern[str] | None = None
+
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self.source)
+        return self._compiled
+
+
 # Complete CSI / OSC / other ESC sequences, removed whole. An unterminated OSC or DCS is not
 # removed (it would hide the rest of the text): its ESC is shown escaped instead.
-_ESCAPES = re.compile(
+_ESCAPES = Later(
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI ... final byte
     r"|\x1b\][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)"  # OSC ... BEL or ST
     r"|\x1b[PX^_][^\x1b\x9c]*(?:\x1b\\|\x9c)"  # DCS / SOS / PM / APC ... ST
@@ -28,8 +49,8 @@ BIDI_AND_INVISIBLE = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u20
                      "\u200b\u200c\u200d\u2060\ufeff\u2028\u2029"
 # Every character made visible: C0 controls (newline and tab handled apart), DEL, C1, bidi, zero-width.
 # Lone surrogates (from a JSON "\\ud800") cannot even be encoded: shown as marks too.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff" + BIDI_AND_INVISIBLE + "]")
-_UNSAFE_ONE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff" + BIDI_AND_INVISIBLE + "]")
+_UNSAFE = Later("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff" + BIDI_AND_INVISIBLE + "]")
+_UNSAFE_ONE_LINE = Later("[\x00-\x1f\x7f-\x9f\ud800-\udfff" + BIDI_AND_INVISIBLE + "]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -49,11 +70,11 @@ def inert(value: object, *, one_line: bool = False) -> str:
     if value is None:
         return ""
     text = value if isinstance(value, str) else str(value)
-    text = _ESCAPES.sub("", text)
+    text = _ESCAPES.compiled().sub("", text)
     if one_line:
-        return _UNSAFE_ONE_LINE.sub(_shown, text)
+        return _UNSAFE_ONE_LINE.compiled().sub(_shown, text)
     text = text.replace("\r\n", "\n")
-    return _UNSAFE.sub(_shown, text)
+    return _UNSAFE.compiled().sub(_shown, text)
 
 
 def clean(value: object) -> str:

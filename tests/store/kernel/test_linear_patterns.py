@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 import gatepost
 import gatepost.store
+from gatepost.safe import Later
 from gatepost.store.skills import assertions, check_output_pattern, headings, list_items, word_count
 from gatepost.store.skills.aeon import _ere
 
@@ -94,10 +95,13 @@ def _modules() -> list[str]:
 
 
 def _patterns() -> dict[str, re.Pattern[str]]:
-    """Every compiled pattern at module level, once, under the name of the module defining it."""
+    """Every compiled pattern at module level (or one compiled on first use), once, under the name of the module
+    defining it."""
     found: dict[int, list[tuple[str, re.Pattern[str]]]] = {}
     for name in _modules():
         for attr, value in vars(importlib.import_module(name)).items():
+            if isinstance(value, Later):  # compiled on first use (the output layer's)
+                value = value.compiled()
             if isinstance(value, re.Pattern):
                 found.setdefault(id(value), []).append((f"{name}.{attr}", value))
             elif isinstance(value, list):  # a table of (pattern, ...) rows (evaluation.attempts)
