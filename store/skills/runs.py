@@ -29,7 +29,6 @@ from gatepost.store.kernel import now as clock_now
 
 from . import regressions
 from .regressions import Transition, next_state
-from .types import SkillDetail, SkillRow
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
@@ -38,6 +37,7 @@ if TYPE_CHECKING:
 
     from .aeon import AeonResult
     from .assertions import Result
+    from .types import SkillDetail, SkillRow
 
 RUN_STATUSES = ("ok", "error")
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:#/-]{0,119}$")
@@ -344,7 +344,7 @@ def list_skills(db: Database, *, state: str | None = None, search: str | None = 
     clause, values = one_of("s.name", page)
     sql = _LIST_SQL.format(not_evaluated=regressions.NOT_EVALUATED) + f" WHERE {clause}"
     found = {r["skill"]: _decode(r) for r in all_rows(db.execute(sql, values))}
-    return [cast(SkillRow, found[name]) for name in page], total  # _LIST_SQL and _decode make SkillRow's keys
+    return [cast("SkillRow", found[name]) for name in page], total  # _LIST_SQL and _decode make SkillRow's keys
 
 
 def history(db: Database, skill: str, *, limit: int = 30) -> list[dict[str, Any]]:
@@ -451,7 +451,7 @@ def skill_detail(db: Database, skill: str) -> SkillDetail | None:
         " AND kind IN ('regression.acknowledged', 'regression.mismatch') ORDER BY seq DESC LIMIT 10", [skill]))
     row["pending_drafts"] = [r[0] for r in db.execute(
         "SELECT id FROM manifest_drafts WHERE skill = ? AND status = 'pending' ORDER BY created_at", [skill])]
-    return cast(SkillDetail, row)  # a SkillRow and the keys above
+    return cast("SkillDetail", row)  # a SkillRow and the keys above
 
 
 def failing_messages(db: Database) -> dict[str, list[dict[str, Any]]]:
