@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from importlib.machinery import SourceFileLoader
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,8 +27,11 @@ if TYPE_CHECKING:
 
 FORMATS = ("md", "html")
 TEMPLATES = Path(__file__).parent / "templates"
-COMPILED_SUFFIX = ".compiled"  # case.md.compiled beside case.md: the Python source Jinja2 compiles it to
-COMPILED_FORMAT = "gatepost-template/1"
+# case.md.py beside case.md: the Python source Jinja2 compiles it to, a `.py` file so that its bytecode is kept as a
+# module's is (compiled when the package is installed, kept in __pycache__ by the interpreter): compiling the
+# source again costs a report about a millisecond
+COMPILED_SUFFIX = ".py"
+COMPILED_FORMAT = "gatepost-template/2"  # the stamp on the twin's last line (its code's lines are Jinja2's own)
 # what Jinja2's compiled code depends on besides the template's text (the environment's syntax settings)
 _COMPILE_SETTINGS = ("block_start_string", "block_end_string", "variable_start_string", "variable_end_string",
                      "comment_start_string", "comment_end_string", "line_statement_prefix", "line_comment_prefix",
@@ -96,12 +100,17 @@ def _stamp(env: Environment, name: str, source: str) -> str:
 
 
 def compiled_template(name: str) -> str:
-    """The text of template `name`'s compiled twin: a first line naming what it was made from, then the Python
-    source Jinja2 compiles the template to (what write_compiled_templates writes)."""
+    """The text of template `name`'s compiled twin: the Python source Jinja2 compiles the template to, then a last
+    line naming what it was made from (what write_compiled_templates writes). The stamp comes last so that the
+    code's lines are where Jinja2's debug information says they are."""
     env = _env()
     source = (TEMPLATES / name).read_text(encoding="utf-8")
     code = env.compile(source, name, str(TEMPLATES / name), raw=True)
-    return f"# {COMPILED_FORMAT} {_stamp(env, name, source)}\n{code}"
+    return f"{code}\n{_stamp_line(env, name, source)}\n"
+
+
+def _stamp_line(env: Environment, name: str, source: str) -> str:
+    return f"# {COMPILED_FORMAT} {_stamp(env, name, source)}"
 
 
 def write_compiled_templates() -> list[Path]:
@@ -127,10 +136,14 @@ def _template(env: Environment, name: str) -> Template:
     path = TEMPLATES / name
     source = path.read_text(encoding="utf-8")
     twin = path.with_name(name + COMPILED_SUFFIX)
-    if twin.is_file():
-        head, _, code = twin.read_text(encoding="utf-8").partition("\n")
-        if head == f"# {COMPILED_FORMAT} {_stamp(env, name, source)}":
-            return env.template_class.from_code(env, compile(code, str(path), "exec"), env.make_globals(None))
+    if twin.is_file() and twin.read_text(encoding="utf-8").endswith(f"\n{_stamp_line(env, name, source)}\n"):
+        # the twin's bytecode as the interpreter keeps a module's: read from __pycache__ while it matches the
+        # twin's size and time, else compiled (and kept, where the interpreter writes bytecode)
+        code = SourceFileLoader(name, str(twin)).get_code(name)
+        if code is not None:
+            template = env.template_class.from_code(env, code, env.make_globals(None))
+            template.filename = str(path)  # an error names the template, as for one compiled from its text
+            return template
     return env.get_template(name)
 
 

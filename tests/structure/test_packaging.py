@@ -44,7 +44,7 @@ def test_the_wheel_holds_only_gatepost_at_the_top(wheel: Path):
     assert {s.removesuffix("/.") for s in source} <= packages, "a sub-package is missing from the wheel"
     for data in ("gatepost/gatepost.tcss", "gatepost/store/protocol/protocols/eval-gated-change/1.yaml",
                  "gatepost/store/protocol/protocols/eval-gated-change/1.json",
-                 "gatepost/store/views/templates/case.md", "gatepost/store/views/templates/case.md.compiled"):
+                 "gatepost/store/views/templates/case.md", "gatepost/store/views/templates/case.md.py"):
         assert data in names
 
 

@@ -1,8 +1,11 @@
 """Report templates ship with their compiled twins (Python source Jinja2 made from them): a report renders from
 the twin when it was made from the template's current text, and from the text otherwise."""
 
+import builtins
+import compileall
 import shutil
 from pathlib import Path
+from typing import Any
 
 import jinja2
 import pytest
@@ -53,6 +56,30 @@ def test_a_report_is_rendered_without_compiling_its_template(demo_copy: Path, mo
         assert reports.regressions_report(db, "md", remember=False).startswith("#")
     finally:
         db.close()
+
+
+def test_a_twin_s_kept_bytecode_is_rendered_without_compiling_python(demo_copy: Path, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch):
+    """The twin is a `.py` file: its bytecode, compiled when the package is installed, is read from __pycache__ as a
+    module's is, not compiled from the twin's text on each report (about a millisecond)."""
+    kept = tmp_path / "templates"
+    shutil.copytree(reports.TEMPLATES, kept, ignore=shutil.ignore_patterns("__pycache__"))
+    assert compileall.compile_dir(str(kept), quiet=1)
+    expected = _every_report(demo_copy)
+    monkeypatch.setattr(reports, "TEMPLATES", kept)
+    compiled: list[str] = []
+    python_compile = builtins.compile
+
+    def compile_noted(source: Any, filename: Any, *args: Any, **kwargs: Any) -> Any:
+        compiled.append(Path(str(filename)).name)
+        return python_compile(source, filename, *args, **kwargs)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(builtins, "compile", compile_noted)
+        reports_now = _every_report(demo_copy)
+    assert reports_now == expected
+    # only the part the HTML templates include, which has no twin, is compiled (by Jinja2, from its text)
+    assert set(compiled) == {"_style.html"}, compiled
 
 
 def test_an_edited_template_is_rendered_from_its_text_not_from_the_stale_twin(demo_copy: Path, tmp_path: Path,

@@ -1,4 +1,3 @@
-# gatepost-template/1 75848f06e51ac385592b06b43eaf1c2bdd1bce63fc8a3b10d2a7241cb80a667e
 from jinja2.runtime import LoopContext, Macro, Markup, Namespace, TemplateNotFound, TemplateReference, TemplateRuntimeError, Undefined, escape, identity, internalcode, markup_join, missing, str_join
 name = 'regressions.html'
 
@@ -149,3 +148,4 @@ def root(context, missing=missing, environment=environment):
 
 blocks = {}
 debug_info = '3=40&6=47&8=50&9=53&11=58&13=60&14=64&20=82&21=87&22=104&25=119&26=122&29=125&30=129'
+# gatepost-template/2 75848f06e51ac385592b06b43eaf1c2bdd1bce63fc8a3b10d2a7241cb80a667e

@@ -1,4 +1,3 @@
-# gatepost-template/1 0bdf48ad935db1afef6726260be7671e8721f61cebfa00c81f15e84007c74707
 from jinja2.runtime import LoopContext, Macro, Markup, Namespace, TemplateNotFound, TemplateReference, TemplateRuntimeError, Undefined, escape, identity, internalcode, markup_join, missing, str_join
 name = 'regressions.md'
 
@@ -139,3 +138,4 @@ def root(context, missing=missing, environment=environment):
 
 blocks = {}
 debug_info = '3=46&5=49&6=52&8=57&10=59&11=63&20=77&21=82&23=111&24=114&28=117&29=121'
+# gatepost-template/2 0bdf48ad935db1afef6726260be7671e8721f61cebfa00c81f15e84007c74707

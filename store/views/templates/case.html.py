@@ -1,4 +1,3 @@
-# gatepost-template/1 b4204cc38b7b3955469998e36b0b068183159b4093ea8d2a2345c47cf8f1ae6a
 from jinja2.runtime import LoopContext, Macro, Markup, Namespace, TemplateNotFound, TemplateReference, TemplateRuntimeError, Undefined, escape, identity, internalcode, markup_join, missing, str_join
 name = 'case.html'
 
@@ -184,3 +183,4 @@ def root(context, missing=missing, environment=environment):
 
 blocks = {}
 debug_info = '2=25&3=29&5=36&6=40&8=49&9=51&10=53&11=56&14=67&17=69&18=74&22=86&24=89&25=93&29=114&31=133&33=136&34=140&37=163'
+# gatepost-template/2 b4204cc38b7b3955469998e36b0b068183159b4093ea8d2a2345c47cf8f1ae6a

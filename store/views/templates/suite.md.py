@@ -1,4 +1,3 @@
-# gatepost-template/1 264e65ab758f5b74bb76aa1d39f5dd2a3159d1051cc1b00cf6a0f1afe8eb8e46
 from jinja2.runtime import LoopContext, Macro, Markup, Namespace, TemplateNotFound, TemplateReference, TemplateRuntimeError, Undefined, escape, identity, internalcode, markup_join, missing, str_join
 name = 'suite.md'
 
@@ -168,3 +167,4 @@ def root(context, missing=missing, environment=environment):
 
 blocks = {}
 debug_info = '1=47&3=49&5=58&6=62&7=70&8=73&10=81&12=89&13=95&15=98&16=103&22=109&23=112&25=124&26=128&31=132&32=137'
+# gatepost-template/2 264e65ab758f5b74bb76aa1d39f5dd2a3159d1051cc1b00cf6a0f1afe8eb8e46

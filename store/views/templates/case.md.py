@@ -1,4 +1,3 @@
-# gatepost-template/1 04473d4d6f0a7e3c0eedd4fb7df6b2f3e8f80dadce7de40c0f6de4fc0aa08e54
 from jinja2.runtime import LoopContext, Macro, Markup, Namespace, TemplateNotFound, TemplateReference, TemplateRuntimeError, Undefined, escape, identity, internalcode, markup_join, missing, str_join
 name = 'case.md'
 
@@ -161,3 +160,4 @@ def root(context, missing=missing, environment=environment):
 
 blocks = {}
 debug_info = '1=25&3=29&4=31&6=38&7=40&8=42&9=45&14=56&20=58&21=63&26=73&29=76&30=80&35=98&36=102&38=105&39=109&44=113&45=115&46=119&50=141'
+# gatepost-template/2 04473d4d6f0a7e3c0eedd4fb7df6b2f3e8f80dadce7de40c0f6de4fc0aa08e54

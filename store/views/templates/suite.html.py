@@ -1,4 +1,3 @@
-# gatepost-template/1 12114313bd134743107416aa1af10155fae1520d2b78c714beb81ee702c5d2c4
 from jinja2.runtime import LoopContext, Macro, Markup, Namespace, TemplateNotFound, TemplateReference, TemplateRuntimeError, Undefined, escape, identity, internalcode, markup_join, missing, str_join
 name = 'suite.html'
 
@@ -243,3 +242,4 @@ def root(context, missing=missing, environment=environment):
 
 blocks = {}
 debug_info = '2=41&3=43&5=50&6=52&8=61&9=75&10=89&12=102&13=119&15=122&16=126&17=136&18=144&19=152&20=154&21=156&22=160&24=170&25=172&26=177&30=189&32=201&33=206&34=210&35=224&36=236'
+# gatepost-template/2 12114313bd134743107416aa1af10155fae1520d2b78c714beb81ee702c5d2c4
