@@ -14,9 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from . import cases, evaluation
-from .discussion import DISCUSSION_APPEND_ONLY
-from .evaluation import EVALUATION_APPEND_ONLY, TASK_RESULT_RECORDS
+from . import cases, discussion, evaluation, loops, preferences, proposals, rubrics, skills
 from .kernel import (
     KERNEL_MIGRATIONS,
     MIGRATION_SET,
@@ -28,15 +26,12 @@ from .kernel import (
     use_migrations,
     use_record_sources,
 )
-from .loops import LOOPS_APPEND_ONLY
-from .preferences import PREFERENCES_APPEND_ONLY
-from .proposals import PROPOSALS_APPEND_ONLY
-from .rubrics import RUBRIC_APPEND_ONLY
-from .skills import SKILL_RECORD_SOURCES, SKILLS_APPEND_ONLY
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
     from sqlite_utils.migrations import Migrations
+
+    from .kernel import RecordSource
 
 # m001's record tables, as it made their triggers (a migration runs as it was written: the lists each domain
 # declares say what is a record now, and may grow)
@@ -606,15 +601,25 @@ def migration_functions() -> dict[str, Callable[[Database], None]]:
     return every
 
 
+def _sealed_sources() -> tuple[RecordSource, ...]:
+    """The tables whose rows events seal, in the order every digest reads them (stored digests depend on it: a new
+    source only ever goes at the end, and the one an import streams, task results, stays last)."""
+    return (*skills.SKILL_RECORD_SOURCES, evaluation.TASK_RESULT_RECORDS)
+
+
+def _append_only_tables() -> tuple[str, ...]:
+    """Every domain's record tables (the kernel's own it names itself): their triggers are checked before a
+    connection's first write and restored by verify."""
+    return (*cases.CASES_APPEND_ONLY, *skills.SKILLS_APPEND_ONLY, *evaluation.EVALUATION_APPEND_ONLY,
+            *proposals.PROPOSALS_APPEND_ONLY, *loops.LOOPS_APPEND_ONLY, *discussion.DISCUSSION_APPEND_ONLY,
+            *preferences.PREFERENCES_APPEND_ONLY, *rubrics.RUBRIC_APPEND_ONLY)
+
+
+# The kernel is told where each list is; it asks when it first needs one (a read needs none of them: each domain's
+# list is its own module, loaded then).
 use_migrations(MIGRATIONS, migration_functions)
-# The tables whose rows events seal, in the order every digest reads them (stored digests depend on it: a new
-# source only ever goes at the end, and the one an import streams, task results, stays last).
-use_record_sources((*SKILL_RECORD_SOURCES, TASK_RESULT_RECORDS))
-# Every domain's record tables (the kernel's own it names itself): their triggers are checked before a
-# connection's first write and restored by verify.
-use_append_only((*cases.CASES_APPEND_ONLY, *SKILLS_APPEND_ONLY, *EVALUATION_APPEND_ONLY, *PROPOSALS_APPEND_ONLY,
-                 *LOOPS_APPEND_ONLY, *DISCUSSION_APPEND_ONLY, *PREFERENCES_APPEND_ONLY,
-                 *RUBRIC_APPEND_ONLY))
+use_record_sources(_sealed_sources)
+use_append_only(_append_only_tables)
 
 __all__ = ["MIGRATIONS", "MIGRATION_SET", "known_migration_names", "latest_version"]  # and `migrations`, made on first use
 

@@ -45,22 +45,30 @@ _registered: list[tuple[tuple[str, ...], MigrationFunctions]] = []
 # The kernel's tables whose rows are records: triggers refuse UPDATE and DELETE on them (events: m001, made on
 # the top floor; the keys and signatures: m008).
 KERNEL_APPEND_ONLY = ("events", "actor_keys", "signatures")
-_domain_record_tables: list[tuple[str, ...]] = []  # every other domain's record tables: set once by the top floor
+# every other domain's record tables: where they are (set once by the top floor), and what they are once asked
+_domain_record_tables: list[Callable[[], tuple[str, ...]]] = []
+_record_tables: list[tuple[str, ...]] = []
 
 
-def use_append_only(tables: tuple[str, ...]) -> None:
-    """The record tables of the domains above the kernel (gatepost.store.schema sets them when imported)."""
-    if set(tables) & set(KERNEL_APPEND_ONLY) or len(set(tables)) != len(tables):
-        raise ValueError(f"append-only tables: expected each domain's tables once, got {tables!r}")
+def use_append_only(tables: Callable[[], tuple[str, ...]]) -> None:
+    """Where the record tables of the domains above the kernel are: a function giving them (gatepost.store.schema
+    sets it when imported). It is asked when they are first needed, before a connection's first write or by
+    verify: a command that only reads loads no domain's list."""
     _domain_record_tables[:] = [tables]
+    _record_tables.clear()
 
 
 def record_tables() -> tuple[str, ...]:
     """Every table whose triggers must be there: what the store checks before a write and verify restores
     (StoreError before the top floor has set the domains' tables)."""
-    if not _domain_record_tables:
-        raise StoreError("the store's record tables are not set: import gatepost.store (its schema sets them)")
-    return (*KERNEL_APPEND_ONLY, *_domain_record_tables[0])
+    if not _record_tables:
+        if not _domain_record_tables:
+            raise StoreError("the store's record tables are not set: import gatepost.store (its schema sets them)")
+        tables = _domain_record_tables[0]()
+        if set(tables) & set(KERNEL_APPEND_ONLY) or len(set(tables)) != len(tables):
+            raise ValueError(f"append-only tables: expected each domain's tables once, got {tables!r}")
+        _record_tables[:] = [(*KERNEL_APPEND_ONLY, *tables)]
+    return _record_tables[0]
 
 
 def trigger_sql(table: str, verb: str) -> str:

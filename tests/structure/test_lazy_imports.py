@@ -154,6 +154,18 @@ def test_a_command_that_acts_on_nothing_starts_without_the_guarded_pipeline(tmp_
     assert not loaded, f"{' '.join(argv)} imported {loaded}"
 
 
+@pytest.mark.parametrize("argv", [("case", "list", "--json"), ("skills", "show", "--json"), ("proposal", "list"),
+                                  ("events", "--since", "0"), ("report", "regressions", "--no-remember")],
+                         ids=" ".join)
+def test_a_read_loads_no_domain_s_list_of_record_tables(tmp_path: Path, demo_store: Path, argv: tuple[str, ...]):
+    """The store's top floor tells the kernel where each domain's record tables and sealed sources are; they are
+    asked for before a connection's first write or by verify, so a read loads none of those modules."""
+    modules, _ = _modules_of_a_command(tmp_path, *argv, store=demo_store)
+    lists = sorted(m for m in modules if m.startswith("gatepost.store.") and m.endswith((".records", ".sealed"))
+                   and m != "gatepost.store.kernel.records")
+    assert not lists, f"{' '.join(argv)} imported {lists}"
+
+
 @pytest.mark.parametrize("fmt", [(), ("--format", "html"), ("--json",)], ids=["md", "html", "json"])
 def test_a_regressions_report_builds_no_dataclass(tmp_path: Path, demo_store: Path, fmt: tuple[str, ...]):
     """The types a report's modules define as they load (the sealed records' sources, a regression's transition)
