@@ -11,8 +11,8 @@ imported. Sides: `gatepost --help`, and read-only commands on a demo store
 one): `case list --json`, `skills show --json`, `events --since 0`,
 `proposal list`, `report regressions --no-remember` (by default a report records
 itself as the consumer's "since last report" mark: a write, with the store's
-damage scan before a connection's first write; --no-remember reads only), and
-the same report as JSON (`--json`: no template, so no Jinja2).
+damage scan before a connection's first write; --no-remember reads only), the
+same report as HTML, and as JSON (`--json`: no template, so no Jinja2).
 
 Then it lists the modules `--help` imports beyond click (`python -X importtime`)
 and exits 1 if a heavy one slipped in, and the modules `case list --json`
@@ -42,6 +42,7 @@ SQLITE_UTILS = [sys.executable, "-c", "import sqlite_utils"]
 SQLITE_UTILS_PAUSED = [sys.executable, "-c", "import gc; gc.disable(); import sqlite_utils; gc.freeze(); gc.enable()"]
 READ_ONLY = [["case", "list", "--json"], ["skills", "show", "--json"], ["events", "--since", "0"],
              ["proposal", "list"], ["report", "regressions", "--no-remember"],
+             ["report", "regressions", "--no-remember", "--format", "html"],
              ["report", "regressions", "--no-remember", "--json"]]
 
 
