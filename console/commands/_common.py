@@ -15,10 +15,8 @@ from gatepost.identity import resolve_person
 from gatepost.store import kernel, protocol, rubrics
 from gatepost.store.kernel import (
     InputError,
-    check_output,
     open_store,
     resolve_path,
-    write_text_atomic,
 )
 
 if TYPE_CHECKING:
@@ -160,7 +158,7 @@ def check_target(path: str | Path, *, store: Path, force: bool, option: str = "-
         raise InputError(f"{option}: {target}: is the store itself; choose another file")
     if target.is_dir():
         raise InputError(f"{option}: {target}: is a folder, expected a file")
-    check_output(target, what="file to write")  # a FIFO or a device is never opened, read or replaced
+    kernel.check_output(target, what="file to write")  # a FIFO or a device is never opened, read or replaced
     if target.exists():
         try:
             with open(target, "rb") as handle:
@@ -187,7 +185,7 @@ def write_file(path: str | Path, text: str, *, store: Path, force: bool, option:
     """Write data we made to `path` after check_target, through a temporary file renamed into place."""
     target = check_target(path, store=store, force=force, option=option)
     try:
-        return write_text_atomic(target, text)
+        return kernel.write_text_atomic(target, text)
     except OSError as exc:
         raise InputError(f"{option}: {target}: cannot be written ({exc.strerror or exc})") from None
 
