@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from gatepost.safe import BIDI_AND_INVISIBLE, Later, inert
+from gatepost.safe import BIDI_AND_INVISIBLE, Later, inert, printable
 
 _JSON_UNSAFE = Later("[\x7f-\x9f\ud800-\udfff" + BIDI_AND_INVISIBLE + "]")
 
@@ -39,10 +39,16 @@ def error(message: object) -> None:
     line(f"gatepost: {message}", err=True)
 
 
+def _json_escaped(text: str) -> str:
+    """JSON text with its raw C1, bidi and zero-width characters as \\uXXXX escapes (JSON escapes the C0 ones)."""
+    if printable(text, keep="\n\t"):
+        return text  # nothing _JSON_UNSAFE matches
+    return _JSON_UNSAFE.compiled().sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def json_text(value: Any) -> str:
     """JSON with every control, C1, bidi and zero-width character as a \\uXXXX escape (still valid JSON)."""
-    text = json.dumps(value, indent=2, ensure_ascii=False)
-    return _JSON_UNSAFE.compiled().sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return _json_escaped(json.dumps(value, indent=2, ensure_ascii=False))
 
 
 def json_out(value: Any) -> None:
@@ -52,13 +58,12 @@ def json_out(value: Any) -> None:
 
 def json_line(value: Any) -> None:
     """Print a value as one line of canonical JSON (keys sorted, no spaces): one JSON Lines record."""
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    click.echo(_JSON_UNSAFE.compiled().sub(lambda m: f"\\u{ord(m.group()):04x}", text))
+    click.echo(_json_escaped(json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)))
 
 
 def json_block(text: str, *, nl: bool = True) -> None:
     """Print JSON text made elsewhere (json.dumps with ensure_ascii=False), its raw C1/bidi characters escaped."""
-    click.echo(_JSON_UNSAFE.compiled().sub(lambda m: f"\\u{ord(m.group()):04x}", text), nl=nl)
+    click.echo(_json_escaped(text), nl=nl)
 
 
 

@@ -18,9 +18,9 @@ if TYPE_CHECKING:
 class Later:
     """A regular expression compiled the first time it is used.
 
-    A class of characters beyond Latin-1 compiles to a table of every 16-bit code (about 0.3 ms each): a command
-    prints through one or two of the output layer's patterns, `--help` through none, so each is compiled when
-    first needed. tests/store/kernel/test_linear_patterns.py finds these beside the compiled ones.
+    A class of characters beyond Latin-1 compiles to a table of every 16-bit code (about 0.3 ms each): printable
+    text needs none of the output layer's patterns (`printable`), so each is compiled when first needed.
+    tests/store/kernel/test_linear_patterns.py finds these beside the compiled ones.
     """
 
     __slots__ = ("source", "_compiled")
@@ -62,6 +62,17 @@ def _shown(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code <= 0xFF else f"<U+{code:04X}>"
 
 
+def printable(text: str, *, keep: str = "") -> bool:
+    """Whether `text` holds only characters `str.isprintable` accepts, besides those in `keep`: then no pattern of
+    the output layer matches it. Every character they change (C0 and C1 controls, DEL, ESC and 8-bit CSI, lone
+    surrogates, the bidi and zero-width marks, the line and paragraph separators) is one `isprintable` refuses
+    (tests/console/commands/test_cli_output.py checks each), so most text is shown without compiling or running
+    them."""
+    for char in keep:
+        text = text.replace(char, " ")
+    return text.isprintable()
+
+
 def inert(value: object, *, one_line: bool = False) -> str:
     """The text of `value` safe to show anywhere: nothing in it can drive a terminal or hide text.
 
@@ -70,6 +81,8 @@ def inert(value: object, *, one_line: bool = False) -> str:
     if value is None:
         return ""
     text = value if isinstance(value, str) else str(value)
+    if printable(text, keep="" if one_line else "\n\t"):
+        return text  # nothing the patterns below would change
     text = _ESCAPES.compiled().sub("", text)
     if one_line:
         return _UNSAFE_ONE_LINE.compiled().sub(_shown, text)

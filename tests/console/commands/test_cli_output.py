@@ -8,6 +8,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from re import _parser as re_parser
+from re._constants import LITERAL
 
 import pytest
 import yaml
@@ -15,7 +17,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gatepost import output
+from gatepost import output, safe
 from gatepost.cli import main
 from gatepost.safe import inert
 from gatepost.store import cases, skills
@@ -146,13 +148,31 @@ def _patterns_compiled(*argv: str) -> list[str]:
 
 
 def test_each_output_pattern_is_compiled_when_first_printed_through(tmp_path):
-    """Each costs about 0.3 ms to compile: `--help` (click's own formatter) compiles none, a line the two it goes
-    through, a JSON document only its own."""
+    """Each costs about 0.3 ms to compile: `--help` (click's own formatter) and printable text (`printable`) need
+    none; a line with a control character the two a line goes through."""
     store = tmp_path / "s.db"
     assert run_gatepost("--db", str(store), "init").returncode == 0
     assert _patterns_compiled("--help") == []
-    assert _patterns_compiled("--db", str(store), "case", "list") == ["_ESCAPES", "_UNSAFE_ONE_LINE"]
-    assert _patterns_compiled("--db", str(store), "case", "list", "--json") == ["_JSON_UNSAFE"]
+    assert _patterns_compiled("--db", str(store), "case", "list") == []
+    assert _patterns_compiled("--db", str(store), "case", "list", "--json") == []
+    assert _patterns_compiled("--db", str(tmp_path / "x\x01y.db"), "case", "list") == ["_ESCAPES",
+                                                                                      "_UNSAFE_ONE_LINE"]
+
+
+def test_every_character_the_output_patterns_change_is_one_isprintable_refuses():
+    """What lets printable text skip the patterns (`gatepost.safe.printable`): each character a pattern matches,
+    over all of Unicode, is not printable, and every escape sequence removed whole starts with ESC or 8-bit CSI."""
+    layer = {"_UNSAFE": safe._UNSAFE, "_UNSAFE_ONE_LINE": safe._UNSAFE_ONE_LINE, "_JSON_UNSAFE": output._JSON_UNSAFE}
+    for name, later in layer.items():
+        pattern = later.compiled()
+        matched = [code for code in range(0x110000) if pattern.fullmatch(chr(code))]
+        assert len(matched) > 60, name  # the class was read (a broken pattern would pass vacuously)
+        assert not [hex(code) for code in matched if chr(code).isprintable()], name
+    branches = re_parser.parse(safe._ESCAPES.source).data[0][1][1]  # as the compiler reads the pattern
+    assert [branch.data[0] for branch in branches] == [(LITERAL, 0x1B)] * 4 + [(LITERAL, 0x9B)]
+    assert not "\x1b".isprintable() and not "\x9b".isprintable()
+    assert safe.printable("a\nb\tc ✔ é", keep="\n\t") and not safe.printable("a\nb")
+    assert inert("ok ✔\nnext\tline") == "ok ✔\nnext\tline" and inert("a\u00a0b") == "a\u00a0b"
 
 
 # -o / --output never writes over the store or a file that is not ours.
