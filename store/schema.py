@@ -1,6 +1,6 @@
 """The store's schema: every domain's migrations in the one order they run, set into the kernel on import.
 
-Each domain keeps its own migrations (the kernel's in kernel/schema.py, evaluation's in
+Each domain keeps its own migrations (the kernel's in kernel/migrations.py, evaluation's in
 evaluation/schema.py); the first schema and the few that span domains are here. `MIGRATIONS` is the
 order: a store records each by name as it is applied, so a name is never changed or reused and a new
 migration goes at the end. Tables named in the docstring of each group are either append-only records
@@ -14,9 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from . import cases, discussion, evaluation, loops, preferences, proposals, rubrics, skills
+from . import cases, discussion, evaluation, kernel, loops, preferences, proposals, rubrics, skills
 from .kernel import (
-    KERNEL_MIGRATIONS,
     MIGRATION_SET,
     append_only_triggers,
     known_migration_names,
@@ -595,7 +594,7 @@ MIGRATIONS = (
 def migration_functions() -> dict[str, Callable[[Database], None]]:
     """Every domain's migrations by name: asked for only when a store is migrated (the evaluation domain's bring
     its run-order builder, which a command reading a current store does not need)."""
-    every = {**_HERE, **KERNEL_MIGRATIONS, **evaluation.EVALUATION_MIGRATIONS}
+    every = {**_HERE, **kernel.KERNEL_MIGRATIONS, **evaluation.EVALUATION_MIGRATIONS}
     if sorted(MIGRATIONS) != sorted(every):
         raise ValueError("every domain's migration has its place in MIGRATIONS, once")
     return every

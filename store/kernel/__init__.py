@@ -115,6 +115,7 @@ if TYPE_CHECKING:
         take,
     )
     from .markup import load_yaml_file, parse_toml, parse_yaml
+    from .migrations import KERNEL_MIGRATIONS
     from .paths import MAX_PATH_CHARS, repo_path
     from .pipeline import (
         CAPABILITY,
@@ -151,29 +152,28 @@ if TYPE_CHECKING:
         StreamedRecords,
         migration_seals,
         record_lines,
-        record_sources,
         records_digest,
         records_digests,
         seqs_with_records,
         stored_score,
-        use_record_sources,
     )
     from .rows import all_rows, each_row, one_row
     from .schema import (
         APPLICATION_ID,
         EVENTS_COMPLETE_KIND,
         KERNEL_APPEND_ONLY,
-        KERNEL_MIGRATIONS,
         MIGRATION_SET,
         PROJECTIONS_COMPLETE_KIND,
         append_only_triggers,
         applied_migration_names,
         known_migration_names,
         latest_version,
+        record_sources,
         record_tables,
         store_migrations,
         use_append_only,
         use_migrations,
+        use_record_sources,
     )
     from .shared import as_found
     from .signing import (
@@ -380,18 +380,20 @@ if not TYPE_CHECKING:
             "missing_triggers", "normalised_trigger", "recover_hint", "restore_triggers", "store_file"),
         ".leases": ("DEFAULT_TTL", "ITEMS", "Held", "Lease", "check_free", "held_by_others", "holder",
             "item_subject", "release", "take"),
+        ".migrations": ("KERNEL_MIGRATIONS",),
         ".markup": ("load_yaml_file", "parse_toml", "parse_yaml"),
         ".paths": ("MAX_PATH_CHARS", "repo_path"),
         ".pipeline": ("CAPABILITY", "IDENTITY", "LEASE", "OPEN", "SEEN_SEQ", "SELF_DEALING", "UNCHECKED", "Act", "Subject", "Verdict", "acts_as_admin", "capabilities_held", "check_name", "find_actor", "guarded", "has_admin", "identify", "name_key", "observed_at", "refusal", "rehearse", "rehearse_all", "require", "same_actor", "verdict_of"),
         ".users": ("os_user",),
         ".records": ("RECORDS_KEY", "SEAL_KIND", "RecordSource", "StreamedRecords", "migration_seals",
-            "record_lines", "record_sources", "records_digest", "records_digests", "seqs_with_records",
-            "stored_score", "use_record_sources", "RECORDS_FORMAT"),
+            "record_lines", "records_digest", "records_digests", "seqs_with_records",
+            "stored_score", "RECORDS_FORMAT"),
         ".rows": ("all_rows", "each_row", "one_row"),
-        ".schema": ("APPLICATION_ID", "EVENTS_COMPLETE_KIND", "KERNEL_APPEND_ONLY", "KERNEL_MIGRATIONS",
+        ".schema": ("APPLICATION_ID", "EVENTS_COMPLETE_KIND", "KERNEL_APPEND_ONLY",
             "MIGRATION_SET", "PROJECTIONS_COMPLETE_KIND", "append_only_triggers", "applied_migration_names",
             "known_migration_names",
-            "latest_version", "record_tables", "store_migrations", "use_append_only", "use_migrations"),
+            "latest_version", "record_sources", "record_tables", "store_migrations", "use_append_only",
+            "use_migrations", "use_record_sources"),
         ".shared": ("as_found",),
         ".signing": ("KEY_ENV", "SIGNED_KINDS", "SIGNED_WITH", "keys_of", "parse_public_key",
             "rehearsing", "set_signing_key", "sign_rotation", "signature_findings", "available as signing_available"),

@@ -21,12 +21,12 @@ after checking each against what it sealed: one `audit.records_resealed` event.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
 from math import copysign
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .errors import StoreError
+from .schema import record_sources
 
 if TYPE_CHECKING:
     import msgspec
@@ -68,29 +68,6 @@ class RecordSource(NamedTuple):
         return self.first_format if form == RECORDS_FORMAT_IDS and self.first_format else self.of_event
 
 
-# where the sources are (set once by the top floor, gatepost.store.schema), and what they are once asked
-_sources: list[Callable[[], Sequence[RecordSource]]] = []
-_known: list[tuple[RecordSource, ...]] = []
-
-
-def use_record_sources(sources: Callable[[], Sequence[RecordSource]]) -> None:
-    """Where the tables whose rows events seal are: a function giving them in the order every digest reads them
-    (set by gatepost.store.schema; asked when a digest is first made or checked, so a command that only reads
-    loads no domain's sources). The order is part of every digest stored: a source is only ever added at the end."""
-    _sources[:] = [sources]
-    _known.clear()
-
-
-def record_sources() -> tuple[RecordSource, ...]:
-    """The sources of sealed records, in order (StoreError before the top floor has set them)."""
-    if not _known:
-        if not _sources:
-            raise StoreError("the sealed record tables are not set: import gatepost.store (its schema sets them)")
-        sources = tuple(_sources[0]())
-        if len({s.table for s in sources}) != len(sources):
-            raise ValueError("record sources: a table is given twice")
-        _known[:] = [sources]
-    return _known[0]
 
 
 @cache

@@ -1,4 +1,5 @@
-"""The kernel's tables and its migrations, and the store's ordered list of migrations once it is set.
+"""The kernel's tables, and the store's ordered list of migrations once it is set (the kernel's own migrations
+are in migrations.py, loaded when a store is migrated).
 
 The list itself is composed on the store's top floor (gatepost.store.schema), out of each domain's
 migrations in the order they were written, and handed to the kernel (`use_migrations`) when the store
@@ -15,25 +16,16 @@ current store to read it does not import sqlite-utils.
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from .chain import EVENT_FIELDS, GENESIS, canonical_event, chain_hash, insert_chained
-from .clock import now_iso
 from .errors import StoreError
-from .records import (
-    RECORDS_FORMAT,
-    RECORDS_FORMAT_IDS,
-    RESEAL_KIND,
-    SEAL_KIND,
-    reseal_by_position,
-    seal_existing,
-)
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
     from sqlite_utils.migrations import Migrations
+
+    from .records import RecordSource
 
 MIGRATION_SET = "gatepost"
 MIGRATIONS_TABLE = "_sqlite_migrations"  # where sqlite-utils' Migrations records each one applied
@@ -69,6 +61,31 @@ def record_tables() -> tuple[str, ...]:
             raise ValueError(f"append-only tables: expected each domain's tables once, got {tables!r}")
         _record_tables[:] = [(*KERNEL_APPEND_ONLY, *tables)]
     return _record_tables[0]
+
+
+# where the sources are (set once by the top floor, gatepost.store.schema), and what they are once asked
+_sources: list[Callable[[], Sequence[RecordSource]]] = []
+_known: list[tuple[RecordSource, ...]] = []
+
+
+def use_record_sources(sources: Callable[[], Sequence[RecordSource]]) -> None:
+    """Where the tables whose rows events seal are: a function giving them in the order every digest reads them
+    (set by gatepost.store.schema; asked when a digest is first made or checked, so a command that only reads
+    loads no domain's sources). The order is part of every digest stored: a source is only ever added at the end."""
+    _sources[:] = [sources]
+    _known.clear()
+
+
+def record_sources() -> tuple[RecordSource, ...]:
+    """The sources of sealed records, in order (StoreError before the top floor has set them)."""
+    if not _known:
+        if not _sources:
+            raise StoreError("the sealed record tables are not set: import gatepost.store (its schema sets them)")
+        sources = tuple(_sources[0]())
+        if len({s.table for s in sources}) != len(sources):
+            raise ValueError("record sources: a table is given twice")
+        _known[:] = [sources]
+    return _known[0]
 
 
 def trigger_sql(table: str, verb: str) -> str:
@@ -142,132 +159,7 @@ def pending_migration_names(db: Database) -> list[str]:
     return [name for name in known_migration_names() if name not in applied]
 
 
-def m002_leases(db: Database) -> None:
-    """Leases: who is working an item of a queue, until when. Each take/renew/release is an event."""
-    db.table("leases").create(
-        {
-            "subject_type": str,  # case | proposal | draft | skill
-            "subject_id": str,
-            "holder": str,
-            "taken_at": str,
-            "expires_at": str,
-            "event_seq": int,
-        },
-        pk=("subject_type", "subject_id"),
-        not_null={"holder", "taken_at", "expires_at"},
-    )
-    db.table("leases").create_index(["holder"])
-    db.table("leases").create_index(["expires_at"])
-
-
 APPLICATION_ID = 0x47415445  # "GATE": PRAGMA application_id of every gatepost store
-
-
-def m003_kernel_audit_chain(db: Database) -> None:
-    """Hash-chain the audit trail: every event gets `prev_hash` and `hash`.
-
-    Existing events are hashed once, in sequence order (the append-only trigger is lifted for
-    this one UPDATE inside the migration's transaction), and the migration is itself an event.
-    """
-    db.table("events").add_column("prev_hash", str)
-    db.table("events").add_column("hash", str)
-    db.execute("DROP TRIGGER IF EXISTS events_no_update")
-    prev = GENESIS
-    count = 0
-    rows = db.execute(f"SELECT {', '.join(EVENT_FIELDS)} FROM events ORDER BY seq").fetchall()
-    for row in rows:
-        digest = chain_hash(prev, canonical_event(*row))
-        db.execute("UPDATE events SET prev_hash = ?, hash = ? WHERE seq = ?", [prev, digest, row[0]])
-        prev = digest
-        count += 1
-    append_only_triggers(db, "events")
-    if count:
-        insert_chained(db, now_iso(), None, "audit.chained", "store", "events", None,
-                       f"hashed the {count} events recorded before the chain, in sequence order",
-                       json.dumps({"events": count, "head": prev}, sort_keys=True))
-
-
-def m008_kernel_signatures_and_sealed_records(db: Database) -> None:
-    """SSH keys and signed decisions, and records sealed into the chain.
-
-    - actor_keys: the public keys people registered (a record; the newest of an actor's is theirs);
-    - signatures: one per signed decision event, over the event's hash (a record);
-    - the skill runs, manifest versions and task results stored before events sealed their records
-      are hashed once, per event, into one `audit.records_sealed` event (`gatepost verify` checks them).
-    """
-    db.table("actor_keys").create(
-        {"id": int, "actor": str, "key_type": str, "public_key": str, "comment": str, "fingerprint": str,
-         "added_by": str, "at": str, "event_seq": int},
-        pk="id",
-        foreign_keys=[("actor", "actors", "name")],
-        not_null={"actor", "key_type", "public_key", "fingerprint", "at", "event_seq"},
-    )
-    db.table("actor_keys").create_index(["actor", "event_seq"])
-    db.table("signatures").create(
-        {"event_seq": int, "actor": str, "key_id": int, "fingerprint": str, "namespace": str, "signature": str},
-        pk="event_seq",
-        foreign_keys=[("key_id", "actor_keys", "id")],
-        not_null={"actor", "key_id", "fingerprint", "namespace", "signature"},
-    )
-    for table in ("actor_keys", "signatures"):
-        append_only_triggers(db, table)
-    digests = seal_existing(db)
-    if digests:
-        insert_chained(db, now_iso(), None, SEAL_KIND, "store", "records", None,
-                       f"sealed the records of {len(digests)} events stored before events sealed their records",
-                       json.dumps({"format": RECORDS_FORMAT_IDS, "digests": digests}, sort_keys=True))
-
+# the events that mark where complete events begin (kernel/migrations.py records them; verify reads them)
 EVENTS_COMPLETE_KIND = "audit.events_complete"  # from this event on, each event carries all its act wrote
-
-
-def m012_kernel_events_complete(db: Database) -> None:
-    """From here on every event carries everything its act wrote (evidence details, a case's content and path,
-    the times of grants and keys, evaluations with their assertion results, ...), so `gatepost verify`
-    rebuilds every table from the events. Events stored before say less; this event marks where the store's
-    complete events begin (none is needed in a store with no events yet)."""
-    count = db.execute("SELECT COUNT(*) FROM events").fetchone()[0]
-    if count:
-        insert_chained(db, now_iso(), None, EVENTS_COMPLETE_KIND, "store", "events", None,
-                       f"the {count} events before this one may not carry every column their acts wrote",
-                       json.dumps({"events": count}, sort_keys=True))
-
-
-def m013_kernel_records_by_position(db: Database) -> None:
-    """Task results sealed by their position in their run, not by their row ids: events sealed in the first
-    format are checked against it and sealed again by position, in one `audit.records_resealed` event. One
-    whose records no longer hash to what it sealed is left out of it (and named there), so `gatepost verify`
-    goes on finding it: nothing unchecked is sealed."""
-    digests, unmatched = reseal_by_position(db)
-    if digests or unmatched:
-        left = f"; {len(unmatched)} no longer matched their seal and were left out" if unmatched else ""
-        insert_chained(db, now_iso(), None, RESEAL_KIND, "store", "records", None,
-                       f"sealed again by position the records of {len(digests)} events{left}",
-                       json.dumps({"format": RECORDS_FORMAT, "from": RECORDS_FORMAT_IDS, "digests": digests,
-                                   "unmatched": unmatched}, sort_keys=True))
-
-
 PROJECTIONS_COMPLETE_KIND = "audit.projections_complete"  # from this event on, events carry runs, suites, skills
-
-
-def m017_kernel_projections_complete(db: Database) -> None:
-    """From here on the events also carry the evaluation runs and task suites their acts stored (the run's
-    columns, its artifact and the suite's text as their hashes), a skill is registered at the time of the event
-    that first names it, and a case's cached columns (claims, allowed, needs_decision, last_seq, updated_at)
-    move only with an event about the case: `gatepost verify` rebuilds them all. Events stored before say less
-    of these; this event marks where they begin (none is needed in a store with no events yet)."""
-    count = db.execute("SELECT COUNT(*) FROM events").fetchone()[0]
-    if count:
-        insert_chained(db, now_iso(), None, PROJECTIONS_COMPLETE_KIND, "store", "events", None,
-                       f"the {count} events before this one may not carry the runs, suites and skills their acts "
-                       "wrote", json.dumps({"events": count}, sort_keys=True))
-
-
-# The kernel's migrations by name, for the top floor's ordered list.
-KERNEL_MIGRATIONS = {
-    "m002_leases": m002_leases,
-    "m003_kernel_audit_chain": m003_kernel_audit_chain,
-    "m008_kernel_signatures_and_sealed_records": m008_kernel_signatures_and_sealed_records,
-    "m012_kernel_events_complete": m012_kernel_events_complete,
-    "m013_kernel_records_by_position": m013_kernel_records_by_position,
-    "m017_kernel_projections_complete": m017_kernel_projections_complete,
-}

@@ -138,9 +138,10 @@ def test_a_command_that_only_reads_rows_starts_without_hashlib(tmp_path: Path, d
     assert "hashlib" not in modules and "_hashlib" not in modules, f"{' '.join(argv)} imported hashlib"
 
 
-# The acts' machinery: the pipeline, appending events, signing them (base64, struct, the SSH signature format).
+# The acts' machinery: the pipeline, appending events, signing them (base64, struct, the SSH signature format),
+# sealing the records they create; and the kernel's migrations (a store is current or migrated once).
 ACTS = ("gatepost.store.kernel.pipeline", "gatepost.store.kernel.events", "gatepost.store.kernel.signing",
-        "gatepost.store.kernel.sshsig")
+        "gatepost.store.kernel.sshsig", "gatepost.store.kernel.records", "gatepost.store.kernel.migrations")
 
 
 @pytest.mark.parametrize("argv", [("skills", "show", "--json"), ("report", "regressions", "--no-remember"),
