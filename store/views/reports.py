@@ -37,13 +37,15 @@ _COMPILE_SETTINGS = ("block_start_string", "block_end_string", "variable_start_s
                      "comment_start_string", "comment_end_string", "line_statement_prefix", "line_comment_prefix",
                      "trim_blocks", "lstrip_blocks", "newline_sequence", "keep_trailing_newline", "optimized")
 _BACKTICKS = re.compile(r"`+")
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|~])")
+# every character that could format, link or embed HTML in inline Markdown, escaped with a backslash (single
+# characters: str.translate maps each in C, where a pattern's substitution expands its template per match)
+_MD_ESCAPED = str.maketrans({char: "\\" + char for char in "\\`*_{}[]<>#|~"})
 
 
 def _md(value: object) -> str:
     """Inline Markdown text: every character that could format, link or embed HTML is escaped."""
     text = "" if value is None else str(value)
-    return _MD_SPECIAL.sub(r"\\\1", " ".join(text.split()))
+    return " ".join(text.split()).translate(_MD_ESCAPED)
 
 
 def _as_text(value: object) -> str:

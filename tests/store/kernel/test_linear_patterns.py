@@ -65,7 +65,6 @@ HOSTILE: dict[str, list[str]] = {
     "gatepost.store.failures._ITEM": [_fill("-", " "), _fill("", "- "), _fill("", " - id "), _fill("", "\n -")],
     "gatepost.store.cases.parse._ID": [_fill("a", "a", "!")],
     "gatepost.store.cases.acts._HEX": [_fill("", "a", "!")],
-    "gatepost.store.views.reports._MD_SPECIAL": [_fill("", "\\`")],
     "gatepost.store.views.reports._BACKTICKS": [_fill("", "`")],
     "gatepost.store.protocol.interpreter._AGE": [_fill("1", "0", "x")],
     "gatepost.store.protocol.interpreter._INSTANT": [_fill("", "2026-")],
