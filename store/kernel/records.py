@@ -42,8 +42,8 @@ RESEAL_KIND = "audit.records_resealed"  # {"digests": {seq: digest}} sealed agai
 class RecordSource(NamedTuple):
     """A table whose rows are records an event created, as the seal reads them: the domain that owns the table
     says how (the kernel names no domain's table); the store's top floor sets them in their one order. (A named
-    tuple, not a dataclass: every command builds these as the store loads, and a dataclass's generated methods
-    cost a read-only command's start about half a millisecond each, the dataclasses module as much again.)
+    tuple, not a dataclass: a dataclass's generated methods cost a command's start about half a millisecond each,
+    the dataclasses module as much again.)
 
     - `columns`: every stored column that says what the record is, hashed in this order (event_seq, the link
       itself, is not: moving a row to another event changes which event's digest reads it);
