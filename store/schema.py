@@ -473,7 +473,10 @@ def m010_kernel_records_by_event(db: Database) -> None:
 
 def mark_design_review_waiting(db: Database) -> None:
     """Set each case's `design_review` mark from its stored claims, by the protocol's rule (the cases stored
-    before the projection step kept the mark)."""
+    before the projection step kept the mark). A store without cases has none to mark: the protocol's rule
+    (its interpreter's import) is left to the first command that needs it."""
+    if db.execute("SELECT 1 FROM cases LIMIT 1").fetchone() is None:
+        return
     db.execute(f"UPDATE cases SET design_review = CASE WHEN {cases.claims_condition(cases.DEFAULT_PROTOCOL)} THEN 1 ELSE 0 END")
 
 

@@ -312,7 +312,8 @@ def _check_version(db: Database, path: Path, stored: int, applied: list[str], kn
 
 
 def _migrate(db: Database, path: Path) -> None:
-    """Apply pending migrations, each in one transaction with its user_version and the application_id.
+    """Apply pending migrations, each in one transaction with its user_version and the application_id (a new
+    store's all in one: nothing is there to keep if one fails, and the file is removed).
 
     A store is checked (`PRAGMA quick_check`) before a migration writes to it: migrating a
     damaged file would spread the damage.
@@ -323,18 +324,29 @@ def _migrate(db: Database, path: Path) -> None:
             with db.atomic():
                 db.execute(f"PRAGMA application_id = {schema.APPLICATION_ID}")
         return
-    if db.table_names():
+    new = not db.table_names()
+    if not new:
         problem = damaged(db)
         if problem is not None:
             raise StoreError(f"{path}: damaged ({problem}); not migrated, nothing was written; "
                              f"{recover_hint(str(path))}")
-    pending = schema.store_migrations().pending(db)
-    schema.store_migrations().ensure_migrations_table(db)
-    done = len(schema.store_migrations().applied(db))
+    migrations = schema.store_migrations()
+    if new:  # a store being made: every migration in one transaction (one commit to disk, not one a migration)
+        with db.atomic():
+            migrations.ensure_migrations_table(db)
+            for migration in migrations.pending(db):
+                migration.fn(db)
+                migrations._record_applied(db, migration.name)
+            db.execute(f"PRAGMA user_version = {len(migrations.applied(db))}")
+            db.execute(f"PRAGMA application_id = {schema.APPLICATION_ID}")
+        return
+    pending = migrations.pending(db)
+    migrations.ensure_migrations_table(db)
+    done = len(migrations.applied(db))
     for migration in pending:
         with db.atomic():
             migration.fn(db)
-            schema.store_migrations()._record_applied(db, migration.name)
+            migrations._record_applied(db, migration.name)
             done += 1
             db.execute(f"PRAGMA user_version = {done}")
             db.execute(f"PRAGMA application_id = {schema.APPLICATION_ID}")

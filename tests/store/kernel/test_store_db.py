@@ -141,6 +141,53 @@ def test_an_older_store_is_migrated_in_order(store_path):
     assert [m.name for m in schema.migrations.applied(db)] == schema.known_migration_names()
 
 
+def _schema_of(db) -> tuple:
+    """What a store's migrations leave: its schema, the migrations it records in order, its version and id."""
+    return (sorted(db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name != 'sqlite_sequence'")),
+            [m.name for m in schema.migrations.applied(db)], schema_version(db),
+            db.execute("PRAGMA application_id").fetchone()[0])
+
+
+def test_a_new_store_has_the_schema_an_older_store_is_migrated_to(tmp_path):
+    """A new store is made in one transaction, an older one migrated one migration a transaction: both end the
+    same, table for table, index for index, trigger for trigger."""
+    import sqlite3 as sq
+
+    from sqlite_utils import Database
+
+    old = Database(sq.connect(tmp_path / "old.db"))
+    schema.migrations.apply(old, stop_before="m002_leases")
+    old.execute("PRAGMA user_version = 1")
+    old.close()
+    assert _schema_of(open_store(tmp_path / "old.db")) == _schema_of(open_store(tmp_path / "new.db"))
+
+
+def _commits_in_wal(path) -> int:
+    """The transactions committed to a store's WAL file (a frame whose header gives the database's size after
+    it ends a commit)."""
+    wal = (path.parent / f"{path.name}-wal").read_bytes()
+    page_size = int.from_bytes(wal[8:12], "big")
+    return sum(1 for at in range(32, len(wal), 24 + page_size) if int.from_bytes(wal[at + 4:at + 8], "big"))
+
+
+def test_a_new_store_is_written_to_disk_once(store_path):
+    """Each commit waits for the disk (synchronous FULL): a new store's migrations commit together."""
+    db = open_store(store_path)
+    assert _commits_in_wal(store_path) == 1
+    db.close()
+
+
+def test_a_new_store_is_made_without_the_protocol_interpreter(tmp_path):
+    """Only a store that holds cases needs the protocol's rule to mark them when migrated: making a store (an
+    import's, `gatepost init`'s) does not load the interpreter."""
+    code = ("import sys\nfrom gatepost.store.kernel import open_store\nimport gatepost.store\n"
+            f"open_store({str(tmp_path / 'new.db')!r}).close()\n"
+            "print('gatepost.store.protocol.interpreter' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
+
+
 @pytest.mark.parametrize("stop_before", [None, "m001_initial", "m002_leases", "m013_kernel_records_by_position"])
 def test_the_migrations_read_without_sqlite_utils_are_the_ones_it_records(tmp_path, stop_before):
     """Whether a store is current is read with two SELECTs (no sqlite-utils import): the same names, in the same
