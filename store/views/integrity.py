@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, cast
 
@@ -85,6 +85,7 @@ _HOLDS = "SELECT COUNT(*), TOTAL(run_id IS ? AND side IS ?) FROM task_results WH
 _CHAIN = ("SELECT id, LAG(id) OVER (PARTITION BY suite_id, skill_id ORDER BY COALESCE(started_at, ''), id), event_seq"
           " FROM evaluation_runs ORDER BY suite_id, skill_id, COALESCE(started_at, ''), id")
 _DECODE = msgspec.json.Decoder().decode
+_DIGIT_VALUE = bytes(range(256))[:48] + bytes(range(10)) + bytes(range(58, 256))  # b"0".."9" -> 0..9
 _SHARED = 8  # distinct arrays of task ids or splits kept decoded at a time (_shared)
 _ENCODER = msgspec.json.Encoder()  # the kernel's seal lines (records._encode)
 _COUNTS = ("split", "previous_run", "tasks", "failing", "changed", "changed_now_pass", "differs", "flaky")
@@ -238,7 +239,7 @@ def _read_results(db: Database, *, walked: bool) -> ResultsRead:
     reads = _reads(db)
     followed = {previous for _, previous, _ in runs_in_order if previous is not None}
     texts: dict[str, list[Any]] = {}
-    kept: dict[str, tuple[list[str], list[Any]] | None] = {}  # a run's candidate tasks and passes, until the run
+    kept: dict[str, tuple[Sequence[str], Sequence[Any]] | None] = {}  # a run's candidate tasks and passes, until the run
     # after it is read (None: not read whole)
     for run_id, previous, seq in runs_in_order:
         known.add(run_id)
@@ -247,7 +248,7 @@ def _read_results(db: Database, *, walked: bool) -> ResultsRead:
         read = _read(db, run, prefix if alone else None, texts, walk, reads) if run is not None else _Read([], None)
         if read.digest is not None:
             out.digests[seq] = read.digest
-        before: dict[str, Any] | tuple[list[str], list[Any]] | None = \
+        before: dict[str, Any] | tuple[Sequence[str], Sequence[Any]] | None = \
             kept.pop(previous, None) if previous is not None else {}
         if before is None:  # the run before was not read whole: its passes as task_order reads them
             before = dict(db.execute("SELECT task_id, MAX(COALESCE(passed, 0)) FROM task_results WHERE run_id = ?"
@@ -299,11 +300,12 @@ def _paged(db: Database) -> set[str]:
     return {row[0] for row in db.execute(f"SELECT DISTINCT run_id FROM {PAGES_TABLE}")}
 
 
-def _candidate(blocks: list[Block]) -> tuple[list[str], list[Any]]:
-    """A run's candidate tasks and their passes (what the run after it compares with): each task once a side here."""
+def _candidate(blocks: list[Block]) -> tuple[Sequence[str], Sequence[Any]]:
+    """A run's candidate tasks and their passes (what the run after it compares with): each task once a side here.
+    The block's own columns: nothing changes them (the task ids are shared by the runs that list them: _shared)."""
     for block in blocks:
         if block.side == "candidate":
-            return list(block.tasks), list(block.passed)
+            return block.tasks, block.passed
     return [], []
 
 
@@ -363,7 +365,8 @@ def _read(db: Database, run: _Run, prefix: Any | None, texts: dict[str, list[Any
             return _Read(None, None)
         if walk is not None:
             walk.confirm((low, high), low, high, lines)
-        block = Block(side, _shared(tasks, texts), _DECODE(passed), _shared(splits, texts))
+        ids = _shared(tasks, texts)
+        block = Block(side, ids, _passes(passed, len(ids)), _shared(splits, texts))
         kinds = set(block.passed)
         if digest is not None and _whole(sums) and _whole(kinds):
             digest.update(lines)
@@ -376,6 +379,18 @@ def _read(db: Database, run: _Run, prefix: Any | None, texts: dict[str, list[Any
             else:
                 blocks = None
     return _Read(blocks, digest.hexdigest() if digest is not None else None)
+
+
+def _passes(text: str, count: int) -> Sequence[Any]:
+    """A block's passes from their JSON array (`count` of them: the array has a value per row, as its task ids
+    have): as bytes when every one is a single digit (the commonest: a pass@k below 10), as the order's byte
+    arithmetic takes them; else decoded. A JSON array of `count` values `2 * count + 1` characters long holds one
+    character a value, and the one-character JSON values are the digits."""
+    if len(text) == 2 * count + 1:
+        digits = text[1::2].encode("ascii", "replace")
+        if digits.isdigit():
+            return digits.translate(_DIGIT_VALUE)
+    return cast(list[Any], _DECODE(text))
 
 
 def _whole(values: Any) -> bool:

@@ -30,7 +30,7 @@ from tests.conftest import run_gatepost
 
 SIDES = ("candidate", "baseline")
 task = st.sampled_from([f"t{i}" for i in range(8)])
-passed = st.sampled_from([0, 1, None, 2])
+passed = st.sampled_from([0, 1, None, 2, 10])  # 10: an array of passes not a digit each (decoded, not bytes)
 split = st.sampled_from([None, "", "dev", "test"])
 # a run: its results in id order, each (side, task, passed, split); blocks of one side each, or anything else
 result = st.tuples(st.sampled_from(SIDES), task, passed, split)
