@@ -202,8 +202,8 @@ def test_the_blocks_walked_are_the_blocks_sql_groups_whatever_was_moved(tmp_path
         conn.execute("DROP TRIGGER task_results_no_delete")
         for row, move in moves:
             if move == "run":
-                conn.execute("UPDATE task_results SET run_id = (SELECT run_id FROM task_results WHERE id = ?)"
-                             " WHERE id = ?", [(row + 60) % 180 + 1, row])
+                conn.execute("UPDATE task_results SET run_id = COALESCE((SELECT run_id FROM task_results WHERE id = ?),"
+                             " run_id) WHERE id = ?", [(row + 60) % 180 + 1, row])  # (that row deleted: left as is)
             elif move == "side":
                 conn.execute("UPDATE task_results SET side = CASE side WHEN 'candidate' THEN 'baseline'"
                              " ELSE 'candidate' END WHERE id = ?", [row])
