@@ -191,6 +191,9 @@ class Replay:
     # per case, its cached last_seq and updated_at: the event of the last act that brought them up to date (the
     # case's newest event then), the latest time of those acts
     projected: dict[str, tuple[int, str]] = field(default_factory=dict)
+    # events' JSON values made canonical bytes, by identity (id -> (the value, kept so its id is not reused, its
+    # bytes)): by cache_cases (each case's independent lists) and compare, each value encoded once
+    canonical: dict[int, tuple[Any, Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._skills = self.rows["skills"]  # looked up for the commonest event (apply)
@@ -632,7 +635,7 @@ def cache_cases(r: Replay) -> None:
             continue
         current = current_revisions(case["current_revision"], basis)
         rows = evidence.get(case_id, ())
-        key = _shape(case, current, rows, listers)
+        key = _shape(case, current, rows, listers, r.canonical)
         if key not in computed:
             claims, allowed, needs = projection(case["protocol"], case["status"], current, distinct_records(rows),
                                                 case["independent"])
@@ -641,8 +644,8 @@ def cache_cases(r: Replay) -> None:
         case["claims"], case["allowed"], case["needs_decision"], case["design_review"] = computed[key]
 
 
-def _shape(case: Row, current: dict[str, str], rows: Any, listers: dict[bytes, Callable[[Any], Any]]
-           ) -> tuple[Any, ...]:
+def _shape(case: Row, current: dict[str, str], rows: Any, listers: dict[bytes, Callable[[Any], Any]],
+           canonical: dict[int, tuple[Any, Any]]) -> tuple[Any, ...]:
     """What a case's projection depends on, so that cases of one shape (most of a large store's) are evaluated
     once: its current revisions named by their first appearance (a revision is a hash the protocol only compares
     for equality: a record is about the current one or not; any other revision is kept as it is), and the set of
@@ -650,11 +653,15 @@ def _shape(case: Row, current: dict[str, str], rows: Any, listers: dict[bytes, C
     match's value is whether the counting records agree, in no order and however many), each producer named by
     the independence lists it is in (_listed_in). `rows`: the case's evidence as distinct_records takes it, read
     before any Record is made (a shape seen before needs none). `listers`: _listed_in of the independent lists seen
-    so far, by their canonical bytes (cases mostly list the same producers)."""
+    so far, by their canonical bytes (cases mostly list the same producers); `canonical`: Replay.canonical."""
     names: dict[Any, int] = {}
     revisions = tuple((artifact, names.setdefault(rev, len(names))) for artifact, rev in sorted(current.items()))
     name = names.get
-    independent = _CANONICAL.encode(case["independent"])
+    lists = case["independent"]
+    known = canonical.get(id(lists))
+    if known is None:
+        known = canonical[id(lists)] = (lists, _CANONICAL.encode(lists))
+    independent = known[1]
     listed_in = listers.get(independent)
     if listed_in is None:
         listed_in = listers[independent] = _listed_in(case["independent"])
@@ -860,7 +867,7 @@ def compare(db: Database, replay: Replay) -> list[tuple[int | None, str]]:
     # JSON columns as canonical bytes, each value encoded once: the stored texts by text, the events' values (many
     # cases share one projection's claims) by identity, the value kept alongside so that its id is not reused
     held_cache: dict[Any, Any] = {}
-    said_cache: dict[int, tuple[Any, Any]] = {}
+    said_cache = replay.canonical
 
     def said_canonical(value: Any) -> Any:
         known = said_cache.get(id(value))
