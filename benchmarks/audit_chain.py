@@ -72,7 +72,8 @@ PLAIN_INSERT = ("INSERT INTO events (at, actor, kind, subject_type, subject_id, 
 
 
 def _events(n: int) -> list[tuple[str, str, str, dict]]:
-    kinds = ("skill.run_recorded", "report.written", "bench.noted", "bench.checked")  # no record, nothing to replay
+    # kinds no act writes: no record, nothing for verify to replay (a `skill.run_recorded` would say a skill row)
+    kinds = ("bench.recorded", "report.written", "bench.noted", "bench.checked")
     return [(kinds[i % 4], f"run-{i % 37}", f"case-{i % 500:04d}",
              {"kind": "result_reproduced", "result": "passed", "producer": f"run-{i % 37}", "n": i})
             for i in range(n)]

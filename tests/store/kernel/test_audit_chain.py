@@ -3,6 +3,7 @@
 import json
 import sqlite3
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -266,3 +267,14 @@ def test_an_older_store_is_hashed_once_in_sequence_order_as_an_event(tmp_path: P
         append(db, "test.new", actor="ana", subject_type="case", subject_id="c9")
     db.close()
     assert verify(path).returncode == 0
+
+
+@pytest.mark.slow
+def test_the_audit_benchmark_runs_on_the_stores_it_builds(tmp_path):
+    """benchmarks/audit_chain.py checks that verify finds its own stores intact before it times them: its synthetic
+    events must be kinds no act writes (a `skill.run_recorded` says a skill row, which verify then misses)."""
+    script = Path(__file__).resolve().parents[3] / "benchmarks" / "audit_chain.py"
+    done = subprocess.run([sys.executable, str(script), "--events", "300", "--tasks", "500", "--cases", "20,40"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "verify per event, 40 against 20 cases" in done.stdout
