@@ -20,7 +20,6 @@ import json
 import math
 import os
 import re
-import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
@@ -36,7 +35,7 @@ from gatepost.store.kernel import (
     write_text_atomic,
 )
 
-from .fast_results import Columns, decode_window
+from .fast_results import MAX_REAL, Columns, decode_window
 from .progress import report
 
 VERDICTS = ("pass", "fail", "skipped", "error")
@@ -66,7 +65,6 @@ class ParsedArtifact:
     data: dict[str, Any] = field(default_factory=dict)
 
 
-_MAX_REAL = sys.float_info.max  # a score beyond it (a whole number of 309 digits) has no REAL to be stored as
 
 
 def _finite(value: Any) -> TypeGuard[int | float]:
@@ -143,7 +141,7 @@ def _results(items: Any, key: str, name: str, side: str, *, nullable: bool = Fal
         details, error = get("details"), get("error")
         ts, td = type(score), type(duration)
         if (type(task_id) is not str or not task_id or type(passed) is not bool
-                or not (score is None or (ts is int and -_MAX_REAL <= score <= _MAX_REAL)
+                or not (score is None or (ts is int and -MAX_REAL <= score <= MAX_REAL)
                         or (ts is float and isfinite(score)))
                 or not (td is int or (td is float and isfinite(duration)))
                 or not (output is None or type(output) is str)
@@ -176,8 +174,8 @@ def _explain_bad_result(items: list[Any], key: str, name: str, start: int = 0) -
         if type(item.get("passed")) is not bool:
             missing = "missing (expected true or false)" if item.get("passed") is None else "expected true or false"
             raise InputError(f"{name}: {key}[{i}].passed: {missing}")
-        if score is not None and not (_finite(score) and -_MAX_REAL <= score <= _MAX_REAL):
-            raise InputError(f"{name}: {key}[{i}].score: expected a number or null (at most {_MAX_REAL:.4g} either "
+        if score is not None and not (_finite(score) and -MAX_REAL <= score <= MAX_REAL):
+            raise InputError(f"{name}: {key}[{i}].score: expected a number or null (at most {MAX_REAL:.4g} either "
                              "way: a score is stored as a REAL)")
         if not _finite(duration):
             raise InputError(f"{name}: {key}[{i}].duration_ms: expected a number of milliseconds")
@@ -444,7 +442,7 @@ def _boundary(buf: str, pos: int, end: int, tries: int = 32) -> int | None:
 def _array_end(buf: str, at: int, limit: int) -> int:
     """Where the first '}' followed (past whitespace) by ']' is in buf[at:limit] (a result's '}' then the array's
     ']', or the same inside a string), or -1. Found from each ']' in turn (str.find, at memchr speed) looking back
-    past whitespace: an expression searching for the '}' stopped at every result's."""
+    past whitespace: a search for the '}' would stop at every result's."""
     close = buf.find("]", at, limit)
     while close >= 0:
         before = close - 1

@@ -23,8 +23,8 @@ from typing import Annotated, Any
 
 import msgspec
 
-_MAX = 1.7976931348623157e308
-Finite = Annotated[float, msgspec.Meta(ge=-_MAX, le=_MAX)]  # 1e999 decodes to inf: refused here
+MAX_REAL = 1.7976931348623157e308  # the largest REAL (sys.float_info.max): a score beyond it has none to be stored as
+Finite = Annotated[float, msgspec.Meta(ge=-MAX_REAL, le=MAX_REAL)]  # 1e999 decodes to inf: refused here
 Int64 = Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)]  # what SQLite stores; longer: the strict way
 UNSET: Any = msgspec.UNSET
 _SCALARS = (bool, int, float, type(None))

@@ -882,24 +882,16 @@ class HeldRuns:
         if kept is not None:
             self.size -= len(kept.tasks)
 
-    def _kept(self, run_id: str) -> _Kept | None:
+    def held(self, run_id: str) -> _Kept | None:
+        """A held run as kept (_Kept), or None."""
         kept = self.runs.pop(run_id, None)
         if kept is not None:
             self.runs[run_id] = kept  # used last: dropped last
         return kept
 
-    def held(self, run_id: str) -> _Kept | None:
-        """A held run as kept (see `tasks`), or None."""
-        return self._kept(run_id)
-
-    def tasks(self, run_id: str) -> Tasks | None:
-        """A held run's Tasks (its previous run's passes left empty), or None."""
-        kept = self._kept(run_id)
-        return None if kept is None else _tasks_of(kept)
-
     def passes(self, run_id: str) -> tuple[Sequence[str], Sequence[int | None]] | None:
         """A held run's candidate pass@k per task, as its tasks and their passes (None: no candidate result)."""
-        kept = self._kept(run_id)
+        kept = self.held(run_id)
         if kept is None:
             return None
         if isinstance(kept.candidate, bytes):
@@ -1011,7 +1003,7 @@ def _aligned_order(previous: str | None, before: Mapping[str, Any] | tuple[Seque
         # flags are the flags of that group's (the flags say the group), the others deleted
         ordered = sorted(groups)
         tasks = list(chain.from_iterable([compress(tasks, flags.translate(_IN_GROUP[group])) for group in ordered]))
-        flags = b"".join([flags.translate(None, _NOT_IN_GROUP[group]) for group in ordered])
+        flags = b"".join([flags.translate(None, _OUT_OF_GROUP[group]) for group in ordered])
     pages = {("all", number, _all_chunk(tasks[start:start + TASK_CHUNK], [split] * len(tasks[start:start + TASK_CHUNK]),
                                          flags[start:start + TASK_CHUNK]))
              for number, start in enumerate(range(0, n, TASK_CHUNK))}
@@ -1040,8 +1032,6 @@ _CODE_COUNTS = [(int(bool(f & FLAG_FAILING)), int(bool(f & FLAG_CHANGED)),
                  int(bool(f & FLAG_FLAKY))) for f in _FLAGS_OF_CODE[:12]]
 _CODE_CELL = [(1 + (code >> 1 & 1)) * 3 + 1 + (code & 1) for code in range(12)]
 _CODE_GROUP = [_group(f) for f in _FLAGS_OF_CODE[:12]]
-# per group, the flags (bytes) that do not put a task in it: deleted from a run's flags, those of the group's tasks
-_NOT_IN_GROUP = [bytes(flags for flags in range(256) if not _IN_GROUP[group][flags]) for group in range(3)]
 _LISTED_BITS = FLAG_FAILING | FLAG_DIFFERS | FLAG_FLAKY
 
 

@@ -50,7 +50,7 @@ def _value_inserter(conn: sqlite3.Connection, table: str, columns: Sequence[str]
 def _statement(table: str, columns: tuple[str, ...], rows: int) -> str:
     """The text of a statement inserting this many rows, made once: a file's 1,000 rows are a statement of 40,000
     characters, and building it again (and hashing the new string to find the compiled statement in the
-    connection's cache) for every file cost a twentieth of the insert."""
+    connection's cache) for every file would cost a twentieth of the insert."""
     one = "(" + ", ".join("?" * len(columns)) + ")"
     return f"INSERT INTO {table} ({', '.join(columns)}) VALUES " + ", ".join([one] * rows)
 

@@ -15,7 +15,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -331,25 +331,19 @@ def _migrate(db: Database, path: Path) -> None:
             raise StoreError(f"{path}: damaged ({problem}); not migrated, nothing was written; "
                              f"{recover_hint(str(path))}")
     migrations = schema.store_migrations()
-    if new:  # a store being made: every migration in one transaction (one commit to disk, not one a migration)
-        with db.atomic():
-            migrations.ensure_migrations_table(db)
-            for migration in migrations.pending(db):
+    # a store being made: every migration in one transaction (one commit to disk, not one a migration; each
+    # migration's own transaction is then a savepoint in it)
+    with db.atomic() if new else nullcontext():
+        pending = migrations.pending(db)
+        migrations.ensure_migrations_table(db)
+        done = len(migrations.applied(db))
+        for migration in pending:
+            with db.atomic():
                 migration.fn(db)
                 migrations._record_applied(db, migration.name)
-            db.execute(f"PRAGMA user_version = {len(migrations.applied(db))}")
-            db.execute(f"PRAGMA application_id = {schema.APPLICATION_ID}")
-        return
-    pending = migrations.pending(db)
-    migrations.ensure_migrations_table(db)
-    done = len(migrations.applied(db))
-    for migration in pending:
-        with db.atomic():
-            migration.fn(db)
-            migrations._record_applied(db, migration.name)
-            done += 1
-            db.execute(f"PRAGMA user_version = {done}")
-            db.execute(f"PRAGMA application_id = {schema.APPLICATION_ID}")
+                done += 1
+                db.execute(f"PRAGMA user_version = {done}")
+                db.execute(f"PRAGMA application_id = {schema.APPLICATION_ID}")
 
 
 def schema_version(db: Database) -> int:

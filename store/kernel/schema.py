@@ -37,9 +37,8 @@ _registered: list[tuple[tuple[str, ...], MigrationFunctions]] = []
 # The kernel's tables whose rows are records: triggers refuse UPDATE and DELETE on them (events: m001, made on
 # the top floor; the keys and signatures: m008).
 KERNEL_APPEND_ONLY = ("events", "actor_keys", "signatures")
-# every other domain's record tables: where they are (set once by the top floor), and what they are once asked
+# every other domain's record tables: where they are (set once by the top floor)
 _domain_record_tables: list[Callable[[], tuple[str, ...]]] = []
-_record_tables: list[tuple[str, ...]] = []
 
 
 def use_append_only(tables: Callable[[], tuple[str, ...]]) -> None:
@@ -47,25 +46,27 @@ def use_append_only(tables: Callable[[], tuple[str, ...]]) -> None:
     sets it when imported). It is asked when they are first needed, before a connection's first write or by
     verify: a command that only reads loads no domain's list."""
     _domain_record_tables[:] = [tables]
-    _record_tables.clear()
 
 
 def record_tables() -> tuple[str, ...]:
     """Every table whose triggers must be there: what the store checks before a write and verify restores
     (StoreError before the top floor has set the domains' tables)."""
-    if not _record_tables:
-        if not _domain_record_tables:
-            raise StoreError("the store's record tables are not set: import gatepost.store (its schema sets them)")
-        tables = _domain_record_tables[0]()
-        if set(tables) & set(KERNEL_APPEND_ONLY) or len(set(tables)) != len(tables):
-            raise ValueError(f"append-only tables: expected each domain's tables once, got {tables!r}")
-        _record_tables[:] = [(*KERNEL_APPEND_ONLY, *tables)]
-    return _record_tables[0]
+    if not _domain_record_tables:
+        raise StoreError("the store's record tables are not set: import gatepost.store (its schema sets them)")
+    return _record_tables(_domain_record_tables[0])
 
 
-# where the sources are (set once by the top floor, gatepost.store.schema), and what they are once asked
+@functools.cache
+def _record_tables(domains: Callable[[], tuple[str, ...]]) -> tuple[str, ...]:
+    """The kernel's record tables and the domains', asked once of each function that gives them."""
+    tables = domains()
+    if set(tables) & set(KERNEL_APPEND_ONLY) or len(set(tables)) != len(tables):
+        raise ValueError(f"append-only tables: expected each domain's tables once, got {tables!r}")
+    return (*KERNEL_APPEND_ONLY, *tables)
+
+
+# where the sources are (set once by the top floor, gatepost.store.schema)
 _sources: list[Callable[[], Sequence[RecordSource]]] = []
-_known: list[tuple[RecordSource, ...]] = []
 
 
 def use_record_sources(sources: Callable[[], Sequence[RecordSource]]) -> None:
@@ -73,19 +74,22 @@ def use_record_sources(sources: Callable[[], Sequence[RecordSource]]) -> None:
     (set by gatepost.store.schema; asked when a digest is first made or checked, so a command that only reads
     loads no domain's sources). The order is part of every digest stored: a source is only ever added at the end."""
     _sources[:] = [sources]
-    _known.clear()
 
 
 def record_sources() -> tuple[RecordSource, ...]:
     """The sources of sealed records, in order (StoreError before the top floor has set them)."""
-    if not _known:
-        if not _sources:
-            raise StoreError("the sealed record tables are not set: import gatepost.store (its schema sets them)")
-        sources = tuple(_sources[0]())
-        if len({s.table for s in sources}) != len(sources):
-            raise ValueError("record sources: a table is given twice")
-        _known[:] = [sources]
-    return _known[0]
+    if not _sources:
+        raise StoreError("the sealed record tables are not set: import gatepost.store (its schema sets them)")
+    return _known_sources(_sources[0])
+
+
+@functools.cache
+def _known_sources(given: Callable[[], Sequence[RecordSource]]) -> tuple[RecordSource, ...]:
+    """The sources, asked once of each function that gives them."""
+    sources = tuple(given())
+    if len({s.table for s in sources}) != len(sources):
+        raise ValueError("record sources: a table is given twice")
+    return sources
 
 
 def trigger_sql(table: str, verb: str) -> str:

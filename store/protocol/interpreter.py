@@ -644,7 +644,8 @@ class Evaluation:
             self._match_cache = {}
             self._invalid = self._invalidated()
             self._expired = self._expiries()
-        if matched is None:  # a view deciding an outcome asks only for the values its requirement reaches
+            # every reader of a case's evaluation reads its claims: worked out at once; a view deciding an outcome
+            # (matched) asks only for the values its requirement reaches, on first read
             self.claims = self._claims()
 
     @cached_property
@@ -965,7 +966,7 @@ class Evaluation:
         the outcome is making those decisions."""
         explicit = self.protocol.explicit_by_outcome[outcome]
         if explicit - self.state.decisions:
-            return explicit, self._deciding_also(set(explicit))
+            return explicit, self._deciding_also(explicit)
         return explicit, self
 
     def outcome_allowed(self, name: str, decisions: set[str] | frozenset[str] = frozenset()) -> tuple[bool, str]:
@@ -977,7 +978,7 @@ class Evaluation:
         view = self._deciding_also(more) if more else self
         return view.value(cond) == TRUE, view.explain(cond)
 
-    def _deciding_also(self, decisions: set[str]) -> Evaluation:
+    def _deciding_also(self, decisions: set[str] | frozenset[str]) -> Evaluation:
         """This state with these explicit decisions made too."""
         return Evaluation(self.protocol, replace(self.state, decisions=self.state.decisions | decisions), matched=self)
 

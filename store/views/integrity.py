@@ -59,8 +59,8 @@ MAX_BLOCK = 200_000
 _SCORE = ("CASE WHEN score IS NULL OR score IN (0.0, 1.0) OR CAST(printf('%!.15g', score) AS REAL) = score"
           " THEN score ELSE x'00' END")
 _WHOLE = ("attempt", "duration_ms")
-# The scores most results hold, 1.0 and 0.0, written as the JSON text json_array prints for them (its printf of a REAL
-# was a tenth of the read): json('…') of a constant is evaluated once, and json_array writes a value of JSON subtype
+# The scores most results hold, 1.0 and 0.0, written as the JSON text json_array prints for them (json_array prints a
+# REAL through printf, a tenth of the read's cost): json('…') of a constant is evaluated once, and json_array writes a value of JSON subtype
 # as it is. Only where the column's affinity is REAL (`_reads`): every number read from it is then a REAL (SQLite
 # converts an integer or a numeric text as it reads), so one equal to 1.0 is 1.0, and one equal to 0.0 is printed
 # 0.0 by json_array whatever its sign; under another affinity an integer 1 equals 1.0 and prints as 1.

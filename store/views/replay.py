@@ -660,11 +660,11 @@ def _shape(case: Row, current: dict[str, str], rows: Any, listers: dict[bytes, C
     lists = case["independent"]
     known = canonical.get(id(lists))
     if known is None:
-        known = canonical[id(lists)] = (lists, _CANONICAL.encode(lists))
+        known = canonical[id(lists)] = (lists, _canonical(lists))  # the encoding compare's cache holds (said_canonical)
     independent = known[1]
     listed_in = listers.get(independent)
     if listed_in is None:
-        listed_in = listers[independent] = _listed_in(case["independent"])
+        listed_in = listers[independent] = _listed_in(lists)
     return (case["protocol"], case["status"], revisions,
             frozenset([(kind, result, listed_in(producer), artifact, name(about, about))
                        for _, kind, result, producer, artifact, about, _ in rows]),

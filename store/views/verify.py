@@ -146,18 +146,17 @@ def _records(db: Database, report: VerifyReport, replay: Replay, read: ResultsRe
     # the events whose records are not what a seal says (the rest, nearly all, need nothing more)
     unmatched = [*differ, *(seq for seq in claimed.keys() - named if wanted[seq] is not None)]
     for seq in sorted(unmatched, key=_seq_order):
-        now = differ.get(seq)
         if seq in sealed:
-            kind, wanted_digest = sealed[seq]
+            kind = sealed[seq][0]
         elif seq in claimed:
-            kind, wanted_digest = replay.sealed_by(seq), claimed[seq]
+            kind = replay.sealed_by(seq)
         else:
             _find(report, seq, f"event {seq}: skill runs, manifest versions or task results name it, and no hash "
                                "covers them; they were inserted by hand")
             continue
-        if now != wanted_digest:
-            _find(report, seq, f"event {seq}: the skill runs, manifest versions or task results it created "
-                               f"({kind}) no longer hash to what it sealed; a record was edited, added or deleted")
+        # unmatched: records_differ's (their digest is not the wanted one) or none left of what it sealed
+        _find(report, seq, f"event {seq}: the skill runs, manifest versions or task results it created "
+                           f"({kind}) no longer hash to what it sealed; a record was edited, added or deleted")
 
 
 def _seq_order(seq: Any) -> tuple[int, Any, str]:
