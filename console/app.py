@@ -7,7 +7,6 @@ writer thread (the `db` connection); a write still waiting after a moment says s
 """
 
 import asyncio
-import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -17,7 +16,6 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from sqlite_utils import Database
-from textual import constants as textual_constants
 from textual.app import App
 from textual.filter import ANSIToTruecolor, LineFilter
 from textual.notifications import SeverityLevel
@@ -60,23 +58,6 @@ SCREENS: list[tuple[str, str, str, type[GatepostScreen]]] = [
     ("audit", "7", "Audit", AuditScreen),
 ]
 WAITING = "waiting for the store…"
-
-
-def without_terminal() -> str | None:
-    """Why the console cannot open here, or None when it can.
-
-    Textual's terminal driver reads the keys from stdin. On a stdin that is not a terminal (a file, /dev/null, a
-    pipe that ended) every read returns nothing at once and the driver reads again: a core kept busy until the
-    process is killed, and no key ever reaches the console. A driver named by Textual's own TEXTUAL_DRIVER (the
-    browser's, under `gatepost serve`) reads its keys elsewhere and needs no terminal.
-    """
-    if textual_constants.DRIVER is not None:
-        return None
-    stdin = sys.__stdin__
-    if stdin is not None and stdin.isatty():
-        return None
-    return ("stdin: not a terminal; the console reads its keys from one "
-            "(open it in a terminal, or in a browser with `gatepost serve`)")
 
 
 def _loader(mode: str, screen_class: type[GatepostScreen]) -> Callable[[], Screen[Any]]:

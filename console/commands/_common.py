@@ -56,8 +56,8 @@ def store_path(ctx: click.Context) -> Path:
 def open_ctx_store(ctx: click.Context, *, create: bool = False) -> Database:
     """Open this invocation's store; a missing one is an error unless the command creates it.
 
-    The invocation's `--key` becomes the key this process signs decisions with (the console's too); signing's
-    module loads only then (a store opened to read signs nothing).
+    The invocation's `--key` becomes the key this process signs decisions with (the console's too); set through
+    the kernel face only when `--key` is given.
     """
     key = ctx.find_root().obj.get("signing_key")
     if key:

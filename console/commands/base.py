@@ -170,16 +170,18 @@ def actors_list(ctx: click.Context, as_json: bool) -> None:
 @click.pass_context
 def console(ctx: click.Context, as_name: str | None, open_at: str | None) -> None:
     """Open the review console on the store."""
-    from gatepost.app import GatepostApp, without_terminal
-
     if open_at:
         try:
             parse_link(open_at)
         except ValueError as exc:
             raise InputError(str(exc)) from None
     open_ctx_store(ctx).close()  # refuse a bad store with one line before the screen opens
+    from gatepost.terminal import without_terminal  # loads Textual: only where the console opens
+
     if missing := without_terminal():
         raise InputError(f"console: {missing}")
+    from gatepost.app import GatepostApp  # the console's modules: loaded only to open it
+
     GatepostApp(store_path(ctx), person=person(as_name), open_at=open_at).run()
 
 
@@ -217,10 +219,12 @@ def demo(ctx: click.Context, db_opt: str | None, no_console: bool, seed: int, fo
         summary = build_demo(path, seed=seed, person=who, force=force, progress=built)
     output.line(f"demo store built: {path} ({summary})")
     if not no_console:
-        from gatepost.app import GatepostApp, without_terminal
+        from gatepost.terminal import without_terminal
 
         if missing := without_terminal():  # the store is built, which is what a script asked for
             output.line(f"demo: the console is not opened: {missing}; open it with `gatepost --db {path} console`",
                         err=True)
             return
+        from gatepost.app import GatepostApp
+
         GatepostApp(path, person=who).run()

@@ -7,9 +7,9 @@ and all 41 rows of the table, about 650 widget lines for the two rows and 40 det
 the widgets with a visible cell in the update's regions are rendered, on the rows of those regions only. Columns are left whole, so
 where widgets' edges divide a line (Textual's cuts) nothing changes.
 
-Textual fills each line's cuts front to back and keeps the first strip for a cut; a widget behind others was
-rendered on every line all the same (the screen itself, a split's box and a list's box under their children: a
-tenth of a first page), then dropped. A widget is rendered on the rows where a cut it spans is still empty.
+Textual fills each line's cuts front to back and keeps the first strip for a cut; a widget behind others (the
+screen itself, a split's box and a list's box under their children) would be rendered on every line all the same
+and then dropped. A widget is rendered on the rows where a cut it spans is still empty.
 `tests/console/test_rows_compositor.py` checks that what it writes is what Textual's compositor writes.
 """
 

@@ -35,7 +35,7 @@ PRIVATE: list[Private] = [
     Private(_COMPOSITOR, "_render_chops", "overrides", "compositor.py",
             "Textual's loop filling each line's cuts front to back, with the lines it fills open to _get_renders: a "
             "widget is rendered only on the rows where a cut it spans is still empty (the screen and the boxes "
-            "under their children were rendered on every line, then dropped)"),
+            "under their children are covered on most lines)"),
     Private(_COMPOSITOR, "_dirty_regions", "reads", "compositor.py RowsCompositor.render_partial_update",
             "the update's regions: a widget is rendered on the rows of the regions it has a cell in"),
     # --- the screen's frame control (frames.py)
@@ -52,7 +52,7 @@ PRIVATE: list[Private] = [
             "the size it was laid out at (none yet: a new screen)"),
     Private(_SCREEN, "_refresh_layout", "overrides", "frames.py FrameControl",
             "marks a layout under way, so a frame put off counts layouts in a row (_compositor_refresh); a new "
-            "screen's first layout waits for its first page (the empty screen was laid out, then laid out again)"),
+            "screen's first layout waits for its first page (not the empty screen laid out, then again with it)"),
     Private(_SCREEN, "_compositor_refresh", "overrides", "frames.py FrameControl",
             "no frame while a mode switch holds frames back or a widget asked for another layout: one frame "
             "instead of two or three for a new screen's first page"),

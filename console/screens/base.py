@@ -158,7 +158,7 @@ class GatepostScreen(Screen[Any]):
 
         Only the screen's own keys are asked (its check_action): what it shows changes what it allows, never what
         the app's or a widget's keys do, and Textual refreshes the keys itself when the focus moves. Asking every
-        key of the focus chain (Screen.active_bindings, 44 of them) was a tenth of drawing a new item."""
+        key of the focus chain (Screen.active_bindings, 44 of them) would cost a tenth of drawing a new item."""
         state = tuple(self.check_action(name, args) for name, args in self._own_actions())
         if state != getattr(self, "_bindings_state", None):
             self._bindings_state = state

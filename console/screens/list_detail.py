@@ -325,8 +325,8 @@ class ListDetailScreen(GatepostScreen):
 
     def refresh_data(self) -> None:
         """The list and the item read again (the store changed while the screen was away): the item the person
-        asked for last, which a move waiting to be read has already made the cursor's row (the one shown before
-        it took the cursor back and undid the move)."""
+        asked for last, which a move waiting to be read has already made the cursor's row (not the one shown
+        before, which would take the cursor back and undo the move)."""
         self.reload_list()
         if self.wanted or self.shown:
             self.show(self.wanted or self.shown)

@@ -383,8 +383,6 @@ class LineDetail(ScrollView, can_focus=True):
         elif isinstance(renderable, Text):  # a trailing newline is not a blank line of its own
             strips = self._text_lines(renderable, width, stripped=True)
             return strips, [None] * len(strips)
-        else:
-            renderable = _stripped(renderable)
         strips = self._text_lines(renderable, width)
         return strips, [None] * len(strips)
 
@@ -529,8 +527,7 @@ def _on_base(strip: Strip, width: int, base: Style) -> Strip:
 def wrap_lines(console: Console, renderable: RenderableType, width: int, style: Style | None = None) -> list[Strip]:
     """`renderable` as lines of at most `width` cells with `style` under them, as Rich's `render_lines` draws them
     (unpadded). A Text of one line that fits, most of a detail, is drawn by `one_line`: a new item's lines took
-    half the time; one that does not fit is cut into rows by `_wrapped` (a new item's wrapped lines, a claim's why or a
-    refused decision, were a quarter of its drawing)."""
+    half the time; one that does not fit (a claim's why, a refused decision) is cut into rows by `_wrapped`."""
     segments = one_line(console, renderable, width)
     if segments is not None:
         return [Strip(Segment.apply_style(segments, style) if style else segments, Segment.get_line_length(segments))]
@@ -590,8 +587,8 @@ def _breaks(plain: str, width: int) -> list[int]:
 def _wrapped(console: Console, text: object, width: int) -> list[tuple[list[Segment], int]] | None:
     """The rows Rich wraps a one-line Text into, each with its width: Text.wrap's rows (cut before the word that
     does not fit, a word wider than the row folded, the spaces past the row's end dropped) cut from the line's
-    segments, drawn once. Rich made a Text of every row, joined them, drew the whole and split it again into
-    lines. None for what Rich would do otherwise: not a Text, more than one line, a tab, a character that is
+    segments, drawn once (Rich's own path makes a Text of every row, joins them, draws the whole and splits it
+    into lines again). None for what Rich would do otherwise: not a Text, more than one line, a tab, a character that is
     not one cell wide, a justified line, one that is not folded or not wrapped."""
     if not isinstance(text, Text) or width < 1:
         return None

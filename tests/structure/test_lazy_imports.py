@@ -20,7 +20,7 @@ from gatepost.store.schema import migrations
 from tests.conftest import run_gatepost
 
 ROOT = Path(__file__).resolve().parents[2]
-LAZY = ("textual", "rich", "aiohttp", "aiohttp_jinja2", "textual_serve", "asyncio", "signal", "gatepost.app", "gatepost.screenshots",
+LAZY = ("textual", "rich", "aiohttp", "aiohttp_jinja2", "textual_serve", "asyncio", "signal", "gatepost.app", "gatepost.terminal", "gatepost.screenshots",
         "gatepost.store.demo")
 
 
